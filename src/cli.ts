@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { createContext, type Context, type GlobalOptions } from './context.js';
+import { CliError, InterruptedError } from './errors.js';
+import { EXIT } from './exit-codes.js';
+import { systemIO, type IO } from './output/io.js';
+import { registerCommands } from './commands/index.js';
+import type { Fetch } from './validator/location.js';
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  fetch?: Fetch;
+}
+
+function version(): string {
+  const manifest = JSON.parse(
+    readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
+  return manifest.version;
+}
+
+/** Parses argv, runs one command and returns its exit code; never exits the process. */
+export async function run(
+  argv: readonly string[],
+  io: IO,
+  options: RunOptions = {},
+): Promise<number> {
+  const signal = options.signal ?? new AbortController().signal;
+  let exitCode: number = EXIT.ok;
+  let context: Context | undefined;
+  const program = new Command('data')
+    .description('Validate, publish and fetch Frictionless data packages')
+    .version(version(), '-V, --version')
+    .option('--json', 'print exactly one JSON document on stdout')
+    .option('--no-color', 'no colours in the output')
+    .option('--debug', 'show stack traces and debug details')
+    .exitOverride()
+    .showSuggestionAfterError()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+  const contextFor = (command: Command): Context =>
+    (context ??= createContext(
+      io,
+      signal,
+      command.optsWithGlobals<GlobalOptions>(),
+      options.fetch,
+    ));
+  registerCommands(program, contextFor, (code) => (exitCode = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    const globals = program.opts<GlobalOptions>();
+    return reportFailure(signal.aborted ? new InterruptedError() : error, io, globals);
+  }
+}
+
+function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
+  if (error instanceof CommanderError) {
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  if (error instanceof CliError) {
+    if (globals.json) {
+      io.stdout.write(
+        `${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null } })}\n`,
+      );
+    } else {
+      io.stderr.write(`error: ${error.message}\n`);
+      if (error.hint) io.stderr.write(`hint: ${error.hint}\n`);
+    }
+    return error.exitCode;
+  }
+  const detail = error instanceof Error ? error.message : String(error);
+  if (globals.json) {
+    io.stdout.write(
+      `${JSON.stringify({ error: { code: 'E_INTERNAL', message: detail, hint: 'this is a bug in data, please report it' } })}\n`,
+    );
+  } else {
+    io.stderr.write(
+      `error: ${detail}\nThis is a bug in data, please report it (node ${process.version}).\n`,
+    );
+  }
+  if (globals.debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);
+  return EXIT.bug;
+}
+
+/** Entry point of bin/data: the only place that sets the process exit code. */
+export async function main(): Promise<void> {
+  const controller = new AbortController();
+  const interrupt = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    controller.abort();
+  };
+  process.on('SIGINT', interrupt);
+  process.on('SIGTERM', interrupt);
+  process.exitCode = await run(process.argv.slice(2), systemIO(), { signal: controller.signal });
+  process.off('SIGINT', interrupt);
+  process.off('SIGTERM', interrupt);
+}

@@ -1,0 +1,150 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Context } from '../context.js';
+import type { Report } from '../validator/index.js';
+import { InputError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+export interface ValidateCommandOptions {
+  source: string;
+  limitErrors: number;
+  pickErrors: string[] | undefined;
+  skipErrors: string[] | undefined;
+  format: 'text' | 'json' | 'github';
+}
+
+const TAGS = ['#table', '#header', '#label', '#row', '#cell', '#file'];
+
+function errorCount(value: string): number {
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < 0)
+    throw new InvalidArgumentError('expected a whole number, 0 for no limit');
+  return count;
+}
+
+function list(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+export function registerValidate(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('validate')
+    .summary('check a data package, descriptor, URL or CSV file against the Frictionless standards')
+    .argument(
+      '[source]',
+      'folder with a datapackage.json, a datapackage.json, a URL or a CSV file',
+      '.',
+    )
+    .addOption(
+      new Option('--limit-errors <n>', 'stop after this many errors per resource (0: no limit)')
+        .argParser(errorCount)
+        .default(1000),
+    )
+    .option(
+      '--pick-errors <types>',
+      'report only these error types or tags (comma-separated)',
+      list,
+    )
+    .option('--skip-errors <types>', 'leave out these error types or tags (comma-separated)', list)
+    .addOption(
+      new Option('--format <format>', 'output format')
+        .choices(['text', 'json', 'github'])
+        .default('text'),
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data validate                      # the package in this folder\n  data validate examples/cities --json\n  data validate data.csv --pick-errors type-error,#header\n  data validate --format github      # annotations in GitHub Actions',
+    )
+    .action(
+      async (source: string, raw: Omit<ValidateCommandOptions, 'source'>, command: Command) => {
+        setExitCode(await runValidate({ ...raw, source }, contextFor(command)));
+      },
+    );
+}
+
+async function checkErrorNames(names: string[] | undefined): Promise<void> {
+  if (!names) return;
+  const { isErrorType } = await import('../validator/index.js');
+  const unknown = names.filter((name) => !isErrorType(name) && !TAGS.includes(name));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `unknown error type or tag: ${unknown.join(', ')}`,
+      `tags are ${TAGS.join(' ')}; types are listed in the README`,
+    );
+  }
+}
+
+export async function runValidate(options: ValidateCommandOptions, ctx: Context): Promise<number> {
+  await checkErrorNames(options.pickErrors);
+  await checkErrorNames(options.skipErrors);
+  const { validate, SourceNotFound } = await import('../validator/index.js');
+  const { startProgress } = await import('../output/spinner.js');
+  const progress = await startProgress(ctx, `validating ${options.source}`);
+  try {
+    const report = await validate(options.source, {
+      fetch: ctx.fetch,
+      signal: ctx.signal,
+      limitErrors: options.limitErrors,
+      ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
+      ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),
+      onProgress: (event) => {
+        if (event.type === 'resource')
+          progress.update(
+            `validating ${event.name} (${String(event.index + 1)}/${String(event.total)})`,
+          );
+      },
+    });
+    progress.stop();
+    await printReport(report, options, ctx);
+    return report.valid ? EXIT.ok : EXIT.invalid;
+  } catch (error) {
+    progress.stop();
+    if (error instanceof SourceNotFound) {
+      throw new InputError(
+        error.message,
+        'give a folder with a datapackage.json, a datapackage.json path, an http(s) URL or a CSV file',
+      );
+    }
+    throw error;
+  }
+}
+
+async function printReport(
+  report: Report,
+  options: ValidateCommandOptions,
+  ctx: Context,
+): Promise<void> {
+  const { renderGithub, renderHuman, renderPlain } = await import('../output/report.js');
+  const out = ctx.io.stdout;
+  if (ctx.globals.json || options.format === 'json') {
+    out.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else if (options.format === 'github') {
+    const isFolder = statSync(options.source, { throwIfNoEntry: false })?.isDirectory() ?? false;
+    const base = isFolder ? options.source : dirname(options.source);
+    const descriptor = isFolder ? join(options.source, 'datapackage.json') : options.source;
+    out.write(
+      renderGithub(report, descriptor, (task) =>
+        task.place === '<memory>'
+          ? descriptor
+          : join(base, task.place.replace(/ \(multipart\)$/, '')),
+      ),
+    );
+    ctx.io.stderr.write(
+      `${(await import('../output/report.js')).verdict(report, ctx.errColors)}\n`,
+    );
+  } else if (ctx.io.isStdoutTTY) {
+    out.write(renderHuman(report, ctx.colors));
+  } else {
+    out.write(renderPlain(report, ctx.colors));
+  }
+}

@@ -1,0 +1,46 @@
+import { EXIT } from './exit-codes.js';
+
+interface CliErrorOptions {
+  code: string;
+  exitCode: number;
+  hint?: string;
+  cause?: unknown;
+}
+
+/** An error the user can act on: printed without a stack, mapped to an exit code. */
+export class CliError extends Error {
+  readonly code: string;
+  readonly exitCode: number;
+  readonly hint: string | undefined;
+
+  constructor(message: string, options: CliErrorOptions) {
+    super(message, { cause: options.cause });
+    this.code = options.code;
+    this.exitCode = options.exitCode;
+    this.hint = options.hint;
+  }
+}
+
+export class UsageError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'E_USAGE', exitCode: EXIT.usage, ...(hint ? { hint } : {}) });
+  }
+}
+
+export class InputError extends CliError {
+  constructor(message: string, hint?: string) {
+    super(message, { code: 'E_INPUT', exitCode: EXIT.usage, ...(hint ? { hint } : {}) });
+  }
+}
+
+export class NetworkError extends CliError {
+  constructor(message: string, cause?: unknown) {
+    super(message, { code: 'E_NETWORK', exitCode: EXIT.network, cause });
+  }
+}
+
+export class InterruptedError extends CliError {
+  constructor() {
+    super('interrupted', { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted });
+  }
+}

@@ -1,0 +1,22 @@
+export const EXIT = {
+  ok: 0,
+  invalid: 1,
+  usage: 2,
+  network: 3,
+  auth: 4,
+  bug: 70,
+  interrupted: 130,
+} as const;
+
+export const EXIT_CODE_TABLE: readonly [number, string][] = [
+  [EXIT.ok, 'success: the package is valid, or the command did what it was asked'],
+  [EXIT.invalid, 'the package is invalid, or its publication failed'],
+  [
+    EXIT.usage,
+    'usage error: unknown flag, bad argument, or input that does not exist or cannot be read',
+  ],
+  [EXIT.network, 'network or server error'],
+  [EXIT.auth, 'authentication required or rejected'],
+  [EXIT.bug, 'internal error: a bug in data, please report it'],
+  [EXIT.interrupted, 'interrupted (Ctrl-C)'],
+];

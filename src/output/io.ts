@@ -1,0 +1,56 @@
+import { Writable } from 'node:stream';
+
+export interface IO {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly isStdoutTTY: boolean;
+  readonly isStderrTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+}
+
+export function systemIO(): IO {
+  const forced = process.env.DATA_FORCE_TTY === '1';
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    isStdoutTTY: forced || process.stdout.isTTY,
+    isStderrTTY: forced || process.stderr.isTTY,
+    env: process.env,
+    cwd: process.cwd(),
+  };
+}
+
+export interface MemoryIO extends IO {
+  out(): string;
+  err(): string;
+}
+
+function collector(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      chunks.push(chunk.toString());
+      callback();
+    },
+  });
+  return { stream, text: () => chunks.join('') };
+}
+
+/** In-memory streams for tests, with the TTY flags they ask for. */
+export function memoryIO(
+  options: { tty?: boolean; env?: Record<string, string>; cwd?: string } = {},
+): MemoryIO {
+  const out = collector();
+  const err = collector();
+  return {
+    stdout: out.stream,
+    stderr: err.stream,
+    isStdoutTTY: options.tty ?? false,
+    isStderrTTY: options.tty ?? false,
+    env: options.env ?? {},
+    cwd: options.cwd ?? process.cwd(),
+    out: out.text,
+    err: err.text,
+  };
+}

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import type { ResourceDescriptor } from './descriptor/types.js';
+import { openBytes, SourceFailure, type Fetch } from './location.js';
+import { reportError } from './report/errors.js';
+import type { TaskCollector } from './report/task.js';
+import type { TaskStats } from './report/types.js';
+
+export interface HashPlan {
+  algorithms: string[];
+  expected?: { algorithm: string; digest: string };
+  warning?: string;
+}
+
+const SUPPORTED = new Set(['md5', 'sha256']);
+
+/** Which digests to compute while reading, from the resource's declared `hash`. */
+export function hashPlan(hash: string | undefined): HashPlan {
+  if (!hash) return { algorithms: [] };
+  const [algorithm, digest] = hash.includes(':') ? hash.split(':', 2) : ['md5', hash];
+  if (!algorithm || !digest) return { algorithms: [] };
+  if (!SUPPORTED.has(algorithm)) {
+    return { algorithms: [], warning: 'hash is ignored; supported algorithms: md5/sha256' };
+  }
+  return { algorithms: [algorithm], expected: { algorithm, digest: digest.toLowerCase() } };
+}
+
+export interface FileResult {
+  bytes: number;
+  digests: Record<string, string>;
+  complete: boolean;
+}
+
+/** Streams a non-tabular resource's parts to count and hash them. */
+export async function readFile(
+  locations: string[],
+  algorithms: string[],
+  fetch: Fetch,
+  signal?: AbortSignal,
+): Promise<FileResult> {
+  const hashers = algorithms.map((name) => [name, createHash(name)] as const);
+  let bytes = 0;
+  for (const location of locations) {
+    for await (const chunk of await openBytes(location, fetch, signal)) {
+      bytes += chunk.length;
+      for (const [, hasher] of hashers) hasher.update(chunk);
+    }
+  }
+  if (bytes === 0) throw new SourceFailure('source-error', 'the source is empty');
+  return {
+    bytes,
+    digests: Object.fromEntries(hashers.map(([name, hasher]) => [name, hasher.digest('hex')])),
+    complete: true,
+  };
+}
+
+/** Compares what was read with the declared `bytes` and `hash`; returns the file stats. */
+export function fileChecks(
+  resource: ResourceDescriptor,
+  result: FileResult,
+  plan: HashPlan,
+  collector: TaskCollector,
+): Partial<TaskStats> {
+  const stats: Partial<TaskStats> = { ...result.digests };
+  if (resource.data !== undefined) return stats;
+  stats.bytes = result.bytes;
+  if (!result.complete) return stats;
+  const expected = plan.expected;
+  const actual = expected ? result.digests[expected.algorithm] : undefined;
+  if (expected && actual !== undefined && actual !== expected.digest) {
+    const note = `expected is "${expected.digest}" and actual is "${actual}"`;
+    collector.add(reportError('hash-count', note));
+  }
+  if (typeof resource.bytes === 'number' && resource.bytes !== result.bytes) {
+    const note = `expected is "${String(resource.bytes)}" and actual is "${String(result.bytes)}"`;
+    collector.add(reportError('byte-count', note));
+  }
+  return stats;
+}

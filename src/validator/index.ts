@@ -1,0 +1,134 @@
+import { detectVersion } from './descriptor/paths.js';
+import { parseDescriptor, resolveReferences } from './descriptor/load.js';
+import { checkPackage } from './descriptor/rules.js';
+import type { PackageDescriptor, ResourceDescriptor } from './descriptor/types.js';
+import { readText, SourceFailure, type Base, type Fetch } from './location.js';
+import { reportError } from './report/errors.js';
+import { roundSeconds } from './report/task.js';
+import type { Report, ReportError, Task } from './report/types.js';
+import { validateResource, type ResourceContext } from './resource.js';
+import { nameFromFile, resolveSource, type Source } from './source.js';
+
+export type { Report, ReportError, Task } from './report/types.js';
+export { ERROR_TYPES, isErrorType } from './report/catalog.js';
+export { SourceNotFound } from './source.js';
+
+export type ValidateEvent =
+  | { type: 'descriptor'; location: string }
+  | { type: 'resource'; name: string; index: number; total: number };
+
+export interface ValidateOptions {
+  fetch: Fetch;
+  signal?: AbortSignal;
+  /** 0 means unlimited; the default is 1000. */
+  limitErrors?: number;
+  pickErrors?: string[];
+  skipErrors?: string[];
+  onProgress?: (event: ValidateEvent) => void;
+}
+
+/** Validates a package folder, descriptor, URL or single data file. */
+export async function validate(input: string, options: ValidateOptions): Promise<Report> {
+  const started = performance.now();
+  const source = await resolveSource(input);
+  const { errors, tasks } =
+    source.kind === 'table'
+      ? await validateTableSource(source, options)
+      : await validatePackage(source, options);
+  return assemble(errors, tasks, started);
+}
+
+async function validatePackage(
+  source: Source,
+  options: ValidateOptions,
+): Promise<{ errors: ReportError[]; tasks: Task[] }> {
+  options.onProgress?.({ type: 'descriptor', location: source.location });
+  const base: Base = source.url ? { url: source.url } : { dir: source.dir ?? '.' };
+  let text: string;
+  try {
+    text = await readText(source.location, options.fetch, options.signal);
+  } catch (error) {
+    if (error instanceof SourceFailure)
+      return { errors: [reportError('package-error', error.note)], tasks: [] };
+    throw error;
+  }
+  const parsed = parseDescriptor(text);
+  if (!parsed.ok) return { errors: [parsed.error], tasks: [] };
+  const descriptor = parsed.value as PackageDescriptor;
+  const isObject =
+    descriptor !== null && typeof descriptor === 'object' && !Array.isArray(descriptor);
+  const version = isObject ? detectVersion(descriptor) : 1;
+  const errors = isObject ? await resolveReferences(descriptor, version, base, options.fetch) : [];
+  errors.push(...checkPackage(descriptor, version));
+  if (errors.length > 0) return { errors, tasks: [] };
+  return {
+    errors,
+    tasks: await validateResources(
+      descriptor.resources,
+      { ...context(options, base), version },
+      options,
+    ),
+  };
+}
+
+async function validateTableSource(
+  source: Extract<Source, { kind: 'table' }>,
+  options: ValidateOptions,
+) {
+  const base: Base = source.url ? { url: source.url } : { dir: source.dir ?? '.' };
+  const resource: ResourceDescriptor = {
+    name: nameFromFile(source.file),
+    path: source.url ?? source.file,
+  };
+  return {
+    errors: [],
+    tasks: await validateResources([resource], { ...context(options, base), version: 2 }, options),
+  };
+}
+
+function context(
+  options: ValidateOptions,
+  base: Base,
+): Omit<ResourceContext, 'version' | 'resources'> {
+  return {
+    base,
+    fetch: options.fetch,
+    signal: options.signal,
+    limits: {
+      limitErrors: options.limitErrors ?? 1000,
+      ...(options.pickErrors ? { pick: options.pickErrors } : {}),
+      ...(options.skipErrors ? { skip: options.skipErrors } : {}),
+    },
+    lookups: new Map(),
+  };
+}
+
+async function validateResources(
+  resources: ResourceDescriptor[],
+  ctx: Omit<ResourceContext, 'resources'>,
+  options: ValidateOptions,
+): Promise<Task[]> {
+  const tasks: Task[] = [];
+  for (const [index, resource] of resources.entries()) {
+    options.onProgress?.({ type: 'resource', name: resource.name, index, total: resources.length });
+    tasks.push(await validateResource(resource, { ...ctx, resources }));
+  }
+  return tasks;
+}
+
+function assemble(errors: ReportError[], tasks: Task[], started: number): Report {
+  const taskErrors = tasks.reduce((sum, task) => sum + task.errors.length, 0);
+  const warnings = tasks.reduce((sum, task) => sum + task.warnings.length, 0);
+  return {
+    valid: errors.length === 0 && tasks.every((task) => task.valid),
+    stats: {
+      tasks: tasks.length,
+      errors: errors.length + taskErrors,
+      warnings,
+      seconds: roundSeconds(performance.now() - started),
+    },
+    warnings: [],
+    errors,
+    tasks,
+  };
+}

@@ -1,0 +1,81 @@
+import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
+import { isRemote } from './descriptor/paths.js';
+
+/** The part of a fetch Response the validator reads. */
+export interface FetchResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly body: AsyncIterable<Uint8Array> | null;
+}
+
+export type Fetch = (url: string, init?: { signal?: AbortSignal }) => Promise<FetchResponse>;
+
+/** Where a descriptor lives: relative paths are resolved against it. */
+export interface Base {
+  dir?: string;
+  url?: string;
+}
+
+export class SourceFailure extends Error {
+  constructor(
+    readonly type: 'scheme-error' | 'source-error',
+    readonly note: string,
+  ) {
+    super(note);
+  }
+}
+
+export function locate(path: string, base: Base): string {
+  if (isRemote(path)) return path;
+  if (base.url) return new URL(path, base.url).href;
+  return join(base.dir ?? '.', path);
+}
+
+const CHUNK = 1 << 20;
+
+/** Opens a local file or URL as a stream of byte chunks. */
+export async function openBytes(
+  location: string,
+  fetch: Fetch,
+  signal?: AbortSignal,
+): Promise<AsyncIterable<Uint8Array>> {
+  if (isRemote(location)) {
+    let response: FetchResponse;
+    try {
+      response = await fetch(location, signal ? { signal } : {});
+    } catch (error) {
+      throw new SourceFailure('scheme-error', `cannot fetch "${location}": ${describe(error)}`);
+    }
+    if (!response.ok || !response.body) {
+      throw new SourceFailure(
+        'scheme-error',
+        `cannot fetch "${location}": HTTP ${String(response.status)}`,
+      );
+    }
+    return response.body;
+  }
+  const info = await stat(location).catch(() => undefined);
+  if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
+  if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
+  return createReadStream(location, { highWaterMark: CHUNK, ...(signal ? { signal } : {}) });
+}
+
+export async function readText(
+  location: string,
+  fetch: Fetch,
+  signal?: AbortSignal,
+): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of await openBytes(location, fetch, signal)) chunks.push(chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as Error & { cause?: { code?: string } }).cause;
+    return cause?.code ?? error.message;
+  }
+  return String(error);
+}

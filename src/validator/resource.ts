@@ -1,0 +1,246 @@
+import { asList } from './descriptor/rules.js';
+import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
+import { locate, SourceFailure, type Base, type Fetch } from './location.js';
+import { reportError } from './report/errors.js';
+import { TaskCollector, type TaskLimits } from './report/task.js';
+import type { Task } from './report/types.js';
+import { compileField } from './schema/field.js';
+import { inferSchema, INFER_ROWS } from './schema/infer.js';
+import { EncodingFailure } from './table/encoding.js';
+import { inlineRecords } from './table/inline.js';
+import type { ForeignKeyCheck } from './table/keys-check.js';
+import { collectKeys } from './table/lookup.js';
+import { readTable, type ReadOptions, type ReadResult, type RecordSink } from './table/read.js';
+import { TableValidator, type TableKeys } from './table/table-validator.js';
+import { fileChecks, hashPlan, readFile } from './file.js';
+import { resolveDialect } from './table/dialect.js';
+
+export interface ResourceContext {
+  version: StandardVersion;
+  base: Base;
+  fetch: Fetch;
+  signal?: AbortSignal | undefined;
+  limits: TaskLimits;
+  resources: readonly ResourceDescriptor[];
+  lookups: Map<string, Promise<Set<string>>>;
+}
+
+const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt']);
+
+function paths(resource: ResourceDescriptor): string[] {
+  return asList(resource.path);
+}
+
+export function formatOf(resource: ResourceDescriptor): string | undefined {
+  if (resource.format) return resource.format.toLowerCase();
+  if (resource.mediatype === 'text/csv') return 'csv';
+  if (resource.mediatype === 'text/tab-separated-values') return 'tsv';
+  const first = paths(resource)[0];
+  return first ? /\.([a-z0-9]+)$/i.exec(first)?.[1]?.toLowerCase() : undefined;
+}
+
+function isTable(resource: ResourceDescriptor): boolean {
+  if (resource.data !== undefined) return Array.isArray(resource.data);
+  const format = formatOf(resource);
+  if (format !== undefined) return TABLE_FORMATS.has(format);
+  return (
+    resource.type === 'table' ||
+    resource.profile === 'tabular-data-resource' ||
+    resource.schema !== undefined
+  );
+}
+
+function placeOf(resource: ResourceDescriptor): string {
+  if (resource.data !== undefined) return '<memory>';
+  const list = paths(resource);
+  return list.length > 1 ? `${list[0] ?? ''} (multipart)` : (list[0] ?? '');
+}
+
+export async function validateResource(
+  resource: ResourceDescriptor,
+  ctx: ResourceContext,
+): Promise<Task> {
+  const table = isTable(resource);
+  const collector = new TaskCollector(
+    resource.name,
+    table ? 'table' : 'file',
+    placeOf(resource),
+    ctx.limits,
+  );
+  const plan = hashPlan(resource.hash);
+  if (plan.warning) collector.warnings.push(plan.warning);
+  if (!table) {
+    const format = formatOf(resource);
+    if (resource.schema !== undefined && format) {
+      collector.warnings.push(
+        `table checks are not supported for format "${format}": checked as a file`,
+      );
+    }
+    const result = await guard(collector, () =>
+      readFile(
+        paths(resource).map((path) => locate(path, ctx.base)),
+        plan.algorithms,
+        ctx.fetch,
+        ctx.signal,
+      ),
+    );
+    return collector.finish(result ? fileChecks(resource, result, plan, collector) : {});
+  }
+  return validateTable(resource, ctx, collector, plan);
+}
+
+async function validateTable(
+  resource: ResourceDescriptor,
+  ctx: ResourceContext,
+  collector: TaskCollector,
+  plan: ReturnType<typeof hashPlan>,
+): Promise<Task> {
+  const read = readOptions(resource, ctx, plan.algorithms);
+  const schema =
+    (resource.schema as SchemaDescriptor | undefined) ??
+    (await guard(collector, () => sampleSchema(resource, read)));
+  if (!schema) return collector.finish({});
+  const fields = schema.fields.map((field) => compileField(field, schema, ctx.version));
+  const keys = await tableKeys(resource, schema, ctx, collector);
+  const dialect = resolveDialect(
+    typeof resource.dialect === 'object' ? resource.dialect : undefined,
+    '',
+    ',',
+  );
+  const validator = new TableValidator(
+    fields,
+    dialect.layout,
+    keys,
+    schema.fieldsMatch ?? 'exact',
+    collector,
+  );
+  const result = await guard(collector, () => feed(resource, read, validator), validator);
+  validator.finish();
+  const stats = { fields: fields.length, rows: validator.rows };
+  if (!result) return collector.finish(stats);
+  if (result.dialect)
+    for (const what of result.dialect.sniffed) collector.warnings.push(`sniffed ${what}`);
+  return collector.finish({ ...stats, ...fileChecks(resource, result, plan, collector) });
+}
+
+async function feed(
+  resource: ResourceDescriptor,
+  read: ReadOptions,
+  sink: RecordSink,
+): Promise<ReadResult> {
+  if (resource.data === undefined) return readTable(read, sink);
+  const records = inlineRecords(resource.data);
+  if (typeof records === 'string') throw new SourceFailure('source-error', records);
+  for (const record of records) {
+    if (!sink.open) break;
+    sink.record(record);
+  }
+  return { bytes: 0, digests: {}, encoding: undefined, dialect: undefined, complete: sink.open };
+}
+
+function readOptions(
+  resource: ResourceDescriptor,
+  ctx: ResourceContext,
+  hashes: string[],
+): ReadOptions {
+  return {
+    locations: paths(resource).map((path) => locate(path, ctx.base)),
+    encoding: resource.encoding,
+    dialect: typeof resource.dialect === 'object' ? resource.dialect : undefined,
+    defaultDelimiter: formatOf(resource) === 'tsv' ? '\t' : undefined,
+    hashes,
+    fetch: ctx.fetch,
+    signal: ctx.signal,
+  };
+}
+
+async function sampleSchema(
+  resource: ResourceDescriptor,
+  read: ReadOptions,
+): Promise<SchemaDescriptor> {
+  const records: (readonly unknown[])[] = [];
+  const sink = {
+    record: (cells: readonly unknown[]) => void records.push(cells),
+    get open() {
+      return records.length <= INFER_ROWS;
+    },
+  };
+  try {
+    await feed(resource, { ...read, hashes: [] }, sink);
+  } catch (error) {
+    // The full read reports bad bytes with their row; infer from the rows before them.
+    if (!(error instanceof EncodingFailure)) throw error;
+  }
+  const header = typeof resource.dialect === 'object' && resource.dialect.header === false;
+  const labels = header ? [] : (records.shift() ?? []).map(String);
+  return inferSchema(labels, records);
+}
+
+async function tableKeys(
+  resource: ResourceDescriptor,
+  schema: SchemaDescriptor,
+  ctx: ResourceContext,
+  collector: TaskCollector,
+): Promise<TableKeys> {
+  const index = (name: string): number => schema.fields.findIndex((field) => field.name === name);
+  const foreignKeys: ForeignKeyCheck[] = [];
+  for (const foreignKey of schema.foreignKeys ?? []) {
+    const referenceName = foreignKey.reference.resource || resource.name;
+    const target = ctx.resources.find((candidate) => candidate.name === referenceName);
+    if (!target) {
+      const note = `failed to handle a foreign key for resource "${resource.name}" as resource "${referenceName}" does not exist`;
+      collector.add(reportError('resource-error', note));
+      continue;
+    }
+    const referenceFieldNames = asList(foreignKey.reference.fields);
+    const lookup = await guard(collector, () => lookupFor(target, referenceFieldNames, ctx));
+    if (!lookup) continue;
+    const fieldNames = asList(foreignKey.fields);
+    foreignKeys.push({
+      fields: fieldNames.map(index),
+      fieldNames,
+      referenceName,
+      referenceFieldNames,
+      lookup,
+    });
+  }
+  return {
+    primaryKey: asList(schema.primaryKey).map(index),
+    uniqueKeys: (schema.uniqueKeys ?? []).map((names) => names.map(index)),
+    foreignKeys,
+  };
+}
+
+function lookupFor(
+  target: ResourceDescriptor,
+  fieldNames: string[],
+  ctx: ResourceContext,
+): Promise<Set<string>> {
+  const key = `${target.name}\u0000${fieldNames.join('\u0000')}`;
+  let lookup = ctx.lookups.get(key);
+  if (!lookup) {
+    const schema = target.schema as SchemaDescriptor | undefined;
+    if (!schema) return Promise.resolve(new Set());
+    lookup = collectKeys(target, schema, fieldNames, ctx.version, readOptions(target, ctx, []));
+    ctx.lookups.set(key, lookup);
+  }
+  return lookup;
+}
+
+/** Runs a read and turns loading failures into report errors. */
+async function guard<T>(
+  collector: TaskCollector,
+  run: () => Promise<T>,
+  rows?: TableValidator,
+): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof SourceFailure) collector.add(reportError(error.type, error.note));
+    else if (error instanceof EncodingFailure) {
+      const row = rows ? ` (row ${String(rows.rowNumber + 1)})` : '';
+      collector.add(reportError('encoding-error', `${error.note}${row}`));
+    } else throw error;
+    return undefined;
+  }
+}

@@ -1,0 +1,73 @@
+import type { Constraints } from '../descriptor/types.js';
+import { pythonRepr } from '../report/errors.js';
+import { keyOf } from './keys.js';
+import { INVALID, type Caster } from './types/index.js';
+
+/** Returns the note of a failed constraint, or undefined. */
+export type ConstraintCheck = (value: unknown) => string | undefined;
+
+const ORDER = {
+  minimum: (value: Comparable, bound: Comparable) => value >= bound,
+  maximum: (value: Comparable, bound: Comparable) => value <= bound,
+  exclusiveMinimum: (value: Comparable, bound: Comparable) => value > bound,
+  exclusiveMaximum: (value: Comparable, bound: Comparable) => value < bound,
+} as const;
+
+type Comparable = number | bigint;
+
+function note(name: string, bound: unknown): string {
+  return `constraint "${name}" is "${pythonRepr(bound)}"`;
+}
+
+function lengthOf(value: unknown): number | undefined {
+  if (typeof value === 'string') {
+    return /[\uD800-\uDFFF]/.test(value) ? Array.from(value).length : value.length;
+  }
+  if (Array.isArray(value)) return value.length;
+  if (value !== null && typeof value === 'object') return Object.keys(value).length;
+  return undefined;
+}
+
+export function compileConstraints(constraints: Constraints, cast: Caster): ConstraintCheck[] {
+  const checks: ConstraintCheck[] = [];
+  const { minLength, maxLength, pattern } = constraints;
+  if (minLength !== undefined) {
+    checks.push((value) =>
+      (lengthOf(value) ?? minLength) < minLength ? note('minLength', minLength) : undefined,
+    );
+  }
+  if (maxLength !== undefined) {
+    checks.push((value) =>
+      (lengthOf(value) ?? 0) > maxLength ? note('maxLength', maxLength) : undefined,
+    );
+  }
+  for (const name of Object.keys(ORDER) as (keyof typeof ORDER)[]) {
+    const declared = constraints[name];
+    if (declared === undefined) continue;
+    const bound = cast(declared);
+    if (typeof bound !== 'number' && typeof bound !== 'bigint') continue;
+    const holds = ORDER[name];
+    checks.push((value) =>
+      (typeof value === 'number' || typeof value === 'bigint') && !holds(value, bound)
+        ? note(name, declared)
+        : undefined,
+    );
+  }
+  if (pattern !== undefined) {
+    const regex = new RegExp(`^(?:${pattern})$`);
+    checks.push((value) =>
+      typeof value === 'string' && !regex.test(value) ? note('pattern', pattern) : undefined,
+    );
+  }
+  if (constraints.enum !== undefined) {
+    const declared = constraints.enum;
+    const allowed = new Set(
+      declared
+        .map((item) => cast(item))
+        .filter((item) => item !== INVALID)
+        .map(keyOf),
+    );
+    checks.push((value) => (allowed.has(keyOf(value)) ? undefined : note('enum', declared)));
+  }
+  return checks;
+}

@@ -1,0 +1,42 @@
+import type {
+  FieldDescriptor,
+  MissingValue,
+  SchemaDescriptor,
+  StandardVersion,
+} from '../descriptor/types.js';
+import { fieldType, normalizeFormat } from '../descriptor/field-rules.js';
+import { compileConstraints, type ConstraintCheck } from './constraints.js';
+import { casterFor, type Caster } from './types/index.js';
+
+export interface CompiledField {
+  readonly name: string;
+  readonly typeNote: string;
+  readonly missing: ReadonlySet<string>;
+  readonly cast: Caster;
+  readonly checks: readonly ConstraintCheck[];
+  readonly required: boolean;
+  readonly unique: boolean;
+}
+
+function missingSet(values: MissingValue[] | undefined): Set<string> | undefined {
+  if (!values) return undefined;
+  return new Set(values.map((item) => (typeof item === 'string' ? item : item.value)));
+}
+
+export function compileField(
+  field: FieldDescriptor,
+  schema: SchemaDescriptor,
+  version: StandardVersion,
+): CompiledField {
+  const cast = casterFor(field, version);
+  const constraints = field.constraints ?? {};
+  return {
+    name: field.name,
+    typeNote: `type is "${fieldType(field, version)}/${normalizeFormat(field.format)}"`,
+    missing: missingSet(field.missingValues) ?? missingSet(schema.missingValues) ?? new Set(['']),
+    cast,
+    checks: compileConstraints(constraints, cast),
+    required: constraints.required === true,
+    unique: constraints.unique === true,
+  };
+}

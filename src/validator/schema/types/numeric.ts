@@ -1,0 +1,81 @@
+import type { FieldDescriptor } from '../../descriptor/types.js';
+import { INVALID, type Caster } from './invalid.js';
+
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const SPECIAL: Record<string, number> = {
+  nan: NaN,
+  inf: Infinity,
+  '+inf': Infinity,
+  '-inf': -Infinity,
+  infinity: Infinity,
+  '+infinity': Infinity,
+  '-infinity': -Infinity,
+};
+
+/** Strips currency signs, percent signs and the like around a number. */
+function stripBare(text: string): string {
+  return text.replace(/^[^\d+.-]+/, '').replace(/[^\d.]+$/, '');
+}
+
+function removeAll(text: string, what: string): string {
+  return text.split(what).join('');
+}
+
+export function integerCaster(field: FieldDescriptor): Caster {
+  const bare = field.bareNumber !== false;
+  const group = field.groupChar;
+  return (raw) => {
+    if (typeof raw === 'number') return Number.isInteger(raw) ? raw : INVALID;
+    if (typeof raw !== 'string') return INVALID;
+    let text = raw;
+    if (group !== undefined) text = removeAll(text, group);
+    if (!bare) text = stripBare(text);
+    if (text.length < 16 && INTEGER.test(text)) return Number(text);
+    text = text.trim();
+    if (!INTEGER.test(text)) return INVALID;
+    const value = BigInt(text);
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value;
+  };
+}
+
+export function numberCaster(field: FieldDescriptor): Caster {
+  const bare = field.bareNumber !== false;
+  const group = field.groupChar;
+  const decimal = field.decimalChar ?? '.';
+  const plain = bare && group === undefined && decimal === '.';
+  return (raw) => {
+    if (typeof raw === 'number') return raw;
+    if (typeof raw !== 'string') return INVALID;
+    if (plain && NUMBER.test(raw)) return Number(raw);
+    let text = raw.trim();
+    if (group !== undefined) text = removeAll(text, group);
+    if (decimal !== '.') {
+      if (text.includes('.')) return INVALID;
+      text = text.replace(decimal, '.');
+    }
+    if (!bare) text = stripBare(text);
+    if (NUMBER.test(text)) return Number(text);
+    return SPECIAL[text.toLowerCase()] ?? INVALID;
+  };
+}
+
+export const yearCaster: Caster = (raw) => {
+  if (typeof raw === 'number')
+    return Number.isInteger(raw) && raw >= 0 && raw <= 9999 ? raw : INVALID;
+  if (typeof raw !== 'string' || !/^\d{4}$/.test(raw)) return INVALID;
+  return Number(raw);
+};
+
+/** A year-month becomes a month count, so that it orders and compares. */
+export const yearmonthCaster: Caster = (raw) => {
+  if (Array.isArray(raw) && raw.length === 2) return yearmonthCaster(raw.join('-'));
+  if (typeof raw !== 'string') return INVALID;
+  const match = /^(\d{4})-(\d{1,2})$/.exec(raw);
+  if (!match) return INVALID;
+  const month = Number(match[2]);
+  if (month < 1 || month > 12) return INVALID;
+  return Number(match[1]) * 12 + month - 1;
+};

@@ -1,0 +1,154 @@
+import type { FieldDescriptor } from '../../descriptor/types.js';
+import { normalizeFormat } from '../../descriptor/field-rules.js';
+import { INVALID, type Caster } from './invalid.js';
+import { compilePattern, offsetMinutes, type DateParts } from './strptime.js';
+
+const DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
+const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+const DATETIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
+const DURATION =
+  /^P(?!$)(?:(\d+(?:\.\d+)?)Y)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)W)?(?:(\d+(?:\.\d+)?)D)?(?:T(?=\d)(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+const DAY_MS = 86_400_000;
+
+/** Milliseconds since the epoch, or undefined when the parts are not a real instant. */
+function instant(parts: DateParts): number | undefined {
+  const { year, month, day, hour, minute, second, millisecond } = parts;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (hour > 24 || minute > 59 || second > 61) return undefined;
+  const seconds = (hour * 60 + minute - parts.offsetMinutes) * 60 + second;
+  return daysFromCivil(year, month, day) * DAY_MS + seconds * 1000 + millisecond;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 in the proleptic Gregorian calendar, without a Date object. */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const dayOfEra =
+    yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
+}
+
+function parts(values: Partial<DateParts>): DateParts {
+  return {
+    year: 1900,
+    month: 1,
+    day: 1,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    millisecond: 0,
+    offsetMinutes: 0,
+    ...values,
+  };
+}
+
+function fraction(text: string | undefined): number {
+  return text ? Number(`0${text}`) * 1000 : 0;
+}
+
+const defaultDate = (text: string): number | undefined => {
+  const match = DATE.exec(text);
+  if (!match) return undefined;
+  return instant(parts({ year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) }));
+};
+
+const defaultTime = (text: string): number | undefined => {
+  const match = TIME.exec(text);
+  if (!match) return undefined;
+  const value = parts({
+    year: 1970,
+    hour: Number(match[1]),
+    minute: Number(match[2]),
+    second: Number(match[3]),
+    millisecond: fraction(match[4]),
+    offsetMinutes: match[5] ? offsetMinutes(match[5]) : 0,
+  });
+  return value.hour > 23 ? undefined : instant(value);
+};
+
+const defaultDatetime = (text: string): number | undefined => {
+  const match = DATETIME.exec(text);
+  if (!match) return undefined;
+  const value = parts({
+    year: Number(match[1]),
+    month: Number(match[2]),
+    day: Number(match[3]),
+    hour: Number(match[4]),
+    minute: Number(match[5]),
+    second: Number(match[6]),
+    millisecond: fraction(match[7]),
+    offsetMinutes: match[8] ? offsetMinutes(match[8]) : 0,
+  });
+  return value.hour > 23 ? undefined : instant(value);
+};
+
+function anyInstant(text: string): number | undefined {
+  const value = Date.parse(text);
+  return Number.isNaN(value) ? undefined : value;
+}
+
+const anyTime = (text: string): number | undefined => {
+  const match = /^(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*(am|pm)?$/i.exec(text.trim());
+  if (!match || (match[2] === undefined && match[4] === undefined)) return defaultTime(text);
+  const pm = match[4]?.toLowerCase() === 'pm';
+  const hour = match[4] ? (Number(match[1]) % 12) + (pm ? 12 : 0) : Number(match[1]);
+  return instant(
+    parts({ year: 1970, hour, minute: Number(match[2] ?? 0), second: Number(match[3] ?? 0) }),
+  );
+};
+
+type Parse = (text: string) => number | undefined;
+
+function temporalCaster(
+  field: FieldDescriptor,
+  byDefault: Parse,
+  any: Parse,
+  keepDate: boolean,
+): Caster {
+  const format = normalizeFormat(field.format);
+  let parse = byDefault;
+  if (format === 'any') parse = any;
+  else if (format !== 'default') {
+    const pattern = compilePattern(format);
+    parse = (text) => {
+      const found = pattern(text);
+      if (!found) return undefined;
+      return instant(keepDate ? found : { ...found, year: 1970, month: 1, day: 1 });
+    };
+  }
+  return (raw) => {
+    if (typeof raw !== 'string') return INVALID;
+    return parse(raw) ?? INVALID;
+  };
+}
+
+export const dateCaster = (field: FieldDescriptor): Caster => {
+  const cast = temporalCaster(field, defaultDate, anyInstant, true);
+  return (raw) => {
+    const value = cast(raw);
+    return typeof value === 'number' ? value - (((value % DAY_MS) + DAY_MS) % DAY_MS) : value;
+  };
+};
+export const timeCaster = (field: FieldDescriptor): Caster =>
+  temporalCaster(field, defaultTime, anyTime, false);
+export const datetimeCaster = (field: FieldDescriptor): Caster =>
+  temporalCaster(field, defaultDatetime, anyInstant, true);
+
+/** A duration becomes an approximate number of seconds, enough to order durations. */
+export const durationCaster: Caster = (raw) => {
+  if (typeof raw !== 'string') return INVALID;
+  const match = DURATION.exec(raw);
+  if (!match) return INVALID;
+  const [years, months, weeks, days, hours, minutes, seconds] = match
+    .slice(1)
+    .map((part) => Number(part ?? 0));
+  const totalDays = (years ?? 0) * 365 + (months ?? 0) * 30 + (weeks ?? 0) * 7 + (days ?? 0);
+  return ((totalDays * 24 + (hours ?? 0)) * 60 + (minutes ?? 0)) * 60 + (seconds ?? 0);
+};

@@ -1,0 +1,42 @@
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { isRemote } from './descriptor/paths.js';
+
+/** The source named on the command line does not exist or cannot be used. */
+export class SourceNotFound extends Error {
+  override readonly name = 'SourceNotFound';
+}
+
+export type Source =
+  | { kind: 'descriptor'; location: string; dir?: string; url?: string }
+  | { kind: 'table'; location: string; file: string; dir?: string; url?: string };
+
+/** Classifies a folder, descriptor path, URL or data file given by the user. */
+export async function resolveSource(input: string): Promise<Source> {
+  if (isRemote(input)) {
+    const url = new URL(input);
+    if (url.pathname.endsWith('.json')) return { kind: 'descriptor', location: input, url: input };
+    return { kind: 'table', location: input, file: basename(url.pathname) || 'data', url: input };
+  }
+  const info = await stat(input).catch(() => undefined);
+  if (!info) throw new SourceNotFound(`"${input}" does not exist`);
+  if (info.isDirectory()) {
+    const location = join(input, 'datapackage.json');
+    if (!(await stat(location).catch(() => undefined))?.isFile()) {
+      throw new SourceNotFound(`"${input}" is a folder without a datapackage.json`);
+    }
+    return { kind: 'descriptor', location, dir: input };
+  }
+  if (input.toLowerCase().endsWith('.json'))
+    return { kind: 'descriptor', location: input, dir: dirname(input) };
+  return { kind: 'table', location: input, file: basename(input), dir: dirname(input) };
+}
+
+/** A resource name derived from a file name, valid under the v1 name pattern. */
+export function nameFromFile(file: string): string {
+  const stem = file
+    .replace(/\.[^.]*$/, '')
+    .toLowerCase()
+    .replace(/[^-a-z0-9._]+/g, '-');
+  return stem || 'data';
+}

@@ -1,0 +1,81 @@
+import { reportError } from '../report/errors.js';
+import type { ReportError } from '../report/types.js';
+import { keyOf, tupleKey } from '../schema/keys.js';
+import { INVALID } from '../schema/types/index.js';
+
+/** A set of key tuples read from a referenced resource. */
+export interface ForeignKeyCheck {
+  fields: number[];
+  fieldNames: string[];
+  referenceName: string;
+  referenceFieldNames: string[];
+  lookup: ReadonlySet<string>;
+}
+
+interface RowContext {
+  rowNumber: number;
+  values: readonly unknown[];
+  cells: string[];
+  fieldRaw: (field: number) => string;
+}
+
+const isAbsent = (value: unknown): boolean => value === null || value === INVALID;
+
+/** Tracks unique values, primary and unique keys across rows. */
+export class KeyTracker {
+  private readonly seen = new Map<string | number, number>();
+
+  constructor(
+    readonly fields: number[],
+    private readonly skipIfAnyNull: boolean,
+  ) {}
+
+  /** The row where this key was seen first, or undefined; null when the key is not checked. */
+  check(values: readonly unknown[], rowNumber: number): number | undefined | null {
+    const fields = this.fields;
+    let key: string | number;
+    if (fields.length === 1) {
+      const value = values[fields[0] ?? 0];
+      if (isAbsent(value)) return null;
+      key = keyOf(value);
+    } else {
+      const tuple = fields.map((index) => values[index]);
+      const absent = tuple.filter(isAbsent).length;
+      if (absent === tuple.length || (this.skipIfAnyNull && absent > 0)) return null;
+      key = tupleKey(tuple.map((value) => (value === INVALID ? null : value)));
+    }
+    const first = this.seen.get(key);
+    if (first === undefined) this.seen.set(key, rowNumber);
+    return first;
+  }
+}
+
+export function primaryKeyErrors(tracker: KeyTracker, row: RowContext): ReportError[] {
+  const first = tracker.check(row.values, row.rowNumber);
+  const details = { cells: row.cells, rowNumber: row.rowNumber };
+  if (first === null) {
+    return [reportError('primary-key', 'cells composing the primary keys are all "None"', details)];
+  }
+  if (first === undefined) return [];
+  return [
+    reportError('primary-key', `the same as in the row at position "${String(first)}"`, details),
+  ];
+}
+
+export function foreignKeyError(check: ForeignKeyCheck, row: RowContext): ReportError | undefined {
+  const tuple = check.fields.map((index) => row.values[index]);
+  if (tuple.every((value) => value === null) || tuple.includes(INVALID)) return undefined;
+  if (check.lookup.has(tupleKey(tuple))) return undefined;
+  const fieldCells = check.fields.map((index) => row.fieldRaw(index));
+  const note =
+    `for "${check.fieldNames.join(', ')}": values "${fieldCells.join(', ')}" not found in the lookup table ` +
+    `"${check.referenceName}" as "${check.referenceFieldNames.join(', ')}"`;
+  return reportError('foreign-key', note, {
+    cells: row.cells,
+    rowNumber: row.rowNumber,
+    fieldNames: check.fieldNames,
+    fieldCells,
+    referenceName: check.referenceName,
+    referenceFieldNames: check.referenceFieldNames,
+  });
+}

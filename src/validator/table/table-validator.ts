@@ -1,0 +1,286 @@
+import { reportError } from '../report/errors.js';
+import type { TaskCollector } from '../report/task.js';
+import type { CompiledField } from '../schema/field.js';
+import { INVALID } from '../schema/types/index.js';
+import { mapHeader, positionalMap, type ColumnMap, type FieldsMatch } from './header.js';
+import {
+  foreignKeyError,
+  KeyTracker,
+  primaryKeyErrors,
+  type ForeignKeyCheck,
+} from './keys-check.js';
+
+export interface TableLayout {
+  headerRows: readonly number[];
+  headerJoin: string;
+  commentChar: string | undefined;
+  commentRows: ReadonlySet<number>;
+}
+
+export interface TableKeys {
+  primaryKey: number[];
+  uniqueKeys: number[][];
+  foreignKeys: ForeignKeyCheck[];
+}
+
+/** Text of a raw cell as the report shows it. */
+export function cellText(raw: unknown): string {
+  if (raw === null || raw === undefined) return '';
+  if (typeof raw === 'string') return raw;
+  if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint')
+    return String(raw);
+  return JSON.stringify(raw) ?? '';
+}
+
+/**
+ * Checks a table record by record: header labels, then each row's cells against the
+ * schema. Only the key trackers grow with the table.
+ */
+export class TableValidator {
+  rowNumber = 0;
+  rows = 0;
+  /** Records that are not comments: header rows are counted among these. */
+  private contentRows = 0;
+  private readonly headerEnd: number;
+  private readonly headerParts: string[][] = [];
+  private readonly headerRowNumbers: number[] = [];
+  private map: ColumnMap | undefined;
+  private readonly values: unknown[];
+  private readonly unique: KeyTracker[];
+  private readonly primary: KeyTracker | undefined;
+  private readonly uniqueKeys: KeyTracker[];
+  private stopped = false;
+
+  constructor(
+    private readonly fields: readonly CompiledField[],
+    private readonly layout: TableLayout,
+    private readonly keys: TableKeys,
+    private readonly fieldsMatch: FieldsMatch,
+    private readonly collector: TaskCollector,
+  ) {
+    this.headerEnd = layout.headerRows.length > 0 ? Math.max(...layout.headerRows) : 0;
+    if (this.headerEnd === 0) this.map = positionalMap(fields.length);
+    this.values = new Array<unknown>(fields.length).fill(null);
+    this.unique = fields.flatMap((field, index) =>
+      field.unique ? [new KeyTracker([index], true)] : [],
+    );
+    this.primary = keys.primaryKey.length > 0 ? new KeyTracker(keys.primaryKey, false) : undefined;
+    this.uniqueKeys = keys.uniqueKeys.map((fields) => new KeyTracker(fields, true));
+  }
+
+  get open(): boolean {
+    return !this.stopped && this.collector.open;
+  }
+
+  get labels(): string[] {
+    return this.collector.labels;
+  }
+
+  record(cells: readonly unknown[]): void {
+    const rowNumber = ++this.rowNumber;
+    const layout = this.layout;
+    if (layout.commentRows.has(rowNumber)) return;
+    if (
+      layout.commentChar !== undefined &&
+      typeof cells[0] === 'string' &&
+      cells[0].startsWith(layout.commentChar)
+    )
+      return;
+    const position = ++this.contentRows;
+    if (position <= this.headerEnd) {
+      if (layout.headerRows.includes(position)) {
+        this.headerParts.push(cells.map(cellText));
+        this.headerRowNumbers.push(rowNumber);
+      }
+      if (position === this.headerEnd) this.readHeader();
+      return;
+    }
+    const map = this.map ?? this.readHeader();
+    if (this.stopped) return;
+    this.rows++;
+    this.row(cells, rowNumber, map);
+  }
+
+  /** Called once the data is read, so that a header-only table still gets its labels checked. */
+  finish(): void {
+    if (!this.map && !this.stopped) this.readHeader();
+  }
+
+  private readHeader(): ColumnMap {
+    const parts = this.headerParts;
+    const width = Math.max(0, ...parts.map((part) => part.length));
+    const labels = Array.from({ length: width }, (_, column) =>
+      parts
+        .map((part) => part[column] ?? '')
+        .filter((text) => text !== '')
+        .join(this.layout.headerJoin),
+    );
+    this.collector.labels = labels;
+    const required = new Set(
+      this.fields.filter((field) => field.required).map((field) => field.name),
+    );
+    const primary = this.keys.primaryKey.map((index) => this.fields[index]?.name ?? '');
+    for (const name of primary) required.add(name);
+    const map = mapHeader(
+      labels,
+      this.headerRowNumbers,
+      this.fields.map((field) => field.name),
+      this.fieldsMatch,
+      required,
+    );
+    for (const error of map.errors) this.collector.add(error);
+    this.stopped = map.fatal;
+    this.map = map;
+    return map;
+  }
+
+  private row(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
+    const fields = this.fields;
+    if (isBlank(cells, fields, map.columns)) {
+      this.collector.add(reportError('blank-row', '', { cells: cells.map(cellText), rowNumber }));
+      return;
+    }
+    const values = this.values;
+    let text: string[] | undefined;
+    const details = (index: number, cell: string) => ({
+      cells: (text ??= cells.map(cellText)),
+      rowNumber,
+      cell,
+      fieldName: fields[index]?.name ?? '',
+      fieldNumber: map.fieldNumbers[index] ?? index + 1,
+    });
+    const length = cells.length;
+    for (let index = 0; index < fields.length; index++) {
+      const field = fields[index] as CompiledField;
+      const column = map.columns[index] ?? -1;
+      const raw = column >= 0 && column < length ? cells[column] : null;
+      if (
+        raw === null ||
+        raw === undefined ||
+        (typeof raw === 'string' && field.missing.has(raw))
+      ) {
+        values[index] = null;
+        if (field.required && column >= 0) {
+          this.collector.add(
+            reportError(
+              'constraint-error',
+              'constraint "required" is "True"',
+              details(index, cellText(raw)),
+            ),
+          );
+        }
+        continue;
+      }
+      const value = field.cast(raw);
+      values[index] = value;
+      if (value === INVALID) {
+        this.collector.add(
+          reportError('type-error', field.typeNote, details(index, cellText(raw))),
+        );
+        continue;
+      }
+      for (const check of field.checks) {
+        const note = check(value);
+        if (note !== undefined)
+          this.collector.add(reportError('constraint-error', note, details(index, cellText(raw))));
+      }
+    }
+    if (length > map.width || length < map.width) this.shape(cells, rowNumber, map, details);
+    this.checkKeys(cells, rowNumber, map, details);
+  }
+
+  private shape(
+    cells: readonly unknown[],
+    rowNumber: number,
+    map: ColumnMap,
+    details: (index: number, cell: string) => { cells: string[] },
+  ): void {
+    const all = details(0, '').cells;
+    for (let column = map.width; column < cells.length; column++) {
+      this.collector.add(
+        reportError('extra-cell', '', {
+          cells: all,
+          rowNumber,
+          cell: cellText(cells[column]),
+          fieldName: '',
+          fieldNumber: column + 1,
+        }),
+      );
+    }
+    this.fields.forEach((field, index) => {
+      const column = map.columns[index] ?? -1;
+      if (column < 0 || column < cells.length) return;
+      const fieldNumber = map.fieldNumbers[index] ?? index + 1;
+      this.collector.add(
+        reportError('missing-cell', '', {
+          cells: all,
+          rowNumber,
+          cell: '',
+          fieldName: field.name,
+          fieldNumber,
+        }),
+      );
+    });
+  }
+
+  private checkKeys(
+    cells: readonly unknown[],
+    rowNumber: number,
+    map: ColumnMap,
+    details: (index: number, cell: string) => { cells: string[] },
+  ): void {
+    const values = this.values;
+    for (const tracker of this.unique) {
+      const first = tracker.check(values, rowNumber);
+      if (first === undefined || first === null) continue;
+      const index = tracker.fields[0] ?? 0;
+      const column = map.columns[index] ?? -1;
+      const note = `the same as in the row at position "${String(first)}"`;
+      this.collector.add(
+        reportError('unique-error', note, details(index, cellText(cells[column]))),
+      );
+    }
+    for (const tracker of this.uniqueKeys) {
+      const first = tracker.check(values, rowNumber);
+      if (first === undefined || first === null) continue;
+      const index = tracker.fields[0] ?? 0;
+      const names = tracker.fields.map((field) => this.fields[field]?.name ?? '').join(', ');
+      const note = `unique key "${names}" is the same as in the row at position "${String(first)}"`;
+      this.collector.add(
+        reportError(
+          'unique-error',
+          note,
+          details(index, cellText(cells[map.columns[index] ?? -1])),
+        ),
+      );
+    }
+    if (!this.primary && this.keys.foreignKeys.length === 0) return;
+    const row = {
+      rowNumber,
+      values,
+      cells: details(0, '').cells,
+      fieldRaw: (index: number) => cellText(cells[map.columns[index] ?? -1]),
+    };
+    if (this.primary)
+      for (const error of primaryKeyErrors(this.primary, row)) this.collector.add(error);
+    for (const check of this.keys.foreignKeys) {
+      const error = foreignKeyError(check, row);
+      if (error) this.collector.add(error);
+    }
+  }
+}
+
+function isBlank(
+  cells: readonly unknown[],
+  fields: readonly CompiledField[],
+  columns: number[],
+): boolean {
+  for (let column = 0; column < cells.length; column++) {
+    const raw = cells[column];
+    if (raw === null || raw === undefined) continue;
+    if (typeof raw !== 'string') return false;
+    const field = fields[columns.indexOf(column)];
+    if (field ? !field.missing.has(raw) : raw !== '') return false;
+  }
+  return true;
+}
