@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { createContext, type Context, type GlobalOptions } from './context.js';
 import { CliError, InterruptedError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { systemIO, type IO } from './output/io.js';
-import { registerCommands } from './commands/index.js';
 import type { Fetch } from './validator/location.js';
 
 export interface RunOptions {
@@ -25,6 +24,13 @@ export async function run(
   io: IO,
   options: RunOptions = {},
 ): Promise<number> {
+  // The version is what scripts ask for most often: answer it before loading commander.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout.write(`${version()}\n`);
+    return EXIT.ok;
+  }
+  const { Command, CommanderError } = await import('commander');
+  const { registerCommands } = await import('./commands/index.js');
   const signal = options.signal ?? new AbortController().signal;
   let exitCode: number = EXIT.ok;
   let context: Context | undefined;
@@ -47,20 +53,18 @@ export async function run(
       command.optsWithGlobals<GlobalOptions>(),
       options.fetch,
     ));
-  registerCommands(program, contextFor, (code) => (exitCode = code));
+  registerCommands(program, contextFor, (code: number) => (exitCode = code));
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;
   } catch (error) {
     const globals = program.opts<GlobalOptions>();
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     return reportFailure(signal.aborted ? new InterruptedError() : error, io, globals);
   }
 }
 
 function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
-  if (error instanceof CommanderError) {
-    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-  }
   if (error instanceof CliError) {
     if (globals.json) {
       io.stdout.write(

@@ -33,7 +33,7 @@ export function locate(path: string, base: Base): string {
   return join(base.dir ?? '.', path);
 }
 
-const CHUNK = 1 << 20;
+const CHUNK = 1 << 19;
 
 /** Opens a local file or URL as a stream of byte chunks. */
 export async function openBytes(

@@ -7,10 +7,10 @@ import { INVALID, type Caster } from './types/index.js';
 export type ConstraintCheck = (value: unknown) => string | undefined;
 
 const ORDER = {
-  minimum: (value: Comparable, bound: Comparable) => value >= bound,
-  maximum: (value: Comparable, bound: Comparable) => value <= bound,
-  exclusiveMinimum: (value: Comparable, bound: Comparable) => value > bound,
-  exclusiveMaximum: (value: Comparable, bound: Comparable) => value < bound,
+  minimum: true,
+  maximum: true,
+  exclusiveMinimum: true,
+  exclusiveMaximum: true,
 } as const;
 
 type Comparable = number | bigint;
@@ -26,6 +26,22 @@ function lengthOf(value: unknown): number | undefined {
   if (Array.isArray(value)) return value.length;
   if (value !== null && typeof value === 'object') return Object.keys(value).length;
   return undefined;
+}
+
+/** One closure per bound, so that the hot path compares without an indirect call. */
+function orderCheck(name: keyof typeof ORDER, bound: Comparable, failure: string): ConstraintCheck {
+  const comparable = (value: unknown): value is Comparable =>
+    typeof value === 'number' || typeof value === 'bigint';
+  switch (name) {
+    case 'minimum':
+      return (value) => (comparable(value) && value < bound ? failure : undefined);
+    case 'maximum':
+      return (value) => (comparable(value) && value > bound ? failure : undefined);
+    case 'exclusiveMinimum':
+      return (value) => (comparable(value) && value <= bound ? failure : undefined);
+    case 'exclusiveMaximum':
+      return (value) => (comparable(value) && value >= bound ? failure : undefined);
+  }
 }
 
 export function compileConstraints(constraints: Constraints, cast: Caster): ConstraintCheck[] {
@@ -45,13 +61,8 @@ export function compileConstraints(constraints: Constraints, cast: Caster): Cons
     const declared = constraints[name];
     if (declared === undefined) continue;
     const bound = cast(declared);
-    if (typeof bound !== 'number' && typeof bound !== 'bigint') continue;
-    const holds = ORDER[name];
-    checks.push((value) =>
-      (typeof value === 'number' || typeof value === 'bigint') && !holds(value, bound)
-        ? note(name, declared)
-        : undefined,
-    );
+    if (typeof bound === 'number' || typeof bound === 'bigint')
+      checks.push(orderCheck(name, bound, note(name, declared)));
   }
   if (pattern !== undefined) {
     const regex = new RegExp(`^(?:${pattern})$`);

@@ -12,6 +12,8 @@ export interface CompiledField {
   readonly name: string;
   readonly typeNote: string;
   readonly missing: ReadonlySet<string>;
+  /** Longer cells cannot be missing values: this spares hashing them. */
+  readonly missingMaxLength: number;
   readonly cast: Caster;
   readonly checks: readonly ConstraintCheck[];
   readonly required: boolean;
@@ -30,10 +32,13 @@ export function compileField(
 ): CompiledField {
   const cast = casterFor(field, version);
   const constraints = field.constraints ?? {};
+  const missing =
+    missingSet(field.missingValues) ?? missingSet(schema.missingValues) ?? new Set(['']);
   return {
     name: field.name,
     typeNote: `type is "${fieldType(field, version)}/${normalizeFormat(field.format)}"`,
-    missing: missingSet(field.missingValues) ?? missingSet(schema.missingValues) ?? new Set(['']),
+    missing,
+    missingMaxLength: Math.max(-1, ...[...missing].map((value) => value.length)),
     cast,
     checks: compileConstraints(constraints, cast),
     required: constraints.required === true,

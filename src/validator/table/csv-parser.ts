@@ -35,6 +35,12 @@ export class CsvParser {
   private readonly quote: number;
   private readonly quoteText: string;
   private readonly escape: number;
+  private readonly delimiterText: string;
+  /** Positions of the next delimiter and line breaks in `scanned`, found with indexOf. */
+  private scanned = '';
+  private nextDelimiter = -1;
+  private nextLineFeed = -1;
+  private nextCarriageReturn = -1;
 
   constructor(
     private readonly options: CsvOptions,
@@ -44,6 +50,7 @@ export class CsvParser {
     this.quote = options.quoteChar ? options.quoteChar.charCodeAt(0) : -1;
     this.quoteText = options.quoteChar ?? '';
     this.escape = options.escapeChar ? options.escapeChar.charCodeAt(0) : -1;
+    this.delimiterText = options.delimiter.charAt(0);
   }
 
   push(text: string): void {
@@ -114,14 +121,17 @@ export class CsvParser {
 
   private unquoted(text: string, start: number): number {
     const length = text.length;
-    const delimiter = this.delimiter;
-    const escape = this.escape;
-    let j = start;
-    let code = 0;
-    for (; j < length; j++) {
-      code = text.charCodeAt(j);
-      if (code === delimiter || code === LF || code === CR || code === escape) break;
+    let j: number;
+    if (this.escape < 0) j = this.fieldEnd(text, start);
+    else {
+      const delimiter = this.delimiter;
+      const escape = this.escape;
+      for (j = start; j < length; j++) {
+        const code = text.charCodeAt(j);
+        if (code === delimiter || code === LF || code === CR || code === escape) break;
+      }
     }
+    const code = j < length ? text.charCodeAt(j) : 0;
     if (j === length) {
       this.buffer += text.slice(start);
       return length;
@@ -129,10 +139,10 @@ export class CsvParser {
     const value =
       this.buffer.length === 0 ? text.slice(start, j) : this.buffer + text.slice(start, j);
     this.buffer = '';
-    if (code === escape) {
+    if (code === this.escape) {
       this.buffer = value;
       this.state = State.EscapeInUnquoted;
-    } else if (code === delimiter) {
+    } else if (code === this.delimiter) {
       this.cells.push(value);
       this.state = State.FieldStart;
     } else {
@@ -140,6 +150,22 @@ export class CsvParser {
       this.state = code === CR ? State.AfterCarriageReturn : State.FieldStart;
     }
     return j + 1;
+  }
+
+  /** Where an unquoted field that starts at `start` ends, found with indexOf rather than a char loop. */
+  private fieldEnd(text: string, start: number): number {
+    if (text !== this.scanned) {
+      this.scanned = text;
+      this.nextDelimiter = this.nextLineFeed = this.nextCarriageReturn = -1;
+    }
+    const none = text.length;
+    if (this.nextDelimiter < start)
+      this.nextDelimiter = positionOrEnd(text, this.delimiterText, start);
+    if (this.nextLineFeed < start) this.nextLineFeed = positionOrEnd(text, '\n', start);
+    if (this.nextCarriageReturn < start && this.nextCarriageReturn !== none) {
+      this.nextCarriageReturn = positionOrEnd(text, '\r', start);
+    }
+    return Math.min(this.nextDelimiter, this.nextLineFeed, this.nextCarriageReturn);
   }
 
   private quoted(text: string, start: number): number {
@@ -199,4 +225,9 @@ export class CsvParser {
     this.cells = [];
     this.onRecord(cells);
   }
+}
+
+function positionOrEnd(text: string, search: string, start: number): number {
+  const found = text.indexOf(search, start);
+  return found < 0 ? text.length : found;
 }

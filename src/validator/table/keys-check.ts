@@ -2,6 +2,7 @@ import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
 import { keyOf, tupleKey } from '../schema/keys.js';
 import { INVALID } from '../schema/types/index.js';
+import { IntKeyTable } from '../schema/int-table.js';
 
 /** A set of key tuples read from a referenced resource. */
 export interface ForeignKeyCheck {
@@ -15,7 +16,7 @@ export interface ForeignKeyCheck {
 interface RowContext {
   rowNumber: number;
   values: readonly unknown[];
-  cells: string[];
+  cells: () => string[];
   fieldRaw: (field: number) => string;
 }
 
@@ -24,6 +25,7 @@ const isAbsent = (value: unknown): boolean => value === null || value === INVALI
 /** Tracks unique values, primary and unique keys across rows. */
 export class KeyTracker {
   private readonly seen = new Map<string | number, number>();
+  private readonly integers = new IntKeyTable();
 
   constructor(
     readonly fields: number[],
@@ -37,6 +39,8 @@ export class KeyTracker {
     if (fields.length === 1) {
       const value = values[fields[0] ?? 0];
       if (isAbsent(value)) return null;
+      if (typeof value === 'number' && Number.isSafeInteger(value))
+        return this.integers.firstRowOrAdd(value, rowNumber);
       key = keyOf(value);
     } else {
       const tuple = fields.map((index) => values[index]);
@@ -50,16 +54,17 @@ export class KeyTracker {
   }
 }
 
-export function primaryKeyErrors(tracker: KeyTracker, row: RowContext): ReportError[] {
-  const first = tracker.check(row.values, row.rowNumber);
-  const details = { cells: row.cells, rowNumber: row.rowNumber };
-  if (first === null) {
-    return [reportError('primary-key', 'cells composing the primary keys are all "None"', details)];
-  }
-  if (first === undefined) return [];
-  return [
-    reportError('primary-key', `the same as in the row at position "${String(first)}"`, details),
-  ];
+/** The error for a primary key that is null (first is null) or seen before at row `first`. */
+export function primaryKeyError(
+  first: number | null,
+  cells: string[],
+  rowNumber: number,
+): ReportError {
+  const note =
+    first === null
+      ? 'cells composing the primary keys are all "None"'
+      : `the same as in the row at position "${String(first)}"`;
+  return reportError('primary-key', note, { cells, rowNumber });
 }
 
 export function foreignKeyError(check: ForeignKeyCheck, row: RowContext): ReportError | undefined {
@@ -71,7 +76,7 @@ export function foreignKeyError(check: ForeignKeyCheck, row: RowContext): Report
     `for "${check.fieldNames.join(', ')}": values "${fieldCells.join(', ')}" not found in the lookup table ` +
     `"${check.referenceName}" as "${check.referenceFieldNames.join(', ')}"`;
   return reportError('foreign-key', note, {
-    cells: row.cells,
+    cells: row.cells(),
     rowNumber: row.rowNumber,
     fieldNames: check.fieldNames,
     fieldCells,

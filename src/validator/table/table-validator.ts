@@ -2,11 +2,12 @@ import { reportError } from '../report/errors.js';
 import type { TaskCollector } from '../report/task.js';
 import type { CompiledField } from '../schema/field.js';
 import { INVALID } from '../schema/types/index.js';
+import type { ConstraintCheck } from '../schema/constraints.js';
 import { mapHeader, positionalMap, type ColumnMap, type FieldsMatch } from './header.js';
 import {
   foreignKeyError,
   KeyTracker,
-  primaryKeyErrors,
+  primaryKeyError,
   type ForeignKeyCheck,
 } from './keys-check.js';
 
@@ -50,6 +51,7 @@ export class TableValidator {
   private readonly primary: KeyTracker | undefined;
   private readonly uniqueKeys: KeyTracker[];
   private stopped = false;
+  private readonly hasKeys: boolean;
 
   constructor(
     private readonly fields: readonly CompiledField[],
@@ -66,6 +68,11 @@ export class TableValidator {
     );
     this.primary = keys.primaryKey.length > 0 ? new KeyTracker(keys.primaryKey, false) : undefined;
     this.uniqueKeys = keys.uniqueKeys.map((fields) => new KeyTracker(fields, true));
+    this.hasKeys =
+      this.unique.length > 0 ||
+      this.uniqueKeys.length > 0 ||
+      this.primary !== undefined ||
+      keys.foreignKeys.length > 0;
   }
 
   get open(): boolean {
@@ -136,37 +143,31 @@ export class TableValidator {
 
   private row(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const fields = this.fields;
-    if (isBlank(cells, fields, map.columns)) {
+    const columns = map.columns;
+    if (isBlank(cells, fields, columns)) {
       this.collector.add(reportError('blank-row', '', { cells: cells.map(cellText), rowNumber }));
       return;
     }
     const values = this.values;
-    let text: string[] | undefined;
-    const details = (index: number, cell: string) => ({
-      cells: (text ??= cells.map(cellText)),
-      rowNumber,
-      cell,
-      fieldName: fields[index]?.name ?? '',
-      fieldNumber: map.fieldNumbers[index] ?? index + 1,
-    });
     const length = cells.length;
     for (let index = 0; index < fields.length; index++) {
       const field = fields[index] as CompiledField;
-      const column = map.columns[index] ?? -1;
+      const column = columns[index] as number;
       const raw = column >= 0 && column < length ? cells[column] : null;
       if (
         raw === null ||
         raw === undefined ||
-        (typeof raw === 'string' && field.missing.has(raw))
+        (typeof raw === 'string' && raw.length <= field.missingMaxLength && field.missing.has(raw))
       ) {
         values[index] = null;
         if (field.required && column >= 0) {
-          this.collector.add(
-            reportError(
-              'constraint-error',
-              'constraint "required" is "True"',
-              details(index, cellText(raw)),
-            ),
+          this.cellError(
+            'constraint-error',
+            'constraint "required" is "True"',
+            cells,
+            rowNumber,
+            index,
+            raw,
           );
         }
         continue;
@@ -174,28 +175,42 @@ export class TableValidator {
       const value = field.cast(raw);
       values[index] = value;
       if (value === INVALID) {
-        this.collector.add(
-          reportError('type-error', field.typeNote, details(index, cellText(raw))),
-        );
+        this.cellError('type-error', field.typeNote, cells, rowNumber, index, raw);
         continue;
       }
-      for (const check of field.checks) {
-        const note = check(value);
+      const checks = field.checks;
+      for (let k = 0; k < checks.length; k++) {
+        const note = (checks[k] as ConstraintCheck)(value);
         if (note !== undefined)
-          this.collector.add(reportError('constraint-error', note, details(index, cellText(raw))));
+          this.cellError('constraint-error', note, cells, rowNumber, index, raw);
       }
     }
-    if (length > map.width || length < map.width) this.shape(cells, rowNumber, map, details);
-    this.checkKeys(cells, rowNumber, map, details);
+    if (length !== map.width) this.shape(cells, rowNumber, map);
+    if (this.hasKeys) this.checkKeys(cells, rowNumber, map);
   }
 
-  private shape(
+  private cellError(
+    type: 'constraint-error' | 'type-error' | 'unique-error',
+    note: string,
     cells: readonly unknown[],
     rowNumber: number,
-    map: ColumnMap,
-    details: (index: number, cell: string) => { cells: string[] },
+    index: number,
+    raw: unknown,
   ): void {
-    const all = details(0, '').cells;
+    const map = this.map;
+    this.collector.add(
+      reportError(type, note, {
+        cells: cells.map(cellText),
+        rowNumber,
+        cell: cellText(raw),
+        fieldName: this.fields[index]?.name ?? '',
+        fieldNumber: map?.fieldNumbers[index] ?? index + 1,
+      }),
+    );
+  }
+
+  private shape(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
+    const all = cells.map(cellText);
     for (let column = map.width; column < cells.length; column++) {
       this.collector.add(
         reportError('extra-cell', '', {
@@ -223,21 +238,20 @@ export class TableValidator {
     });
   }
 
-  private checkKeys(
-    cells: readonly unknown[],
-    rowNumber: number,
-    map: ColumnMap,
-    details: (index: number, cell: string) => { cells: string[] },
-  ): void {
+  private checkKeys(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const values = this.values;
     for (const tracker of this.unique) {
       const first = tracker.check(values, rowNumber);
       if (first === undefined || first === null) continue;
       const index = tracker.fields[0] ?? 0;
-      const column = map.columns[index] ?? -1;
       const note = `the same as in the row at position "${String(first)}"`;
-      this.collector.add(
-        reportError('unique-error', note, details(index, cellText(cells[column]))),
+      this.cellError(
+        'unique-error',
+        note,
+        cells,
+        rowNumber,
+        index,
+        cells[map.columns[index] ?? -1],
       );
     }
     for (const tracker of this.uniqueKeys) {
@@ -246,23 +260,27 @@ export class TableValidator {
       const index = tracker.fields[0] ?? 0;
       const names = tracker.fields.map((field) => this.fields[field]?.name ?? '').join(', ');
       const note = `unique key "${names}" is the same as in the row at position "${String(first)}"`;
-      this.collector.add(
-        reportError(
-          'unique-error',
-          note,
-          details(index, cellText(cells[map.columns[index] ?? -1])),
-        ),
+      this.cellError(
+        'unique-error',
+        note,
+        cells,
+        rowNumber,
+        index,
+        cells[map.columns[index] ?? -1],
       );
     }
-    if (!this.primary && this.keys.foreignKeys.length === 0) return;
+    if (this.primary) {
+      const first = this.primary.check(values, rowNumber);
+      if (first !== undefined)
+        this.collector.add(primaryKeyError(first, cells.map(cellText), rowNumber));
+    }
+    if (this.keys.foreignKeys.length === 0) return;
     const row = {
       rowNumber,
       values,
-      cells: details(0, '').cells,
+      cells: () => cells.map(cellText),
       fieldRaw: (index: number) => cellText(cells[map.columns[index] ?? -1]),
     };
-    if (this.primary)
-      for (const error of primaryKeyErrors(this.primary, row)) this.collector.add(error);
     for (const check of this.keys.foreignKeys) {
       const error = foreignKeyError(check, row);
       if (error) this.collector.add(error);
@@ -280,7 +298,8 @@ function isBlank(
     if (raw === null || raw === undefined) continue;
     if (typeof raw !== 'string') return false;
     const field = fields[columns.indexOf(column)];
-    if (field ? !field.missing.has(raw) : raw !== '') return false;
+    if (field ? raw.length > field.missingMaxLength || !field.missing.has(raw) : raw !== '')
+      return false;
   }
   return true;
 }

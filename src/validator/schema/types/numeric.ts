@@ -22,6 +22,22 @@ function removeAll(text: string, what: string): string {
   return text.split(what).join('');
 }
 
+/** Parses optional sign and up to 15 digits by hand, the common case; NaN otherwise. */
+function plainInteger(text: string): number {
+  const length = text.length;
+  if (length === 0 || length > 15) return NaN;
+  const first = text.charCodeAt(0);
+  let i = first === 45 || first === 43 ? 1 : 0;
+  if (i === length) return NaN;
+  let value = 0;
+  for (; i < length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return NaN;
+    value = value * 10 + digit;
+  }
+  return first === 45 ? -value : value;
+}
+
 export function integerCaster(field: FieldDescriptor): Caster {
   const bare = field.bareNumber !== false;
   const group = field.groupChar;
@@ -31,7 +47,8 @@ export function integerCaster(field: FieldDescriptor): Caster {
     let text = raw;
     if (group !== undefined) text = removeAll(text, group);
     if (!bare) text = stripBare(text);
-    if (text.length < 16 && INTEGER.test(text)) return Number(text);
+    const plain = plainInteger(text);
+    if (plain === plain) return plain; // not NaN
     text = text.trim();
     if (!INTEGER.test(text)) return INVALID;
     const value = BigInt(text);

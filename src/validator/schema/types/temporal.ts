@@ -53,7 +53,29 @@ function fraction(text: string | undefined): number {
   return text ? Number(`0${text}`) * 1000 : 0;
 }
 
+/** The value of text[start..end) as decimal digits, or -1. */
+function digits(text: string, start: number, end: number): number {
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i) - 48;
+    if (code < 0 || code > 9) return -1;
+    value = value * 10 + code;
+  }
+  return value;
+}
+
+function calendarDay(year: number, month: number, day: number): number | undefined {
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  return daysFromCivil(year, month, day) * DAY_MS;
+}
+
 const defaultDate = (text: string): number | undefined => {
+  if (text.length === 10 && text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45) {
+    const year = digits(text, 0, 4);
+    const month = digits(text, 5, 7);
+    const day = digits(text, 8, 10);
+    if (year >= 0 && month >= 0 && day >= 0) return calendarDay(year, month, day);
+  }
   const match = DATE.exec(text);
   if (!match) return undefined;
   return instant(parts({ year: Number(match[1]), month: Number(match[2]), day: Number(match[3]) }));
@@ -130,6 +152,9 @@ function temporalCaster(
 }
 
 export const dateCaster = (field: FieldDescriptor): Caster => {
+  if (normalizeFormat(field.format) === 'default') {
+    return (raw) => (typeof raw === 'string' ? (defaultDate(raw) ?? INVALID) : INVALID);
+  }
   const cast = temporalCaster(field, defaultDate, anyInstant, true);
   return (raw) => {
     const value = cast(raw);

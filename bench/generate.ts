@@ -1,0 +1,54 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const CATEGORIES = ['books', 'games', 'music', 'garden', 'tools'];
+const NAMES = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Ken', 'Dennis', 'Margaret'];
+
+/** One typed row; deterministic so that every run measures the same bytes. */
+function row(id: number): string {
+  const day = `20${String(10 + (id % 15))}-${String(1 + (id % 12)).padStart(2, '0')}-${String(1 + (id % 28)).padStart(2, '0')}`;
+  const amount = ((id * 7919) % 1_000_000) / 100;
+  const name = `${NAMES[id % NAMES.length] ?? ''} ${String(id % 977)}`;
+  const note = `"order ${String(id)}, shipped, ${CATEGORIES[id % 3] ?? ''}"`;
+  return `${String(id)},${name},${day},${amount.toFixed(2)},${id % 2 === 0 ? 'true' : 'false'},${CATEGORIES[id % CATEGORIES.length] ?? ''},${note}\n`;
+}
+
+export const SCHEMA = {
+  fields: [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+    { name: 'day', type: 'date' },
+    { name: 'amount', type: 'number', constraints: { minimum: 0 } },
+    { name: 'active', type: 'boolean' },
+    { name: 'category', type: 'string', constraints: { enum: CATEGORIES } },
+    { name: 'note', type: 'string' },
+  ],
+};
+
+/** Writes a package of `rows` rows under `dir` unless it is already there. */
+export async function generatePackage(
+  dir: string,
+  rows: number,
+  primaryKey: boolean,
+): Promise<string> {
+  const csv = join(dir, 'data.csv');
+  const done = await stat(join(dir, 'datapackage.json')).catch(() => undefined);
+  if (done) return csv;
+  await mkdir(dir, { recursive: true });
+  const out = createWriteStream(csv);
+  out.write('id,name,day,amount,active,category,note\n');
+  const batch = 10_000;
+  for (let start = 1; start <= rows; start += batch) {
+    let text = '';
+    for (let id = start; id < start + batch && id <= rows; id++) text += row(id);
+    if (!out.write(text)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+  const schema = primaryKey ? { ...SCHEMA, primaryKey: ['id'] } : SCHEMA;
+  const descriptor = { name: 'bench', resources: [{ name: 'data', path: 'data.csv', schema }] };
+  await writeFile(join(dir, 'datapackage.json'), JSON.stringify(descriptor, null, 2));
+  return csv;
+}

@@ -1,0 +1,69 @@
+/** One measurement per process, so that no run warms up or pollutes another. */
+import { createReadStream } from 'node:fs';
+import { parse } from 'csv-parse';
+import { validate } from '../dist/validator/index.js';
+import { CsvParser } from '../dist/validator/table/csv-parser.js';
+
+const MB = 1024 * 1024;
+const [mode = '', target = ''] = process.argv.slice(2);
+
+async function countNewlines(file: string): Promise<number> {
+  let lines = 0;
+  for await (const chunk of createReadStream(file, {
+    highWaterMark: MB,
+  }) as AsyncIterable<Buffer>) {
+    let at = chunk.indexOf(10);
+    while (at !== -1) {
+      lines++;
+      at = chunk.indexOf(10, at + 1);
+    }
+  }
+  return lines - 1;
+}
+
+async function csvParseRecords(file: string): Promise<number> {
+  let records = 0;
+  for await (const _ of createReadStream(file, { highWaterMark: MB }).pipe(parse())) records++;
+  return records - 1;
+}
+
+async function ownParserRecords(file: string): Promise<number> {
+  let records = 0;
+  const options = {
+    delimiter: ',',
+    quoteChar: '"',
+    doubleQuote: true,
+    escapeChar: null,
+    skipInitialSpace: false,
+  };
+  const parser = new CsvParser(options, () => records++);
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  for await (const chunk of createReadStream(file, {
+    highWaterMark: MB,
+  }) as AsyncIterable<Buffer>) {
+    parser.push(decoder.decode(chunk, { stream: true }));
+  }
+  parser.end();
+  return records - 1;
+}
+
+async function validateRows(dir: string): Promise<number> {
+  const report = await validate(dir, { fetch: globalThis.fetch });
+  if (!report.valid)
+    throw new Error(`the bench package is invalid: ${String(report.stats.errors)} errors`);
+  return report.tasks.reduce((sum, task) => sum + (task.stats.rows ?? 0), 0);
+}
+
+const modes: Record<string, (path: string) => Promise<number>> = {
+  floor: countNewlines,
+  'csv-parse': csvParseRecords,
+  parser: ownParserRecords,
+  validate: validateRows,
+};
+
+const run = modes[mode];
+if (!run) throw new Error(`unknown mode ${mode}`);
+const start = performance.now();
+const rows = await run(target);
+const seconds = (performance.now() - start) / 1000;
+console.log(JSON.stringify({ rows, seconds, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
