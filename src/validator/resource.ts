@@ -160,7 +160,9 @@ async function sampleSchema(
 ): Promise<SchemaDescriptor> {
   const records: (readonly unknown[])[] = [];
   const sink = {
-    record: (cells: readonly unknown[]) => void records.push(cells),
+    record: (cells: readonly unknown[]) => {
+      if (records.length <= INFER_ROWS) records.push(cells);
+    },
     get open() {
       return records.length <= INFER_ROWS;
     },
