@@ -1,7 +1,7 @@
 /** One measurement per process, so that no run warms up or pollutes another. */
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
-import { validate } from '../dist/validator/index.js';
+import { validateIsolated } from '../dist/validator/isolated.js';
 import { CsvParser } from '../dist/validator/table/csv-parser.js';
 
 const MB = 1024 * 1024;
@@ -48,7 +48,7 @@ async function ownParserRecords(file: string): Promise<number> {
 }
 
 async function validateRows(dir: string): Promise<number> {
-  const report = await validate(dir, { fetch: globalThis.fetch });
+  const report = await validateIsolated(dir, {});
   if (!report.valid)
     throw new Error(`the bench package is invalid: ${String(report.stats.errors)} errors`);
   return report.tasks.reduce((sum, task) => sum + (task.stats.rows ?? 0), 0);

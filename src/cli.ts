@@ -9,6 +9,7 @@ import type { Fetch } from './validator/location.js';
 export interface RunOptions {
   signal?: AbortSignal;
   fetch?: Fetch;
+  isolate?: boolean;
 }
 
 function version(): string {
@@ -47,12 +48,7 @@ export async function run(
       writeErr: (text) => io.stderr.write(text),
     });
   const contextFor = (command: Command): Context =>
-    (context ??= createContext(
-      io,
-      signal,
-      command.optsWithGlobals<GlobalOptions>(),
-      options.fetch,
-    ));
+    (context ??= createContext(io, signal, command.optsWithGlobals<GlobalOptions>(), options));
   registerCommands(program, contextFor, (code: number) => (exitCode = code));
   try {
     await program.parseAsync([...argv], { from: 'user' });
@@ -92,6 +88,12 @@ function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
 
 /** Entry point of bin/data: the only place that sets the process exit code. */
 export async function main(): Promise<void> {
+  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+  if (major < 22 || (major === 22 && minor < 19)) {
+    process.stderr.write(`error: data needs Node.js 22.19 or newer; this is ${process.version}\n`);
+    process.exitCode = EXIT.usage;
+    return;
+  }
   const controller = new AbortController();
   const interrupt = (): void => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -99,7 +101,10 @@ export async function main(): Promise<void> {
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
-  process.exitCode = await run(process.argv.slice(2), systemIO(), { signal: controller.signal });
+  process.exitCode = await run(process.argv.slice(2), systemIO(), {
+    signal: controller.signal,
+    isolate: true,
+  });
   process.off('SIGINT', interrupt);
   process.off('SIGTERM', interrupt);
 }

@@ -18,6 +18,8 @@ export interface Context {
   readonly colors: Palette;
   /** Colours for stderr. */
   readonly errColors: Palette;
+  /** Run heavy work (validation) in a worker with a bounded heap: true for the real CLI. */
+  readonly isolate: boolean;
 }
 
 const lazyFetch: Fetch = async (url, init) => {
@@ -29,13 +31,14 @@ export function createContext(
   io: IO,
   signal: AbortSignal,
   globals: GlobalOptions,
-  fetch: Fetch = lazyFetch,
+  options: { fetch?: Fetch | undefined; isolate?: boolean | undefined } = {},
 ): Context {
   const color = !globals.json && globals.color;
   return {
     io,
     signal,
-    fetch,
+    fetch: options.fetch ?? lazyFetch,
+    isolate: options.isolate ?? false,
     globals,
     colors: colorEnabled(io.isStdoutTTY, io.env, color) ? COLORS : NO_COLORS,
     errColors: colorEnabled(io.isStderrTTY, io.env, color) ? COLORS : NO_COLORS,

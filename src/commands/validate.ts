@@ -88,11 +88,15 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
   await checkErrorNames(options.pickErrors);
   await checkErrorNames(options.skipErrors);
   const { validate, SourceNotFound } = await import('../validator/index.js');
+  const { validateIsolated } = await import('../validator/isolated.js');
+  const run = ctx.isolate
+    ? validateIsolated
+    : (input: string, options: Parameters<typeof validateIsolated>[1]) =>
+        validate(input, { ...options, fetch: ctx.fetch });
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `validating ${options.source}`);
   try {
-    const report = await validate(options.source, {
-      fetch: ctx.fetch,
+    const report = await run(options.source, {
       signal: ctx.signal,
       limitErrors: options.limitErrors,
       ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),

@@ -17,17 +17,28 @@ export function folder(files: Record<string, string | Uint8Array | object>): str
   for (const [name, content] of Object.entries(files)) {
     const path = join(dir, name);
     mkdirSync(dirname(path), { recursive: true });
-    const data = typeof content === 'string' || content instanceof Uint8Array ? content : JSON.stringify(content);
+    const data =
+      typeof content === 'string' || content instanceof Uint8Array
+        ? content
+        : JSON.stringify(content);
     writeFileSync(path, data);
   }
   return dir;
 }
 
 /** A package with one CSV resource and the given schema and extra resource properties. */
-export function tablePackage(csv: string | Uint8Array, resource: Record<string, unknown> = {}, descriptor: Record<string, unknown> = {}): string {
+export function tablePackage(
+  csv: string | Uint8Array,
+  resource: Record<string, unknown> = {},
+  descriptor: Record<string, unknown> = {},
+): string {
   return folder({
     'data.csv': csv,
-    'datapackage.json': { name: 'test', ...descriptor, resources: [{ name: 'data', path: 'data.csv', ...resource }] },
+    'datapackage.json': {
+      name: 'test',
+      ...descriptor,
+      resources: [{ name: 'data', path: 'data.csv', ...resource }],
+    },
   });
 }
 
@@ -39,9 +50,14 @@ export function check(source: string, options: Partial<ValidateOptions> = {}): P
 export function summary(report: Report): string[] {
   const describe = (error: Report['errors'][number]): string =>
     [error.type, error.rowNumber, error.fieldNumber].filter((part) => part !== undefined).join('@');
-  return [...report.errors.map(describe), ...report.tasks.flatMap((task) => task.errors.map(describe))];
+  return [
+    ...report.errors.map(describe),
+    ...report.tasks.flatMap((task) => task.errors.map(describe)),
+  ];
 }
 
-export function schema(...fields: Record<string, unknown>[]): { schema: { fields: Record<string, unknown>[] } } {
+export function schema(...fields: Record<string, unknown>[]): {
+  schema: { fields: Record<string, unknown>[] };
+} {
   return { schema: { fields } };
 }

@@ -1,9 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { CsvParser, type CsvOptions } from '../../src/validator/table/csv-parser.js';
 
-const DEFAULTS: CsvOptions = { delimiter: ',', quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false };
+const DEFAULTS: CsvOptions = {
+  delimiter: ',',
+  quoteChar: '"',
+  doubleQuote: true,
+  escapeChar: null,
+  skipInitialSpace: false,
+};
 
-function parse(text: string, options: Partial<CsvOptions> = {}, chunkSize = text.length || 1): string[][] {
+function parse(
+  text: string,
+  options: Partial<CsvOptions> = {},
+  chunkSize = text.length || 1,
+): string[][] {
   const records: string[][] = [];
   const parser = new CsvParser({ ...DEFAULTS, ...options }, (cells) => records.push(cells));
   for (let i = 0; i < text.length; i += chunkSize) parser.push(text.slice(i, i + chunkSize));
@@ -12,17 +22,62 @@ function parse(text: string, options: Partial<CsvOptions> = {}, chunkSize = text
 }
 
 const CASES: [string, string, Partial<CsvOptions>, string[][]][] = [
-  ['plain rows', 'a,b\n1,2\n', {}, [['a', 'b'], ['1', '2']]],
-  ['no final line break', 'a,b\n1,2', {}, [['a', 'b'], ['1', '2']]],
-  ['CRLF line breaks', 'a,b\r\n1,2\r\n', {}, [['a', 'b'], ['1', '2']]],
-  ['CR line breaks', 'a,b\r1,2\r', {}, [['a', 'b'], ['1', '2']]],
+  [
+    'plain rows',
+    'a,b\n1,2\n',
+    {},
+    [
+      ['a', 'b'],
+      ['1', '2'],
+    ],
+  ],
+  [
+    'no final line break',
+    'a,b\n1,2',
+    {},
+    [
+      ['a', 'b'],
+      ['1', '2'],
+    ],
+  ],
+  [
+    'CRLF line breaks',
+    'a,b\r\n1,2\r\n',
+    {},
+    [
+      ['a', 'b'],
+      ['1', '2'],
+    ],
+  ],
+  [
+    'CR line breaks',
+    'a,b\r1,2\r',
+    {},
+    [
+      ['a', 'b'],
+      ['1', '2'],
+    ],
+  ],
   ['quoted delimiter', 'a,"b,c"\n', {}, [['a', 'b,c']]],
   ['quoted newline', '"line 1\nline 2",x\n', {}, [['line 1\nline 2', 'x']]],
   ['doubled quote', '"say ""hi""",x\n', {}, [['say "hi"', 'x']]],
-  ['quote without doubleQuote ends the field', '"a""b",x\n', { doubleQuote: false }, [['a"b"', 'x']]],
+  [
+    'quote without doubleQuote ends the field',
+    '"a""b",x\n',
+    { doubleQuote: false },
+    [['a"b"', 'x']],
+  ],
   ['escape character', 'a\\,b,c\n', { escapeChar: '\\', quoteChar: null }, [['a,b', 'c']]],
   ['escape inside quotes', '"a\\"b",c\n', { escapeChar: '\\' }, [['a"b', 'c']]],
-  ['semicolon delimiter', 'a;b\n1;2\n', { delimiter: ';' }, [['a', 'b'], ['1', '2']]],
+  [
+    'semicolon delimiter',
+    'a;b\n1;2\n',
+    { delimiter: ';' },
+    [
+      ['a', 'b'],
+      ['1', '2'],
+    ],
+  ],
   ['tab delimiter', 'a\tb\n', { delimiter: '\t' }, [['a', 'b']]],
   ['single quote character', "'a,b',c\n", { quoteChar: "'" }, [['a,b', 'c']]],
   ['skip initial space', 'a, b,  c\n', { skipInitialSpace: true }, [['a', 'b', 'c']]],

@@ -7,9 +7,18 @@ const name = { name: 'name', type: 'string' };
 
 describe('labels', () => {
   it('reports extra, missing, blank, duplicate and incorrect labels in order', async () => {
-    const dir = tablePackage('id,nom,,id,extra\n1,a,b,2,x\n', schema(id, name, { name: 'c' }, { name: 'd' }));
+    const dir = tablePackage(
+      'id,nom,,id,extra\n1,a,b,2,x\n',
+      schema(id, name, { name: 'c' }, { name: 'd' }),
+    );
     const report = await check(dir);
-    expect(summary(report)).toEqual(['extra-label@5', 'incorrect-label@2', 'blank-label@3', 'duplicate-label@4', 'extra-cell@2@5']);
+    expect(summary(report)).toEqual([
+      'extra-label@5',
+      'incorrect-label@2',
+      'blank-label@3',
+      'duplicate-label@4',
+      'extra-cell@2@5',
+    ]);
     const duplicate = report.tasks[0]?.errors[3];
     expect(duplicate?.note).toBe('at position "1"');
     expect(duplicate?.rowNumbers).toEqual([1]);
@@ -28,7 +37,9 @@ describe('labels', () => {
     ['superset', []],
     ['partial', []],
   ])('maps reordered fields under fieldsMatch %s', async (mode, expected) => {
-    const dir = tablePackage('name,id\nenglish,1\n', { schema: { fieldsMatch: mode, fields: [{ name: 'id' }, { name: 'name' }] } });
+    const dir = tablePackage('name,id\nenglish,1\n', {
+      schema: { fieldsMatch: mode, fields: [{ name: 'id' }, { name: 'name' }] },
+    });
     expect(summary(await check(dir))).toEqual(expected);
   });
 
@@ -39,7 +50,9 @@ describe('labels', () => {
     ['superset', ['extra-label@2']],
     ['partial', []],
   ])('handles a label the schema lacks under fieldsMatch %s', async (mode, expected) => {
-    const dir = tablePackage('name,id\nenglish,1\n', { schema: { fieldsMatch: mode, fields: [{ name: 'name' }] } });
+    const dir = tablePackage('name,id\nenglish,1\n', {
+      schema: { fieldsMatch: mode, fields: [{ name: 'name' }] },
+    });
     expect(summary(await check(dir))).toEqual(expected);
   });
 
@@ -56,7 +69,9 @@ describe('labels', () => {
   });
 
   it('reports an unmatched header under fieldsMatch partial', async () => {
-    const dir = tablePackage('a,b\n1,2\n', { schema: { fieldsMatch: 'partial', fields: [{ name: 'x' }] } });
+    const dir = tablePackage('a,b\n1,2\n', {
+      schema: { fieldsMatch: 'partial', fields: [{ name: 'x' }] },
+    });
     expect(summary(await check(dir))).toEqual(['unmatched-header']);
   });
 });
@@ -76,17 +91,25 @@ describe('rows and cells', () => {
       tags: ['#table', '#row', '#cell'],
       title: 'Type Error',
       description: 'The value does not match the schema type and format for this field.',
-      message: 'Type error in the cell "x" in row "3" and field "id" at position "1": type is "integer/default"',
+      message:
+        'Type error in the cell "x" in row "3" and field "id" at position "1": type is "integer/default"',
     });
   });
 
   it('reports a blank row alone, and ragged rows cell by cell', async () => {
     const report = await check(tablePackage('id,name\n,\n1\n2,b,c,d\n', schema(id, name)));
-    expect(summary(report)).toEqual(['blank-row@2', 'missing-cell@3@2', 'extra-cell@4@3', 'extra-cell@4@4']);
+    expect(summary(report)).toEqual([
+      'blank-row@2',
+      'missing-cell@3@2',
+      'extra-cell@4@3',
+      'extra-cell@4@4',
+    ]);
   });
 
   it('counts an empty line as a blank row', async () => {
-    expect(summary(await check(tablePackage('id,name\n1,a\n\n2,b\n', schema(id, name))))).toEqual(['blank-row@3']);
+    expect(summary(await check(tablePackage('id,name\n1,a\n\n2,b\n', schema(id, name))))).toEqual([
+      'blank-row@3',
+    ]);
   });
 
   it('counts quoted line breaks as one row', async () => {
@@ -95,18 +118,27 @@ describe('rows and cells', () => {
   });
 
   it('gives a short row on a required field both a constraint error and a missing cell', async () => {
-    const report = await check(tablePackage('id,name\n1\n', schema(id, { ...name, constraints: { required: true } })));
+    const report = await check(
+      tablePackage('id,name\n1\n', schema(id, { ...name, constraints: { required: true } })),
+    );
     expect(summary(report)).toEqual(['constraint-error@2@2', 'missing-cell@2@2']);
   });
 
   it('treats missing values as null before casting', async () => {
-    const dir = tablePackage('id,name\nNA,a\n-,b\n', { schema: { missingValues: ['NA', '-'], fields: [{ ...id, constraints: { required: true } }, name] } });
+    const dir = tablePackage('id,name\nNA,a\n-,b\n', {
+      schema: {
+        missingValues: ['NA', '-'],
+        fields: [{ ...id, constraints: { required: true } }, name],
+      },
+    });
     expect(summary(await check(dir))).toEqual(['constraint-error@2@1', 'constraint-error@3@1']);
   });
 
   it('lets a field override the schema missing values', async () => {
     const fields = [{ ...id, missingValues: ['?'] }, name];
-    expect(summary(await check(tablePackage('id,name\n?,a\n,b\n', { schema: { fields } })))).toEqual(['type-error@3@1']);
+    expect(
+      summary(await check(tablePackage('id,name\n?,a\n,b\n', { schema: { fields } }))),
+    ).toEqual(['type-error@3@1']);
   });
 });
 
@@ -118,7 +150,12 @@ describe('constraints', () => {
     ['maximum', { type: 'number', constraints: { maximum: 1.5 } }, '1.5', '1.6'],
     ['exclusiveMinimum', { type: 'integer', constraints: { exclusiveMinimum: 10 } }, '11', '10'],
     ['exclusiveMaximum', { type: 'integer', constraints: { exclusiveMaximum: 10 } }, '9', '10'],
-    ['date minimum', { type: 'date', constraints: { minimum: '2020-01-01' } }, '2020-01-01', '2019-12-31'],
+    [
+      'date minimum',
+      { type: 'date', constraints: { minimum: '2020-01-01' } },
+      '2020-01-01',
+      '2019-12-31',
+    ],
     ['pattern', { type: 'string', constraints: { pattern: '[A-Z]{2}' } }, 'FR', 'FRA'],
     ['enum', { type: 'string', constraints: { enum: ['a', 'b'] } }, 'a', 'c'],
     ['integer enum', { type: 'integer', constraints: { enum: [1, 2] } }, '02', '3'],
@@ -126,48 +163,82 @@ describe('constraints', () => {
   ];
 
   it.each(cases)('%s', async (constraint, field, good, bad) => {
-    const report = await check(tablePackage(`v\n${good}\n${bad}\n`, { $schema: undefined, schema: { fields: [{ name: 'v', ...field }] } }, { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' }));
+    const report = await check(
+      tablePackage(
+        `v\n${good}\n${bad}\n`,
+        { $schema: undefined, schema: { fields: [{ name: 'v', ...field }] } },
+        { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' },
+      ),
+    );
     expect(summary(report)).toEqual(['constraint-error@3@1']);
-    expect(report.tasks[0]?.errors[0]?.note).toMatch(new RegExp(`^constraint "${constraint.split(' ').at(-1) ?? ''}" is`));
+    expect(report.tasks[0]?.errors[0]?.note).toMatch(
+      new RegExp(`^constraint "${constraint.split(' ').at(-1) ?? ''}" is`),
+    );
   });
 
   it('prints constraint values the way the reference validator does', async () => {
-    const report = await check(tablePackage('v\nc\n', schema({ name: 'v', constraints: { enum: ['a', 'b'] } })));
-    expect(report.tasks[0]?.errors[0]?.note).toBe("constraint \"enum\" is \"['a', 'b']\"");
+    const report = await check(
+      tablePackage('v\nc\n', schema({ name: 'v', constraints: { enum: ['a', 'b'] } })),
+    );
+    expect(report.tasks[0]?.errors[0]?.note).toBe('constraint "enum" is "[\'a\', \'b\']"');
   });
 
   it('skips constraints on a cell with a type error', async () => {
-    expect(summary(await check(tablePackage('v\nx\n', schema({ name: 'v', type: 'integer', constraints: { minimum: 5 } }))))).toEqual(['type-error@2@1']);
+    expect(
+      summary(
+        await check(
+          tablePackage(
+            'v\nx\n',
+            schema({ name: 'v', type: 'integer', constraints: { minimum: 5 } }),
+          ),
+        ),
+      ),
+    ).toEqual(['type-error@2@1']);
   });
 });
 
 describe('keys', () => {
   it('reports unique errors with the first row', async () => {
-    const report = await check(tablePackage('v\na\nb\na\n\n', schema({ name: 'v', constraints: { unique: true } })));
+    const report = await check(
+      tablePackage('v\na\nb\na\n\n', schema({ name: 'v', constraints: { unique: true } })),
+    );
     expect(summary(report)).toEqual(['unique-error@4@1', 'blank-row@5']);
     expect(report.tasks[0]?.errors[0]?.note).toBe('the same as in the row at position "2"');
   });
 
   it('reports primary key duplicates and all-null keys', async () => {
-    const dir = tablePackage('a,b\n1,x\n1,x\n1,y\n,\n', { schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b' }], primaryKey: ['a', 'b'] } });
+    const dir = tablePackage('a,b\n1,x\n1,x\n1,y\n,\n', {
+      schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b' }], primaryKey: ['a', 'b'] },
+    });
     const report = await check(dir);
     expect(summary(report)).toEqual(['primary-key@3', 'blank-row@5']);
   });
 
   it('reports a null primary key', async () => {
-    const dir = tablePackage('a,b\n,x\n', { schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b' }], primaryKey: 'a' } });
+    const dir = tablePackage('a,b\n,x\n', {
+      schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b' }], primaryKey: 'a' },
+    });
     const report = await check(dir);
-    expect(report.tasks[0]?.errors[0]?.note).toBe('cells composing the primary keys are all "None"');
+    expect(report.tasks[0]?.errors[0]?.note).toBe(
+      'cells composing the primary keys are all "None"',
+    );
   });
 
   it('checks v2 unique keys, skipping rows with a null in the key', async () => {
-    const dir = tablePackage('a,b\n1,x\n1,x\n1,\n1,\n', { schema: { fields: [{ name: 'a' }, { name: 'b' }], uniqueKeys: [['a', 'b']] } }, { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' });
+    const dir = tablePackage(
+      'a,b\n1,x\n1,x\n1,\n1,\n',
+      { schema: { fields: [{ name: 'a' }, { name: 'b' }], uniqueKeys: [['a', 'b']] } },
+      { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' },
+    );
     expect(summary(await check(dir))).toEqual(['unique-error@3@1']);
   });
 
   it('checks a self-referencing foreign key', async () => {
     const dir = tablePackage('id,parent\n1,\n2,1\n3,9\n', {
-      schema: { fields: [id, { name: 'parent', type: 'integer' }], foreignKeys: [{ fields: 'parent', reference: { resource: '', fields: 'id' } }] },
+      schema: {
+        fields: [id, { name: 'parent', type: 'integer' }],
+        foreignKeys: [{ fields: 'parent', reference: { resource: '', fields: 'id' } }],
+      },
     });
     const report = await check(dir);
     expect(summary(report)).toEqual(['foreign-key@4']);
@@ -194,7 +265,9 @@ describe('file checks', () => {
   });
 
   it('reports byte and hash counts that do not match, md5 and sha256', async () => {
-    const md5 = await check(tablePackage(csv, { bytes: 4, hash: '00000000000000000000000000000000' }));
+    const md5 = await check(
+      tablePackage(csv, { bytes: 4, hash: '00000000000000000000000000000000' }),
+    );
     expect(summary(md5)).toEqual(['hash-count', 'byte-count']);
     const sha = await check(tablePackage(csv, { hash: `sha256:${'0'.repeat(64)}` }));
     expect(summary(sha)).toEqual(['hash-count']);
@@ -202,8 +275,12 @@ describe('file checks', () => {
   });
 
   it('warns about hash algorithms it does not check', async () => {
-    const report = await check(tablePackage(csv, { hash: 'sha1:0000000000000000000000000000000000000000' }));
+    const report = await check(
+      tablePackage(csv, { hash: 'sha1:0000000000000000000000000000000000000000' }),
+    );
     expect(report.valid).toBe(true);
-    expect(report.tasks[0]?.warnings).toEqual(['hash is ignored; supported algorithms: md5/sha256']);
+    expect(report.tasks[0]?.warnings).toEqual([
+      'hash is ignored; supported algorithms: md5/sha256',
+    ]);
   });
 });

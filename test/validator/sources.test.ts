@@ -18,18 +18,27 @@ describe('hostile input', () => {
   });
 
   it('checks the labels of a header-only file', async () => {
-    expect(summary(await check(tablePackage('id,nom\n', schema({ name: 'id' }, { name: 'name' }))))).toEqual(['incorrect-label@2']);
+    expect(
+      summary(await check(tablePackage('id,nom\n', schema({ name: 'id' }, { name: 'name' })))),
+    ).toEqual(['incorrect-label@2']);
   });
 
   it('reads a 10 MB single field', async () => {
-    const report = await check(tablePackage(`text\n"${'y'.repeat(10 * 1024 * 1024)}"\n`, schema({ name: 'text', constraints: { maxLength: 100 } })));
+    const report = await check(
+      tablePackage(
+        `text\n"${'y'.repeat(10 * 1024 * 1024)}"\n`,
+        schema({ name: 'text', constraints: { maxLength: 100 } }),
+      ),
+    );
     expect(summary(report)).toEqual(['constraint-error@2@1']);
     expect(report.tasks[0]?.errors[0]?.cell?.length).toBe(10 * 1024 * 1024);
   });
 
   it('reports binary garbage as undecodable when UTF-8 is declared', async () => {
     const garbage = new Uint8Array(4096).map((_, index) => (index * 7919 + 13) % 256);
-    const report = await check(tablePackage(garbage, { encoding: 'utf-8', schema: { fields: [{ name: 'a' }] } }));
+    const report = await check(
+      tablePackage(garbage, { encoding: 'utf-8', schema: { fields: [{ name: 'a' }] } }),
+    );
     expect(report.valid).toBe(false);
     expect(summary(report)).toContain('encoding-error');
   });
@@ -50,37 +59,55 @@ describe('encodings', () => {
   const latin1 = Buffer.from('city,country\nK\xf6ln,Germany\nZ\xfcrich,Switzerland\n', 'latin1');
 
   it('detects Latin-1 and reads it', async () => {
-    const report = await check(tablePackage(latin1, schema({ name: 'city', constraints: { enum: ['Köln', 'Zürich'] } }, { name: 'country' })));
+    const report = await check(
+      tablePackage(
+        latin1,
+        schema({ name: 'city', constraints: { enum: ['Köln', 'Zürich'] } }, { name: 'country' }),
+      ),
+    );
     expect(summary(report)).toEqual([]);
   });
 
   it('reports Latin-1 bytes declared as UTF-8 with their offset and row', async () => {
     const report = await check(tablePackage(latin1, { encoding: 'utf-8' }));
     expect(summary(report)).toEqual(['encoding-error']);
-    expect(report.tasks[0]?.errors[0]?.note).toBe("'utf-8' codec can't decode byte 0xf6 in position 14 (row 2)");
+    expect(report.tasks[0]?.errors[0]?.note).toBe(
+      "'utf-8' codec can't decode byte 0xf6 in position 14 (row 2)",
+    );
   });
 
   it('reads UTF-16 with a byte order mark', async () => {
     const text = 'name,size\nalpha,1\nbeta,2\n';
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
-    const report = await check(tablePackage(utf16, schema({ name: 'name' }, { name: 'size', type: 'integer' })));
+    const report = await check(
+      tablePackage(utf16, schema({ name: 'name' }, { name: 'size', type: 'integer' })),
+    );
     expect(summary(report)).toEqual([]);
     expect(report.tasks[0]?.labels).toEqual(['name', 'size']);
   });
 
   it('strips a UTF-8 byte order mark from the first label', async () => {
-    const report = await check(tablePackage('\ufeffid\n1\n', schema({ name: 'id', type: 'integer' })));
+    const report = await check(
+      tablePackage('\ufeffid\n1\n', schema({ name: 'id', type: 'integer' })),
+    );
     expect(summary(report)).toEqual([]);
   });
 
   it('reports a declared encoding it does not know', async () => {
-    expect(summary(await check(tablePackage('id\n1\n', { encoding: 'klingon' })))).toEqual(['encoding-error']);
+    expect(summary(await check(tablePackage('id\n1\n', { encoding: 'klingon' })))).toEqual([
+      'encoding-error',
+    ]);
   });
 });
 
 describe('dialects', () => {
   it('sniffs a semicolon delimiter and says so', async () => {
-    const report = await check(tablePackage('a;b\n1;2\n3;4\n', schema({ name: 'a', type: 'integer' }, { name: 'b', type: 'integer' })));
+    const report = await check(
+      tablePackage(
+        'a;b\n1;2\n3;4\n',
+        schema({ name: 'a', type: 'integer' }, { name: 'b', type: 'integer' }),
+      ),
+    );
     expect(summary(report)).toEqual([]);
     expect(report.tasks[0]?.warnings).toEqual(['sniffed delimiter ";"']);
   });
@@ -89,24 +116,48 @@ describe('dialects', () => {
     ['tab', 'a\tb\n1\t2\n'],
     ['pipe', 'a|b\n1|2\n'],
   ])('sniffs a %s delimiter', async (_, csv) => {
-    expect(summary(await check(tablePackage(csv, schema({ name: 'a', type: 'integer' }, { name: 'b', type: 'integer' }))))).toEqual([]);
+    expect(
+      summary(
+        await check(
+          tablePackage(csv, schema({ name: 'a', type: 'integer' }, { name: 'b', type: 'integer' })),
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it('reads without a header', async () => {
-    const report = await check(tablePackage('1,a\nx,b\n', { dialect: { header: false }, ...schema({ name: 'id', type: 'integer' }, { name: 'n' }) }));
+    const report = await check(
+      tablePackage('1,a\nx,b\n', {
+        dialect: { header: false },
+        ...schema({ name: 'id', type: 'integer' }, { name: 'n' }),
+      }),
+    );
     expect(summary(report)).toEqual(['type-error@2@1']);
   });
 
   it('joins several header rows and skips comment rows', async () => {
     const csv = '# exported\nyear,amount\n,eur\n2020,1\n# note\n2021,x\n';
-    const resource = { dialect: { headerRows: [1, 2], commentChar: '#' }, ...schema({ name: 'year', type: 'year' }, { name: 'amount eur', type: 'integer' }) };
-    const report = await check(tablePackage(csv, resource, { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' }));
+    const resource = {
+      dialect: { headerRows: [1, 2], commentChar: '#' },
+      ...schema({ name: 'year', type: 'year' }, { name: 'amount eur', type: 'integer' }),
+    };
+    const report = await check(
+      tablePackage(csv, resource, {
+        $schema: 'https://datapackage.org/profiles/2.0/datapackage.json',
+      }),
+    );
     expect(report.tasks[0]?.labels).toEqual(['year', 'amount eur']);
     expect(summary(report)).toEqual(['type-error@6@2']);
   });
 
   it('skips comment rows by number', async () => {
-    const report = await check(tablePackage('id\nbad\n1\n', { dialect: { commentRows: [2] }, ...schema({ name: 'id', type: 'integer' }) }, { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' }));
+    const report = await check(
+      tablePackage(
+        'id\nbad\n1\n',
+        { dialect: { commentRows: [2] }, ...schema({ name: 'id', type: 'integer' }) },
+        { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' },
+      ),
+    );
     expect(summary(report)).toEqual([]);
   });
 
@@ -114,7 +165,11 @@ describe('dialects', () => {
     const dir = folder({
       'a.csv': 'id\n1\n2\n',
       'b.csv': 'id\n3\nx\n',
-      'datapackage.json': { resources: [{ name: 'parts', path: ['a.csv', 'b.csv'], ...schema({ name: 'id', type: 'integer' }) }] },
+      'datapackage.json': {
+        resources: [
+          { name: 'parts', path: ['a.csv', 'b.csv'], ...schema({ name: 'id', type: 'integer' }) },
+        ],
+      },
     });
     const report = await check(dir);
     expect(summary(report)).toEqual(['type-error@5@1']);
@@ -124,14 +179,21 @@ describe('dialects', () => {
 
 describe('sources', () => {
   it('validates a single CSV file with an inferred schema', async () => {
-    const dir = folder({ 'prices.csv': 'item,price,day\napple,1.5,2024-01-01\npear,2,2024-01-02\n' });
+    const dir = folder({
+      'prices.csv': 'item,price,day\napple,1.5,2024-01-01\npear,2,2024-01-02\n',
+    });
     const report = await check(join(dir, 'prices.csv'));
     expect(report.valid).toBe(true);
-    expect(report.tasks[0]).toMatchObject({ name: 'prices', type: 'table', place: 'prices.csv', labels: ['item', 'price', 'day'] });
+    expect(report.tasks[0]).toMatchObject({
+      name: 'prices',
+      type: 'table',
+      place: 'prices.csv',
+      labels: ['item', 'price', 'day'],
+    });
   });
 
   it('reports type errors past the rows used to infer the schema', async () => {
-    const rows = Array.from({ length: 150 }, (_, index) => `${String(index)}`).join('\n');
+    const rows = Array.from({ length: 150 }, (_, index) => String(index)).join('\n');
     const dir = folder({ 'n.csv': `n\n${rows}\nnot a number\n` });
     expect(summary(await check(join(dir, 'n.csv')))).toEqual(['type-error@152@1']);
   });
@@ -140,8 +202,20 @@ describe('sources', () => {
     const dir = folder({
       'datapackage.json': {
         resources: [
-          { name: 'rows', data: [['id', 'name'], [1, 'a'], ['x', 'b']], ...schema({ name: 'id', type: 'integer' }, { name: 'name' }) },
-          { name: 'objects', data: [{ id: 1 }, { id: 'y' }], ...schema({ name: 'id', type: 'integer' }) },
+          {
+            name: 'rows',
+            data: [
+              ['id', 'name'],
+              [1, 'a'],
+              ['x', 'b'],
+            ],
+            ...schema({ name: 'id', type: 'integer' }, { name: 'name' }),
+          },
+          {
+            name: 'objects',
+            data: [{ id: 1 }, { id: 'y' }],
+            ...schema({ name: 'id', type: 'integer' }),
+          },
         ],
       },
     });
@@ -151,7 +225,15 @@ describe('sources', () => {
   });
 
   it('checks non-tabular files as files', async () => {
-    const dir = folder({ 'doc.pdf': '%PDF-1.4', 'datapackage.json': { resources: [{ name: 'doc', path: 'doc.pdf', bytes: 8 }, { name: 'gone', path: 'gone.xlsx' }] } });
+    const dir = folder({
+      'doc.pdf': '%PDF-1.4',
+      'datapackage.json': {
+        resources: [
+          { name: 'doc', path: 'doc.pdf', bytes: 8 },
+          { name: 'gone', path: 'gone.xlsx' },
+        ],
+      },
+    });
     const report = await check(dir);
     expect(report.tasks.map((task) => task.type)).toEqual(['file', 'file']);
     expect(summary(report)).toEqual(['scheme-error']);
@@ -160,10 +242,14 @@ describe('sources', () => {
   describe('over HTTP', () => {
     let server: Server;
     let base = '';
-    const dir = folder({});
     beforeAll(async () => {
       const files: Record<string, string> = {
-        '/pkg/datapackage.json': JSON.stringify({ resources: [{ name: 'a', path: 'data/a.csv', ...schema({ name: 'id', type: 'integer' }) }, { name: 'b', path: 'missing.csv' }] }),
+        '/pkg/datapackage.json': JSON.stringify({
+          resources: [
+            { name: 'a', path: 'data/a.csv', ...schema({ name: 'id', type: 'integer' }) },
+            { name: 'b', path: 'missing.csv' },
+          ],
+        }),
         '/pkg/data/a.csv': 'id\n1\nz\n',
         '/plain.csv': 'x,y\n1,2\n',
       };
@@ -173,8 +259,8 @@ describe('sources', () => {
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const address = server.address();
-      base = typeof address === 'object' && address ? `http://127.0.0.1:${String(address.port)}` : '';
-      void dir;
+      base =
+        typeof address === 'object' && address ? `http://127.0.0.1:${String(address.port)}` : '';
     });
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -189,7 +275,17 @@ describe('sources', () => {
     });
 
     it('fetches http resources of a local package', async () => {
-      const local = folder({ 'datapackage.json': { resources: [{ name: 'remote', path: `${base}/pkg/data/a.csv`, ...schema({ name: 'id', type: 'integer' }) }] } });
+      const local = folder({
+        'datapackage.json': {
+          resources: [
+            {
+              name: 'remote',
+              path: `${base}/pkg/data/a.csv`,
+              ...schema({ name: 'id', type: 'integer' }),
+            },
+          ],
+        },
+      });
       expect(summary(await check(local))).toEqual(['type-error@3@1']);
     });
   });
@@ -206,14 +302,22 @@ describe('limits and filters', () => {
   });
 
   it('has no limit with 0', async () => {
-    expect((await check(tablePackage(csv, resource), { limitErrors: 0 })).tasks[0]?.errors).toHaveLength(50);
+    expect(
+      (await check(tablePackage(csv, resource), { limitErrors: 0 })).tasks[0]?.errors,
+    ).toHaveLength(50);
   });
 
   it('picks and skips errors by type or tag', async () => {
     const dir = tablePackage('id,b\nx\n', schema({ name: 'id', type: 'integer' }, { name: 'c' }));
-    expect(summary(await check(dir))).toEqual(['incorrect-label@2', 'type-error@2@1', 'missing-cell@2@2']);
+    expect(summary(await check(dir))).toEqual([
+      'incorrect-label@2',
+      'type-error@2@1',
+      'missing-cell@2@2',
+    ]);
     expect(summary(await check(dir, { pickErrors: ['type-error'] }))).toEqual(['type-error@2@1']);
-    expect(summary(await check(dir, { skipErrors: ['#label', 'missing-cell'] }))).toEqual(['type-error@2@1']);
+    expect(summary(await check(dir, { skipErrors: ['#label', 'missing-cell'] }))).toEqual([
+      'type-error@2@1',
+    ]);
     expect(summary(await check(dir, { pickErrors: ['#header'] }))).toEqual(['incorrect-label@2']);
   });
 });
@@ -223,11 +327,21 @@ describe('report shape', () => {
     const report = await check(join(import.meta.dirname, '../../examples/cities'));
     expect(Object.keys(report)).toEqual(['valid', 'stats', 'warnings', 'errors', 'tasks']);
     expect(Object.keys(report.stats)).toEqual(['tasks', 'errors', 'warnings', 'seconds']);
-    expect(report.tasks.map((task) => [task.name, task.type, task.place, task.stats.rows, task.stats.fields])).toEqual([
+    expect(
+      report.tasks.map((task) => [
+        task.name,
+        task.type,
+        task.place,
+        task.stats.rows,
+        task.stats.fields,
+      ]),
+    ).toEqual([
       ['countries', 'table', 'data/countries.csv', 5, 3],
       ['cities', 'table', 'data/cities.csv', 7, 9],
     ]);
-    expect(report.tasks[1]?.stats.bytes).toBe(readFileSync(join(import.meta.dirname, '../../examples/cities/data/cities.csv')).length);
+    expect(report.tasks[1]?.stats.bytes).toBe(
+      readFileSync(join(import.meta.dirname, '../../examples/cities/data/cities.csv')).length,
+    );
   });
 });
 

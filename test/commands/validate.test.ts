@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
+import { memoryIO } from '../../src/output/io.js';
+import { tablePackage } from '../helpers/fixtures.js';
+
+const EXAMPLES = join(import.meta.dirname, '../../examples');
+
+async function data(args: string[], options: Parameters<typeof memoryIO>[0] = {}) {
+  const io = memoryIO(options);
+  const code = await run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('data validate', () => {
+  it('exits 0 on a valid package and ends with one verdict line', async () => {
+    const { code, out, err } = await data(['validate', join(EXAMPLES, 'cities')]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^✔ valid: 2 resources, 12 rows checked \(\d+\.\d\d s\)\n$/);
+    expect(err).toBe('');
+  });
+
+  it('exits 1 on invalid data and prints one tab-separated line per error when not a terminal', async () => {
+    const { code, out } = await data(['validate', join(EXAMPLES, 'invalid-data')]);
+    expect(code).toBe(1);
+    const lines = out.trimEnd().split('\n');
+    expect(lines.at(-1)).toMatch(/^✖ invalid: 21 errors in 2 of 3 resources/);
+    expect(lines[0]?.split('\t')).toEqual([
+      'staff',
+      '3',
+      'active',
+      'type-error',
+      'Type error in the cell "yes" in row "3" and field "active" at position "6": type is "boolean/default"',
+    ]);
+    expect(out).not.toContain('\u001b[');
+  });
+
+  it('groups errors by resource on a terminal, shows the row and colours the offending cell', async () => {
+    const { out } = await data(['validate', join(EXAMPLES, 'invalid-data')], { tty: true });
+    expect(out).toContain('\u001b[1mstaff\u001b[22m');
+    expect(out).toContain('row 3, field "active" (6)');
+    expect(out).toContain('\u001b[31m\u001b[1m[yes]\u001b[22m\u001b[39m');
+  });
+
+  it('drops colours on a terminal under NO_COLOR and --no-color', async () => {
+    for (const [args, env] of [
+      [[], { NO_COLOR: '1' }],
+      [['--no-color'], {}],
+    ] as const) {
+      const { out } = await data([...args, 'validate', join(EXAMPLES, 'invalid-data')], {
+        tty: true,
+        env,
+      });
+      expect(out).not.toContain('\u001b[');
+      expect(out).toContain('│ 2, alan@example.org, Alan Turing, 10, 79000.50, [yes]');
+    }
+  });
+
+  it('prints exactly one JSON document with --json, valid or not', async () => {
+    for (const [example, expected] of [
+      ['cities', 0],
+      ['invalid-descriptor', 1],
+    ] as const) {
+      const { code, out, err } = await data(['--json', 'validate', join(EXAMPLES, example)], {
+        tty: true,
+      });
+      expect(code).toBe(expected);
+      const report = JSON.parse(out) as { valid: boolean };
+      expect(report.valid).toBe(expected === 0);
+      expect(err).toBe('');
+    }
+    const { out } = await data(['validate', join(EXAMPLES, 'cities'), '--format', 'json']);
+    expect(JSON.parse(out)).toMatchObject({ valid: true });
+  });
+
+  it('prints GitHub annotations with --format github', async () => {
+    const dir = tablePackage('id\nx\n', { schema: { fields: [{ name: 'id', type: 'integer' }] } });
+    const { code, out, err } = await data(['validate', dir, '--format', 'github']);
+    expect(code).toBe(1);
+    expect(out).toBe(
+      `::error file=${join(dir, 'data.csv')},line=2,col=1,title=Type Error::Type error in the cell "x" in row "2" and field "id" at position "1": type is "integer/default"\n`,
+    );
+    expect(err).toMatch(/✖ invalid: 1 error in 1 of 1 resource/);
+  });
+
+  it('honours --limit-errors, --pick-errors and --skip-errors', async () => {
+    const dir = tablePackage(`id\n${'x\n'.repeat(20)}`, {
+      schema: { fields: [{ name: 'id', type: 'integer' }] },
+    });
+    const limited = await data(['--json', 'validate', dir, '--limit-errors', '3']);
+    expect(JSON.parse(limited.out)).toMatchObject({
+      tasks: [{ warnings: ['reached error limit: 3'] }],
+    });
+    const skipped = await data(['validate', dir, '--skip-errors', 'type-error']);
+    expect(skipped.code).toBe(0);
+    const picked = await data(['--json', 'validate', dir, '--pick-errors', '#header']);
+    expect(JSON.parse(picked.out)).toMatchObject({ valid: true });
+  });
+
+  it.each([
+    [['validate', '--limit-errors', 'many']],
+    [['validate', '--format', 'xml']],
+    [['validate', '--bogus']],
+    [['bogus']],
+    [['validate', '--pick-errors', 'no-such-error']],
+  ])('exits 2 on a usage error: %j', async (args) => {
+    const { code, err } = await data([...args]);
+    expect(code).toBe(2);
+    expect(err).toMatch(/error/);
+  });
+
+  it('exits 2 with a hint when the source does not exist, also as JSON', async () => {
+    const human = await data(['validate', join(EXAMPLES, 'nowhere')]);
+    expect(human.code).toBe(2);
+    expect(human.err).toMatch(/^error: ".*nowhere" does not exist\nhint: /);
+    const json = await data(['--json', 'validate', join(EXAMPLES, 'nowhere')]);
+    expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_INPUT' } });
+  });
+
+  it('returns 130 when interrupted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const io = memoryIO();
+    const code = await run(['validate', join(EXAMPLES, 'cities')], io, {
+      signal: controller.signal,
+    });
+    expect(code).toBe(130);
+  });
+});
+
+describe('data help and version', () => {
+  it('prints the exit codes', async () => {
+    const { code, out } = await data(['help', 'exit-codes']);
+    expect(code).toBe(0);
+    for (const exit of [0, 1, 2, 3, 4, 70, 130])
+      expect(out).toMatch(new RegExp(`^\\s+${String(exit)}  `, 'm'));
+  });
+
+  it('prints help for a command and refuses an unknown topic', async () => {
+    expect((await data(['help', 'validate'])).out).toContain('--limit-errors');
+    expect((await data(['help', 'nothing'])).code).toBe(2);
+    expect((await data(['--help'])).out).toContain('validate');
+  });
+
+  it('prints the version', async () => {
+    const { code, out } = await data(['--version']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+});

@@ -1,0 +1,164 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { folder } from '../helpers/fixtures.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/data');
+
+function data(args: string[], env: Record<string, string> = {}) {
+  const child = spawnSync(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
+  });
+  return { code: child.status, out: child.stdout, err: child.stderr };
+}
+
+function dataAsync(args: string[]): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+}
+
+async function writeRows(
+  path: string,
+  megabytes: number,
+  row: (index: number) => string,
+): Promise<void> {
+  const out = createWriteStream(path);
+  out.write('id,name,amount,day\n');
+  let written = 0;
+  for (let index = 0; written < megabytes * 1024 * 1024; index++) {
+    let batch = '';
+    for (let k = 0; k < 5000; k++) batch += row(index * 5000 + k);
+    written += batch.length;
+    if (!out.write(batch)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+}
+
+const row = (index: number): string =>
+  `${String(index)},name ${String(index % 1000)},${String(index % 997)}.25,2024-0${String(1 + (index % 9))}-1${String(index % 9)}\n`;
+
+describe('bin/data validate', () => {
+  it('validates an example and exits 0', () => {
+    const { code, out } = data(['validate', 'examples/cities']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^✔ valid: 2 resources, 12 rows checked/);
+  });
+
+  it('exits 1 with one JSON report on an invalid package', () => {
+    const { code, out } = data(['--json', 'validate', 'examples/invalid-files']);
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as { tasks: { errors: { type: string }[] }[] };
+    expect(report.tasks.flatMap((task) => task.errors.map((error) => error.type))).toEqual([
+      'scheme-error',
+      'source-error',
+      'hash-count',
+      'byte-count',
+      'hash-count',
+      'encoding-error',
+      'byte-count',
+    ]);
+  });
+
+  it('exits 2 on a path that does not exist and on an unknown flag', () => {
+    expect(data(['validate', 'examples/nothing-here']).code).toBe(2);
+    expect(data(['validate', '--frobnicate']).code).toBe(2);
+  });
+
+  it('prints the version', () => {
+    expect(data(['--version']).out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+
+  describe('over HTTP', () => {
+    let server: Server;
+    let url = '';
+    beforeAll(async () => {
+      server = createServer((request, response) => {
+        if (request.url === '/p/datapackage.json')
+          response.end(
+            JSON.stringify({
+              resources: [
+                { name: 'r', path: 'r.csv', schema: { fields: [{ name: 'n', type: 'integer' }] } },
+              ],
+            }),
+          );
+        else if (request.url === '/p/r.csv') response.end('n\n1\nbad\n');
+        else response.writeHead(404).end();
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      url =
+        typeof address === 'object' && address
+          ? `http://127.0.0.1:${String(address.port)}/p/datapackage.json`
+          : '';
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('validates a package by URL', async () => {
+      const { code, out } = await dataAsync(['validate', url]);
+      expect(code).toBe(1);
+      expect(out).toContain('r\t3\tn\ttype-error');
+    });
+  });
+
+  it('exits 130 on Ctrl-C in the middle of a large file', async () => {
+    const dir = folder({});
+    await writeRows(join(dir, 'big.csv'), 60, row);
+    const child = spawn(process.execPath, [BIN, 'validate', join(dir, 'big.csv')], {
+      env: { ...process.env, CI: 'true' },
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      setTimeout(() => child.kill('SIGINT'), 300);
+      child.on('exit', (exitCode) => resolve(exitCode));
+    });
+    expect(code).toBe(130);
+  });
+
+  it('keeps memory bounded on a file larger than the memory budget', async () => {
+    const dir = folder({});
+    const csv = join(dir, 'big.csv');
+    await writeRows(csv, 300, row);
+    const descriptor = {
+      resources: [
+        {
+          name: 'big',
+          path: 'big.csv',
+          schema: {
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'name' },
+              { name: 'amount', type: 'number' },
+              { name: 'day', type: 'date' },
+            ],
+          },
+        },
+      ],
+    };
+    await import('node:fs/promises').then((fs) =>
+      fs.writeFile(join(dir, 'datapackage.json'), JSON.stringify(descriptor)),
+    );
+    // The CLI's own entry (run with isolation, as bin/data does), measured in one process.
+    const script = `const { run } = await import(${JSON.stringify(join(ROOT, 'dist/cli.js'))});
+      const { memoryIO } = await import(${JSON.stringify(join(ROOT, 'dist/output/io.js'))});
+      const io = memoryIO();
+      const code = await run(['--json', 'validate', ${JSON.stringify(dir)}], io, { isolate: true });
+      const report = JSON.parse(io.out());
+      console.log(JSON.stringify({ valid: code === 0 && report.valid, rows: report.tasks[0].stats.rows, rss: process.resourceUsage().maxRSS / 1024 }));`;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      encoding: 'utf8',
+    });
+    const result = JSON.parse(child.stdout) as { valid: boolean; rows: number; rss: number };
+    expect(result.valid).toBe(true);
+    expect(result.rows).toBeGreaterThan(5_000_000);
+    expect(result.rss).toBeLessThan(256);
+  }, 120_000);
+});
