@@ -30,6 +30,8 @@ export class KeyTracker {
   constructor(
     readonly fields: number[],
     private readonly skipIfAnyNull: boolean,
+    /** Put before the note of a repeated key: names a multi-field unique key. */
+    readonly label = '',
   ) {}
 
   /** The row where this key was seen first, or undefined; null when the key is not checked. */

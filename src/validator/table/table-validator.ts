@@ -49,7 +49,6 @@ export class TableValidator {
   private readonly values: unknown[];
   private readonly unique: KeyTracker[];
   private readonly primary: KeyTracker | undefined;
-  private readonly uniqueKeys: KeyTracker[];
   private stopped = false;
   private readonly hasKeys: boolean;
 
@@ -63,16 +62,17 @@ export class TableValidator {
     this.headerEnd = layout.headerRows.length > 0 ? Math.max(...layout.headerRows) : 0;
     if (this.headerEnd === 0) this.map = positionalMap(fields.length);
     this.values = new Array<unknown>(fields.length).fill(null);
-    this.unique = fields.flatMap((field, index) =>
+    const uniqueFields = fields.flatMap((field, index) =>
       field.unique ? [new KeyTracker([index], true)] : [],
     );
+    const uniqueKeys = keys.uniqueKeys.map((indexes) => {
+      const names = indexes.map((index) => fields[index]?.name ?? '').join(', ');
+      return new KeyTracker(indexes, true, `unique key "${names}" is `);
+    });
+    this.unique = [...uniqueFields, ...uniqueKeys];
     this.primary = keys.primaryKey.length > 0 ? new KeyTracker(keys.primaryKey, false) : undefined;
-    this.uniqueKeys = keys.uniqueKeys.map((fields) => new KeyTracker(fields, true));
     this.hasKeys =
-      this.unique.length > 0 ||
-      this.uniqueKeys.length > 0 ||
-      this.primary !== undefined ||
-      keys.foreignKeys.length > 0;
+      this.unique.length > 0 || this.primary !== undefined || keys.foreignKeys.length > 0;
   }
 
   get open(): boolean {
@@ -244,22 +244,7 @@ export class TableValidator {
       const first = tracker.check(values, rowNumber);
       if (first === undefined || first === null) continue;
       const index = tracker.fields[0] ?? 0;
-      const note = `the same as in the row at position "${String(first)}"`;
-      this.cellError(
-        'unique-error',
-        note,
-        cells,
-        rowNumber,
-        index,
-        cells[map.columns[index] ?? -1],
-      );
-    }
-    for (const tracker of this.uniqueKeys) {
-      const first = tracker.check(values, rowNumber);
-      if (first === undefined || first === null) continue;
-      const index = tracker.fields[0] ?? 0;
-      const names = tracker.fields.map((field) => this.fields[field]?.name ?? '').join(', ');
-      const note = `unique key "${names}" is the same as in the row at position "${String(first)}"`;
+      const note = `${tracker.label}the same as in the row at position "${String(first)}"`;
       this.cellError(
         'unique-error',
         note,

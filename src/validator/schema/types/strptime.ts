@@ -96,6 +96,21 @@ export function offsetMinutes(text: string): number {
   return digits.startsWith('-') ? -minutes : minutes;
 }
 
+/** Date parts with the defaults strptime uses for what a pattern does not name. */
+export function dateParts(values: Partial<DateParts>): DateParts {
+  return {
+    year: 1900,
+    month: 1,
+    day: 1,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    millisecond: 0,
+    offsetMinutes: 0,
+    ...values,
+  };
+}
+
 export type PatternParser = (text: string) => DateParts | undefined;
 
 export function compilePattern(pattern: string): PatternParser {
@@ -122,16 +137,7 @@ export function compilePattern(pattern: string): PatternParser {
   return (text) => {
     const match = regex.exec(text.trim());
     if (!match) return undefined;
-    const parts: DateParts = {
-      year: 1900,
-      month: 1,
-      day: 1,
-      hour: 0,
-      minute: 0,
-      second: 0,
-      millisecond: 0,
-      offsetMinutes: 0,
-    };
+    const parts = dateParts({});
     for (let k = 0; k < setters.length; k++) {
       if (!setters[k]?.(parts, match[k + 1] ?? '')) return undefined;
     }

@@ -1,7 +1,7 @@
 import type { FieldDescriptor } from '../../descriptor/types.js';
 import { normalizeFormat } from '../../descriptor/field-rules.js';
 import { INVALID, type Caster } from './invalid.js';
-import { compilePattern, offsetMinutes, type DateParts } from './strptime.js';
+import { compilePattern, dateParts, offsetMinutes, type DateParts } from './strptime.js';
 
 const DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/;
@@ -35,19 +35,7 @@ function daysFromCivil(year: number, month: number, day: number): number {
   return era * 146_097 + dayOfEra - 719_468;
 }
 
-function parts(values: Partial<DateParts>): DateParts {
-  return {
-    year: 1900,
-    month: 1,
-    day: 1,
-    hour: 0,
-    minute: 0,
-    second: 0,
-    millisecond: 0,
-    offsetMinutes: 0,
-    ...values,
-  };
-}
+const parts = dateParts;
 
 function fraction(text: string | undefined): number {
   return text ? Number(`0${text}`) * 1000 : 0;
