@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  tokenDays: number;
+  maxStorageMb: number;
+  maxDatasets: number;
+}
+
+function whole(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0)
+    throw new InvalidArgumentError('expected a whole number');
+  return number;
+}
+
+export function registerServe(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('serve')
+    .summary(
+      'run a data hub on this machine: auth, uploads, publication pipeline, read endpoints and web pages',
+    )
+    .option('--port <n>', 'port to listen on (0: any free port)', whole, 8080)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--data-dir <dir>', 'folder for all of the hub state', 'data-hub')
+    .option('--token-days <n>', 'lifetime of user tokens in days', whole, 14)
+    .option('--max-storage-mb <n>', 'storage allowed per user, in MB', whole, 10_240)
+    .option('--max-datasets <n>', 'datasets allowed per user', whole, 1000)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data serve                       # http://127.0.0.1:8080, state in ./data-hub\n  data serve --port 0 --data-dir /srv/hub',
+    )
+    .action(async (options: ServeOptions, command: Command) => {
+      setExitCode(await runServe(options, contextFor(command)));
+    });
+}
+
+export async function runServe(options: ServeOptions, ctx: Context): Promise<number> {
+  const { startHub } = await import('../hub/server.js');
+  const hub = await startHub({
+    dataDir: resolve(ctx.io.cwd, options.dataDir),
+    host: options.host,
+    port: options.port,
+    tokenDays: options.tokenDays,
+    maxStorageBytes: options.maxStorageMb * 1024 * 1024,
+    maxDatasets: options.maxDatasets,
+    log: (line) => ctx.io.stderr.write(`${line}\n`),
+  });
+  if (ctx.globals.json)
+    ctx.io.stdout.write(
+      `${JSON.stringify({ url: hub.url, dataDir: resolve(ctx.io.cwd, options.dataDir) })}\n`,
+    );
+  else ctx.io.stdout.write(`data hub listening on ${hub.url}\n`);
+  await new Promise<void>((done) => {
+    if (ctx.signal.aborted) done();
+    ctx.signal.addEventListener('abort', () => done(), { once: true });
+  });
+  ctx.io.stderr.write('stopping…\n');
+  await hub.close();
+  return 0;
+}

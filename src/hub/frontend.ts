@@ -1,0 +1,127 @@
+import { open, readFile, stat } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { CsvParser } from '../validator/table/csv-parser.js';
+import type { Report } from '../validator/index.js';
+import { userOf, type Hub } from './context.js';
+import { HttpError, sendText, type Request } from './http.js';
+import { revisionDir } from './pipeline.js';
+import { visibleDataset } from './published.js';
+import { searchText } from './metastore.js';
+import type { Revision } from './store.js';
+import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
+
+const PREVIEW_ROWS = 10;
+const HTML = 'text/html; charset=utf-8';
+
+export function home(hub: Hub, request: Request, response: ServerResponse): void {
+  const query = searchText(request.url.searchParams.get('q'));
+  const { rows, total } = hub.store.search(query, userOf(hub, request)?.userid, 50, 0);
+  const cards = rows.map((row) => ({
+    owner: row.username,
+    name: row.name,
+    title: row.title,
+    description: row.description,
+  }));
+  sendText(response, 200, homePage(cards, query, total), HTML);
+}
+
+async function preview(path: string, dialect: unknown): Promise<ResourceRow['preview']> {
+  const handle = await open(path).catch(() => undefined);
+  if (!handle) return undefined;
+  try {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const records: string[][] = [];
+    const delimiter =
+      typeof (dialect as { delimiter?: unknown } | undefined)?.delimiter === 'string'
+        ? (dialect as { delimiter: string }).delimiter
+        : ',';
+    const parser = new CsvParser(
+      { delimiter, quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false },
+      (cells) => {
+        if (records.length <= PREVIEW_ROWS) records.push(cells);
+      },
+    );
+    parser.push(buffer.subarray(0, bytesRead).toString('utf8'));
+    const [labels = [], ...rows] = records;
+    return { labels, rows: rows.slice(0, PREVIEW_ROWS) };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function resourceRows(
+  descriptor: Record<string, unknown>,
+  dir: string,
+): Promise<ResourceRow[]> {
+  const resources = Array.isArray(descriptor.resources)
+    ? (descriptor.resources as Record<string, unknown>[])
+    : [];
+  return Promise.all(
+    resources.map(async (resource, index) => {
+      const path = typeof resource.path === 'string' ? resource.path : '';
+      const format =
+        typeof resource.format === 'string'
+          ? resource.format
+          : (/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '');
+      const file = join(dir, path);
+      const bytes = path ? (await stat(file).catch(() => undefined))?.size : undefined;
+      const isTable = ['csv', 'tsv'].includes(format);
+      return {
+        index,
+        name: String(resource.name),
+        format,
+        bytes,
+        fileName: path.split('/').pop() ?? path,
+        preview: isTable && bytes !== undefined ? await preview(file, resource.dialect) : undefined,
+      };
+    }),
+  );
+}
+
+async function readme(descriptor: Record<string, unknown>, dir: string): Promise<string | null> {
+  if (typeof descriptor.readme === 'string') return descriptor.readme;
+  const text = await readFile(join(dir, 'README.md'), 'utf8').catch(() => undefined);
+  return text ?? null;
+}
+
+export async function dataset(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerName: string,
+  name: string,
+): Promise<void> {
+  const found = visibleDataset(hub, request, ownerName, name);
+  if (!found) throw new HttpError(404, 'not found');
+  const { owner } = found;
+  const latest = hub.store.revision(owner.userid, name, 'latest');
+  const good = hub.store.revision(owner.userid, name, 'successful');
+  const shown: Revision | undefined = good ?? latest;
+  const descriptor = (
+    good?.descriptor
+      ? JSON.parse(good.descriptor)
+      : (
+          JSON.parse(shown?.spec ?? '{}') as {
+            inputs?: { parameters?: { descriptor?: unknown } }[];
+          }
+        ).inputs?.[0]?.parameters?.descriptor
+  ) as Record<string, unknown> | undefined;
+  const dir = good ? revisionDir(hub, owner.userid, name, good.revision) : '';
+  const failed = latest?.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
+  const reportSource = latest?.state === 'FAILED' ? latest : good;
+  const view = {
+    owner: owner.username,
+    name,
+    title: typeof descriptor?.title === 'string' ? descriptor.title : name,
+    description: typeof descriptor?.description === 'string' ? descriptor.description : null,
+    readme: good && descriptor ? await readme(descriptor, dir) : null,
+    revision: shown?.revision,
+    state: latest?.state ?? 'QUEUED',
+    resources: good && descriptor ? await resourceRows(descriptor, dir) : [],
+    report: reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined,
+    failure: failed,
+  };
+  sendText(response, 200, datasetPage(view), HTML);
+}

@@ -1,0 +1,49 @@
+import type { ServerResponse } from 'node:http';
+import { userOf, type Hub } from './context.js';
+import { sendJson, type Request } from './http.js';
+
+/** `q` is a JSON string in the protocol; a bare word is taken as it is. */
+export function searchText(q: string | null): string {
+  if (!q) return '';
+  try {
+    const parsed = JSON.parse(q) as unknown;
+    return typeof parsed === 'string' ? parsed : q;
+  } catch {
+    return q;
+  }
+}
+
+function bounded(value: string | null, fallback: number, max: number): number {
+  const number = Number(value);
+  return Number.isInteger(number) && number >= 0 ? Math.min(number, max) : fallback;
+}
+
+export function search(hub: Hub, request: Request, response: ServerResponse): void {
+  const params = request.url.searchParams;
+  const viewer = userOf(hub, request)?.userid;
+  const { rows, total } = hub.store.search(
+    searchText(params.get('q')),
+    viewer,
+    bounded(params.get('size'), 20, 100),
+    bounded(params.get('from'), 0, 1e9),
+  );
+  const results = rows.map((row) => {
+    const revision = hub.store.revision(row.ownerid, row.name, String(row.published_revision));
+    const datapackage = revision?.descriptor
+      ? (JSON.parse(revision.descriptor) as Record<string, unknown>)
+      : {};
+    return {
+      id: `${row.ownerid}/${row.name}`,
+      name: row.name,
+      title: row.title,
+      datahub: {
+        owner: row.username,
+        ownerid: row.ownerid,
+        findability: row.findability,
+        stats: { revision: row.published_revision },
+      },
+      datapackage,
+    };
+  });
+  sendJson(response, 200, { results, summary: { total, totalBytes: 0 } });
+}

@@ -1,0 +1,116 @@
+import type { ServerResponse } from 'node:http';
+import { serviceClaims, userOf, type Hub } from './context.js';
+import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
+import { STEPS, initialPipelines, statusOf } from './steps.js';
+import type { Findability } from './store.js';
+
+export interface FlowSpec {
+  meta: {
+    version?: number;
+    ownerid: string;
+    owner: string;
+    dataset: string;
+    findability?: Findability;
+  };
+  inputs: {
+    kind: 'datapackage';
+    url: string;
+    parameters: { descriptor: Record<string, unknown>; 'resource-mapping': Record<string, string> };
+  }[];
+}
+
+const DATASET_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/i;
+
+/** The reasons a flow spec cannot be processed; empty when it can. */
+export function specErrors(body: unknown): string[] {
+  if (!isObject(body)) return ['the flow spec must be a JSON object'];
+  const errors: string[] = [];
+  const meta = body.meta;
+  if (!isObject(meta)) errors.push('"meta" must be an object');
+  else {
+    if (typeof meta.ownerid !== 'string') errors.push('"meta.ownerid" must be a string');
+    if (typeof meta.dataset !== 'string' || !DATASET_NAME.test(meta.dataset))
+      errors.push('"meta.dataset" must be a dataset name (letters, digits, ".", "-", "_")');
+    if (
+      meta.findability !== undefined &&
+      (typeof meta.findability !== 'string' ||
+        !['published', 'unlisted', 'private'].includes(meta.findability))
+    )
+      errors.push('"meta.findability" must be published, unlisted or private');
+  }
+  const input = Array.isArray(body.inputs) ? (body.inputs[0] as unknown) : undefined;
+  if (!isObject(input) || input.kind !== 'datapackage' || typeof input.url !== 'string') {
+    errors.push('"inputs" must start with {"kind": "datapackage", "url": …}');
+  } else if (
+    !isObject(input.parameters) ||
+    !isObject(input.parameters.descriptor) ||
+    !isObject(input.parameters['resource-mapping'])
+  ) {
+    errors.push('"inputs[0].parameters" needs "descriptor" and "resource-mapping" objects');
+  }
+  return errors;
+}
+
+export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const claims = serviceClaims(hub, request, 'source');
+  if (!claims)
+    return sendJson(response, 401, {
+      success: false,
+      errors: ['a valid source service token is required'],
+    });
+  const body = await readJson(request);
+  const errors = specErrors(body);
+  if (errors.length > 0) return sendJson(response, 400, { success: false, errors });
+  const spec = body as FlowSpec;
+  if (spec.meta.ownerid !== claims.userid)
+    return sendJson(response, 403, {
+      success: false,
+      errors: ['"meta.ownerid" is not the owner of the token'],
+    });
+  const dataset = spec.meta.dataset;
+  if (
+    !hub.store.dataset(claims.userid, dataset) &&
+    hub.store.datasetCount(claims.userid) >= hub.options.maxDatasets
+  ) {
+    return sendJson(response, 403, {
+      success: false,
+      errors: [`Max datasets for user exceeded plan limit (${String(hub.options.maxDatasets)})`],
+    });
+  }
+  const revision = hub.store.createRevision(
+    claims.userid,
+    dataset,
+    spec.meta.findability ?? 'published',
+    JSON.stringify(spec),
+    JSON.stringify(initialPipelines()),
+  );
+  hub.enqueue(claims.userid, dataset, revision);
+  sendJson(response, 200, {
+    success: true,
+    dataset_id: `${claims.userid}/${dataset}`,
+    flow_id: `${claims.userid}/${dataset}/${String(revision)}`,
+    errors: [],
+  });
+}
+
+export function status(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerid: string,
+  dataset: string,
+  which: string,
+): void {
+  const found = hub.store.dataset(ownerid, dataset);
+  const revision = found ? hub.store.revision(ownerid, dataset, which) : undefined;
+  const visible =
+    found &&
+    (found.findability !== 'private' ||
+      userOf(hub, request)?.userid === ownerid ||
+      serviceClaims(hub, request, 'source')?.userid === ownerid);
+  if (!revision || !visible)
+    throw new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
+  sendJson(response, 200, statusOf(revision));
+}
+
+export { STEPS };

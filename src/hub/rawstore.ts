@@ -1,0 +1,249 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rename, rm } from 'node:fs/promises';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import busboy from 'busboy';
+import { serviceClaims, userOf, type Hub } from './context.js';
+import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './http.js';
+import { sendFile } from './send-file.js';
+import { hmac, sameSecret } from './tokens.js';
+
+const POLICY_SECONDS = 3600;
+
+interface Policy {
+  key: string;
+  md5: string;
+  length: number;
+  type: string;
+  ownerid: string;
+  private: boolean;
+  expires: number;
+}
+
+/** Object key: hex MD5 of the bytes plus the file's extension. */
+export function objectKey(md5Base64: string, path: string): string {
+  const hex = Buffer.from(md5Base64, 'base64').toString('hex');
+  const extension = /\.([a-z0-9]{1,10})$/i.exec(path)?.[0]?.toLowerCase() ?? '';
+  return `${hex}${extension}`;
+}
+
+export function objectsUrl(hub: Hub): string {
+  return `${hub.base}/rawstore/objects`;
+}
+
+interface FileEntry {
+  length: number;
+  md5: string;
+  type: string;
+}
+
+function fileEntry(path: string, value: unknown): FileEntry {
+  if (!isObject(value)) throw new HttpError(400, `filedata "${path}" must be an object`);
+  const { length, md5, type } = value;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+    throw new HttpError(400, `filedata "${path}": "length" must be a whole number of bytes`);
+  if (typeof md5 !== 'string' || Buffer.from(md5, 'base64').length !== 16)
+    throw new HttpError(400, `filedata "${path}": "md5" must be the base64 of an MD5 digest`);
+  return {
+    length,
+    md5,
+    type: typeof type === 'string' && type !== '' ? type : 'application/octet-stream',
+  };
+}
+
+export async function authorize(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
+  const claims = serviceClaims(hub, request, 'rawstore');
+  if (!claims) throw new HttpError(401, 'a valid rawstore service token is required');
+  const body = await readJson(request);
+  if (!isObject(body) || !isObject(body.metadata) || !isObject(body.filedata))
+    throw new HttpError(400, 'the body needs "metadata" and "filedata" objects');
+  const owner = body.metadata.owner;
+  const userid = String(claims.userid);
+  if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
+  const isPrivate = body.metadata.findability === 'private';
+  const entries = Object.entries(body.filedata).map(
+    ([path, value]) => [path, fileEntry(path, value)] as const,
+  );
+  const fresh = entries.filter(([path, entry]) => !hub.store.hasObject(objectKey(entry.md5, path)));
+  const needed = fresh.reduce((sum, [, entry]) => sum + entry.length, 0);
+  const limit = hub.options.maxStorageBytes;
+  if (hub.store.storageUsed(userid) + needed > limit) {
+    return sendText(
+      response,
+      403,
+      `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`,
+    );
+  }
+  const filedata: Record<string, unknown> = {};
+  const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
+  for (const [path, entry] of entries) {
+    const key = objectKey(entry.md5, path);
+    const policy: Policy = {
+      key,
+      md5: entry.md5,
+      length: entry.length,
+      type: entry.type,
+      ownerid: userid,
+      private: isPrivate,
+      expires,
+    };
+    const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
+    filedata[path] = {
+      upload_url: objectsUrl(hub),
+      upload_query: {
+        key,
+        acl: isPrivate ? 'private' : 'public-read',
+        'Content-MD5': entry.md5,
+        'Content-Type': entry.type,
+        Policy: encoded,
+        Signature: hmac(hub.keys, encoded),
+      },
+      exists: hub.store.hasObject(key),
+    };
+  }
+  sendJson(response, 200, { filedata });
+}
+
+function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
+  const encoded = fields.get('Policy') ?? '';
+  const signature = fields.get('Signature') ?? '';
+  if (!encoded || !sameSecret(signature, hmac(hub.keys, encoded)))
+    throw new HttpError(403, 'the upload signature does not match its policy');
+  const policy = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Policy;
+  if (policy.expires * 1000 < Date.now()) throw new HttpError(403, 'the upload policy has expired');
+  if (
+    fields.get('key') !== policy.key ||
+    fields.get('Content-MD5') !== policy.md5 ||
+    fields.get('Content-Type') !== policy.type
+  ) {
+    throw new HttpError(403, 'the form fields do not match the signed policy');
+  }
+  return policy;
+}
+
+/** Counts and hashes bytes on their way to disk, refusing more than the policy allows. */
+function meter(limit: number): { transform: Transform; md5: () => string; length: () => number } {
+  const hash = createHash('md5');
+  let length = 0;
+  const transform = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      length += chunk.length;
+      if (length > limit)
+        return callback(new HttpError(400, 'more bytes than the declared length'));
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  return { transform, md5: () => hash.digest('base64'), length: () => length };
+}
+
+async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, string>): Promise<void> {
+  let policy: Policy;
+  try {
+    policy = checkPolicy(hub, fields);
+  } catch (error) {
+    stream.resume();
+    throw error;
+  }
+  const temporary = join(hub.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+  const counter = meter(policy.length);
+  try {
+    await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));
+    if (counter.length() !== policy.length)
+      throw new HttpError(
+        400,
+        `received ${String(counter.length())} bytes, the policy says ${String(policy.length)}`,
+      );
+    if (counter.md5() !== policy.md5)
+      throw new HttpError(400, 'the bytes received do not match Content-MD5');
+    await rename(temporary, join(hub.objectsDir, policy.key));
+    hub.store.addObject(policy.key, policy.ownerid, policy.length, policy.private);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+export function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: request.raw.headers,
+        limits: { files: 1, fields: 20, fieldSize: 64 * 1024 },
+      });
+    } catch {
+      reject(new HttpError(400, 'expected a multipart/form-data upload'));
+      return;
+    }
+    const fields = new Map<string, string>();
+    let received: Promise<void> | undefined;
+    parser.on('field', (name, value) => fields.set(name, value));
+    parser.on('file', (name, stream) => {
+      if (name !== 'file') return void stream.resume();
+      received = receiveFile(hub, stream, fields);
+      received.catch((error: unknown) => {
+        request.raw.unpipe(parser);
+        request.raw.resume();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+    parser.on('error', () => reject(new HttpError(400, 'malformed multipart body')));
+    parser.on('close', () => {
+      if (!received) return reject(new HttpError(400, 'the form has no "file" field'));
+      received.then(() => {
+        response.writeHead(204).end();
+        resolve();
+      }, reject);
+    });
+    request.raw.on('error', reject);
+    request.raw.pipe(parser);
+  });
+}
+
+function presignature(hub: Hub, key: string, expires: number): string {
+  return hmac(hub.keys, `object:${key}:${String(expires)}`);
+}
+
+export function presign(hub: Hub, request: Request, response: ServerResponse): void {
+  const token = serviceClaims(hub, request, 'rawstore') ?? serviceClaims(hub, request, 'source');
+  const user = token ? undefined : userOf(hub, request);
+  const caller = token?.userid ?? user?.userid;
+  if (!caller) throw new HttpError(401, 'a valid token is required');
+  const target = request.url.searchParams.get('url') ?? '';
+  const prefix = `${objectsUrl(hub)}/`;
+  if (!target.startsWith(prefix)) throw new HttpError(400, '"url" is not an object of this hub');
+  const key = target.slice(prefix.length);
+  if (!hub.store.objectPrivate(key)) return sendJson(response, 200, { url: target });
+  const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
+  sendJson(response, 200, {
+    url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,
+  });
+}
+
+export async function object(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  key: string,
+): Promise<void> {
+  const isPrivate = hub.store.objectPrivate(key);
+  if (isPrivate === undefined) throw new HttpError(404, 'not found');
+  if (isPrivate) {
+    const expires = Number(request.url.searchParams.get('expires'));
+    const signature = request.url.searchParams.get('signature') ?? '';
+    const signed =
+      expires * 1000 > Date.now() && sameSecret(signature, presignature(hub, key, expires));
+    if (!signed) throw new HttpError(404, 'not found');
+  }
+  await sendFile(request.raw, response, join(hub.objectsDir, key), {
+    name: key,
+    etag: key.replace(/\..*$/, ''),
+  });
+}

@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import type { Hub } from './context.js';
+import { STEP_RUNNERS, StepFailure, type Work } from './pipeline.js';
+import type { FlowSpec } from './pipeline-store.js';
+import { STEPS, initialPipelines, type StepId } from './steps.js';
+import type { PipelineStatus, Revision } from './store.js';
+
+export interface RunnerHooks {
+  /** Called after each step; returning 'halt' stops the runner there, as a crash would. */
+  afterStep?: (step: StepId, revision: number) => 'halt' | undefined;
+}
+
+class Halted extends Error {}
+
+/**
+ * Processes revisions in the hub's process: one at a time per dataset, in order.
+ * A revision left unfinished by a stopped hub is processed again from its first step.
+ */
+export class Runner {
+  private readonly chains = new Map<string, Promise<void>>();
+  private halted = false;
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly hooks: RunnerHooks = {},
+  ) {}
+
+  enqueue(ownerid: string, dataset: string, revision: number): void {
+    const key = `${ownerid}/${dataset}`;
+    const previous = this.chains.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.process(ownerid, dataset, revision))
+      .catch(() => undefined);
+    this.chains.set(key, next);
+  }
+
+  resumeUnfinished(): void {
+    for (const revision of this.hub.store.unfinished())
+      this.enqueue(revision.ownerid, revision.dataset, revision.revision);
+  }
+
+  async idle(): Promise<void> {
+    while (this.chains.size > 0) {
+      const pending = [...this.chains.entries()];
+      await Promise.all(pending.map(([, chain]) => chain));
+      for (const [key, chain] of pending)
+        if (this.chains.get(key) === chain) this.chains.delete(key);
+    }
+  }
+
+  stop(): void {
+    this.halted = true;
+  }
+
+  private async process(ownerid: string, dataset: string, number: number): Promise<void> {
+    if (this.halted) return;
+    const store = this.hub.store;
+    const revision = store.revision(ownerid, dataset, String(number));
+    if (!revision || revision.state === 'SUCCEEDED' || revision.state === 'FAILED') return;
+    const pipelines = initialPipelines();
+    const save = (changes: Partial<Pick<Revision, 'state' | 'error_log'>> = {}): void =>
+      store.updateRevision(revision, { ...changes, pipelines: JSON.stringify(pipelines) });
+    save({ state: 'INPROGRESS' });
+    const work: Work = {
+      hub: this.hub,
+      ownerid,
+      dataset,
+      revision: number,
+      spec: JSON.parse(revision.spec) as FlowSpec,
+      workDir: join(this.hub.tmpDir, 'work', `${ownerid}-${dataset}-${String(number)}`),
+      descriptor: {},
+    };
+    for (const step of STEPS) {
+      const status: PipelineStatus = pipelines[step.id];
+      status.status = 'INPROGRESS';
+      save();
+      try {
+        status.stats = await STEP_RUNNERS[step.id](work);
+        status.status = 'SUCCEEDED';
+      } catch (error) {
+        status.status = 'FAILED';
+        status.error_log =
+          error instanceof StepFailure
+            ? error.log
+            : [error instanceof Error ? error.message : String(error)];
+        for (const later of STEPS.slice(STEPS.indexOf(step) + 1))
+          pipelines[later.id].status = 'SKIPPED';
+        store.updateRevision(revision, {
+          report: work.report ? JSON.stringify(work.report) : null,
+        });
+        save({
+          state: 'FAILED',
+          error_log: JSON.stringify([`${step.title} failed`, ...status.error_log]),
+        });
+        return;
+      }
+      if (step.id === 'validate' && work.report)
+        store.updateRevision(revision, { report: JSON.stringify(work.report) });
+      save();
+      if (this.hooks.afterStep?.(step.id, number) === 'halt') {
+        this.halted = true;
+        throw new Halted();
+      }
+      if (this.halted) return;
+    }
+    save({ state: 'SUCCEEDED' });
+  }
+}

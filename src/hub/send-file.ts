@@ -1,0 +1,80 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { HttpError } from './http.js';
+
+const TYPES: Record<string, string> = {
+  csv: 'text/csv; charset=utf-8',
+  tsv: 'text/tab-separated-values; charset=utf-8',
+  json: 'application/json',
+  geojson: 'application/geo+json',
+  txt: 'text/plain; charset=utf-8',
+  md: 'text/markdown; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  xls: 'application/vnd.ms-excel',
+  pdf: 'application/pdf',
+  zip: 'application/zip',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+};
+
+export function contentType(name: string): string {
+  const extension = /\.([a-z0-9]+)$/i.exec(name)?.[1]?.toLowerCase() ?? '';
+  return TYPES[extension] ?? 'application/octet-stream';
+}
+
+function parseRange(header: string, size: number): { start: number; end: number } | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match) return undefined;
+  const [, first = '', last = ''] = match;
+  if (first === '' && last === '') return undefined;
+  const start = first === '' ? Math.max(0, size - Number(last)) : Number(first);
+  const end = first === '' || last === '' ? size - 1 : Math.min(Number(last), size - 1);
+  return start <= end && start < size ? { start, end } : undefined;
+}
+
+/** Streams a file with Content-Length, an ETag, conditional GET and single byte ranges. */
+export async function sendFile(
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: string,
+  options: { name: string; etag?: string; type?: string },
+): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isFile()) throw new HttpError(404, 'not found');
+  const etag = `"${options.etag ?? `${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}`}"`;
+  const headers: Record<string, string | number> = {
+    'Content-Type': options.type ?? contentType(options.name),
+    ETag: etag,
+    'Accept-Ranges': 'bytes',
+    'Last-Modified': info.mtime.toUTCString(),
+  };
+  if (request.headers['if-none-match'] === etag) {
+    response.writeHead(304, headers).end();
+    return;
+  }
+  const rangeHeader = request.headers.range;
+  const ifRange = request.headers['if-range'];
+  const range =
+    rangeHeader && (!ifRange || ifRange === etag) ? parseRange(rangeHeader, info.size) : undefined;
+  if (rangeHeader && !range && (!ifRange || ifRange === etag)) {
+    response.writeHead(416, { 'Content-Range': `bytes */${String(info.size)}` }).end();
+    return;
+  }
+  if (range) {
+    headers['Content-Range'] =
+      `bytes ${String(range.start)}-${String(range.end)}/${String(info.size)}`;
+    headers['Content-Length'] = range.end - range.start + 1;
+    response.writeHead(206, headers);
+  } else {
+    headers['Content-Length'] = info.size;
+    response.writeHead(200, headers);
+  }
+  if (request.method === 'HEAD') {
+    response.end();
+    return;
+  }
+  const stream = createReadStream(path, { highWaterMark: 1 << 20, ...(range ?? {}) });
+  await pipeline(stream, response);
+}

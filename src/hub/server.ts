@@ -1,0 +1,167 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as auth from './auth.js';
+import type { Hub, HubOptions } from './context.js';
+import * as frontend from './frontend.js';
+import { HttpError, segmentsOf, sendJson, sendText, type Request } from './http.js';
+import * as metastore from './metastore.js';
+import * as pipelineStore from './pipeline-store.js';
+import * as rawstore from './rawstore.js';
+import * as read from './read.js';
+import { Runner, type RunnerHooks } from './runner.js';
+import { Store } from './store.js';
+import { loadKeys } from './tokens.js';
+import { notFoundPage } from './views/pages.js';
+
+export interface StartOptions extends Partial<HubOptions> {
+  dataDir: string;
+  host?: string;
+  port?: number;
+  hooks?: RunnerHooks;
+  /** Where problems that are not the client's fault are reported. */
+  log?: (line: string) => void;
+}
+
+export interface RunningHub {
+  readonly url: string;
+  readonly hub: Hub;
+  readonly runner: Runner;
+  close(): Promise<void>;
+}
+
+const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
+
+type Route = (hub: Hub, request: Request, response: ServerResponse) => Promise<void> | void;
+
+const API: Record<string, Route> = {
+  'GET /auth/check': auth.check,
+  'GET /auth/authorize': auth.authorize,
+  'GET /auth/public-key': auth.publicKey,
+  'GET /auth/resolve': auth.resolve,
+  'GET /auth/login/local': auth.loginForm,
+  'POST /auth/login/local': auth.loginSubmit,
+  'POST /rawstore/authorize': rawstore.authorize,
+  'POST /rawstore/objects': rawstore.upload,
+  'GET /rawstore/presign': rawstore.presign,
+  'POST /source/upload': pipelineStore.upload,
+  'GET /metastore/search': metastore.search,
+  'GET /': frontend.home,
+};
+
+async function route(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const fixed = API[`${method} ${request.url.pathname.replace(/\/+$/, '') || '/'}`];
+  if (fixed) return fixed(hub, request, response);
+  const [first, second, third, fourth] = request.segments;
+  const count = request.segments.length;
+  if (method !== 'GET') throw new HttpError(405, 'method not allowed');
+  if (first === 'rawstore' && second === 'objects' && third && count === 3) {
+    if (!OBJECT_KEY.test(third)) throw new HttpError(404, 'not found');
+    return rawstore.object(hub, request, response, third);
+  }
+  if (first === 'source' && second && third && fourth && count === 4)
+    return pipelineStore.status(hub, request, response, second, third, fourth);
+  if (!first || !second || auth.isReserved(first)) throw new HttpError(404, 'not found');
+  if (count === 2) return frontend.dataset(hub, request, response, first, second);
+  if (count === 3 && third === 'datapackage.json')
+    return read.descriptor(hub, request, response, first, second);
+  if (count === 3 && third === 'validation_report.json')
+    return read.report(hub, request, response, first, second);
+  if (count === 4 && third === 'r' && fourth)
+    return read.resource(hub, request, response, first, second, fourth);
+  throw new HttpError(404, 'not found');
+}
+
+function wantsHtml(request: IncomingMessage): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+function handler(hub: Hub, log: (line: string) => void) {
+  return (incoming: IncomingMessage, response: ServerResponse): void => {
+    const respond = async (): Promise<void> => {
+      const url = new URL(incoming.url ?? '/', hub.base);
+      const request: Request = {
+        raw: incoming,
+        method: incoming.method ?? 'GET',
+        url,
+        segments: segmentsOf(url.pathname),
+      };
+      await route(hub, request, response);
+    };
+    respond().catch((error: unknown) => {
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      if (error instanceof HttpError) {
+        if (error.status === 404 && wantsHtml(incoming))
+          return sendText(response, 404, notFoundPage(), 'text/html; charset=utf-8');
+        return error.asText
+          ? sendText(response, error.status, error.message)
+          : sendJson(response, error.status, { error: error.message });
+      }
+      log(
+        `internal error on ${incoming.method ?? ''} ${incoming.url ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      sendJson(response, 500, { error: 'internal error' });
+    });
+  };
+}
+
+/** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
+export async function startHub(options: StartOptions): Promise<RunningHub> {
+  const dataDir = options.dataDir;
+  const dirs = {
+    objectsDir: join(dataDir, 'objects'),
+    packagesDir: join(dataDir, 'packages'),
+    tmpDir: join(dataDir, 'tmp'),
+  };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  rmSync(join(dirs.tmpDir, 'work'), { recursive: true, force: true });
+  const store = new Store(dataDir);
+  const keys = loadKeys(dataDir);
+  const settings: HubOptions = {
+    dataDir,
+    tokenDays: options.tokenDays ?? 14,
+    maxStorageBytes: options.maxStorageBytes ?? 10 * 1024 ** 3,
+    maxDatasets: options.maxDatasets ?? 1000,
+  };
+  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const queue: { runner?: Runner } = {};
+  const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
+    options: settings,
+    store,
+    keys,
+    base: '',
+    ...dirs,
+    enqueue: (ownerid, dataset, revision) => queue.runner?.enqueue(ownerid, dataset, revision),
+  };
+  const runner = new Runner(hub, options.hooks);
+  queue.runner = runner;
+  const server: Server = createServer(handler(hub, log));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  hub.base = `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
+  runner.resumeUnfinished();
+  const running = runner;
+  return {
+    url: hub.base,
+    hub,
+    runner: running,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 2000).unref();
+      });
+      await running.idle();
+      store.close();
+    },
+  };
+}
