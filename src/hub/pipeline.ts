@@ -14,7 +14,6 @@ import { sniffDelimiter } from '../validator/table/dialect.js';
 import type { Report } from '../validator/index.js';
 import type { Hub } from './context.js';
 import type { FlowSpec } from './pipeline-store.js';
-import { objectsUrl } from './rawstore.js';
 import type { StepId } from './steps.js';
 
 /** What the steps of one revision share. */
@@ -66,6 +65,21 @@ async function sample(path: string): Promise<Uint8Array> {
   }
 }
 
+/**
+ * The object key of a raw store URL. Only the path counts: the hub may have restarted on
+ * another port since the URL was made, and only keys of stored objects are ever linked.
+ */
+function storedKey(url: string): string | undefined {
+  try {
+    const match = /^\/rawstore\/objects\/([0-9a-f]{32}(?:\.[a-z0-9]{1,10})?)$/.exec(
+      new URL(url).pathname,
+    );
+    return match?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 /** Links every stored object into a fresh work folder at its resource's path. */
 async function load(work: Work): Promise<Record<string, unknown>> {
   const input = work.spec.inputs[0];
@@ -73,7 +87,6 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   work.descriptor = structuredClone(input.parameters.descriptor);
   const mapping = input.parameters['resource-mapping'];
   const version = detectVersion(work.descriptor);
-  const prefix = `${objectsUrl(work.hub)}/`;
   await rm(work.workDir, { recursive: true, force: true });
   await mkdir(work.workDir, { recursive: true });
   const problems: string[] = [];
@@ -81,8 +94,7 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   for (const resource of resources(work)) {
     for (const path of localPaths(resource)) {
       const url = mapping[path];
-      const key =
-        typeof url === 'string' && url.startsWith(prefix) ? url.slice(prefix.length) : undefined;
+      const key = typeof url === 'string' ? storedKey(url) : undefined;
       const unsafe = unsafeReason(path, version);
       if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);
       else if (!key || key.includes('/') || !work.hub.store.hasObject(key))

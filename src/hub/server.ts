@@ -80,13 +80,11 @@ function wantsHtml(request: IncomingMessage): boolean {
 function handler(hub: Hub, log: (line: string) => void) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
     const respond = async (): Promise<void> => {
-      const url = new URL(incoming.url ?? '/', hub.base);
-      const request: Request = {
-        raw: incoming,
-        method: incoming.method ?? 'GET',
-        url,
-        segments: segmentsOf(url.pathname),
-      };
+      const target = incoming.url ?? '/';
+      // Segments come from the raw target: URL parsing would resolve "%2e%2e" before we see it.
+      const segments = segmentsOf(target.split('?')[0] ?? '/');
+      const url = new URL(target, hub.base);
+      const request: Request = { raw: incoming, method: incoming.method ?? 'GET', url, segments };
       await route(hub, request, response);
     };
     respond().catch((error: unknown) => {
