@@ -1,0 +1,105 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserLogin, EXAMPLES, publish, waitForState } from '../hub/helpers.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(ROOT, 'test-output');
+
+interface Served {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  dataDir: string;
+}
+
+async function serve(): Promise<Served> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'data-serve-'));
+  const child = spawn(process.execPath, [join(ROOT, 'bin/data'), 'serve', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, NO_COLOR: '1' } });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (found?.[1]) resolve(found[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`data serve exited with ${String(code)}`)));
+  });
+  return { child, url, dataDir };
+}
+
+function stop(served: Served): Promise<number | null> {
+  return new Promise((resolve) => {
+    served.child.on('exit', (code) => resolve(code));
+    served.child.kill('SIGINT');
+  });
+}
+
+describe('data serve', () => {
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve();
+  });
+  afterAll(async () => {
+    if (served.child.exitCode === null) await stop(served);
+    rmSync(served.dataDir, { recursive: true, force: true });
+  });
+
+  it('binds to loopback and publishes a package end to end', async () => {
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const jwt = await browserLogin(served.url);
+    const { flowId } = await publish(served.url, jwt, join(EXAMPLES, 'cities'));
+    expect((await waitForState(served.url, flowId)).state).toBe('SUCCEEDED');
+    const csv = Buffer.from(await (await fetch(`${served.url}/ada/world-cities/r/0.csv`)).arrayBuffer());
+    expect(csv.equals(readFileSync(join(EXAMPLES, 'cities/data/countries.csv')))).toBe(true);
+  });
+
+  describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('in a real browser', () => {
+    it('signs in through the form, finds the dataset and shows its page', async () => {
+      const { chromium } = await import('playwright-core');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      });
+      let captured = '';
+      const listener = createServer((request, response) => {
+        captured = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.get('jwt') ?? '';
+        response.end('signed in');
+      });
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      try {
+        const address = listener.address();
+        const next = `http://127.0.0.1:${String(typeof address === 'object' && address ? address.port : 0)}/done`;
+        const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+        await page.goto(`${served.url}/auth/login/local?next=${encodeURIComponent(next)}`);
+        await page.fill('input[name=username]', 'grace');
+        await page.fill('input[name=email]', 'grace@example.org');
+        await Promise.all([page.waitForURL(/\/done/), page.click('button[type=submit]')]);
+        expect(captured.split('.')).toHaveLength(3);
+
+        await page.goto(served.url);
+        await page.fill('input[name=q]', 'cities');
+        await Promise.all([page.waitForURL(/q=cities/), page.press('input[name=q]', 'Enter')]);
+        await page.click('text=World cities and their countries');
+        await page.waitForURL(/\/ada\/world-cities$/);
+        expect(await page.textContent('h1')).toBe('World cities and their countries');
+        expect(await page.locator('table').nth(1).locator('tbody tr').count()).toBe(5);
+        expect(await page.textContent('.badge.ok')).toBe('valid');
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        const file = join(SCREENSHOTS, 'hub-dataset-page.png');
+        await page.screenshot({ path: file, fullPage: true });
+        expect(readFileSync(file).length).toBeGreaterThan(10_000);
+      } finally {
+        listener.close();
+        await browser.close();
+      }
+    }, 60_000);
+  });
+
+  it('stops cleanly on SIGINT', async () => {
+    expect(await stop(served)).toBe(0);
+  });
+});
