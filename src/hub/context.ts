@@ -20,6 +20,8 @@ export interface Hub {
   readonly objectsDir: string;
   readonly packagesDir: string;
   readonly tmpDir: string;
+  /** Read lookups, each valid while the store's version is the one it was made at. */
+  readonly lookups: Map<string, { version: number; value: unknown }>;
   /** Queues a revision for processing. */
   enqueue(ownerid: string, dataset: string, revision: number): void;
 }

@@ -92,12 +92,23 @@ export async function dataset(
   response: ServerResponse,
   ownerName: string,
   name: string,
+  version?: number,
 ): Promise<void> {
   const found = visibleDataset(hub, request, ownerName, name);
   if (!found) throw new HttpError(404, 'not found');
   const { owner } = found;
-  const latest = hub.store.revision(owner.userid, name, 'latest');
-  const good = hub.store.revision(owner.userid, name, 'successful');
+  const latest = hub.store.revision(
+    owner.userid,
+    name,
+    version === undefined ? 'latest' : String(version),
+  );
+  if (!latest) throw new HttpError(404, 'not found');
+  const good =
+    version === undefined
+      ? hub.store.revision(owner.userid, name, 'successful')
+      : latest.state === 'SUCCEEDED'
+        ? latest
+        : undefined;
   const shown: Revision | undefined = good ?? latest;
   const descriptor = (
     good?.descriptor

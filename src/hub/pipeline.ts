@@ -94,7 +94,11 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   for (const resource of resources(work)) {
     for (const path of localPaths(resource)) {
       const url = mapping[path];
-      const key = typeof url === 'string' ? storedKey(url) : undefined;
+      // The old client fills the mapping without waiting for it: fall back to the object
+      // this owner last authorized for the path.
+      const key =
+        (typeof url === 'string' ? storedKey(url) : undefined) ??
+        work.hub.store.lastUpload(work.ownerid, path);
       const unsafe = unsafeReason(path, version);
       if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);
       else if (!key || key.includes('/') || !work.hub.store.hasObject(key))

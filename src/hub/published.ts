@@ -29,21 +29,40 @@ export function visibleDataset(
 
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
 export function published(hub: Hub, request: Request, ownerName: string, name: string): Published {
-  const found = visibleDataset(hub, request, ownerName, name);
-  if (!found) throw new HttpError(404, 'not found');
   const asked = request.url.searchParams.get('v');
-  const revision = hub.store.revision(found.owner.userid, name, asked ?? 'successful');
+  const key = `${ownerName}/${name}/${asked ?? ''}`;
+  const cached = hub.lookups.get(key);
+  let found =
+    cached?.version === hub.store.version ? (cached.value as Published | undefined) : undefined;
+  if (!found) {
+    found = lookUp(hub, ownerName, name, asked);
+    if (hub.lookups.size > 10_000) hub.lookups.clear();
+    hub.lookups.set(key, { version: hub.store.version, value: found });
+  }
+  if (
+    found.dataset.findability === 'private' &&
+    userOf(hub, request)?.userid !== found.owner.userid
+  )
+    throw new HttpError(404, 'not found');
+  return found;
+}
+
+function lookUp(hub: Hub, ownerName: string, name: string, asked: string | null): Published {
+  const owner = hub.store.userByName(ownerName);
+  const dataset = owner ? hub.store.dataset(owner.userid, name) : undefined;
+  if (!owner || !dataset) throw new HttpError(404, 'not found');
+  const revision = hub.store.revision(owner.userid, name, asked ?? 'successful');
   if (revision?.state !== 'SUCCEEDED' || !revision.descriptor)
     throw new HttpError(404, 'not found');
   const descriptor = JSON.parse(revision.descriptor) as Published['descriptor'];
   return {
-    ...found,
+    owner,
+    dataset,
     revision,
     descriptor,
-    dir: revisionDir(hub, found.owner.userid, name, revision.revision),
+    dir: revisionDir(hub, owner.userid, name, revision.revision),
   };
 }
-
 function extensionOf(resource: Record<string, unknown>): string {
   if (typeof resource.format === 'string' && resource.format !== '')
     return resource.format.toLowerCase();

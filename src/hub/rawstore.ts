@@ -85,6 +85,7 @@ export async function authorize(
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   for (const [path, entry] of entries) {
     const key = objectKey(entry.md5, path);
+    hub.store.recordUpload(userid, path, key);
     const policy: Policy = {
       key,
       md5: entry.md5,

@@ -1,8 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream/promises';
+import { pipeline } from 'node:stream';
 import { HttpError } from './http.js';
+
+/** Files up to this size are read whole and sent in one write. */
+const SMALL_FILE = 64 * 1024;
 
 const TYPES: Record<string, string> = {
   csv: 'text/csv; charset=utf-8',
@@ -75,6 +78,12 @@ export async function sendFile(
     response.end();
     return;
   }
+  if (!range && info.size <= SMALL_FILE) {
+    response.end(await readFile(path));
+    return;
+  }
   const stream = createReadStream(path, { highWaterMark: 1 << 20, ...(range ?? {}) });
-  await pipeline(stream, response);
+  await new Promise<void>((resolve, reject) => {
+    pipeline(stream, response, (error) => (error ? reject(error) : resolve()));
+  });
 }

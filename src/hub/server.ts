@@ -68,6 +68,8 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     return read.descriptor(hub, request, response, first, second);
   if (count === 3 && third === 'validation_report.json')
     return read.report(hub, request, response, first, second);
+  if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth))
+    return frontend.dataset(hub, request, response, first, second, Number(fourth));
   if (count === 4 && third === 'r' && fourth)
     return read.resource(hub, request, response, first, second, fourth);
   throw new HttpError(404, 'not found');
@@ -133,6 +135,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     keys,
     base: '',
     ...dirs,
+    lookups: new Map(),
     enqueue: (ownerid, dataset, revision) => queue.runner?.enqueue(ownerid, dataset, revision),
   };
   const runner = new Runner(hub, options.hooks);

@@ -1,4 +1,4 @@
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { join } from 'node:path';
 
 export type RevisionState = 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
@@ -50,6 +50,8 @@ create table if not exists users (
   provider text not null, join_date text not null);
 create table if not exists objects (
   key text primary key, ownerid text not null, bytes integer not null, private integer not null, created text not null);
+create table if not exists uploads (
+  ownerid text not null, path text not null, key text not null, primary key (ownerid, path));
 create table if not exists datasets (
   ownerid text not null, name text not null, findability text not null, title text, description text,
   published_revision integer, modified text not null, primary key (ownerid, name));
@@ -62,6 +64,9 @@ create table if not exists revisions (
 /** The hub's metadata in SQLite: users, stored objects, datasets and their revisions. */
 export class Store {
   readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  /** Grows with every write, so that readers can cache what they looked up. */
+  version = 0;
 
   constructor(dataDir: string) {
     this.db = new DatabaseSync(join(dataDir, 'hub.sqlite'));
@@ -75,63 +80,86 @@ export class Store {
     this.db.close();
   }
 
+  /** Prepared once: the read endpoints run a few of these per request. */
+  private prepare(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   upsertUser(user: User): User {
+    this.version++;
     const existing = this.userById(user.userid);
     if (existing) return existing;
-    this.db
-      .prepare(
-        'insert into users (userid, username, email, name, provider, join_date) values (?, ?, ?, ?, ?, ?)',
-      )
-      .run(user.userid, user.username, user.email, user.name, user.provider, user.join_date);
+    this.prepare(
+      'insert into users (userid, username, email, name, provider, join_date) values (?, ?, ?, ?, ?, ?)',
+    ).run(user.userid, user.username, user.email, user.name, user.provider, user.join_date);
     return user;
   }
 
   userById(userid: string): User | undefined {
-    return this.db.prepare('select * from users where userid = ?').get(userid) as User | undefined;
+    return this.prepare('select * from users where userid = ?').get(userid) as User | undefined;
   }
 
   userByName(username: string): User | undefined {
-    return this.db.prepare('select * from users where username = ?').get(username) as
-      User | undefined;
+    return this.prepare('select * from users where username = ?').get(username) as User | undefined;
   }
 
   hasObject(key: string): boolean {
-    return this.db.prepare('select 1 from objects where key = ?').get(key) !== undefined;
+    return this.prepare('select 1 from objects where key = ?').get(key) !== undefined;
   }
 
   objectPrivate(key: string): boolean | undefined {
-    const row = this.db.prepare('select private from objects where key = ?').get(key) as
+    const row = this.prepare('select private from objects where key = ?').get(key) as
       { private: number } | undefined;
     return row ? row.private === 1 : undefined;
   }
 
   addObject(key: string, ownerid: string, bytes: number, isPrivate: boolean): void {
-    this.db
-      .prepare(
-        'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
-      )
-      .run(key, ownerid, bytes, isPrivate ? 1 : 0, new Date().toISOString());
+    this.version++;
+    this.prepare(
+      'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
+    ).run(key, ownerid, bytes, isPrivate ? 1 : 0, new Date().toISOString());
+  }
+
+  /** Remembers the object last authorized for a path, for flow specs that omit it. */
+  recordUpload(ownerid: string, path: string, key: string): void {
+    this.prepare(
+      'insert into uploads (ownerid, path, key) values (?, ?, ?) on conflict do update set key = excluded.key',
+    ).run(ownerid, path, key);
+  }
+
+  lastUpload(ownerid: string, path: string): string | undefined {
+    const row = this.prepare('select key from uploads where ownerid = ? and path = ?').get(
+      ownerid,
+      path,
+    ) as { key: string } | undefined;
+    return row?.key;
   }
 
   storageUsed(ownerid: string): number {
-    const row = this.db
-      .prepare('select coalesce(sum(bytes), 0) as used from objects where ownerid = ?')
-      .get(ownerid) as { used: number };
+    const row = this.prepare(
+      'select coalesce(sum(bytes), 0) as used from objects where ownerid = ?',
+    ).get(ownerid) as { used: number };
     return row.used;
   }
 
   datasetCount(ownerid: string): number {
     return (
-      this.db.prepare('select count(*) as n from datasets where ownerid = ?').get(ownerid) as {
+      this.prepare('select count(*) as n from datasets where ownerid = ?').get(ownerid) as {
         n: number;
       }
     ).n;
   }
 
   dataset(ownerid: string, name: string): Dataset | undefined {
-    return this.db
-      .prepare('select * from datasets where ownerid = ? and name = ?')
-      .get(ownerid, name) as Dataset | undefined;
+    return this.prepare('select * from datasets where ownerid = ? and name = ?').get(
+      ownerid,
+      name,
+    ) as Dataset | undefined;
   }
 
   /** Creates the next revision of a dataset atomically and returns its number. */
@@ -142,25 +170,20 @@ export class Store {
     spec: string,
     pipelines: string,
   ): number {
+    this.version++;
     const now = new Date().toISOString();
     this.db.exec('begin immediate');
     try {
-      this.db
-        .prepare(
-          'insert into datasets (ownerid, name, findability, modified) values (?, ?, ?, ?) on conflict do update set findability = excluded.findability, modified = excluded.modified',
-        )
-        .run(ownerid, dataset, findability, now);
-      const row = this.db
-        .prepare(
-          'select coalesce(max(revision), 0) as last from revisions where ownerid = ? and dataset = ?',
-        )
-        .get(ownerid, dataset) as { last: number };
+      this.prepare(
+        'insert into datasets (ownerid, name, findability, modified) values (?, ?, ?, ?) on conflict do update set findability = excluded.findability, modified = excluded.modified',
+      ).run(ownerid, dataset, findability, now);
+      const row = this.prepare(
+        'select coalesce(max(revision), 0) as last from revisions where ownerid = ? and dataset = ?',
+      ).get(ownerid, dataset) as { last: number };
       const revision = row.last + 1;
-      this.db
-        .prepare(
-          "insert into revisions (ownerid, dataset, revision, state, spec, pipelines, error_log, created, modified) values (?, ?, ?, 'QUEUED', ?, ?, '[]', ?, ?)",
-        )
-        .run(ownerid, dataset, revision, spec, pipelines, now, now);
+      this.prepare(
+        "insert into revisions (ownerid, dataset, revision, state, spec, pipelines, error_log, created, modified) values (?, ?, ?, 'QUEUED', ?, ?, '[]', ?, ?)",
+      ).run(ownerid, dataset, revision, spec, pipelines, now, now);
       this.db.exec('commit');
       return revision;
     } catch (error) {
@@ -172,15 +195,16 @@ export class Store {
   revision(ownerid: string, dataset: string, which: string): Revision | undefined {
     const base = 'select * from revisions where ownerid = ? and dataset = ?';
     if (which === 'latest')
-      return this.db.prepare(`${base} order by revision desc limit 1`).get(ownerid, dataset) as
+      return this.prepare(`${base} order by revision desc limit 1`).get(ownerid, dataset) as
         Revision | undefined;
     if (which === 'successful') {
-      return this.db
-        .prepare(`${base} and state = 'SUCCEEDED' order by revision desc limit 1`)
-        .get(ownerid, dataset) as Revision | undefined;
+      return this.prepare(`${base} and state = 'SUCCEEDED' order by revision desc limit 1`).get(
+        ownerid,
+        dataset,
+      ) as Revision | undefined;
     }
     if (!/^\d+$/.test(which)) return undefined;
-    return this.db.prepare(`${base} and revision = ?`).get(ownerid, dataset, Number(which)) as
+    return this.prepare(`${base} and revision = ?`).get(ownerid, dataset, Number(which)) as
       Revision | undefined;
   }
 
@@ -188,25 +212,24 @@ export class Store {
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report'>>,
   ): void {
+    this.version++;
     const entries = Object.entries(changes);
     const sets = entries.map(([column]) => `${column} = ?`).join(', ');
-    this.db
-      .prepare(
-        `update revisions set ${sets}, modified = ? where ownerid = ? and dataset = ? and revision = ?`,
-      )
-      .run(
-        ...entries.map(([, value]) => value ?? null),
-        new Date().toISOString(),
-        revision.ownerid,
-        revision.dataset,
-        revision.revision,
-      );
+    this.prepare(
+      `update revisions set ${sets}, modified = ? where ownerid = ? and dataset = ? and revision = ?`,
+    ).run(
+      ...entries.map(([, value]) => value ?? null),
+      new Date().toISOString(),
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+    );
   }
 
   unfinished(): Revision[] {
-    return this.db
-      .prepare("select * from revisions where state in ('QUEUED', 'INPROGRESS') order by created")
-      .all() as unknown as Revision[];
+    return this.prepare(
+      "select * from revisions where state in ('QUEUED', 'INPROGRESS') order by created",
+    ).all() as unknown as Revision[];
   }
 
   publish(
@@ -216,11 +239,10 @@ export class Store {
     title: string | null,
     description: string | null,
   ): void {
-    this.db
-      .prepare(
-        'update datasets set published_revision = max(coalesce(published_revision, 0), ?), title = ?, description = ?, modified = ? where ownerid = ? and name = ?',
-      )
-      .run(revision, title, description, new Date().toISOString(), ownerid, dataset);
+    this.version++;
+    this.prepare(
+      'update datasets set published_revision = max(coalesce(published_revision, 0), ?), title = ?, description = ?, modified = ? where ownerid = ? and name = ?',
+    ).run(revision, title, description, new Date().toISOString(), ownerid, dataset);
   }
 
   /** Published datasets a viewer may find: listed ones, and all of the viewer's own. */
@@ -235,15 +257,13 @@ export class Store {
     const like = `%${text}%`;
     const params = [viewer ?? '', text, like, like, like];
     const total = (
-      this.db.prepare(`select count(*) as n from datasets d where ${where}`).get(...params) as {
+      this.prepare(`select count(*) as n from datasets d where ${where}`).get(...params) as {
         n: number;
       }
     ).n;
-    const rows = this.db
-      .prepare(
-        `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by d.modified desc limit ? offset ?`,
-      )
-      .all(...params, size, from) as unknown as (Dataset & { username: string })[];
+    const rows = this.prepare(
+      `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by d.modified desc limit ? offset ?`,
+    ).all(...params, size, from) as unknown as (Dataset & { username: string })[];
     return { rows, total };
   }
 }

@@ -18,7 +18,11 @@ interface Served {
 
 async function serve(): Promise<Served> {
   const dataDir = mkdtempSync(join(tmpdir(), 'data-serve-'));
-  const child = spawn(process.execPath, [join(ROOT, 'bin/data'), 'serve', '--port', '0', '--data-dir', dataDir], { env: { ...process.env, NO_COLOR: '1' } });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'bin/data'), 'serve', '--port', '0', '--data-dir', dataDir],
+    { env: { ...process.env, NO_COLOR: '1' } },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
@@ -53,7 +57,9 @@ describe('data serve', () => {
     const jwt = await browserLogin(served.url);
     const { flowId } = await publish(served.url, jwt, join(EXAMPLES, 'cities'));
     expect((await waitForState(served.url, flowId)).state).toBe('SUCCEEDED');
-    const csv = Buffer.from(await (await fetch(`${served.url}/ada/world-cities/r/0.csv`)).arrayBuffer());
+    const csv = Buffer.from(
+      await (await fetch(`${served.url}/ada/world-cities/r/0.csv`)).arrayBuffer(),
+    );
     expect(csv.equals(readFileSync(join(EXAMPLES, 'cities/data/countries.csv')))).toBe(true);
   });
 
@@ -62,7 +68,15 @@ describe('data serve', () => {
       const { chromium } = await import('playwright-core');
       const browser = await chromium.launch({
         executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
       });
       let captured = '';
       const listener = createServer((request, response) => {
