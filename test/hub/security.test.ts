@@ -345,15 +345,29 @@ describe('ownership and quotas', () => {
       const source = await serviceToken(url, jwt, 'source');
       const spec = (ownerid: string, dataset: string) => ({
         meta: { ownerid, owner: 'ada', dataset },
-        inputs: [{ kind: 'datapackage', url: `${url}/rawstore/objects/x`, parameters: { descriptor: { resources: [] }, 'resource-mapping': {} } }],
+        inputs: [
+          {
+            kind: 'datapackage',
+            url: `${url}/rawstore/objects/x`,
+            parameters: { descriptor: { resources: [] }, 'resource-mapping': {} },
+          },
+        ],
       });
-      const post = (body: unknown) => fetch(`${url}/source/upload`, { method: 'POST', headers: { 'Auth-Token': source.token }, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        fetch(`${url}/source/upload`, {
+          method: 'POST',
+          headers: { 'Auth-Token': source.token },
+          body: JSON.stringify(body),
+        });
       const foreign = await post(spec('someone-else', 'x'));
       expect(foreign.status).toBe(403);
       expect(await foreign.json()).toMatchObject({ success: false });
       const over = await post(spec(source.userid, 'second-dataset'));
       expect(over.status).toBe(403);
-      expect(await over.json()).toEqual({ success: false, errors: ['Max datasets for user exceeded plan limit (1)'] });
+      expect(await over.json()).toEqual({
+        success: false,
+        errors: ['Max datasets for user exceeded plan limit (1)'],
+      });
     });
   });
 
@@ -362,17 +376,33 @@ describe('ownership and quotas', () => {
       const jwt = await browserLogin(url);
       const bytes = Buffer.from('secret\n1\n');
       const rawstore = await serviceToken(url, jwt, 'rawstore');
-      const reply = (await (await authorizeUploads(url, rawstore, new Map([['s.csv', bytes]]), 'private')).json()) as AuthorizeReply;
+      const reply = (await (
+        await authorizeUploads(url, rawstore, new Map([['s.csv', bytes]]), 'private')
+      ).json()) as AuthorizeReply;
       const entry = reply.filedata['s.csv'];
       if (!entry) throw new Error('no filedata');
-      await fetch(entry.upload_url, { method: 'POST', body: uploadForm(entry.upload_query, bytes) });
+      await fetch(entry.upload_url, {
+        method: 'POST',
+        body: uploadForm(entry.upload_query, bytes),
+      });
       const objectUrl = `${entry.upload_url}/${entry.upload_query.key ?? ''}`;
       expect((await fetch(objectUrl)).status).toBe(404);
-      expect((await fetch(`${url}/rawstore/presign?ownerid=x&url=${encodeURIComponent(objectUrl)}`)).status).toBe(401);
-      const signed = (await (await fetch(`${url}/rawstore/presign?ownerid=${rawstore.userid}&url=${encodeURIComponent(objectUrl)}`, { headers: { 'Auth-Token': rawstore.token } })).json()) as { url: string };
+      expect(
+        (await fetch(`${url}/rawstore/presign?ownerid=x&url=${encodeURIComponent(objectUrl)}`))
+          .status,
+      ).toBe(401);
+      const signed = (await (
+        await fetch(
+          `${url}/rawstore/presign?ownerid=${rawstore.userid}&url=${encodeURIComponent(objectUrl)}`,
+          { headers: { 'Auth-Token': rawstore.token } },
+        )
+      ).json()) as { url: string };
       expect(signed.url).toContain('signature=');
       expect(Buffer.from(await (await fetch(signed.url)).arrayBuffer()).equals(bytes)).toBe(true);
-      expect((await fetch(signed.url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`))).status).toBe(404);
+      expect(
+        (await fetch(signed.url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`)))
+          .status,
+      ).toBe(404);
     });
   });
 });
