@@ -44,3 +44,20 @@ export class InterruptedError extends CliError {
     super('interrupted', { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted });
   }
 }
+
+export class AuthError extends CliError {
+  constructor(message: string, hint = 'run `data login`, or set DATA_TOKEN') {
+    super(message, { code: 'E_AUTH', exitCode: EXIT.auth, hint });
+  }
+}
+
+/** A hub answered a step with an error status: the step, the status and what it said. */
+export class ApiError extends CliError {
+  constructor(
+    readonly step: string,
+    readonly status: number,
+    detail: string,
+  ) {
+    super(`${step}: ${String(status)} ${detail}`.trim(), { code: status === 404 ? 'E_NOT_FOUND' : 'E_API', exitCode: status === 401 ? EXIT.auth : EXIT.network });
+  }
+}

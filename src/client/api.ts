@@ -1,0 +1,87 @@
+import { ApiError, AuthError } from '../errors.js';
+import type { Profile } from '../credentials/store.js';
+import { json, send, type HttpFetch } from './http.js';
+
+export interface CheckResult {
+  authenticated: boolean;
+  profile?: Profile & Record<string, unknown>;
+  providers?: Record<string, { url: string }>;
+}
+
+export interface UploadTarget {
+  upload_url: string;
+  upload_query: Record<string, string>;
+  exists: boolean;
+}
+
+export interface PipelineState {
+  title: string;
+  status: string;
+  error_log?: string[];
+}
+
+export interface FlowStatus {
+  id: string;
+  state: 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
+  pipelines: Record<string, PipelineState>;
+  error_log: string[];
+}
+
+function record(value: unknown, step: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError(step, 200, 'answered an unexpected document');
+  return value as Record<string, unknown>;
+}
+
+/** The hub's API, one method per call of the protocol; tokens travel in Auth-Token only. */
+export class HubApi {
+  constructor(
+    readonly api: string,
+    private readonly fetch: HttpFetch,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  private async get(step: string, path: string, token?: string): Promise<unknown> {
+    const response = await send(this.fetch, step, `${this.api}${path}`, { headers: token ? { 'Auth-Token': token } : {}, ...(this.signal ? { signal: this.signal } : {}) });
+    return json(step, response);
+  }
+
+  private async post(step: string, path: string, token: string, body: unknown): Promise<unknown> {
+    const response = await send(this.fetch, step, `${this.api}${path}`, {
+      method: 'POST',
+      headers: { 'Auth-Token': token, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    return json(step, response);
+  }
+
+  async check(token?: string, next?: string): Promise<CheckResult> {
+    const query = next ? `?next=${encodeURIComponent(next)}` : '';
+    return record(await this.get('auth check', `/auth/check${query}`, token), 'auth check') as unknown as CheckResult;
+  }
+
+  /** A service token; the protocol answers without one when the user token is not valid. */
+  async authorize(token: string, service: 'rawstore' | 'source'): Promise<{ token: string; userid: string }> {
+    const body = record(await this.get(`auth authorize (${service})`, `/auth/authorize?service=${service}`, token), 'auth authorize');
+    if (typeof body.token !== 'string' || body.token === '') throw new AuthError('the hub did not accept your token (it may have expired)');
+    return { token: body.token, userid: String(body.userid ?? '') };
+  }
+
+  async rawstoreAuthorize(token: string, body: unknown): Promise<Record<string, UploadTarget>> {
+    const reply = record(await this.post('rawstore authorize', '/rawstore/authorize', token, body), 'rawstore authorize');
+    return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;
+  }
+
+  async sourceUpload(token: string, spec: unknown): Promise<{ flowId: string }> {
+    const reply = record(await this.post('source upload', '/source/upload', token, spec), 'source upload');
+    if (reply.success !== true || typeof reply.flow_id !== 'string') {
+      const errors = Array.isArray(reply.errors) ? reply.errors.map(String).join('; ') : 'no reason given';
+      throw new ApiError('source upload', 200, `the hub refused the package: ${errors}`);
+    }
+    return { flowId: reply.flow_id };
+  }
+
+  async status(flowId: string, token?: string): Promise<FlowStatus> {
+    return record(await this.get('publication status', `/source/${flowId}`, token), 'publication status') as unknown as FlowStatus;
+  }
+}

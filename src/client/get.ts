@@ -1,0 +1,119 @@
+import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { basename, join, resolve, sep } from 'node:path';
+import { CliError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
+import { downloadFile } from '../transfers/download.js';
+import { json, send, type HttpFetch } from './http.js';
+
+export interface Target {
+  /** URL of datapackage.json, or of a single file. */
+  url: string;
+  single: boolean;
+  /** Default folder, relative to the current one. */
+  folder: string;
+}
+
+/** owner/dataset, owner/dataset/r/<file>, or a URL of either. */
+export function parseTarget(input: string, site: string): Target {
+  if (/^https?:\/\//i.test(input)) {
+    const url = new URL(input);
+    const parts = url.pathname.split('/').filter(Boolean);
+    if (parts.at(-2) === 'r') return { url: url.href, single: true, folder: '.' };
+    const datasetParts = parts.at(-1) === 'datapackage.json' ? parts.slice(0, -1) : parts;
+    const descriptor = new URL(`${url.origin}/${[...datasetParts, 'datapackage.json'].join('/')}${url.search}`);
+    return { url: descriptor.href, single: false, folder: datasetParts.slice(-2).join('/') || 'dataset' };
+  }
+  const parts = input.split('/').filter(Boolean);
+  if (parts.length === 2) return { url: `${site}/${parts.join('/')}/datapackage.json`, single: false, folder: parts.join('/') };
+  if (parts.length === 4 && parts[2] === 'r') return { url: `${site}/${parts.map(encodeURIComponent).join('/')}`, single: true, folder: '.' };
+  throw new UsageError(`"${input}" is not owner/dataset, owner/dataset/r/<file> or a URL`);
+}
+
+export interface GetOptions {
+  fetch: HttpFetch;
+  token: string | undefined;
+  out: string;
+  force: boolean;
+  signal?: AbortSignal | undefined;
+  concurrency?: number;
+  onFile?: (path: string, bytes: number) => void;
+}
+
+export interface GetResult {
+  folder: string;
+  files: { path: string; bytes: number }[];
+}
+
+async function isEmptyFolder(folder: string): Promise<boolean> {
+  const entries = await readdir(folder).catch(() => []);
+  return entries.length === 0;
+}
+
+function inside(folder: string, path: string): string {
+  const full = resolve(folder, path);
+  if (full !== resolve(folder) && !full.startsWith(resolve(folder) + sep)) throw new CliError(`the descriptor points outside the target folder: ${path}`, { code: 'E_UNSAFE', exitCode: EXIT.invalid });
+  return full;
+}
+
+function tokenFor(url: string, site: string, token: string | undefined): string | undefined {
+  return new URL(url).origin === new URL(site).origin ? token : undefined;
+}
+
+/** Downloads a dataset's descriptor and every resource into a folder that validates offline. */
+export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
+  const folder = options.out;
+  if (!options.force && !(await isEmptyFolder(folder))) {
+    throw new UsageError(`${folder} is not empty`, 'pass --force to write into it, or --out to choose another folder');
+  }
+  const headers: Record<string, string> = options.token ? { 'Auth-Token': options.token } : {};
+  const response = await send(options.fetch, 'get descriptor', target.url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
+  const descriptor = (await json(`get ${target.url}`, response)) as Record<string, unknown> & { resources?: Record<string, unknown>[] };
+  const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
+  const taken = new Set<string>();
+  for (const resource of descriptor.resources ?? []) {
+    const path = resource.path;
+    if (typeof path !== 'string') continue;
+    if (isRemote(path)) {
+      let local = `data/${basename(new URL(path).pathname) || String(resource.name)}`;
+      while (taken.has(local)) local = local.replace(/(\.[^.]*)?$/, (ext) => `-1${ext}`);
+      taken.add(local);
+      jobs.push({ url: path, path: local, resource });
+      resource.path = local;
+    } else {
+      if (unsafeReason(path, 2) && unsafeReason(path, 1)) throw new CliError(`the descriptor points outside the target folder: ${path}`, { code: 'E_UNSAFE', exitCode: EXIT.invalid });
+      inside(folder, path);
+      taken.add(path);
+      jobs.push({ url: new URL(path, target.url).href, path, resource });
+    }
+  }
+  await mkdir(folder, { recursive: true });
+  const files: GetResult['files'] = [];
+  const queue = [...jobs];
+  await Promise.all(
+    Array.from({ length: Math.min(options.concurrency ?? 3, queue.length) }, async () => {
+      for (let job = queue.shift(); job; job = queue.shift()) {
+        const bytes = await downloadFile(options.fetch, job.url, inside(folder, job.path), {
+          token: tokenFor(job.url, target.url, options.token),
+          bytes: typeof job.resource.bytes === 'number' ? job.resource.bytes : undefined,
+          hash: typeof job.resource.hash === 'string' ? job.resource.hash : undefined,
+          signal: options.signal,
+        });
+        files.push({ path: job.path, bytes });
+        options.onFile?.(job.path, bytes);
+      }
+    }),
+  );
+  const temporary = join(folder, `.datapackage.json.${String(process.pid)}.part`);
+  await writeFile(temporary, `${JSON.stringify(descriptor, null, 2)}\n`);
+  await rename(temporary, join(folder, 'datapackage.json'));
+  return { folder, files: files.sort((a, b) => a.path.localeCompare(b.path)) };
+}
+
+/** Downloads one file of a dataset into a folder. */
+export async function getFile(target: Target, options: GetOptions): Promise<GetResult> {
+  const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
+  const path = inside(options.out, name);
+  const bytes = await downloadFile(options.fetch, target.url, path, { token: options.token, signal: options.signal });
+  return { folder: options.out, files: [{ path: name, bytes }] };
+}

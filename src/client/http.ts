@@ -1,0 +1,88 @@
+import { ApiError, NetworkError } from '../errors.js';
+
+export interface HttpInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
+  signal?: AbortSignal;
+  redirect?: 'follow' | 'manual';
+  duplex?: 'half';
+}
+
+export interface HttpResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  readonly body: AsyncIterable<Uint8Array> | null;
+  text(): Promise<string>;
+}
+
+/** fetch as the client uses it: the transport's undici fetch, or globalThis.fetch in tests. */
+export type HttpFetch = (url: string, init?: HttpInit) => Promise<HttpResponse>;
+
+function causeCode(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** Sends a request for a named step, turning a failure to connect into a NetworkError. */
+export async function send(fetch: HttpFetch, step: string, url: string, init: HttpInit = {}): Promise<HttpResponse> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if (init.signal?.aborted) throw error;
+    throw new NetworkError(`${step}: cannot reach ${new URL(url).origin} (${causeCode(error)})`, error);
+  }
+}
+
+/** Reads a JSON body whatever its content type (the old hub sent JSON as text/html). */
+export async function json(step: string, response: HttpResponse): Promise<unknown> {
+  const text = await response.text();
+  if (!response.ok) throw new ApiError(step, response.status, errorDetail(text));
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(step, response.status, `answered something that is not JSON: ${text.slice(0, 80)}`);
+  }
+}
+
+/** The useful part of an error body: {error}, {message}, {errors: [...]}, or the text. */
+export function errorDetail(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown; message?: unknown; errors?: unknown };
+    if (typeof body.error === 'string') return body.error;
+    if (typeof body.message === 'string') return body.message;
+    if (Array.isArray(body.errors)) return body.errors.map(String).join('; ');
+  } catch {
+    // a plain text body
+  }
+  return text.trim().slice(0, 300);
+}
+
+export function isRetryable(error: unknown): boolean {
+  return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500) || (error instanceof ApiError && error.status === 429);
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    }, { once: true });
+  });
+}
+
+/** Runs an attempt again on network errors and 5xx, with exponential back-off. */
+export async function withRetries<T>(attempt: () => Promise<T>, options: { tries?: number; baseMs?: number; signal?: AbortSignal; retryAfterMs?: (error: unknown) => number | undefined } = {}): Promise<T> {
+  const tries = options.tries ?? 4;
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (n >= tries || !isRetryable(error) || options.signal?.aborted) throw error;
+      const wait = options.retryAfterMs?.(error) ?? (options.baseMs ?? 250) * 2 ** (n - 1);
+      await sleep(wait, options.signal);
+    }
+  }
+}

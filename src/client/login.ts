@@ -1,0 +1,67 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { AuthError, UsageError } from '../errors.js';
+import type { HubApi } from './api.js';
+
+export interface LoginOptions {
+  api: HubApi;
+  provider?: string | undefined;
+  /** Opens the sign-in page; with no browser, the command prints it. */
+  show: (url: string) => Promise<void> | void;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+const DONE_PAGE = '<!doctype html><meta charset="utf-8"><title>Signed in</title><body style="font:16px system-ui;margin:4em auto;max-width:30em"><h1>Signed in</h1><p>You may close this page and go back to the terminal.</p></body>';
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : 0);
+    });
+  });
+}
+
+/**
+ * Single sign-on through the browser: a one-shot listener on 127.0.0.1 and a random port
+ * receives the token, after a check of the `state` it sent along.
+ */
+export async function signInWithBrowser(options: LoginOptions): Promise<string> {
+  const state = randomBytes(16).toString('hex');
+  let deliver: (token: string) => void = () => undefined;
+  const received = new Promise<string>((resolve) => (deliver = resolve));
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const jwt = url.searchParams.get('jwt');
+    if (url.pathname !== '/callback' || url.searchParams.get('state') !== state || !jwt) {
+      response.writeHead(400, { 'Content-Type': 'text/plain' }).end('This sign-in link is not the one data is waiting for.');
+      return;
+    }
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', Connection: 'close' }).end(DONE_PAGE);
+    deliver(jwt);
+  });
+  try {
+    const port = await listen(server);
+    const check = await options.api.check(undefined, `http://127.0.0.1:${String(port)}/callback?state=${state}`);
+    const providers = Object.entries(check.providers ?? {});
+    const chosen = options.provider ? providers.find(([name]) => name === options.provider) : providers.length === 1 ? providers[0] : undefined;
+    if (!chosen) {
+      const names = providers.map(([name]) => name).join(', ') || 'none';
+      throw new UsageError(options.provider ? `the hub has no sign-in provider "${options.provider}"` : 'choose a sign-in provider with --provider', `providers: ${names}`);
+    }
+    await options.show(chosen[1].url);
+    return await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new AuthError(`no sign-in arrived within ${String(Math.round(options.timeoutMs / 1000))} s`, 'run `data login` again, or `data login --with-token`')), options.timeoutMs);
+      options.signal?.addEventListener('abort', () => reject(new Error('interrupted')), { once: true });
+      void received.then((token) => {
+        clearTimeout(timer);
+        resolve(token);
+      });
+    });
+  } finally {
+    server.close();
+    server.closeAllConnections();
+  }
+}

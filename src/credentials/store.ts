@@ -1,0 +1,156 @@
+import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configDir, type Env } from '../config/settings.js';
+
+export interface Profile {
+  id: string;
+  username: string;
+  name?: string;
+  email?: string;
+}
+
+export interface Credential {
+  token: string;
+  profile: Profile | undefined;
+}
+
+export interface Found extends Credential {
+  /** Where the token came from, for `data whoami`. */
+  source: 'env' | 'keychain' | 'file';
+  location: string;
+}
+
+const SERVICE = 'data-cli';
+const KEYCHAIN_MS = 3000;
+
+type Keychain = {
+  get(account: string): Promise<string | undefined>;
+  set(account: string, secret: string): Promise<void>;
+  delete(account: string): Promise<boolean>;
+};
+
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the keychain did not answer')), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+async function systemKeychain(): Promise<Keychain> {
+  const { AsyncEntry } = await import('@napi-rs/keyring');
+  return {
+    get: async (account) => (await within(new AsyncEntry(SERVICE, account).getPassword(), KEYCHAIN_MS)) ?? undefined,
+    set: (account, secret) => within(new AsyncEntry(SERVICE, account).setPassword(secret), KEYCHAIN_MS),
+    delete: (account) => within(new AsyncEntry(SERVICE, account).deleteCredential(), KEYCHAIN_MS),
+  };
+}
+
+/**
+ * Tokens per hub origin: DATA_TOKEN first, then the OS keychain, then a 0600 file.
+ * DATA_KEYCHAIN=0 turns the keychain off.
+ */
+export class CredentialStore {
+  private readonly file: string;
+
+  constructor(
+    private readonly env: Env,
+    private readonly keychain: () => Promise<Keychain> = systemKeychain,
+  ) {
+    this.file = join(configDir(env), 'credentials.json');
+  }
+
+  private get useKeychain(): boolean {
+    return this.env.DATA_KEYCHAIN !== '0';
+  }
+
+  private readFile(): Record<string, Credential> {
+    try {
+      return JSON.parse(readFileSync(this.file, 'utf8')) as Record<string, Credential>;
+    } catch {
+      return {};
+    }
+  }
+
+  private writeFile(entries: Record<string, Credential>): void {
+    mkdirSync(configDir(this.env), { recursive: true, mode: 0o700 });
+    const temporary = `${this.file}.${String(process.pid)}.tmp`;
+    writeFileSync(temporary, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
+    chmodSync(temporary, 0o600);
+    renameSync(temporary, this.file);
+  }
+
+  async get(origin: string): Promise<Found | undefined> {
+    if (this.env.DATA_TOKEN) return { token: this.env.DATA_TOKEN, profile: undefined, source: 'env', location: 'DATA_TOKEN' };
+    if (this.useKeychain) {
+      try {
+        const secret = await (await this.keychain()).get(origin);
+        if (secret) return { ...(JSON.parse(secret) as Credential), source: 'keychain', location: `OS keychain (${SERVICE})` };
+      } catch {
+        // No keychain here: the file is the fallback.
+      }
+    }
+    const entry = this.readFile()[origin];
+    return entry ? { ...entry, source: 'file', location: this.file } : undefined;
+  }
+
+  /** Stores a credential; returns where, and a warning when it had to go to the file. */
+  async set(origin: string, credential: Credential): Promise<{ location: string; warning?: string }> {
+    if (this.useKeychain) {
+      try {
+        await (await this.keychain()).set(origin, JSON.stringify(credential));
+        this.removeFromFile(origin);
+        return { location: `OS keychain (${SERVICE})` };
+      } catch {
+        // fall through to the file
+      }
+    }
+    this.writeFile({ ...this.readFile(), [origin]: credential });
+    return { location: this.file, warning: `no OS keychain answered: the token is stored in ${this.file} (readable only by you)` };
+  }
+
+  async delete(origin: string): Promise<boolean> {
+    let removed = false;
+    if (this.useKeychain) {
+      try {
+        removed = await (await this.keychain()).delete(origin);
+      } catch {
+        // nothing stored there
+      }
+    }
+    return this.removeFromFile(origin) || removed;
+  }
+
+  private removeFromFile(origin: string): boolean {
+    const entries = this.readFile();
+    if (!(origin in entries)) return false;
+    delete entries[origin];
+    this.writeFile(entries);
+    return true;
+  }
+}
+
+/** The expiry of a JWT, read without verifying it, or undefined. */
+export function tokenExpiry(token: string): Date | undefined {
+  try {
+    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof claims.exp === 'number' ? new Date(claims.exp * 1000) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Removes every occurrence of a secret from text that is about to be shown. */
+export function redact(text: string, secrets: readonly (string | undefined)[]): string {
+  let result = text;
+  for (const secret of secrets) if (secret && secret.length > 8) result = result.split(secret).join('[redacted]');
+  return result.replace(/([?&]jwt=)[^&\s]+/g, '$1[redacted]');
+}

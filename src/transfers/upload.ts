@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { ApiError } from '../errors.js';
+import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
+
+export interface UploadForm {
+  url: string;
+  fields: Record<string, string>;
+  path: string;
+  length: number;
+  contentType: string;
+}
+
+/** multipart/form-data with every field, then the file last, streamed with a known length. */
+function multipart(form: UploadForm, onBytes: (sent: number) => void): { body: AsyncIterable<Uint8Array>; type: string; length: number } {
+  const boundary = `----data${randomBytes(12).toString('hex')}`;
+  const fields = Object.entries(form.fields)
+    .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    .join('');
+  const head = Buffer.from(`${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  async function* body(): AsyncIterable<Uint8Array> {
+    yield head;
+    let sent = 0;
+    for await (const chunk of createReadStream(form.path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      sent += chunk.length;
+      onBytes(sent);
+      yield chunk;
+    }
+    yield tail;
+  }
+  return { body: body(), type: `multipart/form-data; boundary=${boundary}`, length: head.length + form.length + tail.length };
+}
+
+function retryAfterMs(error: unknown): number | undefined {
+  return error instanceof RetryAfter ? error.ms : undefined;
+}
+
+class RetryAfter extends ApiError {
+  constructor(status: number, detail: string, readonly ms: number) {
+    super('upload', status, detail);
+  }
+}
+
+/** Uploads one file through its signed form, again after network errors and 5xx. */
+export async function uploadFile(fetch: HttpFetch, form: UploadForm, label: string, onBytes: (sent: number) => void, signal?: AbortSignal): Promise<void> {
+  await withRetries(
+    async () => {
+      const { body, type, length } = multipart(form, onBytes);
+      const response = await send(fetch, `upload ${label}`, form.url, {
+        method: 'POST',
+        headers: { 'Content-Type': type, 'Content-Length': String(length) },
+        body,
+        duplex: 'half',
+        ...(signal ? { signal } : {}),
+      });
+      if (response.status >= 200 && response.status <= 204) {
+        await response.text();
+        return;
+      }
+      const detail = errorDetail(await response.text());
+      const seconds = Number(response.headers.get('retry-after'));
+      if (Number.isFinite(seconds) && seconds > 0) throw new RetryAfter(response.status, detail, Math.min(seconds, 60) * 1000);
+      throw new ApiError(`upload ${label}`, response.status, detail);
+    },
+    { retryAfterMs, ...(signal ? { signal } : {}) },
+  );
+}
