@@ -4,11 +4,11 @@ import { createContext, type Context, type GlobalOptions } from './context.js';
 import { CliError, InterruptedError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { systemIO, type IO } from './output/io.js';
-import type { Fetch } from './validator/location.js';
+import type { HttpFetch } from './client/http.js';
 
 export interface RunOptions {
   signal?: AbortSignal;
-  fetch?: Fetch;
+  fetch?: HttpFetch;
   isolate?: boolean;
 }
 
@@ -41,6 +41,8 @@ export async function run(
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--no-color', 'no colours in the output')
     .option('--debug', 'show stack traces and debug details')
+    .option('--api <url>', 'the hub API (or DATA_API; default http://127.0.0.1:8080)')
+    .option('--site <url>', 'the hub site for read URLs (or DATA_SITE; default: the API)')
     .exitOverride()
     .showSuggestionAfterError()
     .configureOutput({

@@ -1,18 +1,25 @@
 import type { IO } from './output/io.js';
 import { COLORS, NO_COLORS, colorEnabled, type Palette } from './output/colors.js';
-import type { Fetch } from './validator/location.js';
+import type { HttpFetch } from './client/http.js';
+import { hubAddress, type HubAddress } from './config/settings.js';
+import { CredentialStore } from './credentials/store.js';
 
 export interface GlobalOptions {
   json: boolean;
   color: boolean;
   debug: boolean;
+  api?: string;
+  site?: string;
 }
 
 /** Everything a command needs from the outside world, built once per run. */
 export interface Context {
   readonly io: IO;
   readonly signal: AbortSignal;
-  readonly fetch: Fetch;
+  readonly fetch: HttpFetch;
+  /** The hub's API and site bases, from flags, environment or settings. */
+  readonly hub: () => HubAddress;
+  readonly credentials: CredentialStore;
   readonly globals: GlobalOptions;
   /** Colours for stdout. */
   readonly colors: Palette;
@@ -22,7 +29,7 @@ export interface Context {
   readonly isolate: boolean;
 }
 
-const lazyFetch: Fetch = async (url, init) => {
+const lazyFetch: HttpFetch = async (url, init) => {
   const transport = await import('./client/transport.js');
   return transport.fetch(url, init);
 };
@@ -31,13 +38,15 @@ export function createContext(
   io: IO,
   signal: AbortSignal,
   globals: GlobalOptions,
-  options: { fetch?: Fetch | undefined; isolate?: boolean | undefined } = {},
+  options: { fetch?: HttpFetch | undefined; isolate?: boolean | undefined } = {},
 ): Context {
   const color = !globals.json && globals.color;
   return {
     io,
     signal,
     fetch: options.fetch ?? lazyFetch,
+    hub: () => hubAddress({ api: globals.api, site: globals.site }, io.env),
+    credentials: new CredentialStore(io.env),
     isolate: options.isolate ?? false,
     globals,
     colors: colorEnabled(io.isStdoutTTY, io.env, color) ? COLORS : NO_COLORS,

@@ -58,6 +58,9 @@ export class ApiError extends CliError {
     readonly status: number,
     detail: string,
   ) {
-    super(`${step}: ${String(status)} ${detail}`.trim(), { code: status === 404 ? 'E_NOT_FOUND' : 'E_API', exitCode: status === 401 ? EXIT.auth : EXIT.network });
+    super(`${step}: ${String(status)} ${detail}`.trim(), {
+      code: status === 404 ? 'E_NOT_FOUND' : 'E_API',
+      exitCode: status === 401 ? EXIT.auth : EXIT.network,
+    });
   }
 }

@@ -4,7 +4,7 @@ import { json, send, type HttpFetch } from './http.js';
 
 export interface CheckResult {
   authenticated: boolean;
-  profile?: Profile & Record<string, unknown>;
+  profile?: Record<string, unknown>;
   providers?: Record<string, { url: string }>;
 }
 
@@ -28,7 +28,8 @@ export interface FlowStatus {
 }
 
 function record(value: unknown, step: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ApiError(step, 200, 'answered an unexpected document');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ApiError(step, 200, 'answered an unexpected document');
   return value as Record<string, unknown>;
 }
 
@@ -41,7 +42,10 @@ export class HubApi {
   ) {}
 
   private async get(step: string, path: string, token?: string): Promise<unknown> {
-    const response = await send(this.fetch, step, `${this.api}${path}`, { headers: token ? { 'Auth-Token': token } : {}, ...(this.signal ? { signal: this.signal } : {}) });
+    const response = await send(this.fetch, step, `${this.api}${path}`, {
+      headers: token ? { 'Auth-Token': token } : {},
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
     return json(step, response);
   }
 
@@ -57,31 +61,64 @@ export class HubApi {
 
   async check(token?: string, next?: string): Promise<CheckResult> {
     const query = next ? `?next=${encodeURIComponent(next)}` : '';
-    return record(await this.get('auth check', `/auth/check${query}`, token), 'auth check') as unknown as CheckResult;
+    return record(
+      await this.get('auth check', `/auth/check${query}`, token),
+      'auth check',
+    ) as unknown as CheckResult;
   }
 
   /** A service token; the protocol answers without one when the user token is not valid. */
-  async authorize(token: string, service: 'rawstore' | 'source'): Promise<{ token: string; userid: string }> {
-    const body = record(await this.get(`auth authorize (${service})`, `/auth/authorize?service=${service}`, token), 'auth authorize');
-    if (typeof body.token !== 'string' || body.token === '') throw new AuthError('the hub did not accept your token (it may have expired)');
-    return { token: body.token, userid: String(body.userid ?? '') };
+  async authorize(
+    token: string,
+    service: 'rawstore' | 'source',
+  ): Promise<{ token: string; userid: string }> {
+    const body = record(
+      await this.get(`auth authorize (${service})`, `/auth/authorize?service=${service}`, token),
+      'auth authorize',
+    );
+    if (typeof body.token !== 'string' || body.token === '')
+      throw new AuthError('the hub did not accept your token (it may have expired)');
+    return { token: body.token, userid: typeof body.userid === 'string' ? body.userid : '' };
   }
 
   async rawstoreAuthorize(token: string, body: unknown): Promise<Record<string, UploadTarget>> {
-    const reply = record(await this.post('rawstore authorize', '/rawstore/authorize', token, body), 'rawstore authorize');
+    const reply = record(
+      await this.post('rawstore authorize', '/rawstore/authorize', token, body),
+      'rawstore authorize',
+    );
     return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;
   }
 
   async sourceUpload(token: string, spec: unknown): Promise<{ flowId: string }> {
-    const reply = record(await this.post('source upload', '/source/upload', token, spec), 'source upload');
+    const reply = record(
+      await this.post('source upload', '/source/upload', token, spec),
+      'source upload',
+    );
     if (reply.success !== true || typeof reply.flow_id !== 'string') {
-      const errors = Array.isArray(reply.errors) ? reply.errors.map(String).join('; ') : 'no reason given';
+      const errors = Array.isArray(reply.errors)
+        ? reply.errors.map(String).join('; ')
+        : 'no reason given';
       throw new ApiError('source upload', 200, `the hub refused the package: ${errors}`);
     }
     return { flowId: reply.flow_id };
   }
 
   async status(flowId: string, token?: string): Promise<FlowStatus> {
-    return record(await this.get('publication status', `/source/${flowId}`, token), 'publication status') as unknown as FlowStatus;
+    return record(
+      await this.get('publication status', `/source/${flowId}`, token),
+      'publication status',
+    ) as unknown as FlowStatus;
   }
+}
+
+/** The profile of an authenticated check, or undefined when it lacks an id or a user name. */
+export function profileOf(check: CheckResult): Profile | undefined {
+  const profile = check.profile;
+  if (!check.authenticated || !profile) return undefined;
+  const text = (key: string): string | undefined =>
+    typeof profile[key] === 'string' ? profile[key] : undefined;
+  const id = text('id');
+  const username = text('username');
+  if (!id || !username) return undefined;
+  return { id, username, name: text('name') ?? '', email: text('email') ?? '' };
 }

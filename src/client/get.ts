@@ -21,12 +21,24 @@ export function parseTarget(input: string, site: string): Target {
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts.at(-2) === 'r') return { url: url.href, single: true, folder: '.' };
     const datasetParts = parts.at(-1) === 'datapackage.json' ? parts.slice(0, -1) : parts;
-    const descriptor = new URL(`${url.origin}/${[...datasetParts, 'datapackage.json'].join('/')}${url.search}`);
-    return { url: descriptor.href, single: false, folder: datasetParts.slice(-2).join('/') || 'dataset' };
+    const descriptor = new URL(
+      `${url.origin}/${[...datasetParts, 'datapackage.json'].join('/')}${url.search}`,
+    );
+    return {
+      url: descriptor.href,
+      single: false,
+      folder: datasetParts.slice(-2).join('/') || 'dataset',
+    };
   }
   const parts = input.split('/').filter(Boolean);
-  if (parts.length === 2) return { url: `${site}/${parts.join('/')}/datapackage.json`, single: false, folder: parts.join('/') };
-  if (parts.length === 4 && parts[2] === 'r') return { url: `${site}/${parts.map(encodeURIComponent).join('/')}`, single: true, folder: '.' };
+  if (parts.length === 2)
+    return {
+      url: `${site}/${parts.join('/')}/datapackage.json`,
+      single: false,
+      folder: parts.join('/'),
+    };
+  if (parts.length === 4 && parts[2] === 'r')
+    return { url: `${site}/${parts.map(encodeURIComponent).join('/')}`, single: true, folder: '.' };
   throw new UsageError(`"${input}" is not owner/dataset, owner/dataset/r/<file> or a URL`);
 }
 
@@ -52,7 +64,11 @@ async function isEmptyFolder(folder: string): Promise<boolean> {
 
 function inside(folder: string, path: string): string {
   const full = resolve(folder, path);
-  if (full !== resolve(folder) && !full.startsWith(resolve(folder) + sep)) throw new CliError(`the descriptor points outside the target folder: ${path}`, { code: 'E_UNSAFE', exitCode: EXIT.invalid });
+  if (full !== resolve(folder) && !full.startsWith(resolve(folder) + sep))
+    throw new CliError(`the descriptor points outside the target folder: ${path}`, {
+      code: 'E_UNSAFE',
+      exitCode: EXIT.invalid,
+    });
   return full;
 }
 
@@ -64,11 +80,19 @@ function tokenFor(url: string, site: string, token: string | undefined): string 
 export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
   const folder = options.out;
   if (!options.force && !(await isEmptyFolder(folder))) {
-    throw new UsageError(`${folder} is not empty`, 'pass --force to write into it, or --out to choose another folder');
+    throw new UsageError(
+      `${folder} is not empty`,
+      'pass --force to write into it, or --out to choose another folder',
+    );
   }
   const headers: Record<string, string> = options.token ? { 'Auth-Token': options.token } : {};
-  const response = await send(options.fetch, 'get descriptor', target.url, { headers, ...(options.signal ? { signal: options.signal } : {}) });
-  const descriptor = (await json(`get ${target.url}`, response)) as Record<string, unknown> & { resources?: Record<string, unknown>[] };
+  const response = await send(options.fetch, 'get descriptor', target.url, {
+    headers,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const descriptor = (await json(`get ${target.url}`, response)) as Record<string, unknown> & {
+    resources?: Record<string, unknown>[];
+  };
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
   const taken = new Set<string>();
   for (const resource of descriptor.resources ?? []) {
@@ -81,7 +105,11 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       jobs.push({ url: path, path: local, resource });
       resource.path = local;
     } else {
-      if (unsafeReason(path, 2) && unsafeReason(path, 1)) throw new CliError(`the descriptor points outside the target folder: ${path}`, { code: 'E_UNSAFE', exitCode: EXIT.invalid });
+      if (unsafeReason(path, 2) && unsafeReason(path, 1))
+        throw new CliError(`the descriptor points outside the target folder: ${path}`, {
+          code: 'E_UNSAFE',
+          exitCode: EXIT.invalid,
+        });
       inside(folder, path);
       taken.add(path);
       jobs.push({ url: new URL(path, target.url).href, path, resource });
@@ -114,6 +142,9 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
 export async function getFile(target: Target, options: GetOptions): Promise<GetResult> {
   const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
   const path = inside(options.out, name);
-  const bytes = await downloadFile(options.fetch, target.url, path, { token: options.token, signal: options.signal });
+  const bytes = await downloadFile(options.fetch, target.url, path, {
+    token: options.token,
+    signal: options.signal,
+  });
   return { folder: options.out, files: [{ path: name, bytes }] };
 }

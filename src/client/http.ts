@@ -26,12 +26,20 @@ function causeCode(error: unknown): string {
 }
 
 /** Sends a request for a named step, turning a failure to connect into a NetworkError. */
-export async function send(fetch: HttpFetch, step: string, url: string, init: HttpInit = {}): Promise<HttpResponse> {
+export async function send(
+  fetch: HttpFetch,
+  step: string,
+  url: string,
+  init: HttpInit = {},
+): Promise<HttpResponse> {
   try {
     return await fetch(url, init);
   } catch (error) {
     if (init.signal?.aborted) throw error;
-    throw new NetworkError(`${step}: cannot reach ${new URL(url).origin} (${causeCode(error)})`, error);
+    throw new NetworkError(
+      `${step}: cannot reach ${new URL(url).origin} (${causeCode(error)})`,
+      error,
+    );
   }
 }
 
@@ -42,7 +50,11 @@ export async function json(step: string, response: HttpResponse): Promise<unknow
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ApiError(step, response.status, `answered something that is not JSON: ${text.slice(0, 80)}`);
+    throw new ApiError(
+      step,
+      response.status,
+      `answered something that is not JSON: ${text.slice(0, 80)}`,
+    );
   }
 }
 
@@ -60,21 +72,37 @@ export function errorDetail(text: string): string {
 }
 
 export function isRetryable(error: unknown): boolean {
-  return error instanceof NetworkError || (error instanceof ApiError && error.status >= 500) || (error instanceof ApiError && error.status === 429);
+  return (
+    error instanceof NetworkError ||
+    (error instanceof ApiError && error.status >= 500) ||
+    (error instanceof ApiError && error.status === 429)
+  );
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      },
+      { once: true },
+    );
   });
 }
 
 /** Runs an attempt again on network errors and 5xx, with exponential back-off. */
-export async function withRetries<T>(attempt: () => Promise<T>, options: { tries?: number; baseMs?: number; signal?: AbortSignal; retryAfterMs?: (error: unknown) => number | undefined } = {}): Promise<T> {
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  options: {
+    tries?: number;
+    baseMs?: number;
+    signal?: AbortSignal;
+    retryAfterMs?: (error: unknown) => number | undefined;
+  } = {},
+): Promise<T> {
   const tries = options.tries ?? 4;
   for (let n = 1; ; n++) {
     try {

@@ -24,14 +24,19 @@ const PREVIEW_ROWS = 5;
 
 function parseRows(text: string, delimiter: string): string[][] {
   const rows: string[][] = [];
-  const parser = new CsvParser({ delimiter, quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false }, (cells) => {
-    if (rows.length <= PREVIEW_ROWS) rows.push(cells);
-  });
+  const parser = new CsvParser(
+    { delimiter, quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false },
+    (cells) => {
+      if (rows.length <= PREVIEW_ROWS) rows.push(cells);
+    },
+  );
   parser.push(text);
   return rows;
 }
 
-async function localHead(path: string): Promise<{ text: string; bytes: number; rows: number | undefined }> {
+async function localHead(
+  path: string,
+): Promise<{ text: string; bytes: number; rows: number | undefined }> {
   const info = await stat(path);
   if (info.size <= 8 * 1024 * 1024) {
     const text = await readFile(path, 'utf8');
@@ -42,34 +47,66 @@ async function localHead(path: string): Promise<{ text: string; bytes: number; r
   try {
     const buffer = Buffer.alloc(PREVIEW_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, PREVIEW_BYTES, 0);
-    return { text: buffer.subarray(0, bytesRead).toString('utf8'), bytes: info.size, rows: undefined };
+    return {
+      text: buffer.subarray(0, bytesRead).toString('utf8'),
+      bytes: info.size,
+      rows: undefined,
+    };
   } finally {
     await handle.close();
   }
 }
 
-async function remoteHead(fetch: HttpFetch, url: string, token: string | undefined): Promise<{ text: string; bytes: number | undefined }> {
-  const response = await send(fetch, `read ${url}`, url, { headers: { Range: `bytes=0-${String(PREVIEW_BYTES - 1)}`, ...(token ? { 'Auth-Token': token } : {}) } });
+async function remoteHead(
+  fetch: HttpFetch,
+  url: string,
+  token: string | undefined,
+): Promise<{ text: string; bytes: number | undefined }> {
+  const response = await send(fetch, `read ${url}`, url, {
+    headers: {
+      Range: `bytes=0-${String(PREVIEW_BYTES - 1)}`,
+      ...(token ? { 'Auth-Token': token } : {}),
+    },
+  });
   const text = (await response.text()).slice(0, PREVIEW_BYTES);
-  const total = /\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ?? response.headers.get('content-length');
+  const total =
+    /\/(\d+)$/.exec(response.headers.get('content-range') ?? '')?.[1] ??
+    response.headers.get('content-length');
   return { text, bytes: total ? Number(total) : undefined };
 }
 
 /** Title, description and a summary of each resource, with the first rows of each table. */
-export async function datasetInfo(location: { descriptorUrl?: string; dir?: string }, fetch: HttpFetch, token: string | undefined): Promise<DatasetInfo> {
+export async function datasetInfo(
+  location: { descriptorUrl?: string; dir?: string },
+  fetch: HttpFetch,
+  token: string | undefined,
+): Promise<DatasetInfo> {
   const descriptor = location.dir
-    ? (JSON.parse(await readFile(join(location.dir, 'datapackage.json'), 'utf8')) as Record<string, unknown>)
-    : ((await json('info', await send(fetch, 'info', location.descriptorUrl ?? '', { headers: token ? { 'Auth-Token': token } : {} }))) as Record<string, unknown>);
+    ? (JSON.parse(await readFile(join(location.dir, 'datapackage.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >)
+    : ((await json(
+        'info',
+        await send(fetch, 'info', location.descriptorUrl ?? '', {
+          headers: token ? { 'Auth-Token': token } : {},
+        }),
+      )) as Record<string, unknown>);
   const resources: ResourceInfo[] = [];
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
     const path = typeof resource.path === 'string' ? resource.path : undefined;
-    const format = typeof resource.format === 'string' ? resource.format : (/\.([a-z0-9]+)$/i.exec(path ?? '')?.[1]?.toLowerCase() ?? '');
+    const format =
+      typeof resource.format === 'string'
+        ? resource.format
+        : (/\.([a-z0-9]+)$/i.exec(path ?? '')?.[1]?.toLowerCase() ?? '');
     let bytes = typeof resource.bytes === 'number' ? resource.bytes : undefined;
     let rows: number | undefined;
     let preview: string[][] | undefined;
     if (path && (format === 'csv' || format === 'tsv')) {
       const remote = isRemote(path) || !location.dir;
-      const head = remote ? await remoteHead(fetch, new URL(path, location.descriptorUrl).href, token) : await localHead(join(location.dir ?? '.', path));
+      const head = remote
+        ? await remoteHead(fetch, new URL(path, location.descriptorUrl).href, token)
+        : await localHead(join(location.dir ?? '.', path));
       bytes ??= head.bytes;
       rows = 'rows' in head ? (head.rows as number | undefined) : undefined;
       const dialect = resource.dialect as { delimiter?: string } | undefined;
@@ -77,6 +114,7 @@ export async function datasetInfo(location: { descriptorUrl?: string; dir?: stri
     }
     resources.push({ name: String(resource.name), format, bytes, rows, preview });
   }
-  const text = (key: string): string | undefined => (typeof descriptor[key] === 'string' ? (descriptor[key] as string) : undefined);
+  const text = (key: string): string | undefined =>
+    typeof descriptor[key] === 'string' ? descriptor[key] : undefined;
   return { name: text('name'), title: text('title'), description: text('description'), resources };
 }

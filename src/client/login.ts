@@ -12,7 +12,8 @@ export interface LoginOptions {
   signal?: AbortSignal | undefined;
 }
 
-const DONE_PAGE = '<!doctype html><meta charset="utf-8"><title>Signed in</title><body style="font:16px system-ui;margin:4em auto;max-width:30em"><h1>Signed in</h1><p>You may close this page and go back to the terminal.</p></body>';
+const DONE_PAGE =
+  '<!doctype html><meta charset="utf-8"><title>Signed in</title><body style="font:16px system-ui;margin:4em auto;max-width:30em"><h1>Signed in</h1><p>You may close this page and go back to the terminal.</p></body>';
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,25 +37,52 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const jwt = url.searchParams.get('jwt');
     if (url.pathname !== '/callback' || url.searchParams.get('state') !== state || !jwt) {
-      response.writeHead(400, { 'Content-Type': 'text/plain' }).end('This sign-in link is not the one data is waiting for.');
+      response
+        .writeHead(400, { 'Content-Type': 'text/plain' })
+        .end('This sign-in link is not the one data is waiting for.');
       return;
     }
-    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', Connection: 'close' }).end(DONE_PAGE);
+    response
+      .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', Connection: 'close' })
+      .end(DONE_PAGE);
     deliver(jwt);
   });
   try {
     const port = await listen(server);
-    const check = await options.api.check(undefined, `http://127.0.0.1:${String(port)}/callback?state=${state}`);
+    const check = await options.api.check(
+      undefined,
+      `http://127.0.0.1:${String(port)}/callback?state=${state}`,
+    );
     const providers = Object.entries(check.providers ?? {});
-    const chosen = options.provider ? providers.find(([name]) => name === options.provider) : providers.length === 1 ? providers[0] : undefined;
+    const chosen = options.provider
+      ? providers.find(([name]) => name === options.provider)
+      : providers.length === 1
+        ? providers[0]
+        : undefined;
     if (!chosen) {
       const names = providers.map(([name]) => name).join(', ') || 'none';
-      throw new UsageError(options.provider ? `the hub has no sign-in provider "${options.provider}"` : 'choose a sign-in provider with --provider', `providers: ${names}`);
+      throw new UsageError(
+        options.provider
+          ? `the hub has no sign-in provider "${options.provider}"`
+          : 'choose a sign-in provider with --provider',
+        `providers: ${names}`,
+      );
     }
     await options.show(chosen[1].url);
     return await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new AuthError(`no sign-in arrived within ${String(Math.round(options.timeoutMs / 1000))} s`, 'run `data login` again, or `data login --with-token`')), options.timeoutMs);
-      options.signal?.addEventListener('abort', () => reject(new Error('interrupted')), { once: true });
+      const timer = setTimeout(
+        () =>
+          reject(
+            new AuthError(
+              `no sign-in arrived within ${String(Math.round(options.timeoutMs / 1000))} s`,
+              'run `data login` again, or `data login --with-token`',
+            ),
+          ),
+        options.timeoutMs,
+      );
+      options.signal?.addEventListener('abort', () => reject(new Error('interrupted')), {
+        once: true,
+      });
       void received.then((token) => {
         clearTimeout(timer);
         resolve(token);

@@ -10,10 +10,7 @@ export const agent = new Agent({
   bodyTimeout: 300_000,
 });
 
-export interface RequestOptions {
-  signal?: AbortSignal;
-  headers?: Record<string, string>;
-}
+export type RequestOptions = NonNullable<Parameters<typeof undiciFetch>[1]>;
 
 export function fetch(url: string, init: RequestOptions = {}): ReturnType<typeof undiciFetch> {
   return undiciFetch(url, { ...init, dispatcher: agent });

@@ -3,6 +3,12 @@ import type { Context } from '../context.js';
 import { registerValidate } from './validate.js';
 import { registerHelp } from './help.js';
 import { registerServe } from './serve.js';
+import { registerLogin } from './login.js';
+import { registerLogout } from './logout.js';
+import { registerWhoami } from './whoami.js';
+import { registerPublish } from './publish.js';
+import { registerGet } from './get.js';
+import { registerInfo } from './info.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -13,6 +19,12 @@ export function registerCommands(
   setExitCode: SetExitCode,
 ): void {
   registerValidate(program, contextFor, setExitCode);
+  registerLogin(program, contextFor, setExitCode);
+  registerLogout(program, contextFor, setExitCode);
+  registerWhoami(program, contextFor, setExitCode);
+  registerPublish(program, contextFor, setExitCode);
+  registerGet(program, contextFor, setExitCode);
+  registerInfo(program, contextFor, setExitCode);
   registerServe(program, contextFor, setExitCode);
   registerHelp(program, setExitCode);
 }

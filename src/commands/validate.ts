@@ -87,16 +87,26 @@ async function checkErrorNames(names: string[] | undefined): Promise<void> {
 export async function runValidate(options: ValidateCommandOptions, ctx: Context): Promise<number> {
   await checkErrorNames(options.pickErrors);
   await checkErrorNames(options.skipErrors);
+  const report = await validateSource(options, ctx);
+  await printReport(report, options, ctx);
+  return report.valid ? EXIT.ok : EXIT.invalid;
+}
+
+/** Validates with progress on a terminal, in a worker for the real CLI; shared with publish. */
+export async function validateSource(
+  options: Omit<ValidateCommandOptions, 'format'>,
+  ctx: Context,
+): Promise<Report> {
   const { validate, SourceNotFound } = await import('../validator/index.js');
   const { validateIsolated } = await import('../validator/isolated.js');
   const run = ctx.isolate
     ? validateIsolated
-    : (input: string, options: Parameters<typeof validateIsolated>[1]) =>
-        validate(input, { ...options, fetch: ctx.fetch });
+    : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
+        validate(input, { ...settings, fetch: ctx.fetch });
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `validating ${options.source}`);
   try {
-    const report = await run(options.source, {
+    return await run(options.source, {
       signal: ctx.signal,
       limitErrors: options.limitErrors,
       ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
@@ -108,11 +118,7 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
           );
       },
     });
-    progress.stop();
-    await printReport(report, options, ctx);
-    return report.valid ? EXIT.ok : EXIT.invalid;
   } catch (error) {
-    progress.stop();
     if (error instanceof SourceNotFound) {
       throw new InputError(
         error.message,
@@ -120,10 +126,12 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
       );
     }
     throw error;
+  } finally {
+    progress.stop();
   }
 }
 
-async function printReport(
+export async function printReport(
   report: Report,
   options: ValidateCommandOptions,
   ctx: Context,

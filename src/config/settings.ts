@@ -27,7 +27,7 @@ function readSettings(dir: string): Settings {
   }
   try {
     const parsed = JSON.parse(text) as unknown;
-    return parsed !== null && typeof parsed === 'object' ? (parsed as Settings) : {};
+    return parsed !== null && typeof parsed === 'object' ? parsed : {};
   } catch {
     throw new UsageError(`the settings file ${join(dir, 'config.json')} is not valid JSON`);
   }
@@ -51,7 +51,10 @@ export interface HubAddress {
 }
 
 /** --api/--site, then DATA_API/DATA_SITE, then the settings file, then the local hub. */
-export function hubAddress(flags: { api?: string | undefined; site?: string | undefined }, env: Env): HubAddress {
+export function hubAddress(
+  flags: { api?: string | undefined; site?: string | undefined },
+  env: Env,
+): HubAddress {
   const settings = readSettings(configDir(env));
   const api = origin(flags.api ?? env.DATA_API ?? settings.api ?? DEFAULT_API, 'the API address');
   const siteValue = flags.site ?? env.DATA_SITE ?? settings.site;

@@ -48,8 +48,10 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 async function systemKeychain(): Promise<Keychain> {
   const { AsyncEntry } = await import('@napi-rs/keyring');
   return {
-    get: async (account) => (await within(new AsyncEntry(SERVICE, account).getPassword(), KEYCHAIN_MS)) ?? undefined,
-    set: (account, secret) => within(new AsyncEntry(SERVICE, account).setPassword(secret), KEYCHAIN_MS),
+    get: async (account) =>
+      (await within(new AsyncEntry(SERVICE, account).getPassword(), KEYCHAIN_MS)) ?? undefined,
+    set: (account, secret) =>
+      within(new AsyncEntry(SERVICE, account).setPassword(secret), KEYCHAIN_MS),
     delete: (account) => within(new AsyncEntry(SERVICE, account).deleteCredential(), KEYCHAIN_MS),
   };
 }
@@ -89,11 +91,22 @@ export class CredentialStore {
   }
 
   async get(origin: string): Promise<Found | undefined> {
-    if (this.env.DATA_TOKEN) return { token: this.env.DATA_TOKEN, profile: undefined, source: 'env', location: 'DATA_TOKEN' };
+    if (this.env.DATA_TOKEN)
+      return {
+        token: this.env.DATA_TOKEN,
+        profile: undefined,
+        source: 'env',
+        location: 'DATA_TOKEN',
+      };
     if (this.useKeychain) {
       try {
         const secret = await (await this.keychain()).get(origin);
-        if (secret) return { ...(JSON.parse(secret) as Credential), source: 'keychain', location: `OS keychain (${SERVICE})` };
+        if (secret)
+          return {
+            ...(JSON.parse(secret) as Credential),
+            source: 'keychain',
+            location: `OS keychain (${SERVICE})`,
+          };
       } catch {
         // No keychain here: the file is the fallback.
       }
@@ -103,7 +116,10 @@ export class CredentialStore {
   }
 
   /** Stores a credential; returns where, and a warning when it had to go to the file. */
-  async set(origin: string, credential: Credential): Promise<{ location: string; warning?: string }> {
+  async set(
+    origin: string,
+    credential: Credential,
+  ): Promise<{ location: string; warning?: string }> {
     if (this.useKeychain) {
       try {
         await (await this.keychain()).set(origin, JSON.stringify(credential));
@@ -114,7 +130,13 @@ export class CredentialStore {
       }
     }
     this.writeFile({ ...this.readFile(), [origin]: credential });
-    return { location: this.file, warning: `no OS keychain answered: the token is stored in ${this.file} (readable only by you)` };
+    const why = this.useKeychain
+      ? 'no OS keychain answered'
+      : 'the OS keychain is turned off (DATA_KEYCHAIN=0)';
+    return {
+      location: this.file,
+      warning: `${why}: the token is stored in ${this.file} (readable only by you)`,
+    };
   }
 
   async delete(origin: string): Promise<boolean> {
@@ -132,8 +154,7 @@ export class CredentialStore {
   private removeFromFile(origin: string): boolean {
     const entries = this.readFile();
     if (!(origin in entries)) return false;
-    delete entries[origin];
-    this.writeFile(entries);
+    this.writeFile(Object.fromEntries(Object.entries(entries).filter(([key]) => key !== origin)));
     return true;
   }
 }
@@ -141,7 +162,9 @@ export class CredentialStore {
 /** The expiry of a JWT, read without verifying it, or undefined. */
 export function tokenExpiry(token: string): Date | undefined {
   try {
-    const claims = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    const claims = JSON.parse(
+      Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'),
+    ) as { exp?: unknown };
     return typeof claims.exp === 'number' ? new Date(claims.exp * 1000) : undefined;
   } catch {
     return undefined;
@@ -151,6 +174,7 @@ export function tokenExpiry(token: string): Date | undefined {
 /** Removes every occurrence of a secret from text that is about to be shown. */
 export function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let result = text;
-  for (const secret of secrets) if (secret && secret.length > 8) result = result.split(secret).join('[redacted]');
+  for (const secret of secrets)
+    if (secret && secret.length > 8) result = result.split(secret).join('[redacted]');
   return result.replace(/([?&]jwt=)[^&\s]+/g, '$1[redacted]');
 }

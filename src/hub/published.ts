@@ -70,6 +70,13 @@ function extensionOf(resource: Record<string, unknown>): string {
   return /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '';
 }
 
+/** The stored file of the resource whose `path` is exactly this relative path. */
+export function resourceAtPath(pkg: Published, path: string): { path: string; name: string } {
+  const resource = pkg.descriptor.resources.find((candidate) => candidate.path === path);
+  if (!resource) throw new HttpError(404, 'not found');
+  return { path: join(pkg.dir, path), name: basename(path) };
+}
+
 /** The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`. */
 export function resourceFile(pkg: Published, fileName: string): { path: string; name: string } {
   const resources = pkg.descriptor.resources;

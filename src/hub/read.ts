@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { Hub } from './context.js';
 import type { Request } from './http.js';
-import { published, resourceFile } from './published.js';
+import { published, resourceAtPath, resourceFile } from './published.js';
 import { sendFile } from './send-file.js';
 
 export async function descriptor(
@@ -42,4 +42,18 @@ export async function report(
   await sendFile(request.raw, response, join(pkg.dir, 'validation_report.json'), {
     name: 'validation_report.json',
   });
+}
+
+/** A resource at its relative path under the dataset, as descriptors with relative paths need. */
+export async function resourcePath(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  owner: string,
+  name: string,
+  path: string,
+): Promise<void> {
+  const pkg = published(hub, request, owner, name);
+  const found = resourceAtPath(pkg, path);
+  await sendFile(request.raw, response, found.path, { name: found.name });
 }

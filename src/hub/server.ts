@@ -72,6 +72,15 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
   if (count === 4 && third === 'r' && fourth)
     return read.resource(hub, request, response, first, second, fourth);
+  if (count >= 3)
+    return read.resourcePath(
+      hub,
+      request,
+      response,
+      first,
+      second,
+      request.segments.slice(2).join('/'),
+    );
   throw new HttpError(404, 'not found');
 }
 

@@ -1,8 +1,8 @@
 import type { Context } from '../context.js';
 
 export interface Progress {
-  update(text: string): void;
-  stop(): void;
+  readonly update: (text: string) => void;
+  readonly stop: () => void;
 }
 
 const SILENT: Progress = { update: () => undefined, stop: () => undefined };

@@ -5,7 +5,9 @@ import { createReadStream } from 'node:fs';
 export async function fileDigest(path: string): Promise<{ length: number; md5: string }> {
   const hash = createHash('md5');
   let length = 0;
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(path, {
+    highWaterMark: 1 << 20,
+  }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
     length += chunk.length;
   }

@@ -3,7 +3,13 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ApiError } from '../errors.js';
-import { errorDetail, send, withRetries, type HttpFetch, type HttpResponse } from '../client/http.js';
+import {
+  errorDetail,
+  send,
+  withRetries,
+  type HttpFetch,
+  type HttpResponse,
+} from '../client/http.js';
 
 export interface DownloadOptions {
   token?: string | undefined;
@@ -15,7 +21,13 @@ export interface DownloadOptions {
 }
 
 /** GET that follows redirects itself, so that the token never goes to another origin. */
-async function request(fetch: HttpFetch, url: string, headers: Record<string, string>, token: string | undefined, signal?: AbortSignal): Promise<HttpResponse> {
+async function request(
+  fetch: HttpFetch,
+  url: string,
+  headers: Record<string, string>,
+  token: string | undefined,
+  signal?: AbortSignal,
+): Promise<HttpResponse> {
   let current = url;
   const origin = new URL(url).origin;
   for (let hop = 0; hop < 6; hop++) {
@@ -45,35 +57,59 @@ export class IntegrityError extends Error {}
  * Downloads to `<target>.part`, resuming it with a byte range when it exists, checks the
  * declared bytes and hash, and only then renames it into place.
  */
-export async function downloadFile(fetch: HttpFetch, url: string, target: string, options: DownloadOptions = {}): Promise<number> {
+export async function downloadFile(
+  fetch: HttpFetch,
+  url: string,
+  target: string,
+  options: DownloadOptions = {},
+): Promise<number> {
   const part = `${target}.part`;
   await mkdir(dirname(target), { recursive: true });
-  await withRetries(async () => {
-    const have = (await stat(part).catch(() => undefined))?.size ?? 0;
-    const response = await request(fetch, url, have > 0 ? { Range: `bytes=${String(have)}-` } : {}, options.token, options.signal);
-    if (response.status === 416) return;
-    if (!response.ok) throw new ApiError(`download ${url}`, response.status, errorDetail(await response.text()));
-    const append = response.status === 206 && have > 0;
-    const out = createWriteStream(part, { flags: append ? 'a' : 'w' });
-    let received = append ? have : 0;
-    try {
-      for await (const chunk of response.body ?? []) {
-        received += chunk.length;
-        options.onBytes?.(received);
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  await withRetries(
+    async () => {
+      const have = (await stat(part).catch(() => undefined))?.size ?? 0;
+      const response = await request(
+        fetch,
+        url,
+        have > 0 ? { Range: `bytes=${String(have)}-` } : {},
+        options.token,
+        options.signal,
+      );
+      if (response.status === 416) return;
+      if (!response.ok)
+        throw new ApiError(`download ${url}`, response.status, errorDetail(await response.text()));
+      const append = response.status === 206 && have > 0;
+      const out = createWriteStream(part, { flags: append ? 'a' : 'w' });
+      let received = append ? have : 0;
+      try {
+        for await (const chunk of response.body ?? []) {
+          received += chunk.length;
+          options.onBytes?.(received);
+          if (!out.write(chunk))
+            await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+        }
+      } finally {
+        await new Promise<void>((resolve) => out.end(() => resolve()));
       }
-    } finally {
-      await new Promise<void>((resolve) => out.end(() => resolve()));
-    }
-  }, options.signal ? { signal: options.signal } : {});
+    },
+    options.signal ? { signal: options.signal } : {},
+  );
   const size = (await stat(part)).size;
   if (options.bytes !== undefined && options.bytes !== size) {
     await rm(part, { force: true });
-    throw new IntegrityError(`${url}: expected ${String(options.bytes)} bytes, received ${String(size)}`);
+    throw new IntegrityError(
+      `${url}: expected ${String(options.bytes)} bytes, received ${String(size)}`,
+    );
   }
   if (options.hash) {
-    const [algorithm, digest] = options.hash.includes(':') ? options.hash.split(':', 2) : ['md5', options.hash];
-    if ((algorithm === 'md5' || algorithm === 'sha256') && digest && (await digestOf(part, algorithm)) !== digest.toLowerCase()) {
+    const [algorithm, digest] = options.hash.includes(':')
+      ? options.hash.split(':', 2)
+      : ['md5', options.hash];
+    if (
+      (algorithm === 'md5' || algorithm === 'sha256') &&
+      digest &&
+      (await digestOf(part, algorithm)) !== digest.toLowerCase()
+    ) {
       await rm(part, { force: true });
       throw new IntegrityError(`${url}: the ${algorithm} hash does not match the descriptor`);
     }

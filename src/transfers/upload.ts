@@ -12,24 +12,38 @@ export interface UploadForm {
 }
 
 /** multipart/form-data with every field, then the file last, streamed with a known length. */
-function multipart(form: UploadForm, onBytes: (sent: number) => void): { body: AsyncIterable<Uint8Array>; type: string; length: number } {
+function multipart(
+  form: UploadForm,
+  onBytes: (sent: number) => void,
+): { body: AsyncIterable<Uint8Array>; type: string; length: number } {
   const boundary = `----data${randomBytes(12).toString('hex')}`;
   const fields = Object.entries(form.fields)
-    .map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    .map(
+      ([name, value]) =>
+        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+    )
     .join('');
-  const head = Buffer.from(`${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`);
+  const head = Buffer.from(
+    `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* body(): AsyncIterable<Uint8Array> {
     yield head;
     let sent = 0;
-    for await (const chunk of createReadStream(form.path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    for await (const chunk of createReadStream(form.path, {
+      highWaterMark: 1 << 20,
+    }) as AsyncIterable<Buffer>) {
       sent += chunk.length;
       onBytes(sent);
       yield chunk;
     }
     yield tail;
   }
-  return { body: body(), type: `multipart/form-data; boundary=${boundary}`, length: head.length + form.length + tail.length };
+  return {
+    body: body(),
+    type: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + form.length + tail.length,
+  };
 }
 
 function retryAfterMs(error: unknown): number | undefined {
@@ -37,13 +51,23 @@ function retryAfterMs(error: unknown): number | undefined {
 }
 
 class RetryAfter extends ApiError {
-  constructor(status: number, detail: string, readonly ms: number) {
+  constructor(
+    status: number,
+    detail: string,
+    readonly ms: number,
+  ) {
     super('upload', status, detail);
   }
 }
 
 /** Uploads one file through its signed form, again after network errors and 5xx. */
-export async function uploadFile(fetch: HttpFetch, form: UploadForm, label: string, onBytes: (sent: number) => void, signal?: AbortSignal): Promise<void> {
+export async function uploadFile(
+  fetch: HttpFetch,
+  form: UploadForm,
+  label: string,
+  onBytes: (sent: number) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   await withRetries(
     async () => {
       const { body, type, length } = multipart(form, onBytes);
@@ -60,7 +84,8 @@ export async function uploadFile(fetch: HttpFetch, form: UploadForm, label: stri
       }
       const detail = errorDetail(await response.text());
       const seconds = Number(response.headers.get('retry-after'));
-      if (Number.isFinite(seconds) && seconds > 0) throw new RetryAfter(response.status, detail, Math.min(seconds, 60) * 1000);
+      if (Number.isFinite(seconds) && seconds > 0)
+        throw new RetryAfter(response.status, detail, Math.min(seconds, 60) * 1000);
       throw new ApiError(`upload ${label}`, response.status, detail);
     },
     { retryAfterMs, ...(signal ? { signal } : {}) },

@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { writeJson } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+export interface GetOptions {
+  target: string;
+  out: string | undefined;
+  force: boolean;
+}
+
+export function registerGet(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('get')
+    .summary('download a dataset (or one of its files) into a folder that validates offline')
+    .argument('<target>', 'owner/dataset, owner/dataset/r/<file>, or a URL')
+    .option('--out <dir>', 'target folder (default: ./owner/dataset, or . for one file)')
+    .option('--force', 'write into a folder that is not empty')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
+    )
+    .action(async (target: string, options: Omit<GetOptions, 'target'>, command: Command) => {
+      setExitCode(await runGet({ ...options, target, force: options.force }, contextFor(command)));
+    });
+}
+
+export async function runGet(options: GetOptions, ctx: Context): Promise<number> {
+  const { parseTarget, getDataset, getFile } = await import('../client/get.js');
+  const target = parseTarget(options.target, ctx.hub().site);
+  const token = (await ctx.credentials.get(ctx.hub().api))?.token;
+  const out = resolve(ctx.io.cwd, options.out ?? target.folder);
+  const settings = {
+    fetch: ctx.fetch,
+    token,
+    out,
+    force: options.force || target.single,
+    signal: ctx.signal,
+    onFile: (path: string, bytes: number) =>
+      ctx.globals.json || ctx.io.stderr.write(`saved ${path} (${String(bytes)} bytes)\n`),
+  };
+  const result = target.single
+    ? await getFile(target, settings)
+    : await getDataset(target, settings);
+  if (ctx.globals.json) writeJson(ctx, result);
+  else ctx.io.stdout.write(`${result.folder}\n`);
+  return 0;
+}

@@ -1,0 +1,57 @@
+import type { Command } from 'commander';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { InputError } from '../errors.js';
+import { writeJson } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+export function registerInfo(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('info')
+    .summary('show a dataset: title, description, resources and their first rows')
+    .argument('<target>', 'owner/dataset, a local package folder or datapackage.json, or a URL')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data info ada/world-cities\n  data info examples/cities --json',
+    )
+    .action(async (target: string, _options: unknown, command: Command) => {
+      setExitCode(await runInfo(target, contextFor(command)));
+    });
+}
+
+export async function runInfo(target: string, ctx: Context): Promise<number> {
+  const { datasetInfo } = await import('../client/info.js');
+  const { parseTarget } = await import('../client/get.js');
+  const local = resolve(ctx.io.cwd, target);
+  const dir = existsSync(local)
+    ? statSync(local).isDirectory()
+      ? local
+      : dirname(local)
+    : undefined;
+  if (dir && !existsSync(resolve(dir, 'datapackage.json')))
+    throw new InputError(`${target} has no datapackage.json`);
+  const token = dir ? undefined : (await ctx.credentials.get(ctx.hub().api))?.token;
+  const location = dir ? { dir } : { descriptorUrl: parseTarget(target, ctx.hub().site).url };
+  const info = await datasetInfo(location, ctx.fetch, token);
+  if (ctx.globals.json) {
+    writeJson(ctx, info);
+    return 0;
+  }
+  const lines = [ctx.colors.bold(info.title ?? info.name ?? target)];
+  if (info.description) lines.push(info.description);
+  lines.push('');
+  for (const resource of info.resources) {
+    const size = resource.bytes !== undefined ? `${String(resource.bytes)} bytes` : 'size unknown';
+    const rows = resource.rows !== undefined ? `, ${String(resource.rows)} rows` : '';
+    lines.push(`${ctx.colors.cyan(resource.name)}  ${resource.format || '?'}  ${size}${rows}`);
+    for (const row of resource.preview ?? []) lines.push(`  ${row.join('\t')}`);
+    lines.push('');
+  }
+  ctx.io.stdout.write(lines.join('\n'));
+  return 0;
+}

@@ -1,0 +1,119 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import type { Context } from '../context.js';
+import { EXIT } from '../exit-codes.js';
+import { AuthError } from '../errors.js';
+import { hubApi, requireToken, writeJson } from './auth-common.js';
+import { profileOf } from '../client/api.js';
+import type { ContextFor, SetExitCode } from './index.js';
+import { printReport, validateSource } from './validate.js';
+import type { Findability } from '../client/publish.js';
+
+export interface PublishCommandOptions {
+  path: string;
+  findability: Findability;
+  wait: boolean;
+  timeout: number;
+}
+
+function minutes(value: string): number {
+  const number = Number(value);
+  if (!Number.isFinite(number) || number <= 0)
+    throw new InvalidArgumentError('expected a number of minutes');
+  return number;
+}
+
+export function registerPublish(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('publish')
+    .alias('push')
+    .summary('validate a package, upload its files and publish it on the hub')
+    .argument('[path]', 'folder holding a datapackage.json', '.')
+    .addOption(
+      new Option('--findability <who>', 'who can find and read it')
+        .choices(['published', 'unlisted', 'private'])
+        .default('published'),
+    )
+    .option('--no-wait', 'return once the hub has the package, without waiting for publication')
+    .option('--timeout <minutes>', 'how long to wait for publication', minutes, 20)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data publish                         # the package in this folder\n  data push examples/cities --findability unlisted\n  DATA_TOKEN=… data publish --json     # in CI',
+    )
+    .action(
+      async (path: string, options: Omit<PublishCommandOptions, 'path'>, command: Command) => {
+        setExitCode(await runPublish({ ...options, path }, contextFor(command)));
+      },
+    );
+}
+
+export async function runPublish(
+  options: PublishCommandOptions,
+  ctx: Context,
+  pollMs?: number,
+): Promise<number> {
+  const found = await requireToken(ctx);
+  const report = await validateSource(
+    { source: options.path, limitErrors: 1000, pickErrors: undefined, skipErrors: undefined },
+    ctx,
+  );
+  if (!report.valid) {
+    ctx.io.stderr.write('error: the package is invalid; nothing was uploaded\n');
+    await printReport(
+      report,
+      {
+        source: options.path,
+        limitErrors: 1000,
+        pickErrors: undefined,
+        skipErrors: undefined,
+        format: 'text',
+      },
+      ctx,
+    );
+    return EXIT.invalid;
+  }
+  const api = hubApi(ctx);
+  const profile = profileOf(await api.check(found.token));
+  if (!profile)
+    throw new AuthError(`the hub at ${api.api} does not accept the token in ${found.location}`);
+  const { publishPackage } = await import('../client/publish.js');
+  const { publishProgress, publishSummary } = await import('../output/publish.js');
+  const { startProgress } = await import('../output/spinner.js');
+  const progress = await startProgress(ctx, 'publishing');
+  const quiet = ctx.globals.json;
+  const log = (line: string): void => {
+    if (!quiet) ctx.io.stderr.write(`${line}\n`);
+  };
+  try {
+    const result = await publishPackage({
+      dir: options.path,
+      api,
+      fetch: ctx.fetch,
+      site: ctx.hub().site,
+      token: found.token,
+      profile,
+      findability: options.findability,
+      wait: options.wait,
+      timeoutMs: options.timeout * 60_000,
+      ...(pollMs !== undefined ? { pollMs } : {}),
+      signal: ctx.signal,
+      onEvent: publishProgress(progress.update, log),
+    });
+    progress.stop();
+    if (ctx.globals.json) {
+      const { status, ...rest } = result;
+      writeJson(ctx, {
+        ...rest,
+        pipelines: status?.pipelines ?? null,
+        errorLog: status?.error_log ?? [],
+      });
+    } else ctx.io.stdout.write(publishSummary(result, ctx.colors));
+    return result.state === 'FAILED' ? EXIT.invalid : EXIT.ok;
+  } finally {
+    progress.stop();
+  }
+}
