@@ -1,0 +1,156 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../hub/helpers.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/data');
+
+interface Run {
+  code: number | null;
+  out: string;
+  err: string;
+}
+
+let hub: ChildProcessWithoutNullStreams;
+let api = '';
+const home = mkdtempSync(join(tmpdir(), 'data-client-'));
+const env = (): Record<string, string> => ({ ...(process.env as Record<string, string>), DATA_API: api, DATA_CONFIG_DIR: join(home, 'config'), DATA_KEYCHAIN: '0', NO_COLOR: '1', CI: 'true', DATA_TOKEN: '' });
+
+function data(args: string[], options: { cwd?: string; onErr?: (text: string) => void; input?: string } = {}): Promise<Run> {
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: env() });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+    options.onErr?.(err);
+  });
+  child.stdin.end(options.input ?? '');
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+/** Plays the browser's part: opens the printed address, fills the hub's form, follows the redirect. */
+async function completeSignIn(url: string, username: string): Promise<void> {
+  const html = await (await fetch(url)).text();
+  const action = new URL(/method="post" action="([^"]+)"/.exec(html)?.[1] ?? '', url).href;
+  const next = /name="next" value="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
+  const posted = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username, email: `${username}@example.org`, next }).toString(),
+  });
+  const page = await (await fetch(posted.headers.get('location') ?? '')).text();
+  expect(page).toContain('You may close this page');
+}
+
+beforeAll(async () => {
+  hub = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', join(home, 'hub')]);
+  api = await new Promise<string>((resolve) => {
+    let out = '';
+    hub.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (found) resolve(found);
+    });
+  });
+});
+
+afterAll(() => {
+  hub.kill('SIGINT');
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('the publishing client against data serve', () => {
+  it('refuses to publish before login, naming both ways to log in', async () => {
+    const run = await data(['publish', join(EXAMPLES, 'cities')]);
+    expect(run.code).toBe(4);
+    expect(run.err).toContain('data login');
+    expect(run.err).toContain('DATA_TOKEN');
+  });
+
+  it('logs in through the browser flow with --no-browser and stores the token in a 0600 file', async () => {
+    let signing: Promise<void> | undefined;
+    const run = await data(['login', '--no-browser'], {
+      onErr: (text) => {
+        const url = /Sign in at:\n\s+(\S+)/.exec(text)?.[1];
+        if (url && !signing) signing = completeSignIn(url, 'ada');
+      },
+    });
+    await signing;
+    expect(run.code).toBe(0);
+    expect(run.out).toBe(`Logged in to ${api} as ada\n`);
+    const file = join(home, 'config', 'credentials.json');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(run.err).toContain(file);
+    const token = Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { token: string }>)[0]?.token ?? '';
+    expect(run.out + run.err).not.toContain(token);
+  });
+
+  it('says who is logged in, where the token is and when it expires', async () => {
+    const run = await data(['--json', 'whoami']);
+    expect(run.code).toBe(0);
+    const who = JSON.parse(run.out) as { username: string; hub: string; stored: string; expires: string };
+    expect(who).toMatchObject({ username: 'ada', hub: api, stored: join(home, 'config', 'credentials.json') });
+    expect(Date.parse(who.expires)).toBeGreaterThan(Date.now() + 13 * 86_400_000);
+  });
+
+  it.each(['cities', 'sales-v2'])('publishes the %s example and ends with its URL', async (example) => {
+    const run = await data(['publish', join(EXAMPLES, example)]);
+    expect(run.err).toContain('succeeded');
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(new RegExp(`^✔ published ${api}/ada/[a-z-]+ \\(revision 1\\)\\n$`));
+  });
+
+  it('shows the report and exits 1 on an invalid package, uploading nothing', async () => {
+    const run = await data(['push', join(EXAMPLES, 'invalid-data')]);
+    expect(run.code).toBe(1);
+    expect(run.err).toContain('nothing was uploaded');
+    expect(run.out).toContain('type-error');
+  });
+
+  it('reports a second publish with --json: nothing to upload again', async () => {
+    const run = await data(['--json', 'publish', join(EXAMPLES, 'cities')]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.out)).toMatchObject({ dataset: 'world-cities', owner: 'ada', revision: 2, state: 'SUCCEEDED', uploaded: [], url: `${api}/ada/world-cities` });
+  });
+
+  it('gets a dataset back byte-identical into a folder that validates', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'data-get-'));
+    const run = await data(['get', 'ada/world-cities'], { cwd });
+    expect(run.code).toBe(0);
+    const folder = join(cwd, 'ada', 'world-cities');
+    for (const path of ['data/cities.csv', 'data/countries.csv']) {
+      expect(readFileSync(join(folder, path)).equals(readFileSync(join(EXAMPLES, 'cities', path)))).toBe(true);
+    }
+    expect((await data(['validate', folder])).code).toBe(0);
+    expect((await data(['get', 'ada/world-cities'], { cwd })).code).toBe(2);
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('gets single files by index and by file name', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'data-get-'));
+    expect((await data(['get', 'ada/world-cities/r/1.csv'], { cwd })).code).toBe(0);
+    expect((await data(['get', 'ada/world-cities/r/countries.csv'], { cwd })).code).toBe(0);
+    expect(readFileSync(join(cwd, '1.csv')).equals(readFileSync(join(EXAMPLES, 'cities/data/cities.csv')))).toBe(true);
+    expect(readFileSync(join(cwd, 'countries.csv')).equals(readFileSync(join(EXAMPLES, 'cities/data/countries.csv')))).toBe(true);
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('shows a dataset with info', async () => {
+    const run = await data(['--json', 'info', 'ada/world-cities']);
+    expect(run.code).toBe(0);
+    const info = JSON.parse(run.out) as { title: string; resources: { name: string; bytes: number; preview: string[][] }[] };
+    expect(info.title).toBe('World cities and their countries');
+    expect(info.resources[1]).toMatchObject({ name: 'cities', bytes: 542 });
+    expect(info.resources[1]?.preview[1]?.[1]).toBe('Paris');
+  });
+
+  it('logs out, after which whoami exits 4', async () => {
+    expect((await data(['logout'])).out).toBe(`Logged out of ${api}\n`);
+    expect((await data(['whoami'])).code).toBe(4);
+  });
+});
