@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ApiError } from '../errors.js';
+import { ApiError, CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import {
   errorDetail,
   send,
@@ -51,7 +52,16 @@ async function digestOf(path: string, algorithm: string): Promise<string> {
   return hash.digest('hex');
 }
 
-export class IntegrityError extends Error {}
+/** What was downloaded is not what the descriptor declares. */
+export class IntegrityError extends CliError {
+  constructor(message: string) {
+    super(message, {
+      code: 'E_INTEGRITY',
+      exitCode: EXIT.invalid,
+      hint: 'the file was not saved; the hub may hold a damaged copy',
+    });
+  }
+}
 
 /**
  * Downloads to `<target>.part`, resuming it with a byte range when it exists, checks the

@@ -17,9 +17,20 @@ interface Run {
 let hub: ChildProcessWithoutNullStreams;
 let api = '';
 const home = mkdtempSync(join(tmpdir(), 'data-client-'));
-const env = (): Record<string, string> => ({ ...(process.env as Record<string, string>), DATA_API: api, DATA_CONFIG_DIR: join(home, 'config'), DATA_KEYCHAIN: '0', NO_COLOR: '1', CI: 'true', DATA_TOKEN: '' });
+const env = (): Record<string, string> => ({
+  ...(process.env as Record<string, string>),
+  DATA_API: api,
+  DATA_CONFIG_DIR: join(home, 'config'),
+  DATA_KEYCHAIN: '0',
+  NO_COLOR: '1',
+  CI: 'true',
+  DATA_TOKEN: '',
+});
 
-function data(args: string[], options: { cwd?: string; onErr?: (text: string) => void; input?: string } = {}): Promise<Run> {
+function data(
+  args: string[],
+  options: { cwd?: string; onErr?: (text: string) => void; input?: string } = {},
+): Promise<Run> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: env() });
   let out = '';
   let err = '';
@@ -86,24 +97,38 @@ describe('the publishing client against data serve', () => {
     const file = join(home, 'config', 'credentials.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(run.err).toContain(file);
-    const token = Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { token: string }>)[0]?.token ?? '';
+    const token =
+      Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { token: string }>)[0]
+        ?.token ?? '';
     expect(run.out + run.err).not.toContain(token);
   });
 
   it('says who is logged in, where the token is and when it expires', async () => {
     const run = await data(['--json', 'whoami']);
     expect(run.code).toBe(0);
-    const who = JSON.parse(run.out) as { username: string; hub: string; stored: string; expires: string };
-    expect(who).toMatchObject({ username: 'ada', hub: api, stored: join(home, 'config', 'credentials.json') });
+    const who = JSON.parse(run.out) as {
+      username: string;
+      hub: string;
+      stored: string;
+      expires: string;
+    };
+    expect(who).toMatchObject({
+      username: 'ada',
+      hub: api,
+      stored: join(home, 'config', 'credentials.json'),
+    });
     expect(Date.parse(who.expires)).toBeGreaterThan(Date.now() + 13 * 86_400_000);
   });
 
-  it.each(['cities', 'sales-v2'])('publishes the %s example and ends with its URL', async (example) => {
-    const run = await data(['publish', join(EXAMPLES, example)]);
-    expect(run.err).toContain('succeeded');
-    expect(run.code).toBe(0);
-    expect(run.out).toMatch(new RegExp(`^✔ published ${api}/ada/[a-z-]+ \\(revision 1\\)\\n$`));
-  });
+  it.each(['cities', 'sales-v2'])(
+    'publishes the %s example and ends with its URL',
+    async (example) => {
+      const run = await data(['publish', join(EXAMPLES, example)]);
+      expect(run.err).toContain('succeeded');
+      expect(run.code).toBe(0);
+      expect(run.out).toMatch(new RegExp(`^✔ published ${api}/ada/[a-z-]+ \\(revision 1\\)\\n$`));
+    },
+  );
 
   it('shows the report and exits 1 on an invalid package, uploading nothing', async () => {
     const run = await data(['push', join(EXAMPLES, 'invalid-data')]);
@@ -115,7 +140,14 @@ describe('the publishing client against data serve', () => {
   it('reports a second publish with --json: nothing to upload again', async () => {
     const run = await data(['--json', 'publish', join(EXAMPLES, 'cities')]);
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.out)).toMatchObject({ dataset: 'world-cities', owner: 'ada', revision: 2, state: 'SUCCEEDED', uploaded: [], url: `${api}/ada/world-cities` });
+    expect(JSON.parse(run.out)).toMatchObject({
+      dataset: 'world-cities',
+      owner: 'ada',
+      revision: 2,
+      state: 'SUCCEEDED',
+      uploaded: [],
+      url: `${api}/ada/world-cities`,
+    });
   });
 
   it('gets a dataset back byte-identical into a folder that validates', async () => {
@@ -124,7 +156,9 @@ describe('the publishing client against data serve', () => {
     expect(run.code).toBe(0);
     const folder = join(cwd, 'ada', 'world-cities');
     for (const path of ['data/cities.csv', 'data/countries.csv']) {
-      expect(readFileSync(join(folder, path)).equals(readFileSync(join(EXAMPLES, 'cities', path)))).toBe(true);
+      expect(
+        readFileSync(join(folder, path)).equals(readFileSync(join(EXAMPLES, 'cities', path))),
+      ).toBe(true);
     }
     expect((await data(['validate', folder])).code).toBe(0);
     expect((await data(['get', 'ada/world-cities'], { cwd })).code).toBe(2);
@@ -135,15 +169,26 @@ describe('the publishing client against data serve', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'data-get-'));
     expect((await data(['get', 'ada/world-cities/r/1.csv'], { cwd })).code).toBe(0);
     expect((await data(['get', 'ada/world-cities/r/countries.csv'], { cwd })).code).toBe(0);
-    expect(readFileSync(join(cwd, '1.csv')).equals(readFileSync(join(EXAMPLES, 'cities/data/cities.csv')))).toBe(true);
-    expect(readFileSync(join(cwd, 'countries.csv')).equals(readFileSync(join(EXAMPLES, 'cities/data/countries.csv')))).toBe(true);
+    expect(
+      readFileSync(join(cwd, '1.csv')).equals(
+        readFileSync(join(EXAMPLES, 'cities/data/cities.csv')),
+      ),
+    ).toBe(true);
+    expect(
+      readFileSync(join(cwd, 'countries.csv')).equals(
+        readFileSync(join(EXAMPLES, 'cities/data/countries.csv')),
+      ),
+    ).toBe(true);
     rmSync(cwd, { recursive: true, force: true });
   });
 
   it('shows a dataset with info', async () => {
     const run = await data(['--json', 'info', 'ada/world-cities']);
     expect(run.code).toBe(0);
-    const info = JSON.parse(run.out) as { title: string; resources: { name: string; bytes: number; preview: string[][] }[] };
+    const info = JSON.parse(run.out) as {
+      title: string;
+      resources: { name: string; bytes: number; preview: string[][] }[];
+    };
     expect(info.title).toBe('World cities and their countries');
     expect(info.resources[1]).toMatchObject({ name: 'cities', bytes: 542 });
     expect(info.resources[1]?.preview[1]?.[1]).toBe('Paris');

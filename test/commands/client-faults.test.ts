@@ -1,0 +1,279 @@
+import { join } from 'node:path';
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
+import { memoryIO } from '../../src/output/io.js';
+
+const API = 'http://hub.test';
+const EXAMPLES = join(import.meta.dirname, '../../examples');
+const SECRET = 'eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjk5OTk5OTk5OTl9.c2VjcmV0LXNpZ25hdHVyZQ';
+const server = setupServer();
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+async function data(args: string[], env: Record<string, string> = {}) {
+  const io = memoryIO({
+    env: {
+      DATA_API: API,
+      DATA_TOKEN: SECRET,
+      DATA_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'cfg-')),
+      DATA_KEYCHAIN: '0',
+      ...env,
+    },
+  });
+  const code = await run(args, io, { fetch: globalThis.fetch });
+  const [out, err] = [io.out(), io.err()];
+  expect(out + err).not.toContain(SECRET);
+  return { code, out, err };
+}
+
+const authenticated = http.get(`${API}/auth/check`, () =>
+  HttpResponse.json({
+    authenticated: true,
+    profile: { id: 'u1', username: 'ada', name: 'Ada', email: 'ada@example.org' },
+  }),
+);
+const authorizeOk = http.get(`${API}/auth/authorize`, ({ request }) =>
+  HttpResponse.json({
+    userid: 'u1',
+    permissions: {},
+    service: new URL(request.url).searchParams.get('service'),
+    token: 'service-token',
+  }),
+);
+
+function rawstoreReply(exists: boolean, contentType = 'application/json') {
+  return http.post(`${API}/rawstore/authorize`, async ({ request }) => {
+    const body = (await request.json()) as { filedata: Record<string, unknown> };
+    const filedata = Object.fromEntries(
+      Object.keys(body.filedata).map((path) => [
+        path,
+        {
+          upload_url: `${API}/upload`,
+          upload_query: { key: `${path.replace(/\W/g, '')}.csv`, 'Content-MD5': 'x' },
+          exists,
+        },
+      ]),
+    );
+    return new HttpResponse(JSON.stringify({ filedata }), {
+      headers: { 'Content-Type': contentType },
+    });
+  });
+}
+
+const sourceOk = http.post(`${API}/source/upload`, () =>
+  HttpResponse.json({
+    success: true,
+    dataset_id: 'u1/world-cities',
+    flow_id: 'u1/world-cities/1',
+    errors: [],
+  }),
+);
+const statusDone = http.get(`${API}/source/u1/world-cities/1`, () =>
+  HttpResponse.json({ id: 'u1/world-cities/1', state: 'SUCCEEDED', pipelines: {}, error_log: [] }),
+);
+const CITIES = join(EXAMPLES, 'cities');
+
+describe('publish against a failing hub', () => {
+  it('names the step and what the hub said on a quota refusal', async () => {
+    server.use(
+      authenticated,
+      authorizeOk,
+      http.post(
+        `${API}/rawstore/authorize`,
+        () => new HttpResponse('Max storage for user exceeded plan limit (100MB)', { status: 403 }),
+      ),
+    );
+    const { code, err } = await data(['publish', CITIES]);
+    expect(code).toBe(3);
+    expect(err.split('\n').find((line) => line.startsWith('error:'))).toBe(
+      'error: rawstore authorize: 403 Max storage for user exceeded plan limit (100MB)',
+    );
+    expect(err).not.toMatch(/at \w+ \(/);
+  });
+
+  it('treats /auth/authorize without a token as not authenticated', async () => {
+    server.use(
+      authenticated,
+      http.get(`${API}/auth/authorize`, () => HttpResponse.json({ permissions: {} })),
+    );
+    const { code, err } = await data(['publish', CITIES]);
+    expect(code).toBe(4);
+    expect(err).toContain('did not accept your token');
+  });
+
+  it('reads JSON sent as text/html, skips stored files, and reports success', async () => {
+    server.use(authenticated, authorizeOk, rawstoreReply(true, 'text/html'), sourceOk, statusDone);
+    const { code, out } = await data(['--json', 'publish', CITIES]);
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({
+      state: 'SUCCEEDED',
+      uploaded: [],
+      skipped: ['datapackage.json', 'data/countries.csv', 'data/cities.csv'],
+    });
+  });
+
+  it('shows the reasons of a 200 with success: false', async () => {
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(true),
+      http.post(`${API}/source/upload`, () =>
+        HttpResponse.json({ success: false, errors: ['dataset name is taken'] }),
+      ),
+    );
+    const { code, err } = await data(['publish', CITIES]);
+    expect(code).toBe(3);
+    expect(err).toContain('source upload: 200 the hub refused the package: dataset name is taken');
+  });
+
+  it('retries uploads after a reset connection and a 503 with Retry-After', async () => {
+    let attempts = 0;
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(false),
+      sourceOk,
+      statusDone,
+      http.post(`${API}/upload`, async ({ request }) => {
+        await request.arrayBuffer();
+        attempts++;
+        if (attempts === 1) return HttpResponse.error();
+        if (attempts === 2)
+          return new HttpResponse('busy', { status: 503, headers: { 'Retry-After': '1' } });
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    const { code, out } = await data(['--json', 'publish', CITIES]);
+    expect(code).toBe(0);
+    expect(attempts).toBe(5);
+    expect(JSON.parse(out)).toMatchObject({
+      uploaded: ['datapackage.json', 'data/countries.csv', 'data/cities.csv'],
+    });
+  });
+
+  it('stops after the last retry on a server that keeps failing', async () => {
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(false),
+      http.post(`${API}/upload`, () => new HttpResponse('broken', { status: 500 })),
+    );
+    const { code, err } = await data(['publish', CITIES]);
+    expect(code).toBe(3);
+    expect(err).toMatch(/error: upload [\w/.]+: 500 broken/);
+  });
+
+  it('shows the failed steps and their logs, and exits 1', async () => {
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(true),
+      sourceOk,
+      http.get(`${API}/source/u1/world-cities/1`, () =>
+        HttpResponse.json({
+          id: 'u1/world-cities/1',
+          state: 'FAILED',
+          error_log: [],
+          pipelines: {
+            'u1/world-cities/1/validate': {
+              title: 'Validate the data',
+              status: 'FAILED',
+              error_log: ['cities: Type error in the cell "x"'],
+            },
+          },
+        }),
+      ),
+    );
+    const { code, out } = await data(['publish', CITIES]);
+    expect(code).toBe(1);
+    expect(out).toContain('Validate the data: failed');
+    expect(out).toContain('Type error in the cell "x"');
+  });
+
+  it('times out on a status that never finishes', async () => {
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(true),
+      sourceOk,
+      http.get(`${API}/source/u1/world-cities/1`, () =>
+        HttpResponse.json({
+          id: 'u1/world-cities/1',
+          state: 'INPROGRESS',
+          pipelines: {},
+          error_log: [],
+        }),
+      ),
+    );
+    const { code, err } = await data(['publish', CITIES, '--timeout', '0.0001']);
+    expect(code).toBe(3);
+    expect(err).toContain('did not finish publishing');
+  });
+
+  it('does not start without a token, and exits 4 on an expired one', async () => {
+    expect((await data(['publish', CITIES], { DATA_TOKEN: '' })).code).toBe(4);
+    server.use(
+      http.get(`${API}/auth/check`, () =>
+        HttpResponse.json({ authenticated: false, providers: {} }),
+      ),
+    );
+    expect((await data(['whoami'])).code).toBe(4);
+  });
+
+  it('names the unreachable hub on a network error', async () => {
+    server.use(http.get(`${API}/auth/check`, () => HttpResponse.error()));
+    const { code, err } = await data(['whoami']);
+    expect(code).toBe(3);
+    expect(err).toContain('auth check: cannot reach http://hub.test');
+  });
+});
+
+describe('get against a hostile hub', () => {
+  it('refuses a descriptor whose resource path escapes the target, writing nothing', async () => {
+    server.use(
+      http.get(`${API}/ada/evil/datapackage.json`, () =>
+        HttpResponse.json({ resources: [{ name: 'x', path: '../../escape.csv' }] }),
+      ),
+    );
+    const cwd = mkdtempSync(join(tmpdir(), 'get-'));
+    const { code, err } = await data(['get', 'ada/evil', '--out', join(cwd, 'out')]);
+    expect(code).toBe(1);
+    expect(err).toContain('outside the target folder');
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('drops the token on a redirect to another origin and verifies hashes', async () => {
+    const seen: (string | null)[] = [];
+    server.use(
+      http.get(`${API}/ada/ok/datapackage.json`, () =>
+        HttpResponse.json({
+          resources: [{ name: 'a', path: 'a.csv', hash: 'md5:00000000000000000000000000000000' }],
+        }),
+      ),
+      http.get(`${API}/ada/ok/a.csv`, ({ request }) => {
+        seen.push(request.headers.get('auth-token'));
+        return new HttpResponse(null, {
+          status: 302,
+          headers: { Location: 'http://storage.test/a.csv' },
+        });
+      }),
+      http.get('http://storage.test/a.csv', ({ request }) => {
+        seen.push(request.headers.get('auth-token'));
+        return new HttpResponse('id\n1\n');
+      }),
+    );
+    const cwd = mkdtempSync(join(tmpdir(), 'get-'));
+    const { code, err } = await data(['get', 'ada/ok', '--out', cwd]);
+    expect(seen[0]).toBe(SECRET);
+    expect(seen.slice(1).every((token) => token === null)).toBe(true);
+    expect(code).toBe(1);
+    expect(err).toContain('hash does not match');
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+});
