@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './auth.js';
 import type { Hub, HubOptions } from './context.js';
@@ -127,7 +127,9 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     tmpDir: join(dataDir, 'tmp'),
   };
   for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
-  rmSync(join(dirs.tmpDir, 'work'), { recursive: true, force: true });
+  // What a stopped hub left half-done: unfinished uploads and pipeline work folders.
+  for (const entry of readdirSync(dirs.tmpDir))
+    rmSync(join(dirs.tmpDir, entry), { recursive: true, force: true });
   const store = new Store(dataDir);
   const keys = loadKeys(dataDir);
   const settings: HubOptions = {

@@ -1,0 +1,105 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { browserLogin } from '../hub/protocol.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/data');
+const work = mkdtempSync(join(tmpdir(), 'data-interrupt-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function startHub(port: number): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  const child = spawn(process.execPath, [
+    BIN,
+    'serve',
+    '--port',
+    String(port),
+    '--data-dir',
+    join(work, 'hub'),
+  ]);
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
+      if (url) resolve({ child, url });
+    });
+    child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
+  });
+}
+
+function publish(
+  api: string,
+  token: string,
+): {
+  child: ChildProcessWithoutNullStreams;
+  done: Promise<{ code: number | null; out: string; err: string }>;
+} {
+  const child = spawn(process.execPath, [BIN, '--json', 'publish', join(work, 'pkg')], {
+    env: {
+      ...process.env,
+      DATA_API: api,
+      DATA_TOKEN: token,
+      DATA_CONFIG_DIR: join(work, 'config'),
+      NO_COLOR: '1',
+      CI: 'true',
+    },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return {
+    child,
+    done: new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err }))),
+  };
+}
+
+function objects(): string[] {
+  return readdirSync(join(work, 'hub', 'objects'));
+}
+
+it('resumes a publish broken off by a killed hub, uploading only the missing files', async () => {
+  mkdirSync(join(work, 'pkg', 'data'), { recursive: true });
+  writeFileSync(join(work, 'pkg', 'data', 'small.csv'), 'id,name\n1,a\n');
+  for (const name of ['one', 'two'])
+    writeFileSync(join(work, 'pkg', 'data', `${name}.bin`), Buffer.alloc(300 * 1024 * 1024, name));
+  const resources = [
+    { name: 'small', path: 'data/small.csv' },
+    { name: 'one', path: 'data/one.bin' },
+    { name: 'two', path: 'data/two.bin' },
+  ];
+  writeFileSync(
+    join(work, 'pkg', 'datapackage.json'),
+    JSON.stringify({ name: 'interrupted', resources }),
+  );
+
+  const first = await startHub(0);
+  const port = Number(new URL(first.url).port);
+  const token = await browserLogin(first.url);
+  const attempt = publish(first.url, token);
+  while (objects().length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+  first.child.kill('SIGKILL');
+  const broken = await attempt.done;
+  expect(broken.code).toBe(3);
+  const stored = objects();
+  expect(stored.length).toBeLessThan(4);
+  expect(stored.every((key) => /^[0-9a-f]{32}\.(csv|json|bin)$/.test(key))).toBe(true);
+
+  const second = await startHub(port);
+  try {
+    const again = await publish(second.url, token).done;
+    expect(again.code).toBe(0);
+    const result = JSON.parse(again.out) as {
+      state: string;
+      uploaded: string[];
+      skipped: string[];
+    };
+    expect(result.state).toBe('SUCCEEDED');
+    expect(result.skipped.length).toBe(stored.length);
+    expect(result.uploaded.length).toBe(4 - stored.length);
+    expect(result.uploaded).not.toContain('data/small.csv');
+  } finally {
+    second.child.kill('SIGINT');
+  }
+}, 120_000);
