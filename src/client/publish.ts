@@ -43,6 +43,8 @@ export interface PublishResult {
   uploaded: string[];
   skipped: string[];
   status: FlowStatus | undefined;
+  /** Seconds spent hashing the files, and uploading the missing ones. */
+  seconds: { digest: number; upload: number };
 }
 
 interface LocalFile {
@@ -107,7 +109,9 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
       exitCode: EXIT.usage,
       hint: 'add a "name" to datapackage.json',
     });
+  const digestStart = performance.now();
   const files = await localFiles(dir, descriptor);
+  const digestSeconds = (performance.now() - digestStart) / 1000;
   const rawstore = await api.authorize(options.token, 'rawstore');
   const filedata = Object.fromEntries(
     files.map((file) => [
@@ -137,6 +141,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     })),
   });
   const missing = files.filter((file) => !target(file.path).exists);
+  const uploadStart = performance.now();
   await inParallel(missing, options.concurrency ?? 3, async (file) => {
     const form = target(file.path);
     const upload = {
@@ -155,6 +160,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     );
     options.onEvent?.({ type: 'uploaded', path: file.path });
   });
+  const uploadSeconds = (performance.now() - uploadStart) / 1000;
   const stored = (path: string): string =>
     `${target(path).upload_url}/${target(path).upload_query.key ?? ''}`;
   const source = await api.authorize(options.token, 'source');
@@ -191,6 +197,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     uploaded: missing.map((file) => file.path),
     skipped: files.filter((file) => target(file.path).exists).map((file) => file.path),
     status: undefined,
+    seconds: { digest: digestSeconds, upload: uploadSeconds },
   };
   if (!options.wait) return result;
   const status = await waitForPublication(options, flowId);

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { ApiError, CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import {
@@ -89,18 +91,16 @@ export async function downloadFile(
       if (!response.ok)
         throw new ApiError(`download ${url}`, response.status, errorDetail(await response.text()));
       const append = response.status === 206 && have > 0;
-      const out = createWriteStream(part, { flags: append ? 'a' : 'w' });
       let received = append ? have : 0;
-      try {
-        for await (const chunk of response.body ?? []) {
+      const count = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
           received += chunk.length;
           options.onBytes?.(received);
-          if (!out.write(chunk))
-            await new Promise<void>((resolve) => out.once('drain', () => resolve()));
-        }
-      } finally {
-        await new Promise<void>((resolve) => out.end(() => resolve()));
-      }
+          callback(null, chunk);
+        },
+      });
+      const out = createWriteStream(part, { flags: append ? 'a' : 'w', highWaterMark: 1 << 20 });
+      await pipeline(Readable.from(response.body ?? []), count, out);
     },
     options.signal ? { signal: options.signal } : {},
   );

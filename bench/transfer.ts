@@ -1,0 +1,167 @@
+/**
+ * Publishes and then gets a 1 GB package (four files) over loopback with the CLI, and moves
+ * the same bytes to and from the same hub with curl: MB/s each way, and the CLI's peak RSS.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  browserLogin,
+  serviceToken,
+  authorizeUploads,
+  type AuthorizeReply,
+} from '../test/hub/protocol.ts';
+import { readFileSync } from 'node:fs';
+
+const MB = 1024 * 1024;
+const FILES = 4;
+const FILE_MB = 256;
+const work = mkdtempSync(join(tmpdir(), 'data-bench-transfer-'));
+
+function start(args: string[]): Promise<{ kill: () => void; url: string }> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
+      if (url) resolve({ kill: () => child.kill('SIGINT'), url });
+    });
+  });
+}
+
+/** Runs the CLI under GNU time to read its peak resident memory. */
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ seconds: number; rssMB: number; out: string }> {
+  const started = performance.now();
+  const child = spawn(
+    '/usr/bin/time',
+    ['-f', '%M', process.execPath, join(process.cwd(), 'bin/data'), ...args],
+    { env: { ...process.env, ...env } },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) =>
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`data ${args.join(' ')} failed: ${err}`));
+      const rss = Number(err.trim().split('\n').pop());
+      resolve({ seconds: (performance.now() - started) / 1000, rssMB: rss / 1024, out });
+    }),
+  );
+}
+
+function curl(args: string[]): number {
+  const started = performance.now();
+  const child = spawnSync('curl', ['-sS', '-o', '/dev/null', ...args], { encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`curl failed: ${child.stderr}`);
+  return (performance.now() - started) / 1000;
+}
+
+try {
+  const pkg = join(work, 'pkg');
+  mkdirSync(join(pkg, 'data'), { recursive: true });
+  const resources = Array.from({ length: FILES }, (_, index) => ({
+    name: `part-${String(index)}`,
+    path: `data/part-${String(index)}.bin`,
+  }));
+  for (const [index, resource] of resources.entries())
+    writeFileSync(join(pkg, resource.path), Buffer.alloc(FILE_MB * MB, `block ${String(index)} `));
+  writeFileSync(join(pkg, 'datapackage.json'), JSON.stringify({ name: 'transfer', resources }));
+  const total = FILES * FILE_MB * MB;
+
+  const hub = await start(['bin/data', 'serve', '--port', '0', '--data-dir', join(work, 'hub')]);
+  try {
+    const token = await browserLogin(hub.url);
+    const env = {
+      DATA_API: hub.url,
+      DATA_TOKEN: token,
+      DATA_CONFIG_DIR: join(work, 'config'),
+      CI: 'true',
+      NO_COLOR: '1',
+    };
+    const published = await cli(['--json', 'publish', pkg, '--no-wait'], env);
+    const result = JSON.parse(published.out) as { seconds: { digest: number; upload: number } };
+
+    // curl sends the same files through fresh signed forms of the same hub, one curl per file in parallel.
+    const files = new Map(
+      resources.map((resource) => [resource.path, readFileSync(join(pkg, resource.path))]),
+    );
+    const rawstore = await serviceToken(hub.url, token, 'rawstore');
+    const forms = (
+      (await (await authorizeUploads(hub.url, rawstore, files)).json()) as AuthorizeReply
+    ).filedata;
+    const curlUpStart = performance.now();
+    await Promise.all(
+      resources.map(
+        (resource) =>
+          new Promise<void>((resolve, reject) => {
+            const form = forms[resource.path];
+            if (!form) return reject(new Error('no form'));
+            const fields = Object.entries(form.upload_query).flatMap(([name, value]) => [
+              '-F',
+              `${name}=${value}`,
+            ]);
+            const child = spawn('curl', [
+              '-sS',
+              '-o',
+              '/dev/null',
+              ...fields,
+              '-F',
+              `file=@${join(pkg, resource.path)}`,
+              form.upload_url,
+            ]);
+            child.on('close', (code) =>
+              code === 0 ? resolve() : reject(new Error(`curl exited ${String(code)}`)),
+            );
+          }),
+      ),
+    );
+    const curlUp = (performance.now() - curlUpStart) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 200; i++) {
+      const { status } = await fetch(`${hub.url}/ada/transfer/datapackage.json`);
+      if (status === 200) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const out = join(work, 'got');
+    const got = await cli(['get', 'ada/transfer', '--out', out], env);
+    const curlDown = curl([
+      '--parallel',
+      ...resources.flatMap((resource) => [
+        `${hub.url}/ada/transfer/r/${resource.path.split('/').pop() ?? ''}`,
+        '-o',
+        '/dev/null',
+      ]),
+    ]);
+
+    const rate = (seconds: number) => total / MB / seconds;
+    const row = (label: string, ours: number, theirs: number) =>
+      `${label.padEnd(34)}${ours.toFixed(0).padStart(10)}${theirs.toFixed(0).padStart(10)}${`${((ours / theirs) * 100).toFixed(0)}%`.padStart(8)}  ${ours / theirs >= 0.8 ? 'met' : 'NOT met'}`;
+    console.log(
+      `${String(FILES)} files x ${String(FILE_MB)} MB over loopback; MB/s (target >= 80% of curl)`,
+    );
+    console.log(
+      `${''.padEnd(34)}${'data'.padStart(10)}${'curl'.padStart(10)}${'ratio'.padStart(8)}`,
+    );
+    console.log(row('upload (transfer only)', rate(result.seconds.upload), rate(curlUp)));
+    console.log(
+      row(
+        'publish (hashing + upload)',
+        rate(result.seconds.digest + result.seconds.upload),
+        rate(curlUp),
+      ),
+    );
+    console.log(row('get (whole command)', rate(got.seconds), rate(curlDown)));
+    const peak = Math.max(published.rssMB, got.rssMB);
+    console.log(
+      `peak RSS of data: publish ${published.rssMB.toFixed(0)} MB, get ${got.rssMB.toFixed(0)} MB (target < 200 MB: ${peak < 200 ? 'met' : 'NOT met'})`,
+    );
+  } finally {
+    hub.kill();
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
