@@ -80,7 +80,8 @@ describe('data serve', () => {
       });
       let captured = '';
       const listener = createServer((request, response) => {
-        captured = new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.get('jwt') ?? '';
+        // The browser also asks this listener for /favicon.ico: keep the token once it came.
+        captured ||= new URL(request.url ?? '/', 'http://127.0.0.1').searchParams.get('jwt') ?? '';
         response.end('signed in');
       });
       await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
