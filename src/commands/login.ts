@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { positive } from './arguments.js';
 import type { Context } from '../context.js';
 import { AuthError, UsageError } from '../errors.js';
 import { hubApi, writeJson } from './auth-common.js';
@@ -11,13 +11,6 @@ export interface LoginOptions {
   browser: boolean;
   withToken: boolean;
   timeout: number;
-}
-
-function seconds(value: string): number {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0)
-    throw new InvalidArgumentError('expected a number of seconds');
-  return number;
 }
 
 export function registerLogin(
@@ -34,7 +27,7 @@ export function registerLogin(
       'print the sign-in address instead of opening a browser (SSH, WSL, containers)',
     )
     .option('--with-token', 'read a token from standard input')
-    .option('--timeout <seconds>', 'how long to wait for the browser', seconds, 300)
+    .option('--timeout <seconds>', 'how long to wait for the browser', positive('seconds'), 300)
     .addHelpText(
       'after',
       '\nExamples:\n  data login\n  data login --no-browser              # over SSH: open the printed address anywhere\n  echo "$TOKEN" | data login --with-token',

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
+import { positive } from './arguments.js';
+import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
 import { AuthError } from '../errors.js';
@@ -14,13 +15,6 @@ export interface PublishCommandOptions {
   findability: Findability;
   wait: boolean;
   timeout: number;
-}
-
-function minutes(value: string): number {
-  const number = Number(value);
-  if (!Number.isFinite(number) || number <= 0)
-    throw new InvalidArgumentError('expected a number of minutes');
-  return number;
 }
 
 export function registerPublish(
@@ -39,7 +33,7 @@ export function registerPublish(
         .default('published'),
     )
     .option('--no-wait', 'return once the hub has the package, without waiting for publication')
-    .option('--timeout <minutes>', 'how long to wait for publication', minutes, 20)
+    .option('--timeout <minutes>', 'how long to wait for publication', positive('minutes'), 20)
     .addHelpText(
       'after',
       '\nExamples:\n  data publish                         # the package in this folder\n  data push examples/cities --findability unlisted\n  DATA_TOKEN=… data publish --json     # in CI',

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError } from 'commander';
+import { whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -13,13 +13,6 @@ export interface ServeOptions {
   maxDatasets: number;
 }
 
-function whole(value: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 0)
-    throw new InvalidArgumentError('expected a whole number');
-  return number;
-}
-
 export function registerServe(
   program: Command,
   contextFor: ContextFor,
@@ -30,12 +23,12 @@ export function registerServe(
     .summary(
       'run a data hub on this machine: auth, uploads, publication pipeline, read endpoints and web pages',
     )
-    .option('--port <n>', 'port to listen on (0: any free port)', whole, 8080)
+    .option('--port <n>', 'port to listen on (0: any free port)', whole(), 8080)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data-dir <dir>', 'folder for all of the hub state', 'data-hub')
-    .option('--token-days <n>', 'lifetime of user tokens in days', whole, 14)
-    .option('--max-storage-mb <n>', 'storage allowed per user, in MB', whole, 10_240)
-    .option('--max-datasets <n>', 'datasets allowed per user', whole, 1000)
+    .option('--token-days <n>', 'lifetime of user tokens in days', whole(), 14)
+    .option('--max-storage-mb <n>', 'storage allowed per user, in MB', whole(), 10_240)
+    .option('--max-datasets <n>', 'datasets allowed per user', whole(), 1000)
     .addHelpText(
       'after',
       '\nExamples:\n  data serve                       # http://127.0.0.1:8080, state in ./data-hub\n  data serve --port 0 --data-dir /srv/hub',

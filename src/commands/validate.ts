@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { InvalidArgumentError, Option } from 'commander';
+import { whole } from './arguments.js';
+import { Option } from 'commander';
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
@@ -17,13 +18,6 @@ export interface ValidateCommandOptions {
 }
 
 const TAGS = ['#table', '#header', '#label', '#row', '#cell', '#file'];
-
-function errorCount(value: string): number {
-  const count = Number(value);
-  if (!Number.isInteger(count) || count < 0)
-    throw new InvalidArgumentError('expected a whole number, 0 for no limit');
-  return count;
-}
 
 function list(value: string): string[] {
   return value
@@ -47,7 +41,7 @@ export function registerValidate(
     )
     .addOption(
       new Option('--limit-errors <n>', 'stop after this many errors per resource (0: no limit)')
-        .argParser(errorCount)
+        .argParser(whole(', 0 for no limit'))
         .default(1000),
     )
     .option(

@@ -1,0 +1,21 @@
+import { InvalidArgumentError } from 'commander';
+
+/** A commander parser for a positive number of some unit (seconds, minutes). */
+export function positive(unit: string): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isFinite(number) || number <= 0)
+      throw new InvalidArgumentError(`expected a number of ${unit}`);
+    return number;
+  };
+}
+
+/** A commander parser for a whole number, 0 included. */
+export function whole(meaning = ''): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < 0)
+      throw new InvalidArgumentError(`expected a whole number${meaning}`);
+    return number;
+  };
+}
