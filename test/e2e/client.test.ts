@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../hub/helpers.js';
+import { submitSignInForm } from '../hub/protocol.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
@@ -45,16 +46,9 @@ function data(
 
 /** Plays the browser's part: opens the printed address, fills the hub's form, follows the redirect. */
 async function completeSignIn(url: string, username: string): Promise<void> {
-  const html = await (await fetch(url)).text();
-  const action = new URL(/method="post" action="([^"]+)"/.exec(html)?.[1] ?? '', url).href;
-  const next = /name="next" value="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
-  const posted = await fetch(action, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username, email: `${username}@example.org`, next }).toString(),
-  });
-  const page = await (await fetch(posted.headers.get('location') ?? '')).text();
+  const page = await (
+    await fetch(await submitSignInForm(url, username, `${username}@example.org`))
+  ).text();
   expect(page).toContain('You may close this page');
 }
 

@@ -4,6 +4,30 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+/**
+ * Plays the browser on a sign-in page: reads the hub's form, posts it and returns the
+ * address the hub redirects to (the client's listener, with the token).
+ */
+export async function submitSignInForm(
+  pageUrl: string,
+  username: string,
+  email: string,
+): Promise<string> {
+  const html = await (await fetch(pageUrl)).text();
+  const action = new URL(/method="post" action="([^"]+)"/.exec(html)?.[1] ?? '', pageUrl).href;
+  const next = /name="next" value="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
+  const posted = await fetch(action, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username, email, next }).toString(),
+  });
+  const location = posted.headers.get('location');
+  if (posted.status !== 302 || !location)
+    throw new Error(`login did not redirect: ${String(posted.status)} ${await posted.text()}`);
+  return location;
+}
+
 /** Logs in through the hub's single sign-on the way a browser does, and returns the JWT. */
 export async function browserLogin(
   base: string,
@@ -22,20 +46,7 @@ export async function browserLogin(
     const check = (await (
       await fetch(`${base}/auth/check?next=${encodeURIComponent(next)}`)
     ).json()) as { providers: { local: { url: string } } };
-    const form = await fetch(check.providers.local.url);
-    const html = await form.text();
-    const action = new URL(/method="post" action="([^"]+)"/.exec(html)?.[1] ?? '', base).href;
-    const hidden = /name="next" value="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
-    const posted = await fetch(action, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username, email, next: hidden }).toString(),
-    });
-    const location = posted.headers.get('location');
-    if (posted.status !== 302 || !location)
-      throw new Error(`login did not redirect: ${String(posted.status)} ${await posted.text()}`);
-    await (await fetch(location)).text();
+    await (await fetch(await submitSignInForm(check.providers.local.url, username, email))).text();
     return captured;
   } finally {
     listener.close();
