@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { fileChunks } from '../files/chunks.js';
 
 /** Length and base64 MD5 of a file, read as a stream. */
-export async function fileDigest(path: string): Promise<{ length: number; md5: string }> {
+export async function fileDigest(
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ length: number; md5: string }> {
   const hash = createHash('md5');
   let length = 0;
-  for await (const chunk of createReadStream(path, {
-    highWaterMark: 1 << 20,
-  }) as AsyncIterable<Buffer>) {
+  for await (const chunk of fileChunks(path, { chunkSize: 1 << 20, signal })) {
     hash.update(chunk);
     length += chunk.length;
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { fileChunks } from '../files/chunks.js';
 import { ApiError } from '../errors.js';
 import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
 
@@ -11,7 +11,13 @@ export interface UploadForm {
   contentType: string;
 }
 
-/** multipart/form-data with every field, then the file last, streamed with a known length. */
+/**
+ * multipart/form-data with every field, then the file last, streamed with a known length.
+ * The HTTP client asks for the next chunk only once the socket has taken the previous one
+ * (it waits for 'drain' when the socket's buffer is full), so a chunk's buffer is free
+ * again two chunks later; four buffers leave a margin. Were that ever wrong, the store's
+ * Content-MD5 check would refuse the upload rather than keep damaged bytes.
+ */
 function multipart(
   form: UploadForm,
   onBytes: (sent: number) => void,
@@ -30,9 +36,7 @@ function multipart(
   async function* body(): AsyncIterable<Uint8Array> {
     yield head;
     let sent = 0;
-    for await (const chunk of createReadStream(form.path, {
-      highWaterMark: 1 << 20,
-    }) as AsyncIterable<Buffer>) {
+    for await (const chunk of fileChunks(form.path, { chunkSize: 1 << 18, buffers: 4 })) {
       sent += chunk.length;
       onBytes(sent);
       yield chunk;

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { isRemote } from './descriptor/paths.js';
 import type { ResourceDescriptor } from './descriptor/types.js';
 import { openBytes, SourceFailure, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
@@ -30,6 +33,22 @@ export interface FileResult {
   complete: boolean;
 }
 
+/** Sizes of local files that nothing asks to hash: reading them would tell no more. */
+async function localSize(locations: string[]): Promise<number> {
+  let bytes = 0;
+  for (const location of locations) {
+    const info = await stat(location).catch(() => undefined);
+    if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
+    if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
+    await access(location, constants.R_OK).catch(() => {
+      throw new SourceFailure('scheme-error', `file "${location}" cannot be read`);
+    });
+    bytes += info.size;
+  }
+  if (bytes === 0) throw new SourceFailure('source-error', 'the source is empty');
+  return bytes;
+}
+
 /** Streams a non-tabular resource's parts to count and hash them. */
 export async function readFile(
   locations: string[],
@@ -37,6 +56,8 @@ export async function readFile(
   fetch: Fetch,
   signal?: AbortSignal,
 ): Promise<FileResult> {
+  if (algorithms.length === 0 && !locations.some(isRemote))
+    return { bytes: await localSize(locations), digests: {}, complete: true };
   const hashers = algorithms.map((name) => [name, createHash(name)] as const);
   let bytes = 0;
   for (const location of locations) {

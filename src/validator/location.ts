@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
+import { fileChunks } from '../files/chunks.js';
 
 /** The part of a fetch Response the validator reads. */
 export interface FetchResponse {
@@ -33,9 +33,10 @@ export function locate(path: string, base: Base): string {
   return join(base.dir ?? '.', path);
 }
 
-const CHUNK = 1 << 19;
-
-/** Opens a local file or URL as a stream of byte chunks. */
+/**
+ * Opens a local file or URL as a stream of byte chunks. A local file's chunks share one
+ * buffer: each is valid only until the next is read.
+ */
 export async function openBytes(
   location: string,
   fetch: Fetch,
@@ -59,7 +60,7 @@ export async function openBytes(
   const info = await stat(location).catch(() => undefined);
   if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
   if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
-  return createReadStream(location, { highWaterMark: CHUNK, ...(signal ? { signal } : {}) });
+  return fileChunks(location, { signal });
 }
 
 export async function readText(
@@ -68,7 +69,8 @@ export async function readText(
   signal?: AbortSignal,
 ): Promise<string> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of await openBytes(location, fetch, signal)) chunks.push(chunk);
+  for await (const chunk of await openBytes(location, fetch, signal))
+    chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks).toString('utf8');
 }
 

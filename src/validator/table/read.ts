@@ -91,7 +91,7 @@ async function readPart(
     for (const hasher of hashers.values()) hasher.update(chunk);
     if (reader) reader.push(chunk);
     else {
-      pending.push(chunk);
+      pending.push(Buffer.from(chunk));
       pendingBytes += chunk.length;
       if (pendingBytes >= SAMPLE_BYTES)
         reader = await startPart(Buffer.concat(pending), options, state, sink);
