@@ -3,19 +3,14 @@ import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote } from '../validator/descriptor/paths.js';
-import { fileDigest } from '../transfers/digest.js';
-import { uploadFile } from '../transfers/upload.js';
-import type { HubApi, FlowStatus, UploadTarget } from './api.js';
+import type { HubApi, FlowStatus } from './api.js';
+import { stageFiles, type PackageFile, type StageEvent } from './stage.js';
 import { sleep, type HttpFetch } from './http.js';
 
 export type Findability = 'published' | 'unlisted' | 'private';
 
 export type PublishEvent =
-  | { type: 'files'; files: { path: string; bytes: number; exists: boolean }[] }
-  | { type: 'progress'; path: string; sent: number; bytes: number }
-  | { type: 'uploaded'; path: string }
-  | { type: 'submitted'; flowId: string }
-  | { type: 'status'; status: FlowStatus };
+  StageEvent | { type: 'submitted'; flowId: string } | { type: 'status'; status: FlowStatus };
 
 export interface PublishOptions {
   dir: string;
@@ -43,34 +38,13 @@ export interface PublishResult {
   uploaded: string[];
   skipped: string[];
   status: FlowStatus | undefined;
-  /** Seconds spent hashing the files, and uploading the missing ones. */
-  seconds: { digest: number; upload: number };
+  /** Seconds from the first file's hashing to the last upload's end. */
+  seconds: { upload: number };
 }
 
-interface LocalFile {
-  path: string;
-  name: string;
-  length: number;
-  md5: string;
-}
-
-const TYPES: Record<string, string> = {
-  csv: 'text/csv',
-  tsv: 'text/tab-separated-values',
-  json: 'application/json',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
-
-function typeOf(path: string): string {
-  return (
-    TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? ''] ?? 'application/octet-stream'
-  );
-}
-
-async function localFiles(dir: string, descriptor: Record<string, unknown>): Promise<LocalFile[]> {
-  const files: { path: string; name: string }[] = [
-    { path: 'datapackage.json', name: 'datapackage.json' },
-  ];
+/** datapackage.json first, then every local file the resources name, once each. */
+function packageFiles(descriptor: Record<string, unknown>): PackageFile[] {
+  const files: PackageFile[] = [{ path: 'datapackage.json', name: 'datapackage.json' }];
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
     const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
     for (const path of paths) {
@@ -78,21 +52,7 @@ async function localFiles(dir: string, descriptor: Record<string, unknown>): Pro
         files.push({ path, name: String(resource.name) });
     }
   }
-  return Promise.all(
-    files.map(async (file) => ({ ...file, ...(await fileDigest(join(dir, file.path))) })),
-  );
-}
-
-async function inParallel<T>(
-  items: T[],
-  limit: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  const queue = [...items];
-  const workers = Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await run(item);
-  });
-  await Promise.all(workers);
+  return files;
 }
 
 /** Uploads a package's files through signed forms and asks the hub to publish it. */
@@ -109,60 +69,23 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
       exitCode: EXIT.usage,
       hint: 'add a "name" to datapackage.json',
     });
-  const digestStart = performance.now();
-  const files = await localFiles(dir, descriptor);
-  const digestSeconds = (performance.now() - digestStart) / 1000;
   const rawstore = await api.authorize(options.token, 'rawstore');
-  const filedata = Object.fromEntries(
-    files.map((file) => [
-      file.path,
-      { length: file.length, md5: file.md5, name: file.name, type: typeOf(file.path) },
-    ]),
-  );
-  const targets = await api.rawstoreAuthorize(rawstore.token, {
+  const started = performance.now();
+  const files = await stageFiles(packageFiles(descriptor), {
+    dir,
+    api,
+    fetch: options.fetch,
+    rawstoreToken: rawstore.token,
     metadata: { owner: profile.id, findability: options.findability },
-    filedata,
+    concurrency: options.concurrency ?? 4,
+    signal: options.signal,
+    onEvent: options.onEvent,
   });
-  const target = (path: string): UploadTarget => {
-    const found = targets[path];
-    if (!found)
-      throw new CliError(`rawstore authorize: the hub gave no upload form for ${path}`, {
-        code: 'E_API',
-        exitCode: EXIT.network,
-      });
-    return found;
+  const stagingSeconds = (performance.now() - started) / 1000;
+  const stored = (path: string): string => {
+    const target = files.find((file) => file.path === path)?.target;
+    return `${target?.upload_url ?? ''}/${target?.upload_query.key ?? ''}`;
   };
-  options.onEvent?.({
-    type: 'files',
-    files: files.map((file) => ({
-      path: file.path,
-      bytes: file.length,
-      exists: target(file.path).exists,
-    })),
-  });
-  const missing = files.filter((file) => !target(file.path).exists);
-  const uploadStart = performance.now();
-  await inParallel(missing, options.concurrency ?? 3, async (file) => {
-    const form = target(file.path);
-    const upload = {
-      url: form.upload_url,
-      fields: form.upload_query,
-      path: join(dir, file.path),
-      length: file.length,
-      contentType: form.upload_query['Content-Type'] ?? typeOf(file.path),
-    };
-    await uploadFile(
-      options.fetch,
-      upload,
-      file.path,
-      (sent) => options.onEvent?.({ type: 'progress', path: file.path, sent, bytes: file.length }),
-      options.signal,
-    );
-    options.onEvent?.({ type: 'uploaded', path: file.path });
-  });
-  const uploadSeconds = (performance.now() - uploadStart) / 1000;
-  const stored = (path: string): string =>
-    `${target(path).upload_url}/${target(path).upload_query.key ?? ''}`;
   const source = await api.authorize(options.token, 'source');
   const mapping = Object.fromEntries(
     files
@@ -194,10 +117,10 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     flowId,
     state: 'QUEUED',
     url: `${options.site}/${profile.username}/${dataset}`,
-    uploaded: missing.map((file) => file.path),
-    skipped: files.filter((file) => target(file.path).exists).map((file) => file.path),
+    uploaded: files.filter((file) => !file.target.exists).map((file) => file.path),
+    skipped: files.filter((file) => file.target.exists).map((file) => file.path),
     status: undefined,
-    seconds: { digest: digestSeconds, upload: uploadSeconds },
+    seconds: { upload: stagingSeconds },
   };
   if (!options.wait) return result;
   const status = await waitForPublication(options, flowId);

@@ -15,14 +15,13 @@ export function publishProgress(
   let lastState = '';
   return (event) => {
     switch (event.type) {
-      case 'files': {
-        const missing = event.files.filter((file) => !file.exists);
-        total = missing.reduce((sum, file) => sum + file.bytes, 0);
-        log(
-          `${String(missing.length)} of ${String(event.files.length)} files to upload (${megabytes(total)}); ${String(event.files.length - missing.length)} already stored`,
-        );
+      case 'hashing':
+        if (sent.size === 0) update(`hashing ${event.path}`);
         break;
-      }
+      case 'file':
+        if (event.exists) log(`already stored ${event.path}`);
+        else total += event.bytes;
+        break;
       case 'progress': {
         sent.set(event.path, event.sent);
         const done = [...sent.values()].reduce((a, b) => a + b, 0);

@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import { CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import { fileDigest } from '../transfers/digest.js';
+import { uploadFile } from '../transfers/upload.js';
+import type { HubApi, UploadTarget } from './api.js';
+import type { HttpFetch } from './http.js';
+
+export interface PackageFile {
+  path: string;
+  /** The resource the file belongs to. */
+  name: string;
+}
+
+export interface StagedFile extends PackageFile {
+  length: number;
+  md5: string;
+  target: UploadTarget;
+}
+
+export type StageEvent =
+  | { type: 'hashing'; path: string }
+  | { type: 'file'; path: string; bytes: number; exists: boolean }
+  | { type: 'progress'; path: string; sent: number; bytes: number }
+  | { type: 'uploaded'; path: string };
+
+export interface StageOptions {
+  dir: string;
+  api: HubApi;
+  fetch: HttpFetch;
+  rawstoreToken: string;
+  metadata: { owner: string; findability: string };
+  concurrency: number;
+  signal?: AbortSignal | undefined;
+  onEvent?: (event: StageEvent) => void;
+}
+
+const TYPES: Record<string, string> = {
+  csv: 'text/csv',
+  tsv: 'text/tab-separated-values',
+  json: 'application/json',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+export function typeOf(path: string): string {
+  return (
+    TYPES[/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? ''] ?? 'application/octet-stream'
+  );
+}
+
+/** Runs at most `limit` tasks at a time, in the order they were given. */
+function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await task();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+
+/**
+ * Hashes the files one after another; each time the hub is free it authorizes every file
+ * hashed so far, and those it does not hold yet start uploading while the next are hashed.
+ * Uploads thus begin after the first digest instead of the last. The first failure stops
+ * everything still running and is thrown.
+ */
+export async function stageFiles(
+  files: PackageFile[],
+  options: StageOptions,
+): Promise<StagedFile[]> {
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([stop.signal, options.signal]) : stop.signal;
+  let failure: { error: unknown } | undefined;
+  const fail = (error: unknown) => {
+    failure ??= { error };
+    stop.abort(error);
+  };
+  const background: Promise<unknown>[] = [];
+  const settled = new Set<number>();
+  let previous: Promise<unknown> = Promise.resolve();
+  const digests = files.map((file, index) => {
+    const digest = previous.then(() => {
+      options.onEvent?.({ type: 'hashing', path: file.path });
+      return fileDigest(join(options.dir, file.path), signal);
+    });
+    previous = digest;
+    background.push(digest.then(() => settled.add(index), fail));
+    return digest;
+  });
+  const upload = limiter(options.concurrency);
+  const staged: StagedFile[] = [];
+  try {
+    for (let next = 0; next < files.length;) {
+      const batch = [next++];
+      await digests[batch[0] ?? 0];
+      while (next < files.length && settled.has(next)) batch.push(next++);
+      const hashed = await Promise.all(
+        batch.map(async (index) => ({
+          ...(files[index] as PackageFile),
+          ...(await (digests[index] as Promise<{ length: number; md5: string }>)),
+        })),
+      );
+      for (const file of await authorize(hashed, options)) {
+        staged.push(file);
+        options.onEvent?.({
+          type: 'file',
+          path: file.path,
+          bytes: file.length,
+          exists: file.target.exists,
+        });
+        if (!file.target.exists)
+          background.push(upload(() => uploadOne(file, options, signal)).catch(fail));
+      }
+      if (failure) break;
+    }
+  } catch (error) {
+    fail(error);
+  }
+  await Promise.all(background);
+  if (failure) throw failure.error;
+  return staged;
+}
+
+async function authorize(
+  files: (PackageFile & { length: number; md5: string })[],
+  options: StageOptions,
+): Promise<StagedFile[]> {
+  const filedata = Object.fromEntries(
+    files.map((file) => [
+      file.path,
+      { length: file.length, md5: file.md5, name: file.name, type: typeOf(file.path) },
+    ]),
+  );
+  const targets = await options.api.rawstoreAuthorize(options.rawstoreToken, {
+    metadata: options.metadata,
+    filedata,
+  });
+  return files.map((file) => {
+    const target = targets[file.path];
+    if (!target)
+      throw new CliError(`rawstore authorize: the hub gave no upload form for ${file.path}`, {
+        code: 'E_API',
+        exitCode: EXIT.network,
+      });
+    return { ...file, target };
+  });
+}
+
+async function uploadOne(
+  file: StagedFile,
+  options: StageOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const form = {
+    url: file.target.upload_url,
+    fields: file.target.upload_query,
+    path: join(options.dir, file.path),
+    length: file.length,
+    contentType: file.target.upload_query['Content-Type'] ?? typeOf(file.path),
+  };
+  await uploadFile(
+    options.fetch,
+    form,
+    file.path,
+    (sent) => options.onEvent?.({ type: 'progress', path: file.path, sent, bytes: file.length }),
+    signal,
+  );
+  options.onEvent?.({ type: 'uploaded', path: file.path });
+}
