@@ -1,6 +1,7 @@
 import type { IO } from './output/io.js';
 import { COLORS, NO_COLORS, colorEnabled, type Palette } from './output/colors.js';
 import type { HttpFetch } from './client/http.js';
+import { silenceLimitMs, withSilenceLimit } from './client/timeouts.js';
 import { hubAddress, type HubAddress } from './config/settings.js';
 import { CredentialStore } from './credentials/store.js';
 
@@ -44,7 +45,7 @@ export function createContext(
   return {
     io,
     signal,
-    fetch: options.fetch ?? lazyFetch,
+    fetch: withSilenceLimit(options.fetch ?? lazyFetch, silenceLimitMs(io.env)),
     hub: () => hubAddress({ api: globals.api, site: globals.site }, io.env),
     credentials: new CredentialStore(io.env),
     isolate: options.isolate ?? false,

@@ -4,7 +4,7 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
-import { json, send, type HttpFetch } from './http.js';
+import { getFollowing, json, type HttpFetch } from './http.js';
 
 export interface Target {
   /** URL of datapackage.json, or of a single file. */
@@ -85,9 +85,8 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       'pass --force to write into it, or --out to choose another folder',
     );
   }
-  const headers: Record<string, string> = options.token ? { 'Auth-Token': options.token } : {};
-  const response = await send(options.fetch, 'get descriptor', target.url, {
-    headers,
+  const response = await getFollowing(options.fetch, 'get descriptor', target.url, {
+    token: options.token,
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const descriptor = (await json(`get ${target.url}`, response)) as Record<string, unknown> & {
@@ -119,7 +118,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
   const files: GetResult['files'] = [];
   const queue = [...jobs];
   await Promise.all(
-    Array.from({ length: Math.min(options.concurrency ?? 3, queue.length) }, async () => {
+    Array.from({ length: Math.min(options.concurrency ?? 4, queue.length) }, async () => {
       for (let job = queue.shift(); job; job = queue.shift()) {
         const bytes = await downloadFile(options.fetch, job.url, inside(folder, job.path), {
           token: tokenFor(job.url, target.url, options.token),

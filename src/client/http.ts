@@ -1,4 +1,5 @@
 import { ApiError, NetworkError } from '../errors.js';
+import { SilenceError } from './timeouts.js';
 
 export interface HttpInit {
   method?: string;
@@ -21,8 +22,13 @@ export interface HttpResponse {
 export type HttpFetch = (url: string, init?: HttpInit) => Promise<HttpResponse>;
 
 function causeCode(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error instanceof Error ? error.message : String(error));
+  const { cause, code } = error as { cause?: { code?: string; message?: string }; code?: string };
+  return (
+    cause?.code ??
+    cause?.message ??
+    (typeof code === 'string' && !code.startsWith('UND_ERR') ? code : undefined) ??
+    (error instanceof Error ? error.message : String(error))
+  );
 }
 
 /** Sends a request for a named step, turning a failure to connect into a NetworkError. */
@@ -36,11 +42,46 @@ export async function send(
     return await fetch(url, init);
   } catch (error) {
     if (init.signal?.aborted) throw error;
+    if (error instanceof SilenceError)
+      throw new NetworkError(
+        `${step}: ${new URL(url).origin} sent nothing for ${String(error.seconds)} s`,
+        error,
+      );
     throw new NetworkError(
       `${step}: cannot reach ${new URL(url).origin} (${causeCode(error)})`,
       error,
     );
   }
+}
+
+/**
+ * A GET that follows redirects itself, whatever fetch it is given, so that the token goes
+ * only to the origin of the first URL.
+ */
+export async function getFollowing(
+  fetch: HttpFetch,
+  step: string,
+  url: string,
+  options: { headers?: Record<string, string>; token?: string | undefined; signal?: AbortSignal },
+): Promise<HttpResponse> {
+  const origin = new URL(url).origin;
+  let current = url;
+  for (let hop = 0; hop < 6; hop++) {
+    const sameOrigin = new URL(current).origin === origin;
+    const response = await send(fetch, step, current, {
+      headers: {
+        ...options.headers,
+        ...(options.token && sameOrigin ? { 'Auth-Token': options.token } : {}),
+      },
+      redirect: 'manual',
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    const location = response.headers.get('location');
+    if (response.status < 300 || response.status >= 400 || !location) return response;
+    await response.text();
+    current = new URL(location, current).href;
+  }
+  throw new ApiError(step, 310, 'too many redirects');
 }
 
 /** Reads a JSON body whatever its content type (the old hub sent JSON as text/html). */

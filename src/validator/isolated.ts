@@ -10,6 +10,8 @@ import { SourceNotFound, type Report, type ValidateEvent, type ValidateOptions }
 export interface IsolatedRequest {
   input: string;
   options: Pick<ValidateOptions, 'limitErrors' | 'pickErrors' | 'skipErrors'>;
+  /** How long a server of remote resources may stay silent. */
+  silenceMs: number;
 }
 
 export type WorkerMessage =
@@ -26,12 +28,13 @@ export class WorkerFailure extends Error {
 export function validateIsolated(
   input: string,
   options: IsolatedRequest['options'] & {
+    silenceMs: number;
     signal?: AbortSignal;
     onProgress?: (event: ValidateEvent) => void;
   },
 ): Promise<Report> {
-  const { signal, onProgress, ...serializable } = options;
-  const request: IsolatedRequest = { input, options: serializable };
+  const { signal, onProgress, silenceMs, ...serializable } = options;
+  const request: IsolatedRequest = { input, options: serializable, silenceMs };
   const worker = new Worker(new URL('./worker.js', import.meta.url), {
     workerData: request,
     execArgv: [],

@@ -1,7 +1,10 @@
 import { join } from 'node:path';
-import { mkdtempSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { http, HttpResponse } from 'msw';
+import { delay, http, HttpResponse } from 'msw';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
@@ -16,7 +19,11 @@ beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-async function data(args: string[], env: Record<string, string> = {}) {
+async function data(
+  args: string[],
+  env: Record<string, string> = {},
+  through: 'msw' | 'undici' = 'msw',
+) {
   const io = memoryIO({
     env: {
       DATA_API: API,
@@ -26,7 +33,7 @@ async function data(args: string[], env: Record<string, string> = {}) {
       ...env,
     },
   });
-  const code = await run(args, io, { fetch: globalThis.fetch });
+  const code = await run(args, io, through === 'msw' ? { fetch: globalThis.fetch } : {});
   const [out, err] = [io.out(), io.err()];
   expect(out + err).not.toContain(SECRET);
   return { code, out, err };
@@ -169,6 +176,33 @@ describe('publish against a failing hub', () => {
     expect(err).toMatch(/error: upload [\w/.]+: 500 broken/);
   });
 
+  it('gives up on a server that takes the upload but never answers', async () => {
+    let attempts = 0;
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(false),
+      http.post(`${API}/upload`, async ({ request }) => {
+        await request.arrayBuffer();
+        attempts++;
+        await delay('infinite');
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    const started = performance.now();
+    const { code, err } = await data(['publish', CITIES], { DATA_HTTP_TIMEOUT: '0.2' });
+    expect(code).toBe(3);
+    expect(err).toMatch(/error: upload [\w/.]+: http:\/\/hub\.test sent nothing for 0\.2 s/);
+    expect(attempts).toBeGreaterThanOrEqual(4);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('refuses a time-out that is not a number of seconds', async () => {
+    const { code, err } = await data(['publish', CITIES], { DATA_HTTP_TIMEOUT: 'soon' });
+    expect(code).toBe(2);
+    expect(err).toContain('DATA_HTTP_TIMEOUT must be a number of seconds above 0, not "soon"');
+  });
+
   it('shows the failed steps and their logs, and exits 1', async () => {
     server.use(
       authenticated,
@@ -235,6 +269,21 @@ describe('publish against a failing hub', () => {
 });
 
 describe('get against a hostile hub', () => {
+  it('gives up on a hub that never sends the descriptor', async () => {
+    server.use(
+      http.get(`${API}/ada/mute/datapackage.json`, async () => {
+        await delay('infinite');
+        return HttpResponse.json({});
+      }),
+    );
+    const out = join(mkdtempSync(join(tmpdir(), 'get-')), 'out');
+    const { code, err } = await data(['get', 'ada/mute', '--out', out], {
+      DATA_HTTP_TIMEOUT: '0.2',
+    });
+    expect(code).toBe(3);
+    expect(err).toContain('get descriptor: http://hub.test sent nothing for 0.2 s');
+  });
+
   it('refuses a descriptor whose resource path escapes the target, writing nothing', async () => {
     server.use(
       http.get(`${API}/ada/evil/datapackage.json`, () =>
@@ -276,4 +325,78 @@ describe('get against a hostile hub', () => {
     expect(err).toContain('hash does not match');
     expect(readdirSync(cwd)).toEqual([]);
   });
+});
+
+describe('get over real sockets, through the undici transport', () => {
+  const content = Buffer.from('id,name\n' + '1,Ada\n'.repeat(50_000));
+  const descriptor = {
+    resources: [
+      {
+        name: 'people',
+        path: 'people.csv',
+        bytes: content.length,
+        hash: `md5:${createHash('md5').update(content).digest('hex')}`,
+      },
+    ],
+  };
+  let hub: Server;
+  let base = '';
+  const requests: { path: string; range: string | undefined; token: string | undefined }[] = [];
+  let misbehave: 'stall' | 'reset' = 'stall';
+
+  beforeAll(async () => {
+    hub = createServer((request, response) => {
+      const range = request.headers.range;
+      requests.push({
+        path: request.url ?? '',
+        range,
+        token: request.headers['auth-token'] as string | undefined,
+      });
+      if (request.url === '/ada/people/datapackage.json') {
+        response.end(JSON.stringify(descriptor));
+      } else if (request.url === '/ada/people/people.csv' && range) {
+        const from = Number(/bytes=(\d+)-/.exec(range)?.[1]);
+        response.writeHead(206, {
+          'Content-Range': `bytes ${String(from)}-${String(content.length - 1)}/${String(content.length)}`,
+          'Content-Length': String(content.length - from),
+        });
+        response.end(content.subarray(from));
+      } else if (request.url === '/ada/people/people.csv') {
+        response.writeHead(200, { 'Content-Length': String(content.length) });
+        response.write(content.subarray(0, 100_000), () => {
+          if (misbehave === 'reset') setTimeout(() => response.socket?.destroy(), 50);
+        });
+      } else {
+        response.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${String((hub.address() as AddressInfo).port)}`;
+  });
+  afterAll(() => {
+    hub.closeAllConnections();
+    hub.close();
+  });
+
+  for (const fault of ['stall', 'reset'] as const) {
+    it(`resumes with a byte range after a ${fault} in the middle of the body`, async () => {
+      misbehave = fault;
+      requests.length = 0;
+      const out = mkdtempSync(join(tmpdir(), 'get-'));
+      const { code, err } = await data(
+        ['get', `${base}/ada/people`, '--out', out],
+        { DATA_HTTP_TIMEOUT: '0.3' },
+        'undici',
+      );
+      expect(err).not.toContain('error');
+      expect(code).toBe(0);
+      expect(requests.map((request) => request.range)).toEqual([
+        undefined,
+        undefined,
+        'bytes=100000-',
+      ]);
+      expect(readFileSync(join(out, 'people.csv')).equals(content)).toBe(true);
+      expect(readdirSync(out).sort()).toEqual(['datapackage.json', 'people.csv']);
+    });
+  }
 });
