@@ -48,7 +48,7 @@ async function ownParserRecords(file: string): Promise<number> {
 }
 
 async function validateRows(dir: string): Promise<number> {
-  const report = await validateIsolated(dir, {});
+  const report = await validateIsolated(dir, { silenceMs: 60_000 });
   if (!report.valid)
     throw new Error(`the bench package is invalid: ${String(report.stats.errors)} errors`);
   return report.tasks.reduce((sum, task) => sum + (task.stats.rows ?? 0), 0);

@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { configDir, type Env } from '../config/settings.js';
 
@@ -29,30 +31,50 @@ type Keychain = {
   delete(account: string): Promise<boolean>;
 };
 
-function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+/** The helper beside this module: compiled JavaScript, or TypeScript when run from source. */
+const HELPER = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith('.ts') ? './keychain-helper.ts' : './keychain-helper.js',
+    import.meta.url,
+  ),
+);
+
+/** One keychain call in a helper process, killed when it does not answer in time. */
+function inHelper(env: Env, request: Record<string, string>): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the keychain did not answer')), ms);
-    promise.then(
-      (value) => {
-        clearTimeout(timer);
-        resolve(value);
-      },
-      (error: unknown) => {
-        clearTimeout(timer);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+    const child = spawn(process.execPath, [HELPER], {
+      env,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), KEYCHAIN_MS);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', () => {
+      clearTimeout(timer);
+      try {
+        const reply = JSON.parse(output) as { ok: boolean; value?: unknown; error?: string };
+        if (reply.ok) resolve(reply.value);
+        else reject(new Error(reply.error ?? 'the keychain refused'));
+      } catch {
+        reject(new Error('the keychain did not answer'));
+      }
+    });
+    child.stdin.end(JSON.stringify(request));
   });
 }
 
-async function systemKeychain(): Promise<Keychain> {
-  const { AsyncEntry } = await import('@napi-rs/keyring');
+function systemKeychain(env: Env): Keychain {
+  const call = (request: Record<string, string>) => inHelper(env, { service: SERVICE, ...request });
   return {
-    get: async (account) =>
-      (await within(new AsyncEntry(SERVICE, account).getPassword(), KEYCHAIN_MS)) ?? undefined,
-    set: (account, secret) =>
-      within(new AsyncEntry(SERVICE, account).setPassword(secret), KEYCHAIN_MS),
-    delete: (account) => within(new AsyncEntry(SERVICE, account).deleteCredential(), KEYCHAIN_MS),
+    get: async (account) => {
+      const value = await call({ op: 'get', account });
+      return typeof value === 'string' ? value : undefined;
+    },
+    set: async (account, secret) => {
+      await call({ op: 'set', account, secret });
+    },
+    delete: async (account) => (await call({ op: 'delete', account })) === true,
   };
 }
 
@@ -65,7 +87,7 @@ export class CredentialStore {
 
   constructor(
     private readonly env: Env,
-    private readonly keychain: () => Promise<Keychain> = systemKeychain,
+    private readonly keychain: () => Promise<Keychain> = () => Promise.resolve(systemKeychain(env)),
   ) {
     this.file = join(configDir(env), 'credentials.json');
   }
@@ -131,7 +153,7 @@ export class CredentialStore {
     }
     this.writeFile({ ...this.readFile(), [origin]: credential });
     const why = this.useKeychain
-      ? 'no OS keychain answered'
+      ? 'no OS keychain answered (DATA_KEYCHAIN=0 skips it)'
       : 'the OS keychain is turned off (DATA_KEYCHAIN=0)';
     return {
       location: this.file,
