@@ -49,8 +49,13 @@ export interface GetOptions {
   force: boolean;
   signal?: AbortSignal | undefined;
   concurrency?: number;
-  onFile?: (path: string, bytes: number) => void;
+  onEvent?: (event: GetEvent) => void;
 }
+
+export type GetEvent =
+  | { type: 'plan'; files: { path: string; bytes: number | undefined }[] }
+  | { type: 'progress'; path: string; received: number; bytes: number | undefined }
+  | { type: 'saved'; path: string; bytes: number };
 
 export interface GetResult {
   folder: string;
@@ -115,6 +120,12 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
     }
   }
   await mkdir(folder, { recursive: true });
+  const declared = (job: (typeof jobs)[number]) =>
+    typeof job.resource.bytes === 'number' ? job.resource.bytes : undefined;
+  options.onEvent?.({
+    type: 'plan',
+    files: jobs.map((job) => ({ path: job.path, bytes: declared(job) })),
+  });
   const files: GetResult['files'] = [];
   const queue = [...jobs];
   await Promise.all(
@@ -122,12 +133,14 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       for (let job = queue.shift(); job; job = queue.shift()) {
         const bytes = await downloadFile(options.fetch, job.url, inside(folder, job.path), {
           token: tokenFor(job.url, target.url, options.token),
-          bytes: typeof job.resource.bytes === 'number' ? job.resource.bytes : undefined,
+          bytes: declared(job),
           hash: typeof job.resource.hash === 'string' ? job.resource.hash : undefined,
           signal: options.signal,
+          onBytes: (received) =>
+            options.onEvent?.({ type: 'progress', path: job.path, received, bytes: declared(job) }),
         });
         files.push({ path: job.path, bytes });
-        options.onFile?.(job.path, bytes);
+        options.onEvent?.({ type: 'saved', path: job.path, bytes });
       }
     }),
   );
@@ -141,9 +154,13 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
 export async function getFile(target: Target, options: GetOptions): Promise<GetResult> {
   const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
   const path = inside(options.out, name);
+  options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
   const bytes = await downloadFile(options.fetch, target.url, path, {
     token: options.token,
     signal: options.signal,
+    onBytes: (received) =>
+      options.onEvent?.({ type: 'progress', path: name, received, bytes: undefined }),
   });
+  options.onEvent?.({ type: 'saved', path: name, bytes });
   return { folder: options.out, files: [{ path: name, bytes }] };
 }

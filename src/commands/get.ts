@@ -35,18 +35,22 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
   const target = parseTarget(options.target, ctx.hub().site);
   const token = (await ctx.credentials.get(ctx.hub().api))?.token;
   const out = resolve(ctx.io.cwd, options.out ?? target.folder);
+  const { getProgress } = await import('../output/get.js');
+  const { startProgress } = await import('../output/spinner.js');
+  const progress = await startProgress(ctx, `fetching ${options.target}`);
   const settings = {
     fetch: ctx.fetch,
     token,
     out,
     force: options.force || target.single,
     signal: ctx.signal,
-    onFile: (path: string, bytes: number) =>
-      ctx.globals.json || ctx.io.stderr.write(`saved ${path} (${String(bytes)} bytes)\n`),
+    onEvent: getProgress(progress.update, progress.log),
   };
-  const result = target.single
-    ? await getFile(target, settings)
-    : await getDataset(target, settings);
+  const result = await (
+    target.single ? getFile(target, settings) : getDataset(target, settings)
+  ).finally(() => {
+    progress.stop();
+  });
   if (ctx.globals.json) writeJson(ctx, result);
   else ctx.io.stdout.write(`${result.folder}\n`);
   return 0;

@@ -78,10 +78,6 @@ export async function runPublish(
   const { publishProgress, publishSummary } = await import('../output/publish.js');
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, 'publishing');
-  const quiet = ctx.globals.json;
-  const log = (line: string): void => {
-    if (!quiet) ctx.io.stderr.write(`${line}\n`);
-  };
   try {
     const result = await publishPackage({
       dir: options.path,
@@ -95,7 +91,7 @@ export async function runPublish(
       timeoutMs: options.timeout * 60_000,
       ...(pollMs !== undefined ? { pollMs } : {}),
       signal: ctx.signal,
-      onEvent: publishProgress(progress.update, log),
+      onEvent: publishProgress(progress.update, progress.log),
     });
     progress.stop();
     if (ctx.globals.json) {

@@ -1,3 +1,4 @@
+import { clearLine, cursorTo, moveCursor } from 'node:readline';
 import { Writable } from 'node:stream';
 
 export interface IO {
@@ -26,7 +27,7 @@ export interface MemoryIO extends IO {
   err(): string;
 }
 
-function collector(): { stream: Writable; text: () => string } {
+function collector(tty: boolean): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer | string, _encoding, callback) {
@@ -34,6 +35,15 @@ function collector(): { stream: Writable; text: () => string } {
       callback();
     },
   });
+  // What a spinner needs of a terminal: the cursor moves, written as escape sequences.
+  if (tty)
+    Object.assign(stream, {
+      isTTY: true,
+      columns: 120,
+      cursorTo: (x: number) => cursorTo(stream, x),
+      clearLine: (direction: -1 | 0 | 1) => clearLine(stream, direction),
+      moveCursor: (dx: number, dy: number) => moveCursor(stream, dx, dy),
+    });
   return { stream, text: () => chunks.join('') };
 }
 
@@ -41,8 +51,8 @@ function collector(): { stream: Writable; text: () => string } {
 export function memoryIO(
   options: { tty?: boolean; env?: Record<string, string>; cwd?: string } = {},
 ): MemoryIO {
-  const out = collector();
-  const err = collector();
+  const out = collector(options.tty ?? false);
+  const err = collector(options.tty ?? false);
   return {
     stdout: out.stream,
     stderr: err.stream,

@@ -1,36 +1,30 @@
 import type { PublishEvent, PublishResult } from '../client/publish.js';
 import type { Palette } from './colors.js';
+import { TransferLine } from './transfer-line.js';
 
-export function megabytes(bytes: number): string {
-  return `${(bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 1)} MB`;
-}
-
-/** Turns publish events into one progress line (terminal) or plain log lines. */
+/** Turns publish events into one progress line (terminal) and plain log lines. */
 export function publishProgress(
   update: (text: string) => void,
   log: (line: string) => void,
 ): (event: PublishEvent) => void {
-  const sent = new Map<string, number>();
-  let total = 0;
+  const transfers = new TransferLine('uploading');
+  let uploading = false;
   let lastState = '';
   return (event) => {
     switch (event.type) {
       case 'hashing':
-        if (sent.size === 0) update(`hashing ${event.path}`);
+        if (!uploading) update(`hashing ${event.path}`);
         break;
       case 'file':
         if (event.exists) log(`already stored ${event.path}`);
-        else total += event.bytes;
+        else transfers.expect(event.bytes);
         break;
-      case 'progress': {
-        sent.set(event.path, event.sent);
-        const done = [...sent.values()].reduce((a, b) => a + b, 0);
-        update(
-          `uploading ${megabytes(done)} of ${megabytes(total)} (${total > 0 ? String(Math.floor((done / total) * 100)) : '100'}%) · ${event.path}`,
-        );
+      case 'progress':
+        uploading = true;
+        update(transfers.progress(event.path, event.sent, event.bytes));
         break;
-      }
       case 'uploaded':
+        transfers.finish(event.path);
         log(`uploaded ${event.path}`);
         break;
       case 'submitted':

@@ -1,21 +1,37 @@
 import type { Context } from '../context.js';
 
 export interface Progress {
+  /** Replaces the spinner's text. */
   readonly update: (text: string) => void;
+  /** Prints a line above the spinner (on stderr), or just the line without one. */
+  readonly log: (line: string) => void;
   readonly stop: () => void;
 }
 
-const SILENT: Progress = { update: () => undefined, stop: () => undefined };
+/** How often a changed text is drawn at once rather than at the spinner's next frame. */
+const REDRAW_MS = 100;
 
-/** A spinner on stderr for people at a terminal; nothing for pipes, CI and --json. */
+/** A spinner on stderr for people at a terminal; plain lines for pipes, CI and --json. */
 export async function startProgress(ctx: Context, text: string): Promise<Progress> {
-  if (!ctx.io.isStderrTTY || ctx.globals.json || ctx.io.env.CI) return SILENT;
+  const plain: Progress = {
+    update: () => undefined,
+    log: (line) => ctx.globals.json || ctx.io.stderr.write(`${line}\n`),
+    stop: () => undefined,
+  };
+  if (!ctx.io.isStderrTTY || ctx.globals.json || ctx.io.env.CI) return plain;
   const { default: ora } = await import('ora');
   const spinner = ora({ text, stream: ctx.io.stderr, isEnabled: true }).start();
+  let drawn = -Infinity;
   return {
     update: (next) => {
       spinner.text = next;
+      if (performance.now() - drawn < REDRAW_MS) return;
+      drawn = performance.now();
+      spinner.render();
     },
+    // ora hooks the stream while it spins: it clears its line before a write and redraws it
+    // after, so a line written here never mixes with the spinner.
+    log: (line) => ctx.io.stderr.write(`${line}\n`),
     stop: () => {
       spinner.stop();
     },

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delay, http, HttpResponse } from 'msw';
 import { createHash } from 'node:crypto';
+import { stripVTControlCharacters } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
@@ -22,9 +23,10 @@ afterAll(() => server.close());
 async function data(
   args: string[],
   env: Record<string, string> = {},
-  through: 'msw' | 'undici' = 'msw',
+  { through = 'msw', tty = false }: { through?: 'msw' | 'undici'; tty?: boolean } = {},
 ) {
   const io = memoryIO({
+    tty,
     env: {
       DATA_API: API,
       DATA_TOKEN: SECRET,
@@ -386,7 +388,7 @@ describe('get over real sockets, through the undici transport', () => {
       const { code, err } = await data(
         ['get', `${base}/ada/people`, '--out', out],
         { DATA_HTTP_TIMEOUT: '0.3' },
-        'undici',
+        { through: 'undici' },
       );
       expect(err).not.toContain('error');
       expect(code).toBe(0);
@@ -399,4 +401,84 @@ describe('get over real sockets, through the undici transport', () => {
       expect(readdirSync(out).sort()).toEqual(['datapackage.json', 'people.csv']);
     });
   }
+});
+
+/** Replays what a terminal would show: text, carriage returns, cursor moves and line clears. */
+function screen(output: string): string[] {
+  const lines: string[][] = [[]];
+  let row = 0;
+  let column = 0;
+  // eslint-disable-next-line no-control-regex -- escape sequences are what this reads
+  const pattern = /\x1b\[(\?\d+[lh]|(\d*)([GKA]))|([\r\n])|([^\x1b\r\n]+)/g;
+  for (const [, control, count, command, newline, text] of output.matchAll(pattern)) {
+    const line = (lines[row] ??= []);
+    if (text) {
+      for (const char of text) line[column++] = char;
+    } else if (newline === '\r') column = 0;
+    else if (newline === '\n') [row, column] = [row + 1, 0];
+    else if (command === 'G') column = Number(count || 1) - 1;
+    else if (command === 'A') row -= Number(count || 1);
+    else if (command === 'K' && count === '2') lines[row] = [];
+    else if (command === 'K' && (count === '' || count === '0')) line.length = column;
+    else if (control === undefined) throw new Error('unknown escape sequence');
+  }
+  return lines.map((line) => line.join('')).filter((line) => line.trim() !== '');
+}
+
+describe('on a terminal', () => {
+  it('shows overall and per-file upload progress, and log lines the spinner does not tear', async () => {
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(false),
+      sourceOk,
+      statusDone,
+      http.post(`${API}/upload`, async ({ request }) => {
+        await request.arrayBuffer();
+        await delay(250);
+        return new HttpResponse(null, { status: 204 });
+      }),
+    );
+    const { code, out, err } = await data(['publish', CITIES], {}, { tty: true });
+    expect(code).toBe(0);
+    expect(err).toMatch(/uploading \d+% · [\d.]+ MB of [\d.]+ MB · [\w.]+\.(csv|json) \d+%/);
+    const shown = screen(err);
+    expect(shown.slice(0, 3).sort()).toEqual([
+      'uploaded data/cities.csv',
+      'uploaded data/countries.csv',
+      'uploaded datapackage.json',
+    ]);
+    expect(shown.slice(3)).toEqual(['submitted revision 1', 'succeeded']);
+    expect(stripVTControlCharacters(out)).toBe(
+      '✔ published http://hub.test/ada/world-cities (revision 1)\n',
+    );
+  });
+
+  it('shows download progress against the declared sizes', async () => {
+    const content = Buffer.from('n\n' + '7\n'.repeat(99_999));
+    server.use(
+      http.get(`${API}/ada/big/datapackage.json`, () =>
+        HttpResponse.json({
+          resources: [{ name: 'numbers', path: 'numbers.csv', bytes: content.length }],
+        }),
+      ),
+      http.get(`${API}/ada/big/numbers.csv`, () => {
+        const half = content.length / 2;
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(content.subarray(0, half));
+            await delay(250);
+            controller.enqueue(content.subarray(half));
+            controller.close();
+          },
+        });
+        return new HttpResponse(body);
+      }),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'get-'));
+    const { code, err } = await data(['get', 'ada/big', '--out', folder], {}, { tty: true });
+    expect(code).toBe(0);
+    expect(err).toContain('downloading 50% · 0.10 MB of 0.20 MB · numbers.csv 50%');
+    expect(screen(err)).toEqual([`saved numbers.csv (${String(content.length)} bytes)`]);
+  });
 });
