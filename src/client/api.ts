@@ -89,6 +89,18 @@ export class HubApi {
     return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;
   }
 
+  /** A URL the pipeline can read the stored object at: signed when the object is private. */
+  async presign(token: string, ownerid: string, url: string): Promise<string> {
+    const query = new URLSearchParams({ ownerid, url });
+    const reply = record(
+      await this.get('rawstore presign', `/rawstore/presign?${query.toString()}`, token),
+      'rawstore presign',
+    );
+    if (typeof reply.url !== 'string')
+      throw new ApiError('rawstore presign', 200, 'answered without a "url"');
+    return reply.url;
+  }
+
   async sourceUpload(token: string, spec: unknown): Promise<{ flowId: string }> {
     const reply = record(
       await this.post('source upload', '/source/upload', token, spec),

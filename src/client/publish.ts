@@ -4,7 +4,7 @@ import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import type { HubApi, FlowStatus } from './api.js';
-import { stageFiles, type PackageFile, type StageEvent } from './stage.js';
+import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from './stage.js';
 import { sleep, type HttpFetch } from './http.js';
 
 export type Findability = 'published' | 'unlisted' | 'private';
@@ -55,6 +55,26 @@ function packageFiles(descriptor: Record<string, unknown>): PackageFile[] {
   return files;
 }
 
+/** The stored objects' URLs as the pipeline may read them: signed when private. */
+async function presignAll(
+  files: StagedFile[],
+  api: HubApi,
+  token: string,
+  ownerid: string,
+): Promise<Map<string, string>> {
+  const signed = new Map<string, string>();
+  const queue = [...files];
+  await Promise.all(
+    Array.from({ length: Math.min(8, queue.length) }, async () => {
+      for (let file = queue.shift(); file; file = queue.shift()) {
+        const url = `${file.target.upload_url}/${file.target.upload_query.key ?? ''}`;
+        signed.set(file.path, await api.presign(token, ownerid, url));
+      }
+    }),
+  );
+  return signed;
+}
+
 /** Uploads a package's files through signed forms and asks the hub to publish it. */
 export async function publishPackage(options: PublishOptions): Promise<PublishResult> {
   const { api, dir, profile } = options;
@@ -82,15 +102,12 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     onEvent: options.onEvent,
   });
   const stagingSeconds = (performance.now() - started) / 1000;
-  const stored = (path: string): string => {
-    const target = files.find((file) => file.path === path)?.target;
-    return `${target?.upload_url ?? ''}/${target?.upload_query.key ?? ''}`;
-  };
+  const signed = await presignAll(files, api, rawstore.token, profile.id);
   const source = await api.authorize(options.token, 'source');
   const mapping = Object.fromEntries(
     files
       .filter((file) => file.path !== 'datapackage.json')
-      .map((file) => [file.path, stored(file.path)]),
+      .map((file) => [file.path, signed.get(file.path)]),
   );
   const spec = {
     meta: {
@@ -103,7 +120,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     inputs: [
       {
         kind: 'datapackage',
-        url: stored('datapackage.json'),
+        url: signed.get('datapackage.json'),
         parameters: { descriptor, 'resource-mapping': mapping },
       },
     ],

@@ -216,12 +216,15 @@ export function presign(hub: Hub, request: Request, response: ServerResponse): v
   const token = serviceClaims(hub, request, 'rawstore') ?? serviceClaims(hub, request, 'source');
   const user = token ? undefined : userOf(hub, request);
   const caller = token?.userid ?? user?.userid;
-  if (!caller) throw new HttpError(401, 'a valid token is required');
+  if (typeof caller !== 'string' || !caller) throw new HttpError(401, 'a valid token is required');
   const target = request.url.searchParams.get('url') ?? '';
   const prefix = `${objectsUrl(hub)}/`;
   if (!target.startsWith(prefix)) throw new HttpError(400, '"url" is not an object of this hub');
   const key = target.slice(prefix.length);
   if (!hub.store.objectPrivate(key)) return sendJson(response, 200, { url: target });
+  // Keys are content digests, known to anyone who knows the bytes' MD5: a valid token is
+  // not enough to read a private object, it must be the caller's own.
+  if (!hub.store.mayRead(caller, key)) throw new HttpError(404, 'not found');
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   sendJson(response, 200, {
     url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,

@@ -125,6 +125,15 @@ export class Store {
     ).run(key, ownerid, bytes, isPrivate ? 1 : 0, new Date().toISOString());
   }
 
+  /** Whether a user stored an object, or was authorized to store the same bytes. */
+  mayRead(ownerid: string, key: string): boolean {
+    return (
+      this.prepare(
+        'select 1 from objects where key = ? and ownerid = ? union all select 1 from uploads where key = ? and ownerid = ? limit 1',
+      ).get(key, ownerid, key, ownerid) !== undefined
+    );
+  }
+
   /** Remembers the object last authorized for a path, for flow specs that omit it. */
   recordUpload(ownerid: string, path: string, key: string): void {
     this.prepare(

@@ -14,7 +14,11 @@ import { memoryIO } from '../../src/output/io.js';
 const API = 'http://hub.test';
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 const SECRET = 'eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjk5OTk5OTk5OTl9.c2VjcmV0LXNpZ25hdHVyZQ';
-const server = setupServer();
+/** The hub signs nothing here: every object is public. */
+const presignEcho = http.get(`${API}/rawstore/presign`, ({ request }) =>
+  HttpResponse.json({ url: new URL(request.url).searchParams.get('url') }),
+);
+const server = setupServer(presignEcho);
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
@@ -124,6 +128,36 @@ describe('publish against a failing hub', () => {
       state: 'SUCCEEDED',
       uploaded: [],
       skipped: ['datapackage.json', 'data/countries.csv', 'data/cities.csv'],
+    });
+  });
+
+  it('sends presigned URLs of the stored files in the flow spec', async () => {
+    let spec: { inputs: { url: string; parameters: { 'resource-mapping': object } }[] } = {
+      inputs: [],
+    };
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(true),
+      statusDone,
+      http.get(`${API}/rawstore/presign`, ({ request }) => {
+        const query = new URL(request.url).searchParams;
+        expect([query.get('ownerid'), request.headers.get('auth-token')]).toEqual([
+          'u1',
+          'service-token',
+        ]);
+        return HttpResponse.json({ url: `${query.get('url') ?? ''}?signature=s` });
+      }),
+      http.post(`${API}/source/upload`, async ({ request }) => {
+        spec = (await request.json()) as typeof spec;
+        return HttpResponse.json({ success: true, flow_id: 'u1/world-cities/1', errors: [] });
+      }),
+    );
+    expect((await data(['publish', CITIES])).code).toBe(0);
+    expect(spec.inputs[0]?.url).toBe(`${API}/upload/datapackagejson.csv?signature=s`);
+    expect(spec.inputs[0]?.parameters['resource-mapping']).toEqual({
+      'data/countries.csv': `${API}/upload/datacountriescsv.csv?signature=s`,
+      'data/cities.csv': `${API}/upload/datacitiescsv.csv?signature=s`,
     });
   });
 

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -30,9 +30,17 @@ const env = (): Record<string, string> => ({
 
 function data(
   args: string[],
-  options: { cwd?: string; onErr?: (text: string) => void; input?: string } = {},
+  options: {
+    cwd?: string;
+    onErr?: (text: string) => void;
+    input?: string;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? ROOT, env: env() });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { ...env(), ...options.env },
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -173,6 +181,33 @@ describe('the publishing client against data serve', () => {
         readFileSync(join(EXAMPLES, 'cities/data/countries.csv')),
       ),
     ).toBe(true);
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('publishes a private dataset that only its owner can get', async () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'data-private-'));
+    cpSync(join(EXAMPLES, 'cities'), pkg, { recursive: true });
+    const descriptor = JSON.parse(readFileSync(join(pkg, 'datapackage.json'), 'utf8')) as {
+      name: string;
+      resources: object[];
+    };
+    const notes = `note\nseen only by ada ${String(Date.now())}\n`;
+    writeFileSync(join(pkg, 'data/notes.csv'), notes);
+    descriptor.name = 'private-cities';
+    descriptor.resources.push({ name: 'notes', path: 'data/notes.csv' });
+    writeFileSync(join(pkg, 'datapackage.json'), JSON.stringify(descriptor));
+    const published = await data(['publish', pkg, '--findability', 'private']);
+    expect(published.code).toBe(0);
+    expect(published.out).toContain('published');
+    const cwd = mkdtempSync(join(tmpdir(), 'data-get-'));
+    expect((await data(['get', 'ada/private-cities'], { cwd })).code).toBe(0);
+    expect(readFileSync(join(cwd, 'ada/private-cities/data/notes.csv'), 'utf8')).toBe(notes);
+    const stranger = await data(['get', 'ada/private-cities', '--out', join(cwd, 'x')], {
+      env: { DATA_CONFIG_DIR: join(home, 'nobody') },
+    });
+    expect(stranger.code).toBe(3);
+    expect(stranger.err).toContain('404');
+    rmSync(pkg, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
   });
 

@@ -398,6 +398,15 @@ describe('ownership and quotas', () => {
         )
       ).json()) as { url: string };
       expect(signed.url).toContain('signature=');
+      const stranger = await serviceToken(url, await browserLogin(url, 'eve'), 'rawstore');
+      expect(
+        (
+          await fetch(
+            `${url}/rawstore/presign?ownerid=${stranger.userid}&url=${encodeURIComponent(objectUrl)}`,
+            { headers: { 'Auth-Token': stranger.token } },
+          )
+        ).status,
+      ).toBe(404);
       expect(Buffer.from(await (await fetch(signed.url)).arrayBuffer()).equals(bytes)).toBe(true);
       expect(
         (await fetch(signed.url.replace(/signature=[0-9a-f]+/, `signature=${'0'.repeat(64)}`)))
