@@ -2,7 +2,8 @@
  * Publishes and then gets a 1 GB package (four files) over loopback with the CLI, and moves
  * the same bytes to and from the same hub with curl: MB/s each way, and the CLI's peak RSS.
  * Both download sides save the files on the same disk; writing dominates and varies from run
- * to run here, so each download is run three times, alternating, and the best run counts.
+ * to run here, so each download starts after a sync (no dirty pages of the run before), runs
+ * three times, alternating, and the best run counts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -138,9 +139,11 @@ try {
     for (let run = 0; run < RUNS; run++) {
       const out = join(work, 'got');
       rmSync(out, { recursive: true, force: true });
+      spawnSync('sync');
       gets.push(await cli(['get', 'ada/transfer', '--out', out], env));
       rmSync(out, { recursive: true, force: true });
       mkdirSync(out);
+      spawnSync('sync');
       curlDowns.push(
         curl([
           '--parallel',

@@ -7,6 +7,9 @@ export function getProgress(
   log: (line: string) => void,
 ): (event: GetEvent) => void {
   const transfers = new TransferLine('downloading');
+  const showing = (line: string | undefined) => {
+    if (line !== undefined) update(line);
+  };
   return (event) => {
     switch (event.type) {
       case 'plan':
@@ -15,7 +18,7 @@ export function getProgress(
           for (const file of event.files) transfers.expect(file.bytes ?? 0);
         break;
       case 'progress':
-        update(transfers.progress(event.path, event.received, event.bytes));
+        showing(transfers.progress(event.path, event.received, event.bytes));
         break;
       case 'saved':
         transfers.finish(event.path);

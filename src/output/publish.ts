@@ -10,6 +10,9 @@ export function publishProgress(
   const transfers = new TransferLine('uploading');
   let uploading = false;
   let lastState = '';
+  const showing = (line: string | undefined) => {
+    if (line !== undefined) update(line);
+  };
   return (event) => {
     switch (event.type) {
       case 'hashing':
@@ -21,7 +24,7 @@ export function publishProgress(
         break;
       case 'progress':
         uploading = true;
-        update(transfers.progress(event.path, event.sent, event.bytes));
+        showing(transfers.progress(event.path, event.sent, event.bytes));
         break;
       case 'uploaded':
         transfers.finish(event.path);

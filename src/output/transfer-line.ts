@@ -6,11 +6,15 @@ function percent(done: number, of: number): string {
   return `${String(Math.min(100, Math.floor((done / of) * 100)))}%`;
 }
 
+/** A transfer reports every chunk; a line every tenth of a second is enough to watch. */
+const SHOW_EVERY_MS = 100;
+
 /** Overall and per-file progress of several transfers, as one line for a spinner. */
 export class TransferLine {
   private readonly inFlight = new Map<string, { done: number; bytes: number | undefined }>();
   private total = 0;
   private finished = 0;
+  private shownAt = -Infinity;
 
   constructor(private readonly verb: string) {}
 
@@ -19,8 +23,14 @@ export class TransferLine {
     this.total += bytes;
   }
 
-  progress(path: string, done: number, bytes: number | undefined): string {
-    this.inFlight.set(path, { done, bytes });
+  /** Records a file's progress; returns the line when it is due to be shown again. */
+  progress(path: string, done: number, bytes: number | undefined): string | undefined {
+    const file = this.inFlight.get(path);
+    if (file) file.done = done;
+    else this.inFlight.set(path, { done, bytes });
+    const now = performance.now();
+    if (now - this.shownAt < SHOW_EVERY_MS) return undefined;
+    this.shownAt = now;
     return this.line();
   }
 
