@@ -3,7 +3,7 @@
  * the same bytes to and from the same hub with curl: MB/s each way, and the CLI's peak RSS.
  * Both download sides save the files on the same disk; writing dominates and varies from run
  * to run here, so each download starts after a sync (no dirty pages of the run before), runs
- * three times, alternating, and the best run counts.
+ * four times, each side first every other time, and the best run counts.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -63,7 +63,7 @@ function curl(args: string[]): number {
   return (performance.now() - started) / 1000;
 }
 
-const RUNS = 3;
+const RUNS = 4;
 
 try {
   const pkg = join(work, 'pkg');
@@ -136,20 +136,36 @@ try {
     );
     const gets: { seconds: number; rssMB: number }[] = [];
     const curlDowns: number[] = [];
-    for (let run = 0; run < RUNS; run++) {
-      const out = join(work, 'got');
-      rmSync(out, { recursive: true, force: true });
-      spawnSync('sync');
-      gets.push(await cli(['get', 'ada/transfer', '--out', out], env));
+    const out = join(work, 'got');
+    const fresh = () => {
       rmSync(out, { recursive: true, force: true });
       mkdirSync(out);
       spawnSync('sync');
+    };
+    const ours = async () => {
+      fresh();
+      gets.push(await cli(['get', 'ada/transfer', '--out', out, '--force'], env));
+    };
+    const theirs = () => {
+      fresh();
       curlDowns.push(
         curl([
           '--parallel',
           ...urls.flatMap((url, index) => [url, '-o', join(out, String(index))]),
         ]),
       );
+    };
+    // An untimed pass warms the hub's code and page cache, so that neither side meets it cold;
+    // then each side goes first every other run.
+    curl(['--parallel', ...urls.flatMap((url) => [url, '-o', '/dev/null'])]);
+    for (let run = 0; run < RUNS; run++) {
+      if (run % 2 === 0) {
+        await ours();
+        theirs();
+      } else {
+        theirs();
+        await ours();
+      }
     }
     rmSync(join(work, 'got'), { recursive: true, force: true });
     const toNull = curl(['--parallel', ...urls.flatMap((url) => [url, '-o', '/dev/null'])]);
@@ -171,6 +187,10 @@ try {
     console.log(row('publish (hashing + uploads)', rate(result.seconds.upload), rate(curlUp)));
     console.log(
       row(`get (whole command, best of ${String(RUNS)})`, rate(got.seconds), rate(curlDown)),
+    );
+    const runs = (seconds: number[]) => seconds.map((value) => value.toFixed(2)).join(', ');
+    console.log(
+      `download runs, seconds: data ${runs(gets.map((run) => run.seconds))}; curl ${runs(curlDowns)}`,
     );
     console.log(
       `for reference, curl downloading to /dev/null (no disk): ${rate(toNull).toFixed(0)} MB/s`,
