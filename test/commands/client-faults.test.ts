@@ -92,6 +92,11 @@ const statusDone = http.get(`${API}/source/u1/world-cities/1`, () =>
 );
 const CITIES = join(EXAMPLES, 'cities');
 
+/** Every call of a publication that goes well, but the uploads, which each test answers. */
+function publishingHub() {
+  return [authenticated, authorizeOk, rawstoreReply(false), sourceOk, statusDone];
+}
+
 describe('publish against a failing hub', () => {
   it('names the step and what the hub said on a quota refusal', async () => {
     server.use(
@@ -178,11 +183,7 @@ describe('publish against a failing hub', () => {
   it('retries uploads after a reset connection and a 503 with Retry-After', async () => {
     let attempts = 0;
     server.use(
-      authenticated,
-      authorizeOk,
-      rawstoreReply(false),
-      sourceOk,
-      statusDone,
+      ...publishingHub(),
       http.post(`${API}/upload`, async ({ request }) => {
         await request.arrayBuffer();
         attempts++;
@@ -462,11 +463,7 @@ function screen(output: string): string[] {
 describe('on a terminal', () => {
   it('shows overall and per-file upload progress, and log lines the spinner does not tear', async () => {
     server.use(
-      authenticated,
-      authorizeOk,
-      rawstoreReply(false),
-      sourceOk,
-      statusDone,
+      ...publishingHub(),
       http.post(`${API}/upload`, async ({ request }) => {
         await request.arrayBuffer();
         await delay(250);
