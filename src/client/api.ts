@@ -1,6 +1,6 @@
 import { ApiError, AuthError } from '../errors.js';
 import type { Profile } from '../credentials/store.js';
-import { json, send, type HttpFetch } from './http.js';
+import { json, send, withRetries, type HttpFetch } from './http.js';
 
 export interface CheckResult {
   authenticated: boolean;
@@ -41,22 +41,39 @@ export class HubApi {
     private readonly signal?: AbortSignal,
   ) {}
 
-  private async get(step: string, path: string, token?: string): Promise<unknown> {
-    const response = await send(this.fetch, step, `${this.api}${path}`, {
-      headers: token ? { 'Auth-Token': token } : {},
-      ...(this.signal ? { signal: this.signal } : {}),
-    });
-    return json(step, response);
+  /** GETs are retried after network errors and 5xx: a blip must not end a publication. */
+  private get(step: string, path: string, token?: string): Promise<unknown> {
+    return withRetries(
+      async () => {
+        const response = await send(this.fetch, step, `${this.api}${path}`, {
+          headers: token ? { 'Auth-Token': token } : {},
+          ...(this.signal ? { signal: this.signal } : {}),
+        });
+        return json(step, response);
+      },
+      this.signal ? { signal: this.signal } : {},
+    );
   }
 
-  private async post(step: string, path: string, token: string, body: unknown): Promise<unknown> {
-    const response = await send(this.fetch, step, `${this.api}${path}`, {
-      method: 'POST',
-      headers: { 'Auth-Token': token, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-      ...(this.signal ? { signal: this.signal } : {}),
-    });
-    return json(step, response);
+  /** Only POSTs that change nothing when repeated are retried: not /source/upload. */
+  private async post(
+    step: string,
+    path: string,
+    token: string,
+    body: unknown,
+    idempotent = false,
+  ): Promise<unknown> {
+    const attempt = async () => {
+      const response = await send(this.fetch, step, `${this.api}${path}`, {
+        method: 'POST',
+        headers: { 'Auth-Token': token, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        ...(this.signal ? { signal: this.signal } : {}),
+      });
+      return json(step, response);
+    };
+    if (!idempotent) return attempt();
+    return withRetries(attempt, this.signal ? { signal: this.signal } : {});
   }
 
   async check(token?: string, next?: string): Promise<CheckResult> {
@@ -83,7 +100,7 @@ export class HubApi {
 
   async rawstoreAuthorize(token: string, body: unknown): Promise<Record<string, UploadTarget>> {
     const reply = record(
-      await this.post('rawstore authorize', '/rawstore/authorize', token, body),
+      await this.post('rawstore authorize', '/rawstore/authorize', token, body, true),
       'rawstore authorize',
     );
     return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;

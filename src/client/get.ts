@@ -4,7 +4,7 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
-import { getFollowing, json, type HttpFetch } from './http.js';
+import { getFollowing, json, withRetries, type HttpFetch } from './http.js';
 
 export interface Target {
   /** URL of datapackage.json, or of a single file. */
@@ -90,13 +90,14 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       'pass --force to write into it, or --out to choose another folder',
     );
   }
-  const response = await getFollowing(options.fetch, 'get descriptor', target.url, {
-    token: options.token,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const descriptor = (await json(`get ${target.url}`, response)) as Record<string, unknown> & {
-    resources?: Record<string, unknown>[];
-  };
+  const signal = options.signal ? { signal: options.signal } : {};
+  const descriptor = (await withRetries(async () => {
+    const response = await getFollowing(options.fetch, 'get descriptor', target.url, {
+      token: options.token,
+      ...signal,
+    });
+    return json(`get ${target.url}`, response);
+  }, signal)) as Record<string, unknown> & { resources?: Record<string, unknown>[] };
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
   const taken = new Set<string>();
   for (const resource of descriptor.resources ?? []) {

@@ -305,7 +305,125 @@ describe('publish against a failing hub', () => {
   });
 });
 
+describe('every step of a publication, refused', () => {
+  const refuse = (status: number, step: string) =>
+    HttpResponse.json({ error: `${step} says no` }, { status });
+  const steps: [string, (status: number) => ReturnType<typeof http.get>][] = [
+    ['auth check', (status) => http.get(`${API}/auth/check`, () => refuse(status, 'check'))],
+    [
+      'auth authorize (rawstore)',
+      (status) =>
+        http.get(`${API}/auth/authorize`, ({ request }) =>
+          new URL(request.url).searchParams.get('service') === 'rawstore'
+            ? refuse(status, 'authorize')
+            : undefined,
+        ),
+    ],
+    [
+      'rawstore authorize',
+      (status) => http.post(`${API}/rawstore/authorize`, () => refuse(status, 'rawstore')),
+    ],
+    ['upload', (status) => http.post(`${API}/upload`, () => refuse(status, 'store'))],
+    [
+      'rawstore presign',
+      (status) => http.get(`${API}/rawstore/presign`, () => refuse(status, 'presign')),
+    ],
+    [
+      'auth authorize (source)',
+      (status) =>
+        http.get(`${API}/auth/authorize`, ({ request }) =>
+          new URL(request.url).searchParams.get('service') === 'source'
+            ? refuse(status, 'authorize')
+            : undefined,
+        ),
+    ],
+    [
+      'source upload',
+      (status) => http.post(`${API}/source/upload`, () => refuse(status, 'source')),
+    ],
+    [
+      'publication status',
+      (status) => http.get(`${API}/source/u1/world-cities/1`, () => refuse(status, 'status')),
+    ],
+  ];
+  const detail: Record<string, string> = {
+    'auth check': 'check',
+    'auth authorize (rawstore)': 'authorize',
+    'rawstore authorize': 'rawstore',
+    upload: 'store',
+    'rawstore presign': 'presign',
+    'auth authorize (source)': 'authorize',
+    'source upload': 'source',
+    'publication status': 'status',
+  };
+  const uploads = http.post(`${API}/upload`, () => new HttpResponse(null, { status: 204 }));
+  for (const [step, failing] of steps)
+    for (const status of [401, 403, 404])
+      it(`${step}: ${String(status)} names the step and exits ${status === 401 ? '4' : '3'}`, async () => {
+        server.use(failing(status), ...publishingHub(), uploads);
+        const { code, err } = await data(['publish', CITIES]);
+        // Files upload several at a time: any of them may be the first refused.
+        const where = step === 'upload' ? 'upload [\\w/.]+' : step.replace(/[()]/g, '\\$&');
+        expect(err.split('\n').find((line) => line.startsWith('error:'))).toMatch(
+          new RegExp(`^error: ${where}: ${String(status)} ${detail[step] ?? ''} says no$`),
+        );
+        expect(code).toBe(status === 401 ? 4 : 3);
+      });
+
+  it('keeps polling through a 502 and a dropped connection', async () => {
+    let polls = 0;
+    server.use(
+      http.get(`${API}/source/u1/world-cities/1`, () => {
+        polls++;
+        if (polls === 1) return new HttpResponse('bad gateway', { status: 502 });
+        if (polls === 2) return HttpResponse.error();
+        return HttpResponse.json({
+          id: 'u1/world-cities/1',
+          state: 'SUCCEEDED',
+          pipelines: {},
+          error_log: [],
+        });
+      }),
+      ...publishingHub(),
+      uploads,
+    );
+    const { code } = await data(['publish', CITIES]);
+    expect(code).toBe(0);
+    expect(polls).toBe(3);
+  });
+});
+
 describe('get against a hostile hub', () => {
+  for (const status of [401, 403, 404, 500])
+    it(`names the descriptor and the hub's reason on a ${String(status)}, writing nothing`, async () => {
+      server.use(
+        http.get(`${API}/ada/gone/datapackage.json`, () =>
+          HttpResponse.json({ error: 'no such dataset' }, { status }),
+        ),
+      );
+      const cwd = mkdtempSync(join(tmpdir(), 'get-'));
+      const { code, err } = await data(['get', 'ada/gone', '--out', join(cwd, 'out')]);
+      expect(err).toContain(
+        `error: get ${API}/ada/gone/datapackage.json: ${String(status)} no such dataset`,
+      );
+      expect(code).toBe(status === 401 ? 4 : 3);
+      expect(readdirSync(cwd)).toEqual([]);
+    });
+
+  it('names the file the hub refused, and leaves no partial file', async () => {
+    server.use(
+      http.get(`${API}/ada/half/datapackage.json`, () =>
+        HttpResponse.json({ resources: [{ name: 'a', path: 'a.csv' }] }),
+      ),
+      http.get(`${API}/ada/half/a.csv`, () => new HttpResponse('forbidden', { status: 403 })),
+    );
+    const out = join(mkdtempSync(join(tmpdir(), 'get-')), 'out');
+    const { code, err } = await data(['get', 'ada/half', '--out', out]);
+    expect(err).toContain(`error: download ${API}/ada/half/a.csv: 403 forbidden`);
+    expect(code).toBe(3);
+    expect(readdirSync(out)).toEqual([]);
+  });
+
   it('gives up on a hub that never sends the descriptor', async () => {
     server.use(
       http.get(`${API}/ada/mute/datapackage.json`, async () => {
