@@ -62,9 +62,10 @@ export interface GetResult {
   files: { path: string; bytes: number }[];
 }
 
+/** Empty, or holding only the partial downloads of a get that broke off: it resumes them. */
 async function isEmptyFolder(folder: string): Promise<boolean> {
-  const entries = await readdir(folder).catch(() => []);
-  return entries.length === 0;
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries.every((entry) => entry.isDirectory() || entry.name.endsWith('.part'));
 }
 
 function inside(folder: string, path: string): string {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delay, http, HttpResponse } from 'msw';
 import { createHash } from 'node:crypto';
@@ -27,7 +27,11 @@ afterAll(() => server.close());
 async function data(
   args: string[],
   env: Record<string, string> = {},
-  { through = 'msw', tty = false }: { through?: 'msw' | 'undici'; tty?: boolean } = {},
+  {
+    through = 'msw',
+    tty = false,
+    signal,
+  }: { through?: 'msw' | 'undici'; tty?: boolean; signal?: AbortSignal } = {},
 ) {
   const io = memoryIO({
     tty,
@@ -39,7 +43,10 @@ async function data(
       ...env,
     },
   });
-  const code = await run(args, io, through === 'msw' ? { fetch: globalThis.fetch } : {});
+  const code = await run(args, io, {
+    ...(through === 'msw' ? { fetch: globalThis.fetch } : {}),
+    ...(signal ? { signal } : {}),
+  });
   const [out, err] = [io.out(), io.err()];
   expect(out + err).not.toContain(SECRET);
   return { code, out, err };
@@ -554,6 +561,35 @@ describe('get over real sockets, through the undici transport', () => {
       expect(readdirSync(out).sort()).toEqual(['datapackage.json', 'people.csv']);
     });
   }
+
+  it('exits 130 on Ctrl-C with nothing under a final name, and the same command resumes', async () => {
+    misbehave = 'stall';
+    requests.length = 0;
+    const out = join(mkdtempSync(join(tmpdir(), 'get-')), 'people');
+    const interrupt = new AbortController();
+    const watching = setInterval(() => {
+      if ((statSync(join(out, 'people.csv.part'), { throwIfNoEntry: false })?.size ?? 0) > 0)
+        interrupt.abort();
+    }, 10);
+    const first = await data(
+      ['get', `${base}/ada/people`, '--out', out],
+      {},
+      { through: 'undici', signal: interrupt.signal },
+    );
+    clearInterval(watching);
+    expect(first.code).toBe(130);
+    expect(readdirSync(out)).toEqual(['people.csv.part']);
+    const again = await data(
+      ['get', `${base}/ada/people`, '--out', out],
+      {},
+      { through: 'undici' },
+    );
+    expect(again.err).not.toContain('error');
+    expect(again.code).toBe(0);
+    expect(requests.at(-1)?.range).toBe('bytes=100000-');
+    expect(readFileSync(join(out, 'people.csv')).equals(content)).toBe(true);
+    expect(readdirSync(out).sort()).toEqual(['datapackage.json', 'people.csv']);
+  });
 });
 
 /** Replays what a terminal would show: text, carriage returns, cursor moves and line clears. */
