@@ -315,17 +315,16 @@ describe('publish against a failing hub', () => {
 describe('every step of a publication, refused', () => {
   const refuse = (status: number, step: string) =>
     HttpResponse.json({ error: `${step} says no` }, { status });
+  /** Refuses the service token of one service; msw passes the other on. */
+  const refuseAuthorize = (service: string, status: number) =>
+    http.get(`${API}/auth/authorize`, ({ request }) =>
+      new URL(request.url).searchParams.get('service') === service
+        ? refuse(status, 'authorize')
+        : undefined,
+    );
   const steps: [string, (status: number) => ReturnType<typeof http.get>][] = [
     ['auth check', (status) => http.get(`${API}/auth/check`, () => refuse(status, 'check'))],
-    [
-      'auth authorize (rawstore)',
-      (status) =>
-        http.get(`${API}/auth/authorize`, ({ request }) =>
-          new URL(request.url).searchParams.get('service') === 'rawstore'
-            ? refuse(status, 'authorize')
-            : undefined,
-        ),
-    ],
+    ['auth authorize (rawstore)', (status) => refuseAuthorize('rawstore', status)],
     [
       'rawstore authorize',
       (status) => http.post(`${API}/rawstore/authorize`, () => refuse(status, 'rawstore')),
@@ -335,15 +334,7 @@ describe('every step of a publication, refused', () => {
       'rawstore presign',
       (status) => http.get(`${API}/rawstore/presign`, () => refuse(status, 'presign')),
     ],
-    [
-      'auth authorize (source)',
-      (status) =>
-        http.get(`${API}/auth/authorize`, ({ request }) =>
-          new URL(request.url).searchParams.get('service') === 'source'
-            ? refuse(status, 'authorize')
-            : undefined,
-        ),
-    ],
+    ['auth authorize (source)', (status) => refuseAuthorize('source', status)],
     [
       'source upload',
       (status) => http.post(`${API}/source/upload`, () => refuse(status, 'source')),
