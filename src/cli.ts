@@ -89,7 +89,6 @@ function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
   return EXIT.bug;
 }
 
-/** Entry point of bin/data: the only place that sets the process exit code. */
 /**
  * Every chunk a socket or file delivers is a fresh buffer, freed only when the young
  * generation is collected. V8 grows the young generation under a high allocation rate, so
@@ -101,6 +100,7 @@ function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
 }
 
+/** Entry point of bin/data: the only place that sets the process exit code. */
 export async function main(): Promise<void> {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
   if (major < 22 || (major === 22 && minor < 19)) {

@@ -1,7 +1,7 @@
 import type { IO } from './output/io.js';
 import { COLORS, NO_COLORS, colorEnabled, type Palette } from './output/colors.js';
-import type { HttpFetch } from './client/http.js';
-import { silenceLimitMs, withSilenceLimit } from './client/timeouts.js';
+import { clientFetch, type HttpFetch } from './client/http.js';
+import { silenceLimitMs } from './client/timeouts.js';
 import { hubAddress, type HubAddress } from './config/settings.js';
 import { CredentialStore } from './credentials/store.js';
 
@@ -18,6 +18,8 @@ export interface Context {
   readonly io: IO;
   readonly signal: AbortSignal;
   readonly fetch: HttpFetch;
+  /** How long a server may stay silent (DATA_HTTP_TIMEOUT). */
+  readonly silenceMs: number;
   /** The hub's API and site bases, from flags, environment or settings. */
   readonly hub: () => HubAddress;
   readonly credentials: CredentialStore;
@@ -42,11 +44,15 @@ export function createContext(
   options: { fetch?: HttpFetch | undefined; isolate?: boolean | undefined } = {},
 ): Context {
   const color = !globals.json && globals.color;
+  const silenceMs = silenceLimitMs(io.env);
+  let hub: HubAddress | undefined;
   return {
     io,
     signal,
-    fetch: withSilenceLimit(options.fetch ?? lazyFetch, silenceLimitMs(io.env)),
-    hub: () => hubAddress({ api: globals.api, site: globals.site }, io.env),
+    fetch: clientFetch(options.fetch ?? lazyFetch, silenceMs),
+    silenceMs,
+    // The settings file is read once, on first use.
+    hub: () => (hub ??= hubAddress({ api: globals.api, site: globals.site }, io.env)),
     credentials: new CredentialStore(io.env),
     isolate: options.isolate ?? false,
     globals,

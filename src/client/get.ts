@@ -4,7 +4,8 @@ import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
-import { getFollowing, json, withRetries, type HttpFetch } from './http.js';
+import { json, send, tokenFor, withRetries, type HttpFetch } from './http.js';
+import { eachLimited } from './limit.js';
 
 export interface Target {
   /** URL of datapackage.json, or of a single file. */
@@ -68,18 +69,17 @@ async function isEmptyFolder(folder: string): Promise<boolean> {
   return entries.every((entry) => entry.isDirectory() || entry.name.endsWith('.part'));
 }
 
-function inside(folder: string, path: string): string {
-  const full = resolve(folder, path);
-  if (full !== resolve(folder) && !full.startsWith(resolve(folder) + sep))
-    throw new CliError(`the descriptor points outside the target folder: ${path}`, {
-      code: 'E_UNSAFE',
-      exitCode: EXIT.invalid,
-    });
-  return full;
+function outside(path: string): CliError {
+  return new CliError(`the descriptor points outside the target folder: ${path}`, {
+    code: 'E_UNSAFE',
+    exitCode: EXIT.invalid,
+  });
 }
 
-function tokenFor(url: string, site: string, token: string | undefined): string | undefined {
-  return new URL(url).origin === new URL(site).origin ? token : undefined;
+function inside(folder: string, path: string): string {
+  const full = resolve(folder, path);
+  if (full !== resolve(folder) && !full.startsWith(resolve(folder) + sep)) throw outside(path);
+  return full;
 }
 
 /** Downloads a dataset's descriptor and every resource into a folder that validates offline. */
@@ -93,8 +93,8 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
   }
   const signal = options.signal ? { signal: options.signal } : {};
   const descriptor = (await withRetries(async () => {
-    const response = await getFollowing(options.fetch, 'get descriptor', target.url, {
-      token: options.token,
+    const response = await send(options.fetch, 'get descriptor', target.url, {
+      headers: options.token ? { 'Auth-Token': options.token } : {},
       ...signal,
     });
     return json(`get ${target.url}`, response);
@@ -111,11 +111,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       jobs.push({ url: path, path: local, resource });
       resource.path = local;
     } else {
-      if (unsafeReason(path, 2) && unsafeReason(path, 1))
-        throw new CliError(`the descriptor points outside the target folder: ${path}`, {
-          code: 'E_UNSAFE',
-          exitCode: EXIT.invalid,
-        });
+      if (unsafeReason(path, 2) && unsafeReason(path, 1)) throw outside(path);
       inside(folder, path);
       taken.add(path);
       jobs.push({ url: new URL(path, target.url).href, path, resource });
@@ -129,23 +125,18 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
     files: jobs.map((job) => ({ path: job.path, bytes: declared(job) })),
   });
   const files: GetResult['files'] = [];
-  const queue = [...jobs];
-  await Promise.all(
-    Array.from({ length: Math.min(options.concurrency ?? 4, queue.length) }, async () => {
-      for (let job = queue.shift(); job; job = queue.shift()) {
-        const bytes = await downloadFile(options.fetch, job.url, inside(folder, job.path), {
-          token: tokenFor(job.url, target.url, options.token),
-          bytes: declared(job),
-          hash: typeof job.resource.hash === 'string' ? job.resource.hash : undefined,
-          signal: options.signal,
-          onBytes: (received) =>
-            options.onEvent?.({ type: 'progress', path: job.path, received, bytes: declared(job) }),
-        });
-        files.push({ path: job.path, bytes });
-        options.onEvent?.({ type: 'saved', path: job.path, bytes });
-      }
-    }),
-  );
+  await eachLimited(jobs, options.concurrency ?? 4, async (job) => {
+    const bytes = await downloadFile(options.fetch, job.url, inside(folder, job.path), {
+      token: tokenFor(job.url, target.url, options.token),
+      bytes: declared(job),
+      hash: typeof job.resource.hash === 'string' ? job.resource.hash : undefined,
+      signal: options.signal,
+      onBytes: (received) =>
+        options.onEvent?.({ type: 'progress', path: job.path, received, bytes: declared(job) }),
+    });
+    files.push({ path: job.path, bytes });
+    options.onEvent?.({ type: 'saved', path: job.path, bytes });
+  });
   const temporary = join(folder, `.datapackage.json.${String(process.pid)}.part`);
   await writeFile(temporary, `${JSON.stringify(descriptor, null, 2)}\n`);
   await rename(temporary, join(folder, 'datapackage.json'));

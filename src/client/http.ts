@@ -1,5 +1,5 @@
 import { ApiError, NetworkError } from '../errors.js';
-import { SilenceError } from './timeouts.js';
+import { SilenceError, withSilenceLimit } from './timeouts.js';
 
 export interface HttpInit {
   method?: string;
@@ -42,6 +42,7 @@ export async function send(
     return await fetch(url, init);
   } catch (error) {
     if (init.signal?.aborted) throw error;
+    if (error instanceof TooManyRedirects) throw new ApiError(step, 310, 'too many redirects');
     if (error instanceof SilenceError)
       throw new NetworkError(
         `${step}: ${new URL(url).origin} sent nothing for ${String(error.seconds)} s`,
@@ -54,34 +55,62 @@ export async function send(
   }
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_HOPS = 5;
+/** Headers that carry credentials and never follow a redirect to another origin. */
+const CREDENTIALS = new Set(['auth-token', 'authorization', 'cookie']);
+
+class TooManyRedirects extends Error {}
+
+function forOrigin(headers: Record<string, string>, sameOrigin: boolean): Record<string, string> {
+  if (sameOrigin) return headers;
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !CREDENTIALS.has(name.toLowerCase())),
+  );
+}
+
 /**
- * A GET that follows redirects itself, whatever fetch it is given, so that the token goes
- * only to the origin of the first URL.
+ * Follows redirects hop by hop, whatever fetch it wraps, unless asked for `redirect:
+ * 'manual'`. The credentials stay behind once a redirect leaves the first origin; a body that
+ * cannot be sent twice ends the chase with the redirect itself.
  */
-export async function getFollowing(
-  fetch: HttpFetch,
-  step: string,
-  url: string,
-  options: { headers?: Record<string, string>; token?: string | undefined; signal?: AbortSignal },
-): Promise<HttpResponse> {
-  const origin = new URL(url).origin;
-  let current = url;
-  for (let hop = 0; hop < 6; hop++) {
-    const sameOrigin = new URL(current).origin === origin;
-    const response = await send(fetch, step, current, {
-      headers: {
-        ...options.headers,
-        ...(options.token && sameOrigin ? { 'Auth-Token': options.token } : {}),
-      },
-      redirect: 'manual',
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-    const location = response.headers.get('location');
-    if (response.status < 300 || response.status >= 400 || !location) return response;
-    await response.text();
-    current = new URL(location, current).href;
-  }
-  throw new ApiError(step, 310, 'too many redirects');
+export function followingRedirects(fetch: HttpFetch): HttpFetch {
+  return async (url, init = {}) => {
+    if (init.redirect === 'manual') return fetch(url, init);
+    const origin = new URL(url).origin;
+    let current = url;
+    let hopInit: HttpInit = { ...init, redirect: 'manual' };
+    for (let hop = 0; ; hop++) {
+      const response = await fetch(current, hopInit);
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || !location) return response;
+      const replayable = typeof hopInit.body === 'string' || hopInit.body instanceof Uint8Array;
+      if (hopInit.body !== undefined && !replayable && response.status >= 307) return response;
+      if (hop >= MAX_HOPS) throw new TooManyRedirects();
+      await response.text();
+      current = new URL(location, current).href;
+      const method = hopInit.method ?? 'GET';
+      const asGet =
+        (response.status === 303 && method !== 'HEAD') ||
+        (response.status <= 302 && method === 'POST');
+      const { body, ...rest } = hopInit;
+      hopInit = {
+        ...rest,
+        ...(asGet ? { method: 'GET' } : body === undefined ? {} : { body }),
+        headers: forOrigin(init.headers ?? {}, new URL(current).origin === origin),
+      };
+    }
+  };
+}
+
+/** The fetch the client and the validator use: redirects followed, silences bounded. */
+export function clientFetch(fetch: HttpFetch, silenceMs: number): HttpFetch {
+  return followingRedirects(withSilenceLimit(fetch, silenceMs));
+}
+
+/** The token for a URL of the hub; none for another origin. */
+export function tokenFor(url: string, hub: string, token: string | undefined): string | undefined {
+  return new URL(url).origin === new URL(hub).origin ? token : undefined;
 }
 
 /** Reads a JSON body whatever its content type (the old hub sent JSON as text/html). */
@@ -115,8 +144,7 @@ export function errorDetail(text: string): string {
 export function isRetryable(error: unknown): boolean {
   return (
     error instanceof NetworkError ||
-    (error instanceof ApiError && error.status >= 500) ||
-    (error instanceof ApiError && error.status === 429)
+    (error instanceof ApiError && (error.status >= 500 || error.status === 429))
   );
 }
 

@@ -6,6 +6,7 @@ import { isRemote } from '../validator/descriptor/paths.js';
 import type { HubApi, FlowStatus } from './api.js';
 import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from './stage.js';
 import { sleep, type HttpFetch } from './http.js';
+import { eachLimited } from './limit.js';
 
 export type Findability = 'published' | 'unlisted' | 'private';
 
@@ -44,15 +45,15 @@ export interface PublishResult {
 
 /** datapackage.json first, then every local file the resources name, once each. */
 function packageFiles(descriptor: Record<string, unknown>): PackageFile[] {
-  const files: PackageFile[] = [{ path: 'datapackage.json', name: 'datapackage.json' }];
+  const files = new Map([['datapackage.json', 'datapackage.json']]);
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
     const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
     for (const path of paths) {
-      if (typeof path === 'string' && !isRemote(path) && !files.some((file) => file.path === path))
-        files.push({ path, name: String(resource.name) });
+      if (typeof path === 'string' && !isRemote(path) && !files.has(path))
+        files.set(path, String(resource.name));
     }
   }
-  return files;
+  return [...files].map(([path, name]) => ({ path, name }));
 }
 
 /** The stored objects' URLs as the pipeline may read them: signed when private. */
@@ -63,15 +64,10 @@ async function presignAll(
   ownerid: string,
 ): Promise<Map<string, string>> {
   const signed = new Map<string, string>();
-  const queue = [...files];
-  await Promise.all(
-    Array.from({ length: Math.min(8, queue.length) }, async () => {
-      for (let file = queue.shift(); file; file = queue.shift()) {
-        const url = `${file.target.upload_url}/${file.target.upload_query.key ?? ''}`;
-        signed.set(file.path, await api.presign(token, ownerid, url));
-      }
-    }),
-  );
+  await eachLimited(files, 8, async (file) => {
+    const url = `${file.target.upload_url}/${file.target.upload_query.key ?? ''}`;
+    signed.set(file.path, await api.presign(token, ownerid, url));
+  });
   return signed;
 }
 

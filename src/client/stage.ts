@@ -5,6 +5,7 @@ import { fileDigest } from '../transfers/digest.js';
 import { uploadFile } from '../transfers/upload.js';
 import type { HubApi, UploadTarget } from './api.js';
 import type { HttpFetch } from './http.js';
+import { limiter } from './limit.js';
 
 export interface PackageFile {
   path: string;
@@ -48,22 +49,6 @@ export function typeOf(path: string): string {
   );
 }
 
-/** Runs at most `limit` tasks at a time, in the order they were given. */
-function limiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
-
 /**
  * Hashes the files one after another; each time the hub is free it authorizes every file
  * hashed so far, and those it does not hold yet start uploading while the next are hashed.
@@ -97,8 +82,8 @@ export async function stageFiles(
   const staged: StagedFile[] = [];
   try {
     for (let next = 0; next < files.length;) {
-      const batch = [next++];
-      await digests[batch[0] ?? 0];
+      const batch = [next];
+      await digests[next++];
       while (next < files.length && settled.has(next)) batch.push(next++);
       const hashed = await Promise.all(
         batch.map(async (index) => ({

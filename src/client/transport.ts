@@ -4,7 +4,7 @@
  * time per downloaded gigabyte when measured (npm run bench:transfer).
  */
 import { Agent, request } from 'undici';
-import type { HttpFetch, HttpInit, HttpResponse } from './http.js';
+import type { HttpInit, HttpResponse } from './http.js';
 
 export const agent = new Agent({
   connectTimeout: 30_000,
@@ -14,12 +14,8 @@ export const agent = new Agent({
 
 type RequestBody = NonNullable<Parameters<typeof request>[1]>['body'];
 
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const MAX_HOPS = 5;
-/** Headers that carry credentials and never follow a redirect to another origin. */
-const CREDENTIALS = new Set(['auth-token', 'authorization', 'cookie']);
-
-async function once(url: string, init: HttpInit): Promise<HttpResponse> {
+/** One request, redirects not followed: `followingRedirects` in http.ts does that for every fetch. */
+export async function fetch(url: string, init: HttpInit = {}): Promise<HttpResponse> {
   const response = await request(url, {
     method: (init.method ?? 'GET') as 'GET',
     headers: init.headers ?? {},
@@ -44,40 +40,3 @@ async function once(url: string, init: HttpInit): Promise<HttpResponse> {
     text: () => body.text(),
   };
 }
-
-function forOrigin(headers: Record<string, string>, sameOrigin: boolean): Record<string, string> {
-  if (sameOrigin) return headers;
-  return Object.fromEntries(
-    Object.entries(headers).filter(([name]) => !CREDENTIALS.has(name.toLowerCase())),
-  );
-}
-
-/**
- * fetch as the client needs it. Redirects are followed unless `redirect: 'manual'`; the
- * credentials stay behind when a redirect leaves the first origin.
- */
-export const fetch: HttpFetch = async (url, init = {}) => {
-  const origin = new URL(url).origin;
-  let current = url;
-  let hopInit = init;
-  for (let hop = 0; ; hop++) {
-    const response = await once(current, hopInit);
-    const location = response.headers.get('location');
-    if (init.redirect === 'manual' || !REDIRECTS.has(response.status) || !location) return response;
-    const replayable = typeof hopInit.body === 'string' || hopInit.body instanceof Uint8Array;
-    if (hop >= MAX_HOPS || (hopInit.body !== undefined && !replayable && response.status >= 307))
-      return response;
-    await response.text();
-    current = new URL(location, current).href;
-    const method = hopInit.method ?? 'GET';
-    const asGet =
-      (response.status === 303 && method !== 'HEAD') ||
-      (response.status <= 302 && method === 'POST');
-    const { body, ...rest } = hopInit;
-    hopInit = {
-      ...rest,
-      ...(asGet ? { method: 'GET' } : body === undefined ? {} : { body }),
-      headers: forOrigin(init.headers ?? {}, new URL(current).origin === origin),
-    };
-  }
-};

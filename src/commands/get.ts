@@ -26,7 +26,7 @@ export function registerGet(
       '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
     )
     .action(async (target: string, options: Omit<GetOptions, 'target'>, command: Command) => {
-      setExitCode(await runGet({ ...options, target, force: options.force }, contextFor(command)));
+      setExitCode(await runGet({ ...options, target }, contextFor(command)));
     });
 }
 

@@ -93,7 +93,6 @@ export async function validateSource(
 ): Promise<Report> {
   const { validate, SourceNotFound } = await import('../validator/index.js');
   const { validateIsolated } = await import('../validator/isolated.js');
-  const { silenceLimitMs } = await import('../client/timeouts.js');
   const run = ctx.isolate
     ? validateIsolated
     : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
@@ -103,7 +102,7 @@ export async function validateSource(
   try {
     return await run(options.source, {
       signal: ctx.signal,
-      silenceMs: silenceLimitMs(ctx.io.env),
+      silenceMs: ctx.silenceMs,
       limitErrors: options.limitErrors,
       ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
       ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),

@@ -6,10 +6,7 @@ export function getProgress(
   update: (text: string) => void,
   log: (line: string) => void,
 ): (event: GetEvent) => void {
-  const transfers = new TransferLine('downloading');
-  const showing = (line: string | undefined) => {
-    if (line !== undefined) update(line);
-  };
+  const transfers = new TransferLine('downloading', update);
   return (event) => {
     switch (event.type) {
       case 'plan':
@@ -18,7 +15,7 @@ export function getProgress(
           for (const file of event.files) transfers.expect(file.bytes ?? 0);
         break;
       case 'progress':
-        showing(transfers.progress(event.path, event.received, event.bytes));
+        transfers.progress(event.path, event.received, event.bytes);
         break;
       case 'saved':
         transfers.finish(event.path);

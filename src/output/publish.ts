@@ -7,12 +7,9 @@ export function publishProgress(
   update: (text: string) => void,
   log: (line: string) => void,
 ): (event: PublishEvent) => void {
-  const transfers = new TransferLine('uploading');
+  const transfers = new TransferLine('uploading', update);
   let uploading = false;
   let lastState = '';
-  const showing = (line: string | undefined) => {
-    if (line !== undefined) update(line);
-  };
   return (event) => {
     switch (event.type) {
       case 'hashing':
@@ -24,7 +21,7 @@ export function publishProgress(
         break;
       case 'progress':
         uploading = true;
-        showing(transfers.progress(event.path, event.sent, event.bytes));
+        transfers.progress(event.path, event.sent, event.bytes);
         break;
       case 'uploaded':
         transfers.finish(event.path);

@@ -16,22 +16,25 @@ export class TransferLine {
   private finished = 0;
   private shownAt = -Infinity;
 
-  constructor(private readonly verb: string) {}
+  constructor(
+    private readonly verb: string,
+    private readonly show: (line: string) => void,
+  ) {}
 
   /** Adds a file's size to the overall total, once it is known. */
   expect(bytes: number): void {
     this.total += bytes;
   }
 
-  /** Records a file's progress; returns the line when it is due to be shown again. */
-  progress(path: string, done: number, bytes: number | undefined): string | undefined {
+  /** Records a file's progress, and shows the line when it is due again. */
+  progress(path: string, done: number, bytes: number | undefined): void {
     const file = this.inFlight.get(path);
     if (file) file.done = done;
     else this.inFlight.set(path, { done, bytes });
     const now = performance.now();
-    if (now - this.shownAt < SHOW_EVERY_MS) return undefined;
+    if (now - this.shownAt < SHOW_EVERY_MS) return;
     this.shownAt = now;
-    return this.line();
+    this.show(this.line());
   }
 
   finish(path: string): void {

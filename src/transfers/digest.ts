@@ -1,16 +1,26 @@
 import { createHash } from 'node:crypto';
 import { fileChunks } from '../files/chunks.js';
 
-/** Length and base64 MD5 of a file, read as a stream. */
-export async function fileDigest(
+/** Length and digest of a file, read as a stream. */
+export async function hashFile(
   path: string,
+  algorithm: string,
   signal?: AbortSignal,
-): Promise<{ length: number; md5: string }> {
-  const hash = createHash('md5');
+): Promise<{ length: number; digest: Buffer }> {
+  const hash = createHash(algorithm);
   let length = 0;
   for await (const chunk of fileChunks(path, { chunkSize: 1 << 20, signal })) {
     hash.update(chunk);
     length += chunk.length;
   }
-  return { length, md5: hash.digest('base64') };
+  return { length, digest: hash.digest() };
+}
+
+/** Length and base64 MD5 of a file, as the raw store asks for them. */
+export async function fileDigest(
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ length: number; md5: string }> {
+  const { length, digest } = await hashFile(path, 'md5', signal);
+  return { length, md5: digest.toString('base64') };
 }

@@ -1,11 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
-import { fileChunks } from '../files/chunks.js';
+import { hashFile } from './digest.js';
+import { hashPlan } from '../validator/file.js';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ApiError, CliError, NetworkError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { errorDetail, getFollowing, withRetries, type HttpFetch } from '../client/http.js';
+import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
 
 export interface DownloadOptions {
   token?: string | undefined;
@@ -14,12 +15,6 @@ export interface DownloadOptions {
   hash?: string | undefined;
   signal?: AbortSignal | undefined;
   onBytes?: (received: number) => void;
-}
-
-async function digestOf(path: string, algorithm: string): Promise<string> {
-  const hash = createHash(algorithm);
-  for await (const chunk of fileChunks(path)) hash.update(chunk);
-  return hash.digest('hex');
 }
 
 /** What was downloaded is not what the descriptor declares. */
@@ -45,14 +40,16 @@ export async function downloadFile(
 ): Promise<number> {
   const part = `${target}.part`;
   await mkdir(dirname(target), { recursive: true });
-  const expected = expectedDigest(options.hash);
+  const expected = hashPlan(options.hash).expected;
   let digest: string | undefined;
   await withRetries(
     async () => {
       const have = (await stat(part).catch(() => undefined))?.size ?? 0;
-      const response = await getFollowing(fetch, `download ${url}`, url, {
-        headers: have > 0 ? { Range: `bytes=${String(have)}-` } : {},
-        token: options.token,
+      const response = await send(fetch, `download ${url}`, url, {
+        headers: {
+          ...(have > 0 ? { Range: `bytes=${String(have)}-` } : {}),
+          ...(options.token ? { 'Auth-Token': options.token } : {}),
+        },
         ...(options.signal ? { signal: options.signal } : {}),
       });
       if (response.status === 416) {
@@ -82,7 +79,7 @@ export async function downloadFile(
     );
   }
   if (expected) {
-    digest ??= await digestOf(part, expected.algorithm);
+    digest ??= (await hashFile(part, expected.algorithm)).digest.toString('hex');
     if (digest !== expected.digest) {
       await rm(part, { force: true });
       throw new IntegrityError(
@@ -92,15 +89,6 @@ export async function downloadFile(
   }
   await rename(part, target);
   return size;
-}
-
-function expectedDigest(
-  hash: string | undefined,
-): { algorithm: string; digest: string } | undefined {
-  if (!hash) return undefined;
-  const [algorithm, digest] = hash.includes(':') ? hash.split(':', 2) : ['md5', hash];
-  if ((algorithm !== 'md5' && algorithm !== 'sha256') || !digest) return undefined;
-  return { algorithm, digest: digest.toLowerCase() };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access } from 'node:fs/promises';
 import { isRemote } from './descriptor/paths.js';
 import type { ResourceDescriptor } from './descriptor/types.js';
-import { openBytes, SourceFailure, type Fetch } from './location.js';
+import { localFile, openBytes, SourceFailure, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
 import type { TaskCollector } from './report/task.js';
 import type { TaskStats } from './report/types.js';
@@ -37,9 +37,7 @@ export interface FileResult {
 async function localSize(locations: string[]): Promise<number> {
   let bytes = 0;
   for (const location of locations) {
-    const info = await stat(location).catch(() => undefined);
-    if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
-    if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
+    const info = await localFile(location);
     await access(location, constants.R_OK).catch(() => {
       throw new SourceFailure('scheme-error', `file "${location}" cannot be read`);
     });

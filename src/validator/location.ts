@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
@@ -33,6 +34,14 @@ export function locate(path: string, base: Base): string {
   return join(base.dir ?? '.', path);
 }
 
+/** A local file's stat, or the source failure to report when it is missing or not a file. */
+export async function localFile(location: string): Promise<Stats> {
+  const info = await stat(location).catch(() => undefined);
+  if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
+  if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
+  return info;
+}
+
 /**
  * Opens a local file or URL as a stream of byte chunks. A local file's chunks share one
  * buffer: each is valid only until the next is read.
@@ -57,9 +66,7 @@ export async function openBytes(
     }
     return response.body;
   }
-  const info = await stat(location).catch(() => undefined);
-  if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
-  if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
+  await localFile(location);
   return fileChunks(location, { signal });
 }
 

@@ -1,13 +1,13 @@
 /** Runs one validation in a worker thread; see isolated.ts. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { fetch as transportFetch } from '../client/transport.js';
-import { withSilenceLimit } from '../client/timeouts.js';
+import { clientFetch } from '../client/http.js';
 import { SourceNotFound, validate } from './index.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
 
 const port = parentPort;
 const request = workerData as IsolatedRequest;
-const fetch = withSilenceLimit(transportFetch, request.silenceMs);
+const fetch = clientFetch(transportFetch, request.silenceMs);
 const post = (message: WorkerMessage): void => port?.postMessage(message);
 
 try {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetch } from '../../src/client/transport.js';
-import { send } from '../../src/client/http.js';
+import { fetch as request } from '../../src/client/transport.js';
+import { followingRedirects, send } from '../../src/client/http.js';
 import { NetworkError } from '../../src/errors.js';
 
 interface Seen {
@@ -43,6 +43,9 @@ async function start(name: string, routes: Record<string, [number, string]>): Pr
   return `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
 }
 
+/** What the client uses: the transport, with redirects followed by http.ts. */
+const fetch = followingRedirects(request);
+
 let first = '';
 let other = '';
 
@@ -59,7 +62,7 @@ afterAll(() => {
   for (const server of servers) server.close();
 });
 
-describe('the undici transport', () => {
+describe('the undici transport, redirects followed', () => {
   it('leaves the token behind on a redirect to another origin', async () => {
     seen.length = 0;
     const response = await fetch(`${first}/away`, { headers: { 'Auth-Token': 'secret' } });

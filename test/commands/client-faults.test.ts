@@ -94,9 +94,11 @@ const sourceOk = http.post(`${API}/source/upload`, () =>
     errors: [],
   }),
 );
-const statusDone = http.get(`${API}/source/u1/world-cities/1`, () =>
-  HttpResponse.json({ id: 'u1/world-cities/1', state: 'SUCCEEDED', pipelines: {}, error_log: [] }),
-);
+/** The publication status document of revision 1 in a given state. */
+function flowStatus(state: string, pipelines: object = {}) {
+  return HttpResponse.json({ id: 'u1/world-cities/1', state, pipelines, error_log: [] });
+}
+const statusDone = http.get(`${API}/source/u1/world-cities/1`, () => flowStatus('SUCCEEDED'));
 const CITIES = join(EXAMPLES, 'cities');
 
 /** Every call of a publication that goes well, but the uploads, which each test answers. */
@@ -254,16 +256,11 @@ describe('publish against a failing hub', () => {
       rawstoreReply(true),
       sourceOk,
       http.get(`${API}/source/u1/world-cities/1`, () =>
-        HttpResponse.json({
-          id: 'u1/world-cities/1',
-          state: 'FAILED',
-          error_log: [],
-          pipelines: {
-            'u1/world-cities/1/validate': {
-              title: 'Validate the data',
-              status: 'FAILED',
-              error_log: ['cities: Type error in the cell "x"'],
-            },
+        flowStatus('FAILED', {
+          'u1/world-cities/1/validate': {
+            title: 'Validate the data',
+            status: 'FAILED',
+            error_log: ['cities: Type error in the cell "x"'],
           },
         }),
       ),
@@ -280,14 +277,7 @@ describe('publish against a failing hub', () => {
       authorizeOk,
       rawstoreReply(true),
       sourceOk,
-      http.get(`${API}/source/u1/world-cities/1`, () =>
-        HttpResponse.json({
-          id: 'u1/world-cities/1',
-          state: 'INPROGRESS',
-          pipelines: {},
-          error_log: [],
-        }),
-      ),
+      http.get(`${API}/source/u1/world-cities/1`, () => flowStatus('INPROGRESS')),
     );
     const { code, err } = await data(['publish', CITIES, '--timeout', '0.0001']);
     expect(code).toBe(3);
@@ -375,12 +365,7 @@ describe('every step of a publication, refused', () => {
         polls++;
         if (polls === 1) return new HttpResponse('bad gateway', { status: 502 });
         if (polls === 2) return HttpResponse.error();
-        return HttpResponse.json({
-          id: 'u1/world-cities/1',
-          state: 'SUCCEEDED',
-          pipelines: {},
-          error_log: [],
-        });
+        return flowStatus('SUCCEEDED');
       }),
       ...publishingHub(),
       uploads,
