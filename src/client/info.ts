@@ -2,7 +2,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CsvParser } from '../validator/table/csv-parser.js';
 import { isRemote } from '../validator/descriptor/paths.js';
-import { json, send, type HttpFetch } from './http.js';
+import { json, send, tokenFor, type HttpFetch } from './http.js';
 
 export interface ResourceInfo {
   name: string;
@@ -104,8 +104,9 @@ export async function datasetInfo(
     let preview: string[][] | undefined;
     if (path && (format === 'csv' || format === 'tsv')) {
       const remote = isRemote(path) || !location.dir;
+      const url = new URL(path, location.descriptorUrl).href;
       const head = remote
-        ? await remoteHead(fetch, new URL(path, location.descriptorUrl).href, token)
+        ? await remoteHead(fetch, url, tokenFor(url, location.descriptorUrl ?? url, token))
         : await localHead(join(location.dir ?? '.', path));
       bytes ??= head.bytes;
       rows = 'rows' in head ? (head.rows as number | undefined) : undefined;

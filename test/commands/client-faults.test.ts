@@ -465,6 +465,35 @@ describe('get against a hostile hub', () => {
   });
 });
 
+describe('info', () => {
+  it('sends the token to the hub only, not to a resource at another origin', async () => {
+    const seen: [string, string | null][] = [];
+    const csv = (url: string) =>
+      http.get(url, ({ request }) => {
+        seen.push([url, request.headers.get('auth-token')]);
+        return new HttpResponse('id,name\n1,Ada\n');
+      });
+    server.use(
+      http.get(`${API}/ada/mixed/datapackage.json`, () =>
+        HttpResponse.json({
+          resources: [
+            { name: 'here', path: 'here.csv' },
+            { name: 'there', path: 'http://elsewhere.test/there.csv' },
+          ],
+        }),
+      ),
+      csv(`${API}/ada/mixed/here.csv`),
+      csv('http://elsewhere.test/there.csv'),
+    );
+    const { code } = await data(['info', 'ada/mixed']);
+    expect(code).toBe(0);
+    expect(seen).toEqual([
+      [`${API}/ada/mixed/here.csv`, SECRET],
+      ['http://elsewhere.test/there.csv', null],
+    ]);
+  });
+});
+
 describe('get over real sockets, through the undici transport', () => {
   const content = Buffer.from('id,name\n' + '1,Ada\n'.repeat(50_000));
   const descriptor = {
