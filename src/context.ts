@@ -18,6 +18,8 @@ export interface Context {
   readonly io: IO;
   readonly signal: AbortSignal;
   readonly fetch: HttpFetch;
+  /** For downloads: GET only, and each body chunk is valid only until the next is asked for. */
+  readonly download: HttpFetch;
   /** How long a server may stay silent (DATA_HTTP_TIMEOUT). */
   readonly silenceMs: number;
   /** The hub's API and site bases, from flags, environment or settings. */
@@ -37,6 +39,14 @@ const lazyFetch: HttpFetch = async (url, init) => {
   return transport.fetch(url, init);
 };
 
+function lazyLendingFetch(): HttpFetch {
+  let lending: Promise<HttpFetch> | undefined;
+  return async (url, init) => {
+    lending ??= import('./client/lending.js').then((module) => module.lendingFetch());
+    return (await lending)(url, init);
+  };
+}
+
 export function createContext(
   io: IO,
   signal: AbortSignal,
@@ -50,6 +60,7 @@ export function createContext(
     io,
     signal,
     fetch: clientFetch(options.fetch ?? lazyFetch, silenceMs),
+    download: clientFetch(options.fetch ?? lazyLendingFetch(), silenceMs),
     silenceMs,
     // The settings file is read once, on first use.
     hub: () => (hub ??= hubAddress({ api: globals.api, site: globals.site }, io.env)),

@@ -44,6 +44,7 @@ export function parseTarget(input: string, site: string): Target {
 }
 
 export interface GetOptions {
+  /** Sends GETs only, and may lend its body chunks (see lending.ts). */
   fetch: HttpFetch;
   token: string | undefined;
   out: string;

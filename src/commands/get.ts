@@ -39,7 +39,7 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `fetching ${options.target}`);
   const settings = {
-    fetch: ctx.fetch,
+    fetch: ctx.download,
     token,
     out,
     force: options.force || target.single,
