@@ -31,7 +31,7 @@ async function data(
     through = 'msw',
     tty = false,
     signal,
-  }: { through?: 'msw' | 'undici'; tty?: boolean; signal?: AbortSignal } = {},
+  }: { through?: 'msw' | 'sockets'; tty?: boolean; signal?: AbortSignal } = {},
 ) {
   const io = memoryIO({
     tty,
@@ -494,7 +494,7 @@ describe('info', () => {
   });
 });
 
-describe('get over real sockets, through the undici transport', () => {
+describe('get over real sockets, through the lending transport', () => {
   const content = Buffer.from('id,name\n' + '1,Ada\n'.repeat(50_000));
   const descriptor = {
     resources: [
@@ -553,7 +553,7 @@ describe('get over real sockets, through the undici transport', () => {
       const { code, err } = await data(
         ['get', `${base}/ada/people`, '--out', out],
         { DATA_HTTP_TIMEOUT: '0.3' },
-        { through: 'undici' },
+        { through: 'sockets' },
       );
       expect(err).not.toContain('error');
       expect(code).toBe(0);
@@ -579,7 +579,7 @@ describe('get over real sockets, through the undici transport', () => {
     const first = await data(
       ['get', `${base}/ada/people`, '--out', out],
       {},
-      { through: 'undici', signal: interrupt.signal },
+      { through: 'sockets', signal: interrupt.signal },
     );
     clearInterval(watching);
     expect(first.code).toBe(130);
@@ -587,7 +587,7 @@ describe('get over real sockets, through the undici transport', () => {
     const again = await data(
       ['get', `${base}/ada/people`, '--out', out],
       {},
-      { through: 'undici' },
+      { through: 'sockets' },
     );
     expect(again.err).not.toContain('error');
     expect(again.code).toBe(0);
