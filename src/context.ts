@@ -34,17 +34,10 @@ export interface Context {
   readonly isolate: boolean;
 }
 
-const lazyFetch: HttpFetch = async (url, init) => {
-  const transport = await import('./client/transport.js');
-  return transport.fetch(url, init);
-};
-
-function lazyLendingFetch(): HttpFetch {
-  let lending: Promise<HttpFetch> | undefined;
-  return async (url, init) => {
-    lending ??= import('./client/lending.js').then((module) => module.lendingFetch());
-    return (await lending)(url, init);
-  };
+/** A fetch whose module is loaded on the first request, so that start-up does not pay for it. */
+function lazy(load: () => Promise<HttpFetch>): HttpFetch {
+  let loaded: Promise<HttpFetch> | undefined;
+  return async (url, init) => (await (loaded ??= load()))(url, init);
 }
 
 export function createContext(
@@ -59,8 +52,14 @@ export function createContext(
   return {
     io,
     signal,
-    fetch: clientFetch(options.fetch ?? lazyFetch, silenceMs),
-    download: clientFetch(options.fetch ?? lazyLendingFetch(), silenceMs),
+    fetch: clientFetch(
+      options.fetch ?? lazy(async () => (await import('./client/transport.js')).fetch),
+      silenceMs,
+    ),
+    download: clientFetch(
+      options.fetch ?? lazy(async () => (await import('./client/lending.js')).lendingFetch()),
+      silenceMs,
+    ),
     silenceMs,
     // The settings file is read once, on first use.
     hub: () => (hub ??= hubAddress({ api: globals.api, site: globals.site }, io.env)),

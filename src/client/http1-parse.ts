@@ -1,6 +1,6 @@
 /**
- * The parts of an HTTP/1.1 response (RFC 9112) that a download reads: the head, how the body
- * is framed, and chunked transfer coding.
+ * The parts of HTTP/1.1 (RFC 9112) that a download needs: the head of a GET, and of the
+ * response the head, how the body is framed, and chunked transfer coding.
  */
 import { NetworkError } from '../errors.js';
 
@@ -19,11 +19,24 @@ export interface ResponseHead {
   headers: Map<string, string>;
 }
 
+const TOKEN = "[!#$%&'*+.^_`|~\\dA-Za-z-]+";
+const FIELD_NAME = new RegExp(`^${TOKEN}$`);
 const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
-const HEADER_LINE = /^([!#$%&'*+.^_`|~\dA-Za-z-]+):[\t ]*(.*?)[\t ]*$/;
+const HEADER_LINE = new RegExp(`^(${TOKEN}):[\\t ]*(.*?)[\\t ]*$`);
 
 function quoted(text: string): string {
   return JSON.stringify(text.slice(0, 60));
+}
+
+/** The head of a GET; a field that would break the request's lines is refused. */
+export function requestHead(url: URL, headers: Record<string, string>): string {
+  const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!FIELD_NAME.test(name) || /[\r\n\0]/.test(value))
+      throw new TypeError(`invalid request header ${JSON.stringify(name)}`);
+    lines.push(`${name}: ${value}`);
+  }
+  return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
 /** Parses a head without its final empty line. Folded header lines are refused. */

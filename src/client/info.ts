@@ -1,6 +1,7 @@
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CsvParser } from '../validator/table/csv-parser.js';
+import { fileHead } from '../files/chunks.js';
+import { firstRecords } from '../validator/table/csv-parser.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import { json, send, tokenFor, type HttpFetch } from './http.js';
 
@@ -22,18 +23,6 @@ export interface DatasetInfo {
 const PREVIEW_BYTES = 64 * 1024;
 const PREVIEW_ROWS = 5;
 
-function parseRows(text: string, delimiter: string): string[][] {
-  const rows: string[][] = [];
-  const parser = new CsvParser(
-    { delimiter, quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false },
-    (cells) => {
-      if (rows.length <= PREVIEW_ROWS) rows.push(cells);
-    },
-  );
-  parser.push(text);
-  return rows;
-}
-
 async function localHead(
   path: string,
 ): Promise<{ text: string; bytes: number; rows: number | undefined }> {
@@ -43,18 +32,8 @@ async function localHead(
     const lines = text.split(/\r?\n/).filter((line) => line !== '').length;
     return { text: text.slice(0, PREVIEW_BYTES), bytes: info.size, rows: Math.max(0, lines - 1) };
   }
-  const handle = await open(path);
-  try {
-    const buffer = Buffer.alloc(PREVIEW_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, PREVIEW_BYTES, 0);
-    return {
-      text: buffer.subarray(0, bytesRead).toString('utf8'),
-      bytes: info.size,
-      rows: undefined,
-    };
-  } finally {
-    await handle.close();
-  }
+  const text = (await fileHead(path, PREVIEW_BYTES)).toString('utf8');
+  return { text, bytes: info.size, rows: undefined };
 }
 
 async function remoteHead(
@@ -111,7 +90,9 @@ export async function datasetInfo(
       bytes ??= head.bytes;
       rows = 'rows' in head ? (head.rows as number | undefined) : undefined;
       const dialect = resource.dialect as { delimiter?: string } | undefined;
-      preview = parseRows(head.text, dialect?.delimiter ?? (format === 'tsv' ? '\t' : ','));
+      const delimiter = dialect?.delimiter ?? (format === 'tsv' ? '\t' : ',');
+      // The header and PREVIEW_ROWS rows.
+      preview = firstRecords(head.text, delimiter, PREVIEW_ROWS + 1);
     }
     resources.push({ name: String(resource.name), format, bytes, rows, preview });
   }

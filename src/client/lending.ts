@@ -1,11 +1,11 @@
 /**
- * GET over HTTP/1.1 on node:net and node:tls, for downloads. Each connection reads into two
- * buffers of its own, in turn, and the body's chunks are lent from them: a chunk is valid only
- * until the next one is asked for. undici reads each 64 KB into fresh memory, and on a
- * two-core machine that fresh memory cost a 1 GB download about a second of CPU, as much
- * again as curl needs for the whole download (npm run bench:transfer); buffers read into
- * again and again stay in the processor's cache. With two, the socket rarely waits for the
- * writer: while one is read into, the other's chunks are on their way to the disk.
+ * GET over HTTP/1.1 on node:net and node:tls, for downloads. Each connection reads into a
+ * few buffers of its own (see ReadBuffers), and the body's chunks are lent from them: a chunk
+ * is valid only until the next one is asked for. undici reads each 64 KB into fresh memory,
+ * and on a two-core machine that fresh memory cost a 1 GB download about a second of CPU, as
+ * much again as curl needs for the whole download (npm run bench:transfer); buffers read into
+ * again and again stay in the processor's cache. With two of them the socket rarely waits for
+ * the writer: while one is read into, the other's chunks are on their way to the disk.
  */
 import { connect as connectTcp, isIP, type OnReadOpts, type Socket } from 'node:net';
 import { connect as connectTls, type ConnectionOptions } from 'node:tls';
@@ -15,6 +15,7 @@ import {
   keepsAlive,
   parseHead,
   ProtocolError,
+  requestHead,
   type Framing,
   type ResponseHead,
 } from './http1-parse.js';
@@ -24,7 +25,6 @@ const READ_BUFFER_BYTES = 64 * 1024;
 const HEAD_LIMIT = 64 * 1024;
 const IDLE_MS = 4_000;
 const HEAD_END = Buffer.from('\r\n\r\n');
-const TOKEN = /^[!#$%&'*+.^_`|~\dA-Za-z-]+$/;
 
 export interface LendingOptions {
   /** Certificates to trust besides the system's, for tests. */
@@ -352,16 +352,6 @@ class Connection {
     exchange.waiter = undefined;
     waiter?.reject(exchange.failure);
   }
-}
-
-function requestHead(url: URL, headers: Record<string, string>): string {
-  const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`];
-  for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name) || /[\r\n\0]/.test(value))
-      throw new TypeError(`invalid request header ${JSON.stringify(name)}`);
-    lines.push(`${name}: ${value}`);
-  }
-  return `${lines.join('\r\n')}\r\n\r\n`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from '../errors.js';
+import { CliError, InputError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import type { HubApi, FlowStatus } from './api.js';
@@ -80,11 +80,10 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
   >;
   const dataset = typeof descriptor.name === 'string' ? descriptor.name : '';
   if (!dataset)
-    throw new CliError('the package has no "name": the hub names the dataset after it', {
-      code: 'E_INPUT',
-      exitCode: EXIT.usage,
-      hint: 'add a "name" to datapackage.json',
-    });
+    throw new InputError(
+      'the package has no "name": the hub names the dataset after it',
+      'add a "name" to datapackage.json',
+    );
   const rawstore = await api.authorize(options.token, 'rawstore');
   const started = performance.now();
   const files = await stageFiles(packageFiles(descriptor), {

@@ -51,23 +51,17 @@ export async function runPublish(
   pollMs?: number,
 ): Promise<number> {
   const found = await requireToken(ctx);
-  const report = await validateSource(
-    { source: options.path, limitErrors: 1000, pickErrors: undefined, skipErrors: undefined },
-    ctx,
-  );
+  const check = {
+    source: options.path,
+    limitErrors: 1000,
+    pickErrors: undefined,
+    skipErrors: undefined,
+    format: 'text' as const,
+  };
+  const report = await validateSource(check, ctx);
   if (!report.valid) {
     ctx.io.stderr.write('error: the package is invalid; nothing was uploaded\n');
-    await printReport(
-      report,
-      {
-        source: options.path,
-        limitErrors: 1000,
-        pickErrors: undefined,
-        skipErrors: undefined,
-        format: 'text',
-      },
-      ctx,
-    );
+    await printReport(report, check, ctx);
     return EXIT.invalid;
   }
   const api = hubApi(ctx);

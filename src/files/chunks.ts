@@ -30,3 +30,15 @@ export async function* fileChunks(
     await handle.close();
   }
 }
+
+/** The first `bytes` of a file, or all of it when it is shorter. */
+export async function fileHead(path: string, bytes: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await handle.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}

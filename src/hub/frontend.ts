@@ -1,14 +1,14 @@
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { CsvParser } from '../validator/table/csv-parser.js';
+import { fileHead } from '../files/chunks.js';
+import { firstRecords } from '../validator/table/csv-parser.js';
 import type { Report } from '../validator/index.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
 import { revisionDir } from './pipeline.js';
 import { visibleDataset } from './published.js';
 import { searchText } from './metastore.js';
-import type { Revision } from './store.js';
 import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
 
 const PREVIEW_ROWS = 10;
@@ -27,28 +27,14 @@ export function home(hub: Hub, request: Request, response: ServerResponse): void
 }
 
 async function preview(path: string, dialect: unknown): Promise<ResourceRow['preview']> {
-  const handle = await open(path).catch(() => undefined);
-  if (!handle) return undefined;
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const records: string[][] = [];
-    const delimiter =
-      typeof (dialect as { delimiter?: unknown } | undefined)?.delimiter === 'string'
-        ? (dialect as { delimiter: string }).delimiter
-        : ',';
-    const parser = new CsvParser(
-      { delimiter, quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false },
-      (cells) => {
-        if (records.length <= PREVIEW_ROWS) records.push(cells);
-      },
-    );
-    parser.push(buffer.subarray(0, bytesRead).toString('utf8'));
-    const [labels = [], ...rows] = records;
-    return { labels, rows: rows.slice(0, PREVIEW_ROWS) };
-  } finally {
-    await handle.close();
-  }
+  const head = await fileHead(path, 64 * 1024).catch(() => undefined);
+  if (!head) return undefined;
+  const delimiter =
+    typeof (dialect as { delimiter?: unknown } | undefined)?.delimiter === 'string'
+      ? (dialect as { delimiter: string }).delimiter
+      : ',';
+  const [labels = [], ...rows] = firstRecords(head.toString('utf8'), delimiter, PREVIEW_ROWS + 1);
+  return { labels, rows };
 }
 
 async function resourceRows(
@@ -109,27 +95,27 @@ export async function dataset(
       : latest.state === 'SUCCEEDED'
         ? latest
         : undefined;
-  const shown: Revision | undefined = good ?? latest;
+  const shown = good ?? latest;
   const descriptor = (
     good?.descriptor
       ? JSON.parse(good.descriptor)
       : (
-          JSON.parse(shown?.spec ?? '{}') as {
+          JSON.parse(shown.spec) as {
             inputs?: { parameters?: { descriptor?: unknown } }[];
           }
         ).inputs?.[0]?.parameters?.descriptor
   ) as Record<string, unknown> | undefined;
   const dir = good ? revisionDir(hub, owner.userid, name, good.revision) : '';
-  const failed = latest?.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
-  const reportSource = latest?.state === 'FAILED' ? latest : good;
+  const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
+  const reportSource = latest.state === 'FAILED' ? latest : good;
   const view = {
     owner: owner.username,
     name,
     title: typeof descriptor?.title === 'string' ? descriptor.title : name,
     description: typeof descriptor?.description === 'string' ? descriptor.description : null,
     readme: good && descriptor ? await readme(descriptor, dir) : null,
-    revision: shown?.revision,
-    state: latest?.state ?? 'QUEUED',
+    revision: shown.revision,
+    state: latest.state,
     resources: good && descriptor ? await resourceRows(descriptor, dir) : [],
     report: reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined,
     failure: failed,

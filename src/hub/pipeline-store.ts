@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
-import { STEPS, initialPipelines, statusOf } from './steps.js';
+import { flowId, initialPipelines, statusOf } from './steps.js';
 import type { Findability } from './store.js';
 
 export interface FlowSpec {
@@ -88,7 +88,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   sendJson(response, 200, {
     success: true,
     dataset_id: `${claims.userid}/${dataset}`,
-    flow_id: `${claims.userid}/${dataset}/${String(revision)}`,
+    flow_id: flowId({ ownerid: claims.userid, dataset, revision }),
     errors: [],
   });
 }
@@ -112,5 +112,3 @@ export function status(
     throw new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
   sendJson(response, 200, statusOf(revision));
 }
-
-export { STEPS };

@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { TextDecoder } from 'node:util';
@@ -11,6 +10,7 @@ import {
   SAMPLE_BYTES,
 } from '../validator/table/encoding.js';
 import { sniffDelimiter } from '../validator/table/dialect.js';
+import { fileHead } from '../files/chunks.js';
 import type { Report } from '../validator/index.js';
 import type { Hub } from './context.js';
 import type { FlowSpec } from './pipeline-store.js';
@@ -52,17 +52,6 @@ function isCsv(resource: Resource): boolean {
   return (
     format === 'csv' || format === 'tsv' || (format === undefined && /\.(csv|tsv)$/i.test(path))
   );
-}
-
-async function sample(path: string): Promise<Uint8Array> {
-  const handle = await open(path);
-  try {
-    const buffer = Buffer.alloc(SAMPLE_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SAMPLE_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
@@ -121,7 +110,7 @@ async function encoding(work: Work): Promise<Record<string, unknown>> {
     if (typeof resource.encoding === 'string') continue;
     const path = localPaths(resource)[0];
     if (!path) continue;
-    const bytes = await sample(join(work.workDir, path));
+    const bytes = await fileHead(join(work.workDir, path), SAMPLE_BYTES);
     resource.encoding = bomOf(bytes)?.encoding ?? canonicalEncoding(await detectEncoding(bytes));
     detected++;
   }
@@ -136,7 +125,7 @@ async function csvKind(work: Work): Promise<Record<string, unknown>> {
     if (!path) continue;
     const text = new TextDecoder(
       typeof resource.encoding === 'string' ? resource.encoding : 'utf-8',
-    ).decode(await sample(join(work.workDir, path)));
+    ).decode(await fileHead(join(work.workDir, path), SAMPLE_BYTES));
     const delimiter = sniffDelimiter(text, '"');
     if (delimiter && delimiter !== ',') {
       resource.dialect = { delimiter };

@@ -12,19 +12,32 @@ export interface Published {
   dir: string;
 }
 
-/** A dataset the requester may see, or undefined: private ones only for their owner. */
+/** Private datasets are seen by their owner only. */
+function hiddenFrom(hub: Hub, request: Request, found: { owner: User; dataset: Dataset }): boolean {
+  return (
+    found.dataset.findability === 'private' && userOf(hub, request)?.userid !== found.owner.userid
+  );
+}
+
+function ownedDataset(
+  hub: Hub,
+  ownerName: string,
+  name: string,
+): { owner: User; dataset: Dataset } | undefined {
+  const owner = hub.store.userByName(ownerName);
+  const dataset = owner ? hub.store.dataset(owner.userid, name) : undefined;
+  return owner && dataset ? { owner, dataset } : undefined;
+}
+
+/** A dataset the requester may see, or undefined. */
 export function visibleDataset(
   hub: Hub,
   request: Request,
   ownerName: string,
   name: string,
 ): { owner: User; dataset: Dataset } | undefined {
-  const owner = hub.store.userByName(ownerName);
-  const dataset = owner ? hub.store.dataset(owner.userid, name) : undefined;
-  if (!owner || !dataset) return undefined;
-  if (dataset.findability === 'private' && userOf(hub, request)?.userid !== owner.userid)
-    return undefined;
-  return { owner, dataset };
+  const found = ownedDataset(hub, ownerName, name);
+  return found && !hiddenFrom(hub, request, found) ? found : undefined;
 }
 
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
@@ -39,18 +52,14 @@ export function published(hub: Hub, request: Request, ownerName: string, name: s
     if (hub.lookups.size > 10_000) hub.lookups.clear();
     hub.lookups.set(key, { version: hub.store.version, value: found });
   }
-  if (
-    found.dataset.findability === 'private' &&
-    userOf(hub, request)?.userid !== found.owner.userid
-  )
-    throw new HttpError(404, 'not found');
+  if (hiddenFrom(hub, request, found)) throw new HttpError(404, 'not found');
   return found;
 }
 
 function lookUp(hub: Hub, ownerName: string, name: string, asked: string | null): Published {
-  const owner = hub.store.userByName(ownerName);
-  const dataset = owner ? hub.store.dataset(owner.userid, name) : undefined;
-  if (!owner || !dataset) throw new HttpError(404, 'not found');
+  const found = ownedDataset(hub, ownerName, name);
+  if (!found) throw new HttpError(404, 'not found');
+  const { owner, dataset } = found;
   const revision = hub.store.revision(owner.userid, name, asked ?? 'successful');
   if (revision?.state !== 'SUCCEEDED' || !revision.descriptor)
     throw new HttpError(404, 'not found');

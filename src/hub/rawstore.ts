@@ -68,11 +68,14 @@ export async function authorize(
   const userid = String(claims.userid);
   if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
   const isPrivate = body.metadata.findability === 'private';
-  const entries = Object.entries(body.filedata).map(
-    ([path, value]) => [path, fileEntry(path, value)] as const,
-  );
-  const fresh = entries.filter(([path, entry]) => !hub.store.hasObject(objectKey(entry.md5, path)));
-  const needed = fresh.reduce((sum, [, entry]) => sum + entry.length, 0);
+  const entries = Object.entries(body.filedata).map(([path, value]) => {
+    const entry = fileEntry(path, value);
+    const key = objectKey(entry.md5, path);
+    return { path, entry, key, exists: hub.store.hasObject(key) };
+  });
+  const needed = entries
+    .filter((file) => !file.exists)
+    .reduce((sum, file) => sum + file.entry.length, 0);
   const limit = hub.options.maxStorageBytes;
   if (hub.store.storageUsed(userid) + needed > limit) {
     return sendText(
@@ -83,8 +86,7 @@ export async function authorize(
   }
   const filedata: Record<string, unknown> = {};
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
-  for (const [path, entry] of entries) {
-    const key = objectKey(entry.md5, path);
+  for (const { path, entry, key, exists } of entries) {
     hub.store.recordUpload(userid, path, key);
     const policy: Policy = {
       key,
@@ -106,7 +108,7 @@ export async function authorize(
         Policy: encoded,
         Signature: hmac(hub.keys, encoded),
       },
-      exists: hub.store.hasObject(key),
+      exists,
     };
   }
   sendJson(response, 200, { filedata });

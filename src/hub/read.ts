@@ -5,10 +5,11 @@ import type { Request } from './http.js';
 import { published, resourceAtPath, resourceFile, type Published } from './published.js';
 import { sendFile } from './send-file.js';
 
-type Pick = (pkg: Published) => { path: string; name: string };
+/** Which file of a published revision to send, and the name its type is told by. */
+export type Pick = (pkg: Published) => { path: string; name: string };
 
-/** Sends one file of a visible, published revision; `pick` says which. */
-async function serve(
+/** Sends one file of a visible, published revision of owner/name; `pick` says which. */
+export async function sendPublished(
   hub: Hub,
   request: Request,
   response: ServerResponse,
@@ -20,42 +21,19 @@ async function serve(
   await sendFile(request.raw, response, found.path, { name: found.name });
 }
 
-const stored =
+/** A file the pipeline stored beside the data: datapackage.json, validation_report.json. */
+export const stored =
   (file: string): Pick =>
   (pkg) => ({ path: join(pkg.dir, file), name: file });
 
-export const descriptor = (
-  hub: Hub,
-  request: Request,
-  response: ServerResponse,
-  owner: string,
-  name: string,
-): Promise<void> => serve(hub, request, response, owner, name, stored('datapackage.json'));
-
-export const report = (
-  hub: Hub,
-  request: Request,
-  response: ServerResponse,
-  owner: string,
-  name: string,
-): Promise<void> => serve(hub, request, response, owner, name, stored('validation_report.json'));
-
 /** `/r/<file name>` or `/r/<index>.<extension>`. */
-export const resource = (
-  hub: Hub,
-  request: Request,
-  response: ServerResponse,
-  owner: string,
-  name: string,
-  file: string,
-): Promise<void> => serve(hub, request, response, owner, name, (pkg) => resourceFile(pkg, file));
+export const byFileName =
+  (file: string): Pick =>
+  (pkg) =>
+    resourceFile(pkg, file);
 
 /** A resource at its relative path under the dataset, as descriptors with relative paths need. */
-export const resourcePath = (
-  hub: Hub,
-  request: Request,
-  response: ServerResponse,
-  owner: string,
-  name: string,
-  path: string,
-): Promise<void> => serve(hub, request, response, owner, name, (pkg) => resourceAtPath(pkg, path));
+export const atPath =
+  (path: string): Pick =>
+  (pkg) =>
+    resourceAtPath(pkg, path);

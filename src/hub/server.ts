@@ -64,24 +64,13 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     return pipelineStore.status(hub, request, response, second, third, fourth);
   if (!first || !second || auth.isReserved(first)) throw new HttpError(404, 'not found');
   if (count === 2) return frontend.dataset(hub, request, response, first, second);
-  if (count === 3 && third === 'datapackage.json')
-    return read.descriptor(hub, request, response, first, second);
-  if (count === 3 && third === 'validation_report.json')
-    return read.report(hub, request, response, first, second);
   if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth))
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
-  if (count === 4 && third === 'r' && fourth)
-    return read.resource(hub, request, response, first, second, fourth);
-  if (count >= 3)
-    return read.resourcePath(
-      hub,
-      request,
-      response,
-      first,
-      second,
-      request.segments.slice(2).join('/'),
-    );
-  throw new HttpError(404, 'not found');
+  const send = (pick: read.Pick) => read.sendPublished(hub, request, response, first, second, pick);
+  if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json'))
+    return send(read.stored(third));
+  if (count === 4 && third === 'r' && fourth) return send(read.byFileName(fourth));
+  return send(read.atPath(request.segments.slice(2).join('/')));
 }
 
 function wantsHtml(request: IncomingMessage): boolean {

@@ -91,9 +91,9 @@ export class Store {
   }
 
   upsertUser(user: User): User {
-    this.version++;
     const existing = this.userById(user.userid);
     if (existing) return existing;
+    this.version++;
     this.prepare(
       'insert into users (userid, username, email, name, provider, join_date) values (?, ?, ?, ?, ?, ?)',
     ).run(user.userid, user.username, user.email, user.name, user.provider, user.join_date);

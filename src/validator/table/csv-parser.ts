@@ -231,3 +231,16 @@ function positionOrEnd(text: string, search: string, start: number): number {
   const found = text.indexOf(search, start);
   return found < 0 ? text.length : found;
 }
+
+/** The first `count` records of a text in a plain dialect, for previews. */
+export function firstRecords(text: string, delimiter: string, count: number): string[][] {
+  const records: string[][] = [];
+  const parser = new CsvParser(
+    { delimiter, quoteChar: '"', doubleQuote: true, escapeChar: null, skipInitialSpace: false },
+    (cells) => {
+      if (records.length < count) records.push(cells);
+    },
+  );
+  parser.push(text);
+  return records;
+}
