@@ -80,9 +80,15 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
           ),
         options.timeoutMs,
       );
-      options.signal?.addEventListener('abort', () => reject(new Error('interrupted')), {
-        once: true,
-      });
+      // The timer would keep the process alive for the rest of the time-out.
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(new Error('interrupted'));
+        },
+        { once: true },
+      );
       void received.then((token) => {
         clearTimeout(timer);
         resolve(token);

@@ -32,7 +32,7 @@ function data(
   args: string[],
   options: {
     cwd?: string;
-    onErr?: (text: string) => void;
+    onErr?: (text: string, child: ChildProcessWithoutNullStreams) => void;
     input?: string;
     env?: Record<string, string>;
   } = {},
@@ -46,7 +46,7 @@ function data(
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => {
     err += chunk.toString();
-    options.onErr?.(err);
+    options.onErr?.(err, child);
   });
   child.stdin.end(options.input ?? '');
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
@@ -103,6 +103,21 @@ describe('the publishing client against data serve', () => {
       Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { token: string }>)[0]
         ?.token ?? '';
     expect(run.out + run.err).not.toContain(token);
+  });
+
+  it('stops waiting for the browser at Ctrl-C, well before the time-out', async () => {
+    const started = performance.now();
+    let interrupted = false;
+    const run = await data(['login', '--no-browser', '--timeout', '60'], {
+      onErr: (text, child) => {
+        if (interrupted || !text.includes('Sign in at:')) return;
+        interrupted = true;
+        child.kill('SIGINT');
+      },
+    });
+    expect(run.code).toBe(130);
+    expect(run.err).toContain('interrupted');
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 
   it('says who is logged in, where the token is and when it expires', async () => {
