@@ -8,7 +8,7 @@
  * the writer: while one is read into, the other's chunks are on their way to the disk.
  */
 import { connect as connectTcp, isIP, type OnReadOpts, type Socket } from 'node:net';
-import { connect as connectTls, type ConnectionOptions } from 'node:tls';
+import type * as NodeTls from 'node:tls';
 import { NetworkError } from '../errors.js';
 import {
   framing,
@@ -21,7 +21,8 @@ import {
 } from './http1-parse.js';
 import type { HttpFetch, HttpInit, HttpResponse } from './http.js';
 
-const READ_BUFFER_BYTES = 64 * 1024;
+/** A read takes what the socket holds up to this; fewer chunks cost less JavaScript. */
+const READ_BUFFER_BYTES = 256 * 1024;
 const HEAD_LIMIT = 64 * 1024;
 const IDLE_MS = 4_000;
 const HEAD_END = Buffer.from('\r\n\r\n');
@@ -30,6 +31,11 @@ export interface LendingOptions {
   /** Certificates to trust besides the system's, for tests. */
   ca?: string | Buffer;
 }
+
+type Tls = typeof NodeTls;
+let tlsModule: Promise<Tls> | undefined;
+/** node:tls takes about 10 ms to load: plain http never loads it. */
+const loadTls = () => (tlsModule ??= import('node:tls'));
 
 /** A connection went away before the first byte of the answer: safe to ask again. */
 class StaleConnection extends Error {}
@@ -129,6 +135,7 @@ class Connection {
   constructor(
     url: URL,
     options: LendingOptions,
+    tls: Tls | undefined,
     private readonly release: (connection: Connection) => void,
   ) {
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -137,7 +144,7 @@ class Connection {
       callback: (bytes: number, buffer: Uint8Array) => this.onRead(buffer.subarray(0, bytes)),
     };
     // node:tls takes onread as node:net does; its type declarations leave it out.
-    const secure: ConnectionOptions & { onread: OnReadOpts } = {
+    const secure: NodeTls.ConnectionOptions & { onread: OnReadOpts } = {
       host,
       port: Number(url.port || 443),
       ...(isIP(host) ? {} : { servername: host }),
@@ -145,10 +152,9 @@ class Connection {
       ...(options.ca ? { ca: options.ca } : {}),
       onread,
     };
-    this.socket =
-      url.protocol === 'https:'
-        ? connectTls(secure)
-        : connectTcp({ host, port: Number(url.port || 80), onread });
+    this.socket = tls
+      ? tls.connect(secure)
+      : connectTcp({ host, port: Number(url.port || 80), onread });
     this.socket.on('error', (error) => {
       this.fail(error);
     });
@@ -365,15 +371,15 @@ export function lendingFetch(options: LendingOptions = {}): HttpFetch {
     list.push(connection);
     idle.set(origin, list);
   };
-  const open = (url: URL) =>
-    new Connection(url, options, (connection) => {
+  const open = (url: URL, tls: Tls | undefined) =>
+    new Connection(url, options, tls, (connection) => {
       release(connection, url.origin);
     });
-  const take = (url: URL) => {
+  const take = (url: URL, tls: Tls | undefined) => {
     const list = idle.get(url.origin) ?? [];
     let connection = list.pop();
     while (connection && !connection.alive) connection = list.pop();
-    return connection ?? open(url);
+    return connection ?? open(url, tls);
   };
   return async (href: string, init: HttpInit = {}) => {
     const url = new URL(href);
@@ -382,11 +388,12 @@ export function lendingFetch(options: LendingOptions = {}): HttpFetch {
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       throw new TypeError(`cannot download ${url.protocol} addresses`);
     const head = requestHead(url, init.headers ?? {});
+    const tls = url.protocol === 'https:' ? await loadTls() : undefined;
     try {
-      return await take(url).request(head, init.signal);
+      return await take(url, tls).request(head, init.signal);
     } catch (error) {
       if (!(error instanceof StaleConnection)) throw error;
-      return open(url).request(head, init.signal);
+      return open(url, tls).request(head, init.signal);
     }
   };
 }
