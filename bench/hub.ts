@@ -29,6 +29,10 @@ function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
 function download(url: string, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {
     get(url, { agent }, (response) => {
+      if (response.statusCode !== 200) {
+        response.resume();
+        return reject(new Error(`${url}: ${String(response.statusCode)}`));
+      }
       let bytes = 0;
       response.on('data', (chunk: Buffer) => (bytes += chunk.length));
       response.on('end', () => resolve(bytes));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -107,6 +107,24 @@ describe('read endpoints', () => {
       ).toBe(416);
       expect((await fetch(`${url}/ada/world-cities/r/1.json`)).status).toBe(404);
       expect((await fetch(`${url}/ada/world-cities/r/7.csv`)).status).toBe(404);
+    });
+  });
+
+  it('serves a small file changed on disk as it is now, not as it was', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const jwt = await browserLogin(url);
+      await waitForState(url, (await publish(url, jwt, CITIES)).flowId);
+      const stored = readdirSync(hub.packagesDir, { recursive: true, encoding: 'utf8' }).find(
+        (path) => path.endsWith('cities.csv'),
+      );
+      const path = join(hub.packagesDir, stored ?? 'missing');
+      const get = async () => (await fetch(`${url}/ada/world-cities/r/1.csv`)).text();
+      const before = readFileSync(path, 'utf8');
+      expect([await get(), await get()]).toEqual([before, before]);
+      const after = before.toUpperCase();
+      expect(after.length).toBe(before.length);
+      writeFileSync(path, after);
+      expect(await get()).toBe(after);
     });
   });
 
