@@ -90,11 +90,11 @@ function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
 }
 
 /**
- * Every chunk a socket or file delivers is a fresh buffer, freed only when the young
- * generation is collected. V8 grows the young generation under a high allocation rate, so
- * on a 1 GB transfer tens of megabytes of spent chunks pile up between collections. Keeping
- * it at its initial size frees them promptly: measured on `data get` of 1 GB, peak RSS fell
- * from 190 to 130 MB and the transfer got faster, not slower.
+ * Spent chunks of a transfer are freed only when the young generation is collected, and V8
+ * grows it under a high allocation rate. Keeping it at its initial size frees them promptly.
+ * It mattered most when downloads read into fresh buffers (peak RSS of a 1 GB get fell from
+ * 190 to 130 MB); with the reused buffers of today it still takes publishing 1 GB from 119 to
+ * 111-113 MB, at the same speed (npm run bench:transfer, two runs each way).
  */
 function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');

@@ -1,6 +1,6 @@
 import { ApiError, AuthError } from '../errors.js';
 import type { Profile } from '../credentials/store.js';
-import { json, send, withRetries, type HttpFetch } from './http.js';
+import { json, send, withRetries, type HttpFetch, type HttpInit } from './http.js';
 
 export interface CheckResult {
   authenticated: boolean;
@@ -41,39 +41,34 @@ export class HubApi {
     private readonly signal?: AbortSignal,
   ) {}
 
-  /** GETs are retried after network errors and 5xx: a blip must not end a publication. */
+  /** One call whose answer is JSON; `retried` after network errors and 5xx. */
+  private call(step: string, path: string, init: HttpInit, retried: boolean): Promise<unknown> {
+    const signal = this.signal ? { signal: this.signal } : {};
+    const attempt = async () =>
+      json(step, await send(this.fetch, step, `${this.api}${path}`, { ...init, ...signal }));
+    return retried ? withRetries(attempt, signal) : attempt();
+  }
+
+  /** GETs are retried: a blip must not end a publication. */
   private get(step: string, path: string, token?: string): Promise<unknown> {
-    return withRetries(
-      async () => {
-        const response = await send(this.fetch, step, `${this.api}${path}`, {
-          headers: token ? { 'Auth-Token': token } : {},
-          ...(this.signal ? { signal: this.signal } : {}),
-        });
-        return json(step, response);
-      },
-      this.signal ? { signal: this.signal } : {},
-    );
+    return this.call(step, path, { headers: token ? { 'Auth-Token': token } : {} }, true);
   }
 
   /** Only POSTs that change nothing when repeated are retried: not /source/upload. */
-  private async post(
+  private post(
     step: string,
     path: string,
     token: string,
     body: unknown,
     idempotent = false,
   ): Promise<unknown> {
-    const attempt = async () => {
-      const response = await send(this.fetch, step, `${this.api}${path}`, {
-        method: 'POST',
-        headers: { 'Auth-Token': token, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
-        ...(this.signal ? { signal: this.signal } : {}),
-      });
-      return json(step, response);
-    };
-    if (!idempotent) return attempt();
-    return withRetries(attempt, this.signal ? { signal: this.signal } : {});
+    const headers = { 'Auth-Token': token, 'Content-Type': 'application/json' };
+    return this.call(
+      step,
+      path,
+      { method: 'POST', headers, body: JSON.stringify(body) },
+      idempotent,
+    );
   }
 
   async check(token?: string, next?: string): Promise<CheckResult> {

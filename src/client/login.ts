@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { AuthError, UsageError } from '../errors.js';
+import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import type { HubApi } from './api.js';
 
 export interface LoginOptions {
@@ -85,7 +85,7 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
         'abort',
         () => {
           clearTimeout(timer);
-          reject(new Error('interrupted'));
+          reject(new InterruptedError());
         },
         { once: true },
       );

@@ -1,7 +1,8 @@
 /**
- * The one module that imports undici. It speaks through undici's request API rather than its
- * fetch: the bodies are Node streams with no WHATWG stream in between, which halved the CPU
- * time per downloaded gigabyte when measured (npm run bench:transfer).
+ * The one module that imports undici, for API calls and uploads (downloads go through
+ * lending.ts). It speaks through undici's request API rather than its fetch: the bodies are
+ * Node streams with no WHATWG stream in between, which halved the CPU time per gigabyte when
+ * downloads still came through here (npm run bench:transfer).
  */
 import { Agent, request } from 'undici';
 import type { HttpInit, HttpResponse } from './http.js';

@@ -18,6 +18,11 @@ export async function requireToken(ctx: Context): Promise<Found> {
   return found;
 }
 
+/** The stored or DATA_TOKEN token for the hub, if any: reads of public data need none. */
+export async function storedToken(ctx: Context): Promise<string | undefined> {
+  return (await ctx.credentials.get(ctx.hub().api))?.token;
+}
+
 export function writeJson(ctx: Context, value: unknown): void {
   ctx.io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { writeJson } from './auth-common.js';
+import { storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface GetOptions {
@@ -33,7 +33,7 @@ export function registerGet(
 export async function runGet(options: GetOptions, ctx: Context): Promise<number> {
   const { parseTarget, getDataset, getFile } = await import('../client/get.js');
   const target = parseTarget(options.target, ctx.hub().site);
-  const token = (await ctx.credentials.get(ctx.hub().api))?.token;
+  const token = await storedToken(ctx);
   const out = resolve(ctx.io.cwd, options.out ?? target.folder);
   const { getProgress } = await import('../output/get.js');
   const { startProgress } = await import('../output/spinner.js');

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { InputError } from '../errors.js';
-import { writeJson } from './auth-common.js';
+import { storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export function registerInfo(
@@ -35,7 +35,7 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
     : undefined;
   if (dir && !existsSync(resolve(dir, 'datapackage.json')))
     throw new InputError(`${target} has no datapackage.json`);
-  const token = dir ? undefined : (await ctx.credentials.get(ctx.hub().api))?.token;
+  const token = dir ? undefined : await storedToken(ctx);
   const location = dir ? { dir } : { descriptorUrl: parseTarget(target, ctx.hub().site).url };
   const info = await datasetInfo(location, ctx.fetch, token);
   if (ctx.globals.json) {

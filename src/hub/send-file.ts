@@ -17,22 +17,24 @@ const SMALL_FILES_KEPT_BYTES = 16 * 1024 * 1024;
 const smallFiles = new Map<string, { version: string; bytes: Buffer }>();
 let smallFilesBytes = 0;
 
+function forget(path: string): void {
+  smallFilesBytes -= smallFiles.get(path)?.bytes.length ?? 0;
+  smallFiles.delete(path);
+}
+
 async function readSmall(path: string, info: Stats): Promise<Buffer> {
   const version = `${String(info.ino)}:${String(info.size)}:${String(info.mtimeMs)}:${String(info.ctimeMs)}`;
   const kept = smallFiles.get(path);
   if (kept?.version === version) return kept.bytes;
+  forget(path);
   const bytes = await readFile(path);
-  if (kept) {
-    smallFiles.delete(path);
-    smallFilesBytes -= kept.bytes.length;
-  }
+  // A file rewritten between the stat and the read is sent, not kept.
   if (bytes.length !== info.size) return bytes;
   smallFiles.set(path, { version, bytes });
   smallFilesBytes += bytes.length;
-  for (const [oldest, entry] of smallFiles) {
+  for (const oldest of smallFiles.keys()) {
     if (smallFilesBytes <= SMALL_FILES_KEPT_BYTES) break;
-    smallFiles.delete(oldest);
-    smallFilesBytes -= entry.bytes.length;
+    forget(oldest);
   }
   return bytes;
 }
