@@ -114,6 +114,8 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
     } else {
       if (unsafeReason(path, 2) && unsafeReason(path, 1)) throw outside(path);
       inside(folder, path);
+      // Two resources may share one file: it is fetched once.
+      if (taken.has(path)) continue;
       taken.add(path);
       jobs.push({ url: new URL(path, target.url).href, path, resource });
     }

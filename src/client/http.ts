@@ -108,6 +108,9 @@ export function clientFetch(fetch: HttpFetch, silenceMs: number): HttpFetch {
   return followingRedirects(withSilenceLimit(fetch, silenceMs));
 }
 
+/** Server errors that saying again cannot mend: not implemented, storage full. */
+const PERMANENT = new Set([501, 505, 507]);
+
 /** The token for a URL of the hub; none for another origin. */
 export function tokenFor(url: string, hub: string, token: string | undefined): string | undefined {
   return new URL(url).origin === new URL(hub).origin ? token : undefined;
@@ -144,7 +147,8 @@ export function errorDetail(text: string): string {
 export function isRetryable(error: unknown): boolean {
   return (
     error instanceof NetworkError ||
-    (error instanceof ApiError && (error.status >= 500 || error.status === 429))
+    (error instanceof ApiError &&
+      ((error.status >= 500 && !PERMANENT.has(error.status)) || error.status === 429))
   );
 }
 

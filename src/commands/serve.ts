@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface ServeOptions {
@@ -11,6 +12,9 @@ export interface ServeOptions {
   tokenDays: number;
   maxStorageMb: number;
   maxDatasets: number;
+  config: string | undefined;
+  devSignIn: boolean | undefined;
+  publicUrl: string | undefined;
 }
 
 export function registerServe(
@@ -29,26 +33,54 @@ export function registerServe(
     .option('--token-days <n>', 'lifetime of user tokens in days', whole(), 14)
     .option('--max-storage-mb <n>', 'storage allowed per user, in MB', whole(), 10_240)
     .option('--max-datasets <n>', 'datasets allowed per user', whole(), 1000)
+    .option('--config <file>', 'hub configuration (JSON): sign-in providers, fetch hosts, limits')
+    .option(
+      '--dev-sign-in',
+      'offer the development sign-in (anyone signs in under any name) beyond loopback too',
+    )
+    .option('--public-url <url>', 'the address users reach the hub at, behind a proxy')
     .addHelpText(
       'after',
-      '\nExamples:\n  data serve                       # http://127.0.0.1:8080, state in ./data-hub\n  data serve --port 0 --data-dir /srv/hub',
+      '\nExamples:\n  data serve                       # http://127.0.0.1:8080, state in ./data-hub, development sign-in\n  data serve --host 0.0.0.0 --config hub.json --public-url https://hub.example.org',
     )
     .action(async (options: ServeOptions, command: Command) => {
       setExitCode(await runServe(options, contextFor(command)));
     });
 }
 
+async function startConfigured(options: ServeOptions, ctx: Context) {
+  const { startHub, HubRefused } = await import('../hub/server.js');
+  const { readHubConfig, ConfigError } = await import('../hub/config.js');
+  try {
+    const config = options.config
+      ? readHubConfig(resolve(ctx.io.cwd, options.config), ctx.io.env)
+      : { providers: [] };
+    const devSignIn = options.devSignIn ?? config.devSignIn;
+    if (devSignIn)
+      ctx.io.stderr.write(
+        'warning: the development sign-in is on: anyone who reaches this hub may sign in under any name\n',
+      );
+    return await startHub({
+      ...config,
+      ...(devSignIn !== undefined ? { devSignIn } : {}),
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      dataDir: resolve(ctx.io.cwd, options.dataDir),
+      host: options.host,
+      port: options.port,
+      tokenDays: options.tokenDays,
+      maxStorageBytes: options.maxStorageMb * 1024 * 1024,
+      maxDatasets: options.maxDatasets,
+      log: (line) => ctx.io.stderr.write(`${line}\n`),
+    });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    if (error instanceof HubRefused) throw new UsageError(error.message, error.hint);
+    throw error;
+  }
+}
+
 export async function runServe(options: ServeOptions, ctx: Context): Promise<number> {
-  const { startHub } = await import('../hub/server.js');
-  const hub = await startHub({
-    dataDir: resolve(ctx.io.cwd, options.dataDir),
-    host: options.host,
-    port: options.port,
-    tokenDays: options.tokenDays,
-    maxStorageBytes: options.maxStorageMb * 1024 * 1024,
-    maxDatasets: options.maxDatasets,
-    log: (line) => ctx.io.stderr.write(`${line}\n`),
-  });
+  const hub = await startConfigured(options, ctx);
   if (ctx.globals.json)
     ctx.io.stdout.write(
       `${JSON.stringify({ url: hub.url, dataDir: resolve(ctx.io.cwd, options.dataDir) })}\n`,

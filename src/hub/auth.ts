@@ -1,17 +1,43 @@
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { RESERVED_NAMES, userOf, type Hub } from './context.js';
-import { HttpError, readForm, redirect, sendJson, sendText, type Request } from './http.js';
-import { loginPage, loginDonePage } from './views/login.js';
+import { liveClaims, tokenOf, userOf, type Hub } from './context.js';
+import {
+  HttpError,
+  isObject,
+  readForm,
+  readJson,
+  redirect,
+  sendJson,
+  sendText,
+  type Request,
+} from './http.js';
+import { RESERVED_NAMES, USERNAME } from './names.js';
+import { SignInRefused } from './providers/types.js';
+import {
+  challengeOf,
+  codeKey,
+  cookieOf,
+  finishSignIn,
+  issueUserToken,
+  readTicket,
+  sessionCookie,
+  signInParams,
+  signInRequest,
+  type SignInRequest,
+} from './sign-in.js';
 import type { User } from './store.js';
-import { signToken } from './tokens.js';
+import { hmac, sameSecret, signToken } from './tokens.js';
+import { loginPage, signInChoicePage, signOutPage } from './views/login.js';
 
 const DAY = 86_400;
+const ATTEMPT_MS = 10 * 60_000;
+const CSRF_COOKIE = 'data_csrf';
+const HTML = 'text/html; charset=utf-8';
 
 function profile(user: User): Record<string, unknown> {
   return {
     id: user.userid,
-    provider_id: `${user.provider}:${user.username}`,
+    provider_id: user.provider,
     username: user.username,
     name: user.name,
     email: user.email,
@@ -20,43 +46,31 @@ function profile(user: User): Record<string, unknown> {
   };
 }
 
-function loginUrl(hub: Hub, next: string | null): string {
-  const url = new URL('/auth/login/local', hub.base);
-  if (next) url.searchParams.set('next', next);
-  return url.href;
-}
-
-/** A `next` must lead back to this machine or to the hub itself: no open redirect. */
-export function safeNext(hub: Hub, next: string | null): URL | undefined {
-  if (!next) return undefined;
-  let url: URL;
-  try {
-    url = new URL(next);
-  } catch {
-    throw new HttpError(400, '"next" is not a URL');
-  }
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  if (
-    !['http:', 'https:'].includes(url.protocol) ||
-    (!loopback && url.origin !== new URL(hub.base).origin)
-  ) {
-    throw new HttpError(400, '"next" must be a loopback address or this hub');
-  }
-  return url;
+/** Every provider a sign-in may use here, with the address that starts it. */
+function providerUrls(hub: Hub, request: SignInRequest): Record<string, { url: string }> {
+  const query = signInParams(request).toString();
+  const names = [...hub.providers.keys(), ...(hub.devSignIn ? ['local'] : [])];
+  return Object.fromEntries(
+    names.map((name) => [
+      name,
+      { url: `${hub.base}/auth/login/${encodeURIComponent(name)}${query ? `?${query}` : ''}` },
+    ]),
+  );
 }
 
 export function check(hub: Hub, request: Request, response: ServerResponse): void {
   const user = userOf(hub, request);
   if (user) return sendJson(response, 200, { authenticated: true, profile: profile(user) });
-  const next = request.url.searchParams.get('next');
   sendJson(response, 200, {
     authenticated: false,
-    providers: { local: { url: loginUrl(hub, next) } },
+    providers: providerUrls(hub, signInRequest(hub, request.url.searchParams)),
   });
 }
 
 export function authorize(hub: Hub, request: Request, response: ServerResponse): void {
-  const user = userOf(hub, request);
+  const token = tokenOf(request);
+  const claims = token ? liveClaims(hub, token) : undefined;
+  const user = claims?.kind === 'user' ? userOf(hub, request) : undefined;
   const service = request.url.searchParams.get('service');
   // The protocol answers 200 without a token when the caller is not authenticated.
   if (!user || (service !== 'rawstore' && service !== 'source'))
@@ -65,15 +79,16 @@ export function authorize(hub: Hub, request: Request, response: ServerResponse):
     max_storage: hub.options.maxStorageBytes,
     max_datasets: hub.options.maxDatasets,
   };
-  const exp = Math.floor(Date.now() / 1000) + DAY;
-  const token = signToken(hub.keys, {
+  const exp = Math.min(Math.floor(Date.now() / 1000) + DAY, claims?.exp ?? 0);
+  const serviceToken = signToken(hub.keys, {
     kind: 'service',
     service,
     userid: user.userid,
     permissions,
+    parent: claims?.jti,
     exp,
   });
-  sendJson(response, 200, { userid: user.userid, permissions, service, token });
+  sendJson(response, 200, { userid: user.userid, permissions, service, token: serviceToken });
 }
 
 export function resolve(hub: Hub, request: Request, response: ServerResponse): void {
@@ -85,46 +100,220 @@ export function publicKey(hub: Hub, _request: Request, response: ServerResponse)
   sendText(response, 200, hub.keys.publicPem, 'application/x-pem-file');
 }
 
-export function loginForm(hub: Hub, request: Request, response: ServerResponse): void {
-  const next = request.url.searchParams.get('next');
-  safeNext(hub, next);
-  sendText(response, 200, loginPage({ next, error: undefined }), 'text/html; charset=utf-8');
+/** The hub's own sign-in page for a browser: one link per provider. */
+export function chooseProvider(hub: Hub, request: Request, response: ServerResponse): void {
+  const urls = providerUrls(hub, signInRequest(hub, request.url.searchParams));
+  const list = Object.entries(urls).map(([name, { url }]) => ({ name, url }));
+  sendText(response, 200, signInChoicePage(list), HTML);
 }
 
-const USERNAME = /^[a-z0-9][a-z0-9_-]{0,38}$/;
+/** A form post must come from this hub's own page: same origin, and its CSRF pair. */
+function checkFormOrigin(hub: Hub, request: Request, form: URLSearchParams): void {
+  const site = request.raw.headers['sec-fetch-site'];
+  const origin = request.raw.headers.origin;
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none')
+    throw new HttpError(403, 'this form may only be sent from the hub itself', true);
+  if (typeof origin === 'string' && origin !== new URL(hub.base).origin)
+    throw new HttpError(403, 'this form may only be sent from the hub itself', true);
+  const nonce = cookieOf(request, CSRF_COOKIE) ?? '';
+  if (!nonce || !sameSecret(form.get('csrf') ?? '', hmac(hub.keys, `csrf:${nonce}`)))
+    throw new HttpError(403, 'this form has expired: open the sign-in page again', true);
+}
 
+function csrfPair(hub: Hub, response: ServerResponse): string {
+  const nonce = randomBytes(16).toString('hex');
+  response.setHeader(
+    'Set-Cookie',
+    `${CSRF_COOKIE}=${nonce}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=3600`,
+  );
+  return hmac(hub.keys, `csrf:${nonce}`);
+}
+
+function devSignInOnly(hub: Hub): void {
+  if (!hub.devSignIn) throw new HttpError(404, 'not found');
+}
+
+function localForm(
+  hub: Hub,
+  response: ServerResponse,
+  request: SignInRequest,
+  status: number,
+  error?: string,
+): void {
+  const fields = Object.fromEntries(signInParams(request));
+  fields.csrf = csrfPair(hub, response);
+  const next = request.next ? new URL(request.next) : undefined;
+  const destination = next && next.origin !== new URL(hub.base).origin ? next.host : undefined;
+  sendText(response, status, loginPage({ fields, error, destination }), HTML);
+}
+
+export function loginForm(hub: Hub, request: Request, response: ServerResponse): void {
+  devSignInOnly(hub);
+  localForm(hub, response, signInRequest(hub, request.url.searchParams), 200);
+}
+
+/** The development sign-in: it believes the name it is given, and is offered only in development. */
 export async function loginSubmit(
   hub: Hub,
   request: Request,
   response: ServerResponse,
 ): Promise<void> {
+  devSignInOnly(hub);
   const form = await readForm(request);
-  const next = form.get('next') || null;
-  const nextUrl = safeNext(hub, next);
+  const signIn = signInRequest(hub, form);
+  checkFormOrigin(hub, request, form);
   const username = (form.get('username') ?? '').trim().toLowerCase();
   const email = (form.get('email') ?? '').trim().toLowerCase();
-  const fail = (error: string): void =>
-    sendText(response, 400, loginPage({ next, error }), 'text/html; charset=utf-8');
   if (!USERNAME.test(username) || RESERVED_NAMES.has(username))
-    return fail('Choose a user name of lower-case letters, digits, "-" and "_".');
-  if (!/^[^\s@]+@[^\s@]+$/.test(email)) return fail('Enter a valid e-mail address.');
-  const userid = createHash('md5').update(email).digest('hex');
+    return localForm(
+      hub,
+      response,
+      signIn,
+      400,
+      'Choose a user name of lower-case letters, digits, "-" and "_".',
+    );
+  if (!/^[^\s@]+@[^\s@]+$/.test(email))
+    return localForm(hub, response, signIn, 400, 'Enter a valid e-mail address.');
   const taken = hub.store.userByName(username);
-  if (taken && taken.userid !== userid) return fail(`The user name "${username}" is taken.`);
-  const user = hub.store.upsertUser({
-    userid,
+  if (taken && taken.provider !== 'local')
+    return localForm(hub, response, signIn, 400, `The user name "${username}" is taken.`);
+  const user = hub.store.userForIdentity({
+    provider: 'local',
+    subject: username,
     username,
     email,
     name: username,
-    provider: 'local',
-    join_date: new Date().toISOString(),
   });
-  const exp = Math.floor(Date.now() / 1000) + hub.options.tokenDays * DAY;
-  const token = signToken(hub.keys, { kind: 'user', userid: user.userid, exp });
-  if (!nextUrl)
-    return sendText(response, 200, loginDonePage(user.username), 'text/html; charset=utf-8');
-  nextUrl.searchParams.set('jwt', token);
-  redirect(response, nextUrl.href);
+  finishSignIn(hub, response, user, signIn, true);
+}
+
+function redirectUri(hub: Hub, provider: string): string {
+  return `${hub.base}/auth/callback/${encodeURIComponent(provider)}`;
+}
+
+/** Starts a sign-in at a configured provider: the attempt is kept in the database. */
+export async function beginProviderSignIn(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  name: string,
+): Promise<void> {
+  const provider = hub.providers.get(name);
+  if (!provider) throw new HttpError(404, `no sign-in provider "${name}"`);
+  const signIn = signInRequest(hub, request.url.searchParams);
+  const attempt = {
+    state: randomBytes(16).toString('base64url'),
+    nonce: randomBytes(16).toString('base64url'),
+    verifier: randomBytes(32).toString('base64url'),
+  };
+  let target: URL;
+  try {
+    target = await provider.authorizationUrl(redirectUri(hub, name), attempt);
+  } catch (error) {
+    hub.log(`sign-in provider "${name}" cannot be reached: ${String(error)}`);
+    throw new HttpError(
+      502,
+      `the sign-in provider "${name}" cannot be reached; try again later`,
+      true,
+    );
+  }
+  hub.store.saveLoginState({
+    ...attempt,
+    provider: name,
+    request: JSON.stringify(signIn),
+    expires: Date.now() + ATTEMPT_MS,
+  });
+  redirect(response, target.href);
+}
+
+export async function providerCallback(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  name: string,
+): Promise<void> {
+  const provider = hub.providers.get(name);
+  const state = request.url.searchParams.get('state') ?? '';
+  const attempt = state ? hub.store.takeLoginState(state) : undefined;
+  if (!provider || attempt?.provider !== name)
+    throw new HttpError(
+      400,
+      'this sign-in has expired or was not started here: sign in again',
+      true,
+    );
+  let user: User;
+  try {
+    const identity = await provider.identify(redirectUri(hub, name), request.url, attempt);
+    user = hub.store.userForIdentity(identity);
+  } catch (error) {
+    hub.log(
+      `sign-in through "${name}" refused: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    const reason =
+      error instanceof SignInRefused ? error.message : 'the provider did not confirm who signed in';
+    throw new HttpError(401, `sign-in failed: ${reason}`, true);
+  }
+  finishSignIn(hub, response, user, JSON.parse(attempt.request) as SignInRequest, false);
+}
+
+/** The user confirmed that a program on this computer may have a token (old clients). */
+export async function continueSignIn(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
+  const form = await readForm(request);
+  const ticket = readTicket(hub, form.get('ticket') ?? '');
+  const user = hub.store.userById(ticket.userid);
+  if (!user) throw new HttpError(400, 'this sign-in link is not valid', true);
+  finishSignIn(hub, response, user, { next: ticket.next, response: 'jwt', challenge: null }, true);
+}
+
+/** Trades a one-time code and the verifier of its challenge for a user token. */
+export async function exchangeCode(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
+  const body = await readJson(request);
+  const code = isObject(body) && typeof body.code === 'string' ? body.code : '';
+  const verifier =
+    isObject(body) && typeof body.code_verifier === 'string' ? body.code_verifier : '';
+  const saved = code ? hub.store.takeLoginCode(codeKey(code)) : undefined;
+  if (!saved || !sameSecret(challengeOf(verifier), saved.challenge))
+    return sendJson(response, 400, { error: 'invalid_grant' });
+  const user = hub.store.userById(saved.userid);
+  if (!user) return sendJson(response, 400, { error: 'invalid_grant' });
+  sendJson(response, 200, { token: issueUserToken(hub, user) });
+}
+
+/**
+ * Revokes the caller's user token, and with it every service token issued from it, on every
+ * hub process. From a browser: the session cookie, with the form's CSRF value.
+ */
+export async function logout(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const header = request.raw.headers['auth-token'];
+  const fromCookie = typeof header !== 'string' || header === '';
+  const token = fromCookie ? cookieOf(request, 'data_session') : header;
+  const claims = token ? liveClaims(hub, token) : undefined;
+  if (fromCookie) {
+    const form = await readForm(request);
+    const jti = typeof claims?.jti === 'string' ? claims.jti : '';
+    if (!jti || !sameSecret(form.get('csrf') ?? '', hmac(hub.keys, `logout:${jti}`)))
+      throw new HttpError(403, 'sign out from the hub page', true);
+  }
+  if (claims?.kind === 'user' && typeof claims.jti === 'string')
+    hub.store.revoke(claims.jti, claims.exp);
+  if (!fromCookie) return sendJson(response, 200, { revoked: claims !== undefined });
+  response.setHeader('Set-Cookie', sessionCookie(hub, '', 0));
+  redirect(response, '/');
+}
+
+export function signOutForm(hub: Hub, request: Request, response: ServerResponse): void {
+  const token = cookieOf(request, 'data_session');
+  const claims = token ? liveClaims(hub, token) : undefined;
+  if (typeof claims?.jti !== 'string') return redirect(response, '/');
+  sendText(response, 200, signOutPage(hmac(hub.keys, `logout:${claims.jti}`)), HTML);
 }
 
 export function isReserved(name: string): boolean {

@@ -1,7 +1,10 @@
+import type { BoundedCache } from './bounded-cache.js';
 import type { Keys } from './tokens.js';
 import type { Store, User } from './store.js';
 import { verifyToken, type Claims } from './tokens.js';
 import type { Request } from './http.js';
+import type { Provider } from './providers/types.js';
+import { cookieOf, SESSION_COOKIE } from './sign-in.js';
 
 export interface HubOptions {
   dataDir: string;
@@ -9,7 +12,26 @@ export interface HubOptions {
   tokenDays: number;
   maxStorageBytes: number;
   maxDatasets: number;
+  /** Hosts the pipeline may fetch remote resources and schemas from: none by default. */
+  fetchHosts: string[];
+  limits: HubLimits;
 }
+
+/** What one package may ask of the hub; past these it fails with a plain reason. */
+export interface HubLimits {
+  /** Resources in one descriptor. */
+  resources: number;
+  /** Bytes of one flow spec (the descriptor is inside it) and of any JSON body. */
+  specBytes: number;
+  /** Heap of the worker that validates one revision, in MB. */
+  processingMemoryMb: number;
+}
+
+export const DEFAULT_LIMITS: HubLimits = {
+  resources: 1000,
+  specBytes: 4 * 1024 * 1024,
+  processingMemoryMb: 256,
+};
 
 export interface Hub {
   readonly options: HubOptions;
@@ -21,34 +43,52 @@ export interface Hub {
   readonly packagesDir: string;
   readonly tmpDir: string;
   /** Read lookups, each valid while the store's version is the one it was made at. */
-  readonly lookups: Map<string, { version: number; value: unknown }>;
+  readonly lookups: BoundedCache<{ version: number; value: unknown }>;
+  /** Identity providers the operator configured, by name. */
+  readonly providers: ReadonlyMap<string, Provider>;
+  /** Whether the development sign-in (a form that believes what it is told) is offered. */
+  readonly devSignIn: boolean;
+  /** Where problems that are not a client's fault are reported, for the operator. */
+  log(line: string): void;
   /** Queues a revision for processing. */
   enqueue(ownerid: string, dataset: string, revision: number): void;
 }
 
-export const RESERVED_NAMES = new Set([
-  'auth',
-  'rawstore',
-  'source',
-  'metastore',
-  'static',
-  'search',
-  'api',
-  'favicon.ico',
-  'robots.txt',
-]);
+export { RESERVED_NAMES } from './names.js';
 
+/**
+ * The token of a request: the `Auth-Token` header, the old clients' `?jwt=`, or, for reads
+ * only, a browser's session cookie (a cookie rides along on cross-site requests, so it
+ * never authorizes a change).
+ */
 export function tokenOf(request: Request): string | undefined {
   const header = request.raw.headers['auth-token'];
   if (typeof header === 'string' && header !== '') return header;
-  return request.url.searchParams.get('jwt') ?? undefined;
+  const fromQuery = request.url.searchParams.get('jwt');
+  if (fromQuery) return fromQuery;
+  if (request.method === 'GET' || request.method === 'HEAD')
+    return cookieOf(request, SESSION_COOKIE);
+  return undefined;
+}
+
+/**
+ * The claims of a token this hub signed, unexpired and not revoked. A service token dies
+ * with the user token it was issued from (`parent`). Revocations live in the database, so
+ * every hub process sees them at once.
+ */
+export function liveClaims(hub: Hub, token: string): Claims | undefined {
+  const claims = verifyToken(hub.keys, token);
+  if (!claims) return undefined;
+  for (const id of [claims.jti, claims.parent])
+    if (typeof id === 'string' && hub.store.isRevoked(id)) return undefined;
+  return claims;
 }
 
 /** The user a request's user token belongs to, if the token is valid. */
 export function userOf(hub: Hub, request: Request): User | undefined {
   const token = tokenOf(request);
   if (!token) return undefined;
-  const claims = verifyToken(hub.keys, token);
+  const claims = liveClaims(hub, token);
   if (claims?.kind !== 'user' || typeof claims.userid !== 'string') return undefined;
   return hub.store.userById(claims.userid);
 }
@@ -57,7 +97,7 @@ export function userOf(hub: Hub, request: Request): User | undefined {
 export function serviceClaims(hub: Hub, request: Request, service: string): Claims | undefined {
   const token = tokenOf(request);
   if (!token) return undefined;
-  const claims = verifyToken(hub.keys, token);
+  const claims = liveClaims(hub, token);
   if (claims?.kind !== 'service' || claims.service !== service || typeof claims.userid !== 'string')
     return undefined;
   return claims;

@@ -10,20 +10,28 @@ import { revisionDir } from './pipeline.js';
 import { visibleDataset } from './published.js';
 import { searchText } from './metastore.js';
 import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
+import { STYLESHEET } from './views/layout.js';
+import type { Revision } from './store.js';
 
 const PREVIEW_ROWS = 10;
 const HTML = 'text/html; charset=utf-8';
 
+export function stylesheet(_hub: Hub, _request: Request, response: ServerResponse): void {
+  response.setHeader('Cache-Control', 'public, max-age=3600');
+  sendText(response, 200, STYLESHEET, 'text/css; charset=utf-8');
+}
+
 export function home(hub: Hub, request: Request, response: ServerResponse): void {
   const query = searchText(request.url.searchParams.get('q'));
-  const { rows, total } = hub.store.search(query, userOf(hub, request)?.userid, 50, 0);
+  const viewer = userOf(hub, request);
+  const { rows, total } = hub.store.search(query, viewer?.userid, 50, 0);
   const cards = rows.map((row) => ({
     owner: row.username,
     name: row.name,
     title: row.title,
     description: row.description,
   }));
-  sendText(response, 200, homePage(cards, query, total), HTML);
+  sendText(response, 200, homePage(cards, query, total, viewer?.username), HTML);
 }
 
 async function preview(path: string, dialect: unknown): Promise<ResourceRow['preview']> {
@@ -39,7 +47,7 @@ async function preview(path: string, dialect: unknown): Promise<ResourceRow['pre
 
 async function resourceRows(
   descriptor: Record<string, unknown>,
-  dir: string,
+  locate: (path: string) => string | undefined,
 ): Promise<ResourceRow[]> {
   const resources = Array.isArray(descriptor.resources)
     ? (descriptor.resources as Record<string, unknown>[])
@@ -51,8 +59,8 @@ async function resourceRows(
         typeof resource.format === 'string'
           ? resource.format
           : (/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '');
-      const file = join(dir, path);
-      const bytes = path ? (await stat(file).catch(() => undefined))?.size : undefined;
+      const file = path ? locate(path) : undefined;
+      const bytes = file ? (await stat(file).catch(() => undefined))?.size : undefined;
       const isTable = ['csv', 'tsv'].includes(format);
       return {
         index,
@@ -60,16 +68,33 @@ async function resourceRows(
         format,
         bytes,
         fileName: path.split('/').pop() ?? path,
-        preview: isTable && bytes !== undefined ? await preview(file, resource.dialect) : undefined,
+        preview:
+          isTable && file && bytes !== undefined
+            ? await preview(file, resource.dialect)
+            : undefined,
       };
     }),
   );
 }
 
-async function readme(descriptor: Record<string, unknown>, dir: string): Promise<string | null> {
+async function readme(
+  descriptor: Record<string, unknown>,
+  file: string | undefined,
+): Promise<string | null> {
   if (typeof descriptor.readme === 'string') return descriptor.readme;
-  const text = await readFile(join(dir, 'README.md'), 'utf8').catch(() => undefined);
+  if (!file) return null;
+  const text = await readFile(file, 'utf8').catch(() => undefined);
   return text ?? null;
+}
+
+/** Where each local path of a revision is stored: its object, or (older hubs) its folder. */
+function locator(hub: Hub, revision: Revision, dir: string): (path: string) => string | undefined {
+  const files = revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined;
+  return (path) => {
+    if (!files) return join(dir, path);
+    const key = files[path];
+    return key ? join(hub.objectsDir, key) : undefined;
+  };
 }
 
 export async function dataset(
@@ -88,7 +113,10 @@ export async function dataset(
     name,
     version === undefined ? 'latest' : String(version),
   );
-  if (!latest) throw new HttpError(404, 'not found');
+  const viewer = userOf(hub, request);
+  const isOwner = viewer?.userid === owner.userid;
+  if (!latest || (latest.findability === 'private' && !isOwner))
+    throw new HttpError(404, 'not found');
   const good =
     version === undefined
       ? hub.store.revision(owner.userid, name, 'successful')
@@ -106,6 +134,7 @@ export async function dataset(
         ).inputs?.[0]?.parameters?.descriptor
   ) as Record<string, unknown> | undefined;
   const dir = good ? revisionDir(hub, owner.userid, name, good.revision) : '';
+  const locate = good ? locator(hub, good, dir) : () => undefined;
   const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
   const reportSource = latest.state === 'FAILED' ? latest : good;
   const view = {
@@ -113,12 +142,13 @@ export async function dataset(
     name,
     title: typeof descriptor?.title === 'string' ? descriptor.title : name,
     description: typeof descriptor?.description === 'string' ? descriptor.description : null,
-    readme: good && descriptor ? await readme(descriptor, dir) : null,
+    readme: good && descriptor ? await readme(descriptor, locate('README.md')) : null,
     revision: shown.revision,
     state: latest.state,
-    resources: good && descriptor ? await resourceRows(descriptor, dir) : [],
+    resources: good && descriptor ? await resourceRows(descriptor, locate) : [],
     report: reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined,
     failure: failed,
+    viewer: viewer?.username,
   };
   sendText(response, 200, datasetPage(view), HTML);
 }

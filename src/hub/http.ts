@@ -58,8 +58,30 @@ export async function readBody(request: Request, limit = JSON_LIMIT): Promise<Bu
   return Buffer.concat(chunks);
 }
 
-export async function readJson(request: Request): Promise<unknown> {
-  const text = (await readBody(request)).toString('utf8');
+/** JSON nested deeper than this is refused: no honest descriptor comes near it. */
+export const MAX_JSON_DEPTH = 64;
+
+/** How deep arrays and objects nest in JSON text, counted without parsing it. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 92) index++;
+      else if (code === 34) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 91 || code === 123) deepest = Math.max(deepest, ++depth);
+    else if (code === 93 || code === 125) depth--;
+  }
+  return deepest;
+}
+
+export async function readJson(request: Request, limit = JSON_LIMIT): Promise<unknown> {
+  const text = (await readBody(request, limit)).toString('utf8');
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new HttpError(400, `the request body nests deeper than ${String(MAX_JSON_DEPTH)} levels`);
   try {
     return JSON.parse(text) as unknown;
   } catch {

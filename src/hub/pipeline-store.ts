@@ -3,6 +3,7 @@ import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { flowId, initialPipelines, statusOf } from './steps.js';
 import type { Findability } from './store.js';
+import { quotaMessage } from './rawstore.js';
 
 export interface FlowSpec {
   meta: {
@@ -58,7 +59,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       success: false,
       errors: ['a valid source service token is required'],
     });
-  const body = await readJson(request);
+  const body = await readJson(request, hub.options.limits.specBytes);
   const errors = specErrors(body);
   if (errors.length > 0) return sendJson(response, 400, { success: false, errors });
   const spec = body as FlowSpec;
@@ -68,22 +69,24 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: ['"meta.ownerid" is not the owner of the token'],
     });
   const dataset = spec.meta.dataset;
-  if (
-    !hub.store.dataset(claims.userid, dataset) &&
-    hub.store.datasetCount(claims.userid) >= hub.options.maxDatasets
-  ) {
-    return sendJson(response, 403, {
-      success: false,
-      errors: [`Max datasets for user exceeded plan limit (${String(hub.options.maxDatasets)})`],
-    });
-  }
-  const revision = hub.store.createRevision(
+  const created = hub.store.createRevision(
     claims.userid,
     dataset,
-    spec.meta.findability ?? 'published',
+    spec.meta.findability ?? null,
     JSON.stringify(spec),
     JSON.stringify(initialPipelines()),
+    hub.options,
   );
+  if ('refused' in created)
+    return sendJson(response, 403, {
+      success: false,
+      errors: [
+        created.refused === 'datasets'
+          ? `Max datasets for user exceeded plan limit (${String(hub.options.maxDatasets)})`
+          : quotaMessage(hub),
+      ],
+    });
+  const revision = created.revision;
   hub.enqueue(claims.userid, dataset, revision);
   sendJson(response, 200, {
     success: true,
@@ -103,11 +106,17 @@ export function status(
 ): void {
   const found = hub.store.dataset(ownerid, dataset);
   const revision = found ? hub.store.revision(ownerid, dataset, which) : undefined;
+  const isOwner =
+    userOf(hub, request)?.userid === ownerid ||
+    serviceClaims(hub, request, 'source')?.userid === ownerid;
+  // Others see the status of a revision meant to be public, unless the dataset they would
+  // learn about has since been made private.
+  const meant =
+    revision?.findability ?? (found?.published_revision == null ? 'published' : found.findability);
+  const meantPublic = meant === 'published' || meant === 'unlisted';
   const visible =
-    found &&
-    (found.findability !== 'private' ||
-      userOf(hub, request)?.userid === ownerid ||
-      serviceClaims(hub, request, 'source')?.userid === ownerid);
+    isOwner ||
+    (meantPublic && (found?.findability !== 'private' || found.published_revision === null));
   if (!revision || !visible)
     throw new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
   sendJson(response, 200, statusOf(revision));

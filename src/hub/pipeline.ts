@@ -1,7 +1,8 @@
-import { link, mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
-import { validate } from '../validator/index.js';
+import { OutOfMemory, validateIsolated } from '../validator/isolated.js';
+import { OBJECT_KEY } from './rawstore.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import {
   bomOf,
@@ -23,8 +24,11 @@ export interface Work {
   readonly dataset: string;
   readonly revision: number;
   readonly spec: FlowSpec;
+  /** Links to the objects, at the package's paths; removed when the revision ends. */
   readonly workDir: string;
   descriptor: Record<string, unknown>;
+  /** Each local path of the package and the key of the object holding its bytes. */
+  files: Record<string, string>;
   report?: Report;
 }
 
@@ -56,52 +60,71 @@ function isCsv(resource: Resource): boolean {
 
 /**
  * The object key of a raw store URL. Only the path counts: the hub may have restarted on
- * another port since the URL was made, and only keys of stored objects are ever linked.
+ * another port since the URL was made.
  */
 function storedKey(url: string): string | undefined {
   try {
-    const match = /^\/rawstore\/objects\/([0-9a-f]{32}(?:\.[a-z0-9]{1,10})?)$/.exec(
-      new URL(url).pathname,
-    );
-    return match?.[1];
+    const match = /^\/rawstore\/objects\/([^/]+)$/.exec(new URL(url).pathname);
+    return match?.[1] && OBJECT_KEY.test(match[1]) ? match[1] : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Links every stored object into a fresh work folder at its resource's path. */
+/** Why a set of paths cannot all be files of one folder: one is the other's parent. */
+function pathClash(paths: string[]): string | undefined {
+  const all = new Set(paths);
+  for (const path of paths) {
+    const segments = path.split('/');
+    for (let end = 1; end < segments.length; end++) {
+      const parent = segments.slice(0, end).join('/');
+      if (all.has(parent)) return `"${parent}" is a file and the folder of "${path}"`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Finds the stored object of every local resource path, among the objects this owner
+ * holds only, and lays the package out for validation as links in a fresh folder. The
+ * folder is only read: nothing is ever written through a link to a stored object.
+ */
 async function load(work: Work): Promise<Record<string, unknown>> {
   const input = work.spec.inputs[0];
   if (!input) throw new StepFailure(['the flow spec has no input']);
   work.descriptor = structuredClone(input.parameters.descriptor);
+  const limits = work.hub.options.limits;
+  if (resources(work).length > limits.resources)
+    throw new StepFailure([
+      `the package has ${String(resources(work).length)} resources; this hub takes at most ${String(limits.resources)}`,
+    ]);
   const mapping = input.parameters['resource-mapping'];
   const version = detectVersion(work.descriptor);
-  await rm(work.workDir, { recursive: true, force: true });
-  await mkdir(work.workDir, { recursive: true });
   const problems: string[] = [];
-  let files = 0;
-  for (const resource of resources(work)) {
-    for (const path of localPaths(resource)) {
-      const url = mapping[path];
-      // The old client fills the mapping without waiting for it: fall back to the object
-      // this owner last authorized for the path.
-      const key =
-        (typeof url === 'string' ? storedKey(url) : undefined) ??
-        work.hub.store.lastUpload(work.ownerid, path);
-      const unsafe = unsafeReason(path, version);
-      if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);
-      else if (!key || key.includes('/') || !work.hub.store.hasObject(key))
-        problems.push(`no stored object for "${path}"`);
-      else {
-        const target = join(work.workDir, path);
-        await mkdir(dirname(target), { recursive: true });
-        await link(join(work.hub.objectsDir, key), target);
-        files++;
-      }
-    }
+  const paths = [...new Set(resources(work).flatMap(localPaths))];
+  for (const path of paths) {
+    const url = mapping[path];
+    // The old client fills the mapping without waiting for it: fall back to the object
+    // this owner last authorized for the path.
+    const key =
+      (typeof url === 'string' ? storedKey(url) : undefined) ??
+      work.hub.store.lastUpload(work.ownerid, path);
+    const unsafe = unsafeReason(path, version);
+    if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);
+    else if (!key || !work.hub.store.holds(work.ownerid, key))
+      problems.push(`no stored object of yours for "${path}": upload it first`);
+    else work.files[path] = key;
   }
+  const clash = pathClash(Object.keys(work.files));
+  if (clash) problems.push(`the resource paths clash: ${clash}`);
   if (problems.length > 0) throw new StepFailure(problems);
-  return { files };
+  await mkdir(work.workDir, { recursive: true });
+  for (const [path, key] of Object.entries(work.files)) {
+    const target = join(work.workDir, path);
+    await mkdir(dirname(target), { recursive: true });
+    await symlink(join(work.hub.objectsDir, key), target);
+  }
+  return { files: paths.length };
 }
 
 async function encoding(work: Work): Promise<Record<string, unknown>> {
@@ -135,18 +158,34 @@ async function csvKind(work: Work): Promise<Record<string, unknown>> {
   return { sniffed };
 }
 
+/** The report as users see it: no path of the hub's machine in any message. */
+function withoutServerPaths(work: Work, report: Report): Report {
+  const text = JSON.stringify(report)
+    .replaceAll(JSON.stringify(`${work.workDir}${sep}`).slice(1, -1), '')
+    .replaceAll(JSON.stringify(work.hub.options.dataDir).slice(1, -1), '[hub]');
+  return JSON.parse(text) as Report;
+}
+
 async function check(work: Work): Promise<Record<string, unknown>> {
-  await writeFile(
-    join(work.workDir, 'datapackage.json'),
-    `${JSON.stringify(work.descriptor, null, 2)}\n`,
-  );
-  const report = await validate(work.workDir, { fetch: globalThis.fetch });
-  work.report = report;
-  await writeFile(join(work.workDir, 'validation_report.json'), JSON.stringify(report));
+  const { limits, fetchHosts } = work.hub.options;
+  let report: Report;
+  try {
+    report = await validateIsolated(
+      { descriptor: work.descriptor, dir: work.workDir },
+      { silenceMs: 30_000, allowHosts: fetchHosts, heapMb: limits.processingMemoryMb },
+    );
+  } catch (error) {
+    if (error instanceof OutOfMemory)
+      throw new StepFailure([
+        `the package needs more memory to validate than this hub allows (${String(limits.processingMemoryMb)} MB): very long lines or very many columns`,
+      ]);
+    throw error;
+  }
+  work.report = withoutServerPaths(work, report);
   if (!report.valid) {
     const messages = [
-      ...report.errors,
-      ...report.tasks.flatMap((task) =>
+      ...work.report.errors,
+      ...work.report.tasks.flatMap((task) =>
         task.errors.map((error) => ({ ...error, message: `${task.name}: ${error.message}` })),
       ),
     ];
@@ -162,25 +201,33 @@ export function revisionDir(hub: Hub, ownerid: string, dataset: string, revision
   return join(hub.packagesDir, ownerid, dataset, String(revision));
 }
 
+/**
+ * Writes the revision's descriptor and report, the only files the hub writes, into a folder
+ * of their own (the data stays in the object store): created fresh, then moved in place.
+ */
 async function dump(work: Work): Promise<Record<string, unknown>> {
   const target = revisionDir(work.hub, work.ownerid, work.dataset, work.revision);
+  const fresh = `${work.workDir}.out`;
+  await rm(fresh, { recursive: true, force: true });
+  await mkdir(fresh, { recursive: true });
+  const write = (name: string, text: string) =>
+    writeFile(join(fresh, name), text, { flag: 'wx', mode: 0o444 });
+  await write('datapackage.json', `${JSON.stringify(work.descriptor, null, 2)}\n`);
+  await write('validation_report.json', JSON.stringify(work.report));
   await rm(target, { recursive: true, force: true });
   await mkdir(dirname(target), { recursive: true });
-  await rename(work.workDir, target);
+  await rename(fresh, target);
   return {};
 }
 
 function register(work: Work): Promise<Record<string, unknown>> {
   const text = (key: string): string | null =>
     typeof work.descriptor[key] === 'string' ? work.descriptor[key] : null;
-  work.hub.store.updateRevision(work, { descriptor: JSON.stringify(work.descriptor) });
-  work.hub.store.publish(
-    work.ownerid,
-    work.dataset,
-    work.revision,
-    text('title'),
-    text('description'),
-  );
+  work.hub.store.updateRevision(work, {
+    descriptor: JSON.stringify(work.descriptor),
+    files: JSON.stringify(work.files),
+  });
+  work.hub.store.publish(work, text('title'), text('description'));
   return Promise.resolve({});
 }
 

@@ -9,14 +9,25 @@ export interface Published {
   dataset: Dataset;
   revision: Revision;
   descriptor: Record<string, unknown> & { resources: Record<string, unknown>[] };
+  /** The folder of the files the hub wrote for the revision: descriptor and report. */
   dir: string;
+  /** Each local path and its object key; undefined for revisions of older hubs. */
+  files: Record<string, string> | undefined;
+  objectsDir: string;
 }
 
-/** Private datasets are seen by their owner only. */
-function hiddenFrom(hub: Hub, request: Request, found: { owner: User; dataset: Dataset }): boolean {
-  return (
-    found.dataset.findability === 'private' && userOf(hub, request)?.userid !== found.owner.userid
-  );
+/**
+ * Private datasets are seen by their owner only, and so is a revision published as private,
+ * whatever the dataset's findability is now.
+ */
+function hiddenFrom(
+  hub: Hub,
+  request: Request,
+  found: { owner: User; dataset: Dataset; revision?: Revision },
+): boolean {
+  const isPrivate =
+    found.dataset.findability === 'private' || found.revision?.findability === 'private';
+  return isPrivate && userOf(hub, request)?.userid !== found.owner.userid;
 }
 
 function ownedDataset(
@@ -40,17 +51,26 @@ export function visibleDataset(
   return found && !hiddenFrom(hub, request, found) ? found : undefined;
 }
 
+/** `?v=`: a revision number as digits, no sign, no leading zero. */
+export function revisionParam(request: Request): string | null {
+  const asked = request.url.searchParams.get('v');
+  if (asked === null) return null;
+  if (!/^[1-9][0-9]{0,8}$/.test(asked)) throw new HttpError(400, '"v" must be a revision number');
+  return asked;
+}
+
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
 export function published(hub: Hub, request: Request, ownerName: string, name: string): Published {
-  const asked = request.url.searchParams.get('v');
+  const asked = revisionParam(request);
   const key = `${ownerName}/${name}/${asked ?? ''}`;
   const cached = hub.lookups.get(key);
   let found =
     cached?.version === hub.store.version ? (cached.value as Published | undefined) : undefined;
   if (!found) {
     found = lookUp(hub, ownerName, name, asked);
-    if (hub.lookups.size > 10_000) hub.lookups.clear();
-    hub.lookups.set(key, { version: hub.store.version, value: found });
+    const bytes =
+      (found.revision.descriptor?.length ?? 0) * 3 + (found.revision.files?.length ?? 0) + 1024;
+    hub.lookups.set(key, { version: hub.store.version, value: found }, bytes);
   }
   if (hiddenFrom(hub, request, found)) throw new HttpError(404, 'not found');
   return found;
@@ -70,7 +90,20 @@ function lookUp(hub: Hub, ownerName: string, name: string, asked: string | null)
     revision,
     descriptor,
     dir: revisionDir(hub, owner.userid, name, revision.revision),
+    files: revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined,
+    objectsDir: hub.objectsDir,
   };
+}
+
+/**
+ * Where a resource path's bytes are: its stored object, or, for revisions published before
+ * the hub kept data in the object store only, the file in the revision's folder.
+ */
+function fileOf(pkg: Published, path: string): string {
+  if (!pkg.files) return join(pkg.dir, path);
+  const key = pkg.files[path];
+  if (!key) throw new HttpError(404, 'not found');
+  return join(pkg.objectsDir, key);
 }
 function extensionOf(resource: Record<string, unknown>): string {
   if (typeof resource.format === 'string' && resource.format !== '')
@@ -83,7 +116,7 @@ function extensionOf(resource: Record<string, unknown>): string {
 export function resourceAtPath(pkg: Published, path: string): { path: string; name: string } {
   const resource = pkg.descriptor.resources.find((candidate) => candidate.path === path);
   if (!resource) throw new HttpError(404, 'not found');
-  return { path: join(pkg.dir, path), name: basename(path) };
+  return { path: fileOf(pkg, path), name: basename(path) };
 }
 
 /** The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`. */
@@ -104,5 +137,5 @@ export function resourceFile(pkg: Published, fileName: string): { path: string; 
   });
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');
-  return { path: join(pkg.dir, resource.path), name: basename(resource.path) };
+  return { path: fileOf(pkg, resource.path), name: basename(resource.path) };
 }

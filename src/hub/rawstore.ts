@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { chmod, link, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -12,6 +12,9 @@ import { sendFile } from './send-file.js';
 import { hmac, sameSecret } from './tokens.js';
 
 const POLICY_SECONDS = 3600;
+
+/** Object key: 32 hex digits of the MD5, and the extension of the file it came as. */
+export const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
 
 interface Policy {
   key: string;
@@ -71,19 +74,16 @@ export async function authorize(
   const entries = Object.entries(body.filedata).map(([path, value]) => {
     const entry = fileEntry(path, value);
     const key = objectKey(entry.md5, path);
-    return { path, entry, key, exists: hub.store.hasObject(key) };
+    // `exists` speaks of the caller's own objects only: whether anyone else stored the
+    // same bytes is not the caller's business, and an upload of them is still needed.
+    return { path, entry, key, exists: hub.store.holds(userid, key) };
   });
   const needed = entries
     .filter((file) => !file.exists)
     .reduce((sum, file) => sum + file.entry.length, 0);
-  const limit = hub.options.maxStorageBytes;
-  if (hub.store.storageUsed(userid) + needed > limit) {
-    return sendText(
-      response,
-      403,
-      `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`,
-    );
-  }
+  // Early word only: the quota is enforced on the bytes stored, when each upload lands.
+  if (hub.store.storageUsed(userid) + needed > hub.options.maxStorageBytes)
+    return sendText(response, 403, quotaMessage(hub));
   const filedata: Record<string, unknown> = {};
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   for (const { path, entry, key, exists } of entries) {
@@ -114,12 +114,18 @@ export async function authorize(
   sendJson(response, 200, { filedata });
 }
 
+export function quotaMessage(hub: Hub): string {
+  const limit = hub.options.maxStorageBytes;
+  return `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`;
+}
+
 function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
   const encoded = fields.get('Policy') ?? '';
   const signature = fields.get('Signature') ?? '';
   if (!encoded || !sameSecret(signature, hmac(hub.keys, encoded)))
     throw new HttpError(403, 'the upload signature does not match its policy');
   const policy = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Policy;
+  if (!OBJECT_KEY.test(policy.key)) throw new HttpError(403, 'the upload policy is not valid');
   if (policy.expires * 1000 < Date.now()) throw new HttpError(403, 'the upload policy has expired');
   if (
     fields.get('key') !== policy.key ||
@@ -166,11 +172,31 @@ async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, strin
       );
     if (counter.md5() !== policy.md5)
       throw new HttpError(400, 'the bytes received do not match Content-MD5');
-    await rename(temporary, join(hub.objectsDir, policy.key));
-    hub.store.addObject(policy.key, policy.ownerid, policy.length, policy.private);
+    const { key, ownerid, length } = policy;
+    if (!hub.store.addHolding(key, ownerid, length, policy.private, hub.options.maxStorageBytes))
+      throw new HttpError(403, quotaMessage(hub), true);
+    await placeObject(temporary, join(hub.objectsDir, key)).catch((error: unknown) => {
+      hub.store.dropHolding(ownerid, key);
+      throw error;
+    });
   } finally {
     await rm(temporary, { force: true });
   }
+}
+
+/**
+ * Puts verified bytes in place under their content key. A stored object is immutable: it is
+ * never replaced or opened for writing again, and is read-only on disk. The same bytes
+ * stored already are simply kept.
+ */
+async function placeObject(temporary: string, target: string): Promise<void> {
+  try {
+    await link(temporary, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  await chmod(target, 0o444);
 }
 
 export function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
@@ -223,10 +249,10 @@ export function presign(hub: Hub, request: Request, response: ServerResponse): v
   const prefix = `${objectsUrl(hub)}/`;
   if (!target.startsWith(prefix)) throw new HttpError(400, '"url" is not an object of this hub');
   const key = target.slice(prefix.length);
+  // Keys are content digests, known to anyone who knows the bytes' MD5: a key is no proof
+  // of anything, so the hub presigns only objects the caller stored.
+  if (!hub.store.holds(caller, key)) throw new HttpError(404, 'not found');
   if (!hub.store.objectPrivate(key)) return sendJson(response, 200, { url: target });
-  // Keys are content digests, known to anyone who knows the bytes' MD5: a valid token is
-  // not enough to read a private object, it must be the caller's own.
-  if (!hub.store.mayRead(caller, key)) throw new HttpError(404, 'not found');
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   sendJson(response, 200, {
     url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,

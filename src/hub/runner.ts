@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Hub } from './context.js';
 import { STEP_RUNNERS, StepFailure, type Work } from './pipeline.js';
@@ -67,9 +69,37 @@ export class Runner {
       dataset,
       revision: number,
       spec: JSON.parse(revision.spec) as FlowSpec,
-      workDir: join(this.hub.tmpDir, 'work', `${ownerid}-${dataset}-${String(number)}`),
+      workDir: join(this.hub.tmpDir, 'work', randomBytes(12).toString('hex')),
       descriptor: {},
+      files: {},
     };
+    try {
+      await this.runSteps(work, pipelines, save);
+    } finally {
+      await rm(work.workDir, { recursive: true, force: true });
+      await rm(`${work.workDir}.out`, { recursive: true, force: true });
+    }
+  }
+
+  /** What a failed step tells the user: its own words, or a plain reason with no internals. */
+  private failureLog(step: string, error: unknown): string[] {
+    if (error instanceof StepFailure) return error.log;
+    if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
+      return ['the hub has run out of storage space; try again later'];
+    this.hub.log(
+      `pipeline step "${step}" failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    return ['an internal error of the hub stopped this step; its operator can see the details'];
+  }
+
+  private async runSteps(
+    work: Work,
+    pipelines: Record<StepId, PipelineStatus>,
+    save: (changes?: Partial<Pick<Revision, 'state' | 'error_log'>>) => void,
+  ): Promise<void> {
+    const store = this.hub.store;
+    const revision = work;
+    const number = work.revision;
     for (const step of STEPS) {
       const status: PipelineStatus = pipelines[step.id];
       status.status = 'INPROGRESS';
@@ -79,10 +109,7 @@ export class Runner {
         status.status = 'SUCCEEDED';
       } catch (error) {
         status.status = 'FAILED';
-        status.error_log =
-          error instanceof StepFailure
-            ? error.log
-            : [error instanceof Error ? error.message : String(error)];
+        status.error_log = this.failureLog(step.id, error);
         for (const later of STEPS.slice(STEPS.indexOf(step) + 1))
           pipelines[later.id].status = 'SKIPPED';
         store.updateRevision(revision, {

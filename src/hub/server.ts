@@ -2,22 +2,32 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './auth.js';
-import type { Hub, HubOptions } from './context.js';
+import { DEFAULT_LIMITS, type Hub, type HubLimits, type HubOptions } from './context.js';
+import { BoundedCache } from './bounded-cache.js';
+import type { Provider } from './providers/types.js';
 import * as frontend from './frontend.js';
 import { HttpError, segmentsOf, sendJson, sendText, type Request } from './http.js';
 import * as metastore from './metastore.js';
 import * as pipelineStore from './pipeline-store.js';
 import * as rawstore from './rawstore.js';
+import { OBJECT_KEY } from './rawstore.js';
 import * as read from './read.js';
 import { Runner, type RunnerHooks } from './runner.js';
 import { Store } from './store.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/pages.js';
 
-export interface StartOptions extends Partial<HubOptions> {
+export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   dataDir: string;
+  limits?: Partial<HubLimits>;
   host?: string;
   port?: number;
+  /** Identity providers; the development sign-in is offered besides them only on loopback. */
+  providers?: Provider[];
+  /** Offers the development sign-in beyond loopback too (the operator said so). */
+  devSignIn?: boolean;
+  /** The address users reach the hub at, when a proxy stands in front (https://hub.example.org). */
+  publicUrl?: string;
   hooks?: RunnerHooks;
   /** Where problems that are not the client's fault are reported. */
   log?: (line: string) => void;
@@ -30,8 +40,6 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
-
 type Route = (hub: Hub, request: Request, response: ServerResponse) => Promise<void> | void;
 
 const API: Record<string, Route> = {
@@ -39,8 +47,14 @@ const API: Record<string, Route> = {
   'GET /auth/authorize': auth.authorize,
   'GET /auth/public-key': auth.publicKey,
   'GET /auth/resolve': auth.resolve,
+  'GET /auth/login': auth.chooseProvider,
   'GET /auth/login/local': auth.loginForm,
   'POST /auth/login/local': auth.loginSubmit,
+  'POST /auth/continue': auth.continueSignIn,
+  'POST /auth/token': auth.exchangeCode,
+  'POST /auth/logout': auth.logout,
+  'GET /auth/logout': auth.signOutForm,
+  'GET /static/hub.css': frontend.stylesheet,
   'POST /rawstore/authorize': rawstore.authorize,
   'POST /rawstore/objects': rawstore.upload,
   'GET /rawstore/presign': rawstore.presign,
@@ -56,6 +70,10 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   const [first, second, third, fourth] = request.segments;
   const count = request.segments.length;
   if (method !== 'GET') throw new HttpError(405, 'method not allowed');
+  if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3)
+    return second === 'login'
+      ? auth.beginProviderSignIn(hub, request, response, third)
+      : auth.providerCallback(hub, request, response, third);
   if (first === 'rawstore' && second === 'objects' && third && count === 3) {
     if (!OBJECT_KEY.test(third)) throw new HttpError(404, 'not found');
     return rawstore.object(hub, request, response, third);
@@ -77,8 +95,29 @@ function wantsHtml(request: IncomingMessage): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
 
+/** Headers of every answer: pages cannot be framed, sniffed into scripts or leak their address. */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+};
+
+/** A request target fit for a log: credentials and one-time values in the query are hidden. */
+export function loggableTarget(target: string): string {
+  const [path = '', query] = target.split('?', 2);
+  if (query === undefined) return path;
+  const params = new URLSearchParams(query);
+  for (const name of [...params.keys()])
+    if (/^(jwt|token|code|state|signature|code_verifier|code_challenge|ticket|csrf)$/i.test(name))
+      params.set(name, '[hidden]');
+  return `${path}?${params.toString()}`;
+}
+
 function handler(hub: Hub, log: (line: string) => void) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     const respond = async (): Promise<void> => {
       const target = incoming.url ?? '/';
       // Segments come from the raw target: URL parsing would resolve "%2e%2e" before we see it.
@@ -99,12 +138,32 @@ function handler(hub: Hub, log: (line: string) => void) {
           ? sendText(response, error.status, error.message)
           : sendJson(response, error.status, { error: error.message });
       }
+      if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
+        return sendText(response, 507, 'the hub has run out of storage space; try again later');
       log(
-        `internal error on ${incoming.method ?? ''} ${incoming.url ?? ''}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        `internal error on ${incoming.method ?? ''} ${loggableTarget(incoming.url ?? '')}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       );
       sendJson(response, 500, { error: 'internal error' });
     });
   };
+}
+
+/** The hub will not start as configured: the operator must change something. */
+export class HubRefused extends Error {
+  override readonly name = 'HubRefused';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+const LOOKUP_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Whether an address to listen on reaches this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
@@ -126,7 +185,17 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     tokenDays: options.tokenDays ?? 14,
     maxStorageBytes: options.maxStorageBytes ?? 10 * 1024 ** 3,
     maxDatasets: options.maxDatasets ?? 1000,
+    fetchHosts: options.fetchHosts ?? [],
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
   };
+  const host = options.host ?? '127.0.0.1';
+  const providers = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
+  const devSignIn = options.devSignIn ?? isLoopback(host);
+  if (!devSignIn && providers.size === 0)
+    throw new HubRefused(
+      `a hub listening on ${host} needs a sign-in provider`,
+      'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub',
+    );
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const queue: { runner?: Runner } = {};
   const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
@@ -135,20 +204,24 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     keys,
     base: '',
     ...dirs,
-    lookups: new Map(),
+    providers,
+    devSignIn,
+    log,
+    lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
     enqueue: (ownerid, dataset, revision) => queue.runner?.enqueue(ownerid, dataset, revision),
   };
   const runner = new Runner(hub, options.hooks);
   queue.runner = runner;
   const server: Server = createServer(handler(hub, log));
-  const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  hub.base = `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
+  hub.base =
+    options.publicUrl?.replace(/\/+$/, '') ??
+    `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
   runner.resumeUnfinished();
   const running = runner;
   return {

@@ -1,5 +1,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { RESERVED_NAMES } from './names.js';
 
 export type RevisionState = 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
 export type Findability = 'published' | 'unlisted' | 'private';
@@ -42,24 +44,82 @@ export interface Revision {
   report: string | null;
   created: string;
   modified: string;
+  /** Set when queued if the spec named one; applied to the dataset when the revision succeeds. */
+  findability: Findability | null;
+  /** JSON: each local resource path of the revision and the object key holding its bytes. */
+  files: string | null;
 }
 
-const SCHEMA = `
-create table if not exists users (
-  userid text primary key, username text unique not null, email text not null, name text not null,
-  provider text not null, join_date text not null);
-create table if not exists objects (
-  key text primary key, ownerid text not null, bytes integer not null, private integer not null, created text not null);
-create table if not exists uploads (
-  ownerid text not null, path text not null, key text not null, primary key (ownerid, path));
-create table if not exists datasets (
-  ownerid text not null, name text not null, findability text not null, title text, description text,
-  published_revision integer, modified text not null, primary key (ownerid, name));
-create table if not exists revisions (
-  ownerid text not null, dataset text not null, revision integer not null, state text not null,
-  spec text not null, pipelines text not null, error_log text not null, descriptor text, report text,
-  created text not null, modified text not null, primary key (ownerid, dataset, revision));
-`;
+/** Who signed in, as a provider tells it. */
+export interface Identity {
+  provider: string;
+  subject: string;
+  username: string;
+  email: string;
+  name: string;
+}
+
+export interface LoginCode {
+  code: string;
+  challenge: string;
+  next: string;
+  userid: string;
+  expires: number;
+}
+
+/** A sign-in under way at an identity provider: what the callback needs to finish it. */
+export interface LoginState {
+  state: string;
+  provider: string;
+  verifier: string;
+  nonce: string;
+  /** JSON of where the sign-in goes after the provider: next, response kind, challenge. */
+  request: string;
+  expires: number;
+}
+
+/**
+ * Each entry moves the schema one version up; `pragma user_version` says how many have run.
+ * Entries are never edited once released: a hub of any earlier version migrates in order.
+ */
+const MIGRATIONS = [
+  `create table if not exists users (
+    userid text primary key, username text unique not null, email text not null, name text not null,
+    provider text not null, join_date text not null);
+  create table if not exists objects (
+    key text primary key, ownerid text not null, bytes integer not null, private integer not null, created text not null);
+  create table if not exists uploads (
+    ownerid text not null, path text not null, key text not null, primary key (ownerid, path));
+  create table if not exists datasets (
+    ownerid text not null, name text not null, findability text not null, title text, description text,
+    published_revision integer, modified text not null, primary key (ownerid, name));
+  create table if not exists revisions (
+    ownerid text not null, dataset text not null, revision integer not null, state text not null,
+    spec text not null, pipelines text not null, error_log text not null, descriptor text, report text,
+    created text not null, modified text not null, primary key (ownerid, dataset, revision));`,
+  // Objects are shared bytes; what a user may use is what that user stored (a holding).
+  `create table holdings (
+    ownerid text not null, key text not null, bytes integer not null, private integer not null,
+    created text not null, primary key (ownerid, key));
+  insert into holdings (ownerid, key, bytes, private, created)
+    select ownerid, key, bytes, private, created from objects;
+  alter table users add column subject text;
+  update users set subject = username where provider = 'local';
+  create unique index users_identity on users (provider, subject);
+  alter table revisions add column findability text;
+  alter table revisions add column files text;
+  alter table revisions add column spec_bytes integer not null default 0;
+  update revisions set spec_bytes = length(spec);
+  update revisions set findability = (select findability from datasets d
+    where d.ownerid = revisions.ownerid and d.name = revisions.dataset);
+  create table revoked_tokens (jti text primary key, expires integer not null);
+  create table login_codes (
+    code text primary key, challenge text not null, next text not null, userid text not null,
+    expires integer not null);
+  create table login_states (
+    state text primary key, provider text not null, verifier text not null, nonce text not null,
+    request text not null, expires integer not null);`,
+];
 
 /** The hub's metadata in SQLite: users, stored objects, datasets and their revisions. */
 export class Store {
@@ -73,7 +133,26 @@ export class Store {
     this.db.exec(
       'pragma journal_mode = wal; pragma synchronous = normal; pragma busy_timeout = 5000;',
     );
-    this.db.exec(SCHEMA);
+    this.migrate();
+  }
+
+  /** Runs the migrations this database has not seen, each in its own transaction. */
+  private migrate(): void {
+    const { user_version: done } = this.db.prepare('pragma user_version').get() as {
+      user_version: number;
+    };
+    for (const [index, sql] of MIGRATIONS.entries()) {
+      if (index < done) continue;
+      this.db.exec('begin immediate');
+      try {
+        this.db.exec(sql);
+        this.db.exec(`pragma user_version = ${String(index + 1)}`);
+        this.db.exec('commit');
+      } catch (error) {
+        this.db.exec('rollback');
+        throw error;
+      }
+    }
   }
 
   close(): void {
@@ -90,14 +169,57 @@ export class Store {
     return statement;
   }
 
-  upsertUser(user: User): User {
-    const existing = this.userById(user.userid);
-    if (existing) return existing;
+  /** Runs `work` in one write transaction: what it reads, nothing else changes meanwhile. */
+  transaction<T>(work: () => T): T {
     this.version++;
-    this.prepare(
-      'insert into users (userid, username, email, name, provider, join_date) values (?, ?, ?, ?, ?, ?)',
-    ).run(user.userid, user.username, user.email, user.name, user.provider, user.join_date);
-    return user;
+    this.db.exec('begin immediate');
+    try {
+      const result = work();
+      this.db.exec('commit');
+      return result;
+    } catch (error) {
+      this.db.exec('rollback');
+      throw error;
+    }
+  }
+
+  /** The user of an identity, created on first sign-in with a user name nobody holds. */
+  userForIdentity(identity: Identity): User {
+    return this.transaction(() => {
+      const known = this.prepare('select * from users where provider = ? and subject = ?').get(
+        identity.provider,
+        identity.subject,
+      ) as User | undefined;
+      if (known) return known;
+      const user: User = {
+        userid: randomBytes(16).toString('hex'),
+        username: this.freeUsername(identity.username),
+        email: identity.email,
+        name: identity.name,
+        provider: identity.provider,
+        join_date: new Date().toISOString(),
+      };
+      this.prepare(
+        'insert into users (userid, username, email, name, provider, subject, join_date) values (?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        user.userid,
+        user.username,
+        user.email,
+        user.name,
+        user.provider,
+        identity.subject,
+        user.join_date,
+      );
+      return user;
+    });
+  }
+
+  /** `wanted`, or `wanted-2`, `wanted-3`… : the first that no user holds. */
+  private freeUsername(wanted: string): string {
+    for (let suffix = 1; ; suffix++) {
+      const candidate = suffix === 1 ? wanted : `${wanted.slice(0, 36)}-${String(suffix)}`;
+      if (!this.userByName(candidate) && !RESERVED_NAMES.has(candidate)) return candidate;
+    }
   }
 
   userById(userid: string): User | undefined {
@@ -108,30 +230,62 @@ export class Store {
     return this.prepare('select * from users where username = ?').get(username) as User | undefined;
   }
 
+  /** Whether this user holds the object: stored it, or stored the same bytes. */
+  holds(ownerid: string, key: string): boolean {
+    return (
+      this.prepare('select 1 from holdings where ownerid = ? and key = ?').get(ownerid, key) !==
+      undefined
+    );
+  }
+
+  /** Whether the bytes are stored at all, by anyone: only storage itself may ask this. */
   hasObject(key: string): boolean {
     return this.prepare('select 1 from objects where key = ?').get(key) !== undefined;
   }
 
+  /** An object is public once any holder stored it as public. */
   objectPrivate(key: string): boolean | undefined {
-    const row = this.prepare('select private from objects where key = ?').get(key) as
-      { private: number } | undefined;
+    const row = this.prepare(
+      'select min(private) as private from holdings where key = ? group by key',
+    ).get(key) as { private: number } | undefined;
     return row ? row.private === 1 : undefined;
   }
 
-  addObject(key: string, ownerid: string, bytes: number, isPrivate: boolean): void {
-    this.version++;
-    this.prepare(
-      'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
-    ).run(key, ownerid, bytes, isPrivate ? 1 : 0, new Date().toISOString());
+  /**
+   * Records that a user stored bytes, if the user's quota allows them; atomic, so that
+   * uploads racing each other cannot pass the quota together. False when over quota.
+   */
+  addHolding(
+    key: string,
+    ownerid: string,
+    bytes: number,
+    isPrivate: boolean,
+    quota: number,
+  ): boolean {
+    return this.transaction(() => {
+      const now = new Date().toISOString();
+      if (this.holds(ownerid, key)) {
+        if (!isPrivate)
+          this.prepare('update holdings set private = 0 where ownerid = ? and key = ?').run(
+            ownerid,
+            key,
+          );
+        return true;
+      }
+      if (this.storageUsed(ownerid) + bytes > quota) return false;
+      this.prepare(
+        'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
+      ).run(key, ownerid, bytes, isPrivate ? 1 : 0, now);
+      this.prepare(
+        'insert into holdings (ownerid, key, bytes, private, created) values (?, ?, ?, ?, ?)',
+      ).run(ownerid, key, bytes, isPrivate ? 1 : 0, now);
+      return true;
+    });
   }
 
-  /** Whether a user stored an object, or was authorized to store the same bytes. */
-  mayRead(ownerid: string, key: string): boolean {
-    return (
-      this.prepare(
-        'select 1 from objects where key = ? and ownerid = ? union all select 1 from uploads where key = ? and ownerid = ? limit 1',
-      ).get(key, ownerid, key, ownerid) !== undefined
-    );
+  dropHolding(ownerid: string, key: string): void {
+    this.version++;
+    this.prepare('delete from holdings where ownerid = ? and key = ?').run(ownerid, key);
   }
 
   /** Remembers the object last authorized for a path, for flow specs that omit it. */
@@ -149,10 +303,12 @@ export class Store {
     return row?.key;
   }
 
+  /** Bytes a user's quota counts: the objects the user holds and every revision spec kept. */
   storageUsed(ownerid: string): number {
     const row = this.prepare(
-      'select coalesce(sum(bytes), 0) as used from objects where ownerid = ?',
-    ).get(ownerid) as { used: number };
+      `select (select coalesce(sum(bytes), 0) from holdings where ownerid = ?)
+        + (select coalesce(sum(spec_bytes), 0) from revisions where ownerid = ?) as used`,
+    ).get(ownerid, ownerid) as { used: number };
     return row.used;
   }
 
@@ -171,34 +327,40 @@ export class Store {
     ) as Dataset | undefined;
   }
 
-  /** Creates the next revision of a dataset atomically and returns its number. */
+  /**
+   * Creates the next revision of a dataset and returns its number, or why it may not: the
+   * dataset count and the storage quota (the spec's own bytes included) are checked in the
+   * same transaction. A new dataset stays private until a revision of it succeeds.
+   */
   createRevision(
     ownerid: string,
     dataset: string,
-    findability: Findability,
+    findability: Findability | null,
     spec: string,
     pipelines: string,
-  ): number {
-    this.version++;
+    limits: { maxDatasets: number; maxStorageBytes: number },
+  ): { revision: number } | { refused: 'datasets' | 'storage' } {
     const now = new Date().toISOString();
-    this.db.exec('begin immediate');
-    try {
-      this.prepare(
-        'insert into datasets (ownerid, name, findability, modified) values (?, ?, ?, ?) on conflict do update set findability = excluded.findability, modified = excluded.modified',
-      ).run(ownerid, dataset, findability, now);
+    const specBytes = Buffer.byteLength(spec);
+    return this.transaction(() => {
+      const existing = this.dataset(ownerid, dataset);
+      if (!existing && this.datasetCount(ownerid) >= limits.maxDatasets)
+        return { refused: 'datasets' as const };
+      if (this.storageUsed(ownerid) + specBytes > limits.maxStorageBytes)
+        return { refused: 'storage' as const };
+      if (!existing)
+        this.prepare(
+          "insert into datasets (ownerid, name, findability, modified) values (?, ?, 'private', ?)",
+        ).run(ownerid, dataset, now);
       const row = this.prepare(
         'select coalesce(max(revision), 0) as last from revisions where ownerid = ? and dataset = ?',
       ).get(ownerid, dataset) as { last: number };
       const revision = row.last + 1;
       this.prepare(
-        "insert into revisions (ownerid, dataset, revision, state, spec, pipelines, error_log, created, modified) values (?, ?, ?, 'QUEUED', ?, ?, '[]', ?, ?)",
-      ).run(ownerid, dataset, revision, spec, pipelines, now, now);
-      this.db.exec('commit');
-      return revision;
-    } catch (error) {
-      this.db.exec('rollback');
-      throw error;
-    }
+        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified) values (?, ?, ?, 'QUEUED', ?, ?, ?, ?, '[]', ?, ?)",
+      ).run(ownerid, dataset, revision, spec, specBytes, findability, pipelines, now, now);
+      return { revision };
+    });
   }
 
   revision(ownerid: string, dataset: string, which: string): Revision | undefined {
@@ -219,7 +381,9 @@ export class Store {
 
   updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
-    changes: Partial<Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report'>>,
+    changes: Partial<
+      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
+    >,
   ): void {
     this.version++;
     const entries = Object.entries(changes);
@@ -241,17 +405,77 @@ export class Store {
     ).all() as unknown as Revision[];
   }
 
+  /**
+   * Makes a succeeded revision the published one, and only then applies its findability: a
+   * revision that says none keeps what the dataset had (private for a new dataset).
+   */
   publish(
-    ownerid: string,
-    dataset: string,
-    revision: number,
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     title: string | null,
     description: string | null,
   ): void {
-    this.version++;
+    this.transaction(() => {
+      const { ownerid, dataset, revision: number } = revision;
+      const row = this.prepare(
+        'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
+      ).get(ownerid, dataset, number) as { findability: Findability | null } | undefined;
+      const current = this.dataset(ownerid, dataset);
+      const findability =
+        row?.findability ??
+        (current?.published_revision == null ? 'published' : current.findability);
+      this.prepare(
+        'update revisions set findability = ? where ownerid = ? and dataset = ? and revision = ?',
+      ).run(findability, ownerid, dataset, number);
+      if (current?.published_revision != null && current.published_revision > number) return;
+      this.prepare(
+        'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, modified = ? where ownerid = ? and name = ?',
+      ).run(number, findability, title, description, new Date().toISOString(), ownerid, dataset);
+    });
+  }
+
+  revoke(jti: string, expires: number): void {
+    this.prepare('insert or ignore into revoked_tokens (jti, expires) values (?, ?)').run(
+      jti,
+      expires,
+    );
+    this.prepare('delete from revoked_tokens where expires < ?').run(Math.floor(Date.now() / 1000));
+  }
+
+  isRevoked(jti: string): boolean {
+    return this.prepare('select 1 from revoked_tokens where jti = ?').get(jti) !== undefined;
+  }
+
+  saveLoginCode(code: LoginCode): void {
+    this.prepare('delete from login_codes where expires < ?').run(Date.now());
     this.prepare(
-      'update datasets set published_revision = max(coalesce(published_revision, 0), ?), title = ?, description = ?, modified = ? where ownerid = ? and name = ?',
-    ).run(revision, title, description, new Date().toISOString(), ownerid, dataset);
+      'insert into login_codes (code, challenge, next, userid, expires) values (?, ?, ?, ?, ?)',
+    ).run(code.code, code.challenge, code.next, code.userid, code.expires);
+  }
+
+  /** The code's record, removed in the same step: a code is good once. */
+  takeLoginCode(code: string): LoginCode | undefined {
+    return this.transaction(() => {
+      const row = this.prepare('select * from login_codes where code = ?').get(code) as
+        LoginCode | undefined;
+      this.prepare('delete from login_codes where code = ?').run(code);
+      return row && row.expires > Date.now() ? row : undefined;
+    });
+  }
+
+  saveLoginState(state: LoginState): void {
+    this.prepare('delete from login_states where expires < ?').run(Date.now());
+    this.prepare(
+      'insert into login_states (state, provider, verifier, nonce, request, expires) values (?, ?, ?, ?, ?, ?)',
+    ).run(state.state, state.provider, state.verifier, state.nonce, state.request, state.expires);
+  }
+
+  takeLoginState(state: string): LoginState | undefined {
+    return this.transaction(() => {
+      const row = this.prepare('select * from login_states where state = ?').get(state) as
+        LoginState | undefined;
+      this.prepare('delete from login_states where state = ?').run(state);
+      return row && row.expires > Date.now() ? row : undefined;
+    });
   }
 
   /** Published datasets a viewer may find: listed ones, and all of the viewer's own. */

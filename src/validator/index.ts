@@ -54,7 +54,28 @@ async function validatePackage(
   }
   const parsed = parseDescriptor(text);
   if (!parsed.ok) return { errors: [parsed.error], tasks: [] };
-  const descriptor = parsed.value as PackageDescriptor;
+  return validateParsed(parsed.value as PackageDescriptor, base, options);
+}
+
+/**
+ * Validates a descriptor held in memory whose relative paths name files under `dir`: the
+ * hub's pipeline checks a package this way without writing a descriptor among its files.
+ */
+export async function validateDescriptor(
+  descriptor: unknown,
+  dir: string,
+  options: ValidateOptions,
+): Promise<Report> {
+  const started = performance.now();
+  const { errors, tasks } = await validateParsed(descriptor as PackageDescriptor, { dir }, options);
+  return assemble(errors, tasks, started);
+}
+
+async function validateParsed(
+  descriptor: PackageDescriptor,
+  base: Base,
+  options: ValidateOptions,
+): Promise<{ errors: ReportError[]; tasks: Task[] }> {
   const isObject =
     descriptor !== null && typeof descriptor === 'object' && !Array.isArray(descriptor);
   const version = isObject ? detectVersion(descriptor) : 1;

@@ -8,10 +8,13 @@ import { Worker } from 'node:worker_threads';
 import { SourceNotFound, type Report, type ValidateEvent, type ValidateOptions } from './index.js';
 
 export interface IsolatedRequest {
-  input: string;
+  /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
+  input: string | { descriptor: unknown; dir: string };
   options: Pick<ValidateOptions, 'limitErrors' | 'pickErrors' | 'skipErrors'>;
   /** How long a server of remote resources may stay silent. */
   silenceMs: number;
+  /** When set, only these hosts may be fetched from (the hub's rule: none by default). */
+  allowHosts?: string[] | undefined;
 }
 
 export type WorkerMessage =
@@ -25,20 +28,41 @@ export class WorkerFailure extends Error {
   override readonly name = 'WorkerFailure';
 }
 
+/**
+ * The worker's script. Run from the TypeScript sources (the tests do), a worker thread
+ * cannot load TypeScript, so it runs the built copy, which `npm test` builds first.
+ */
+function workerUrl(): URL {
+  return import.meta.url.endsWith('.ts')
+    ? new URL('../../dist/validator/worker.js', import.meta.url)
+    : new URL('./worker.js', import.meta.url);
+}
+
+/** The worker reached its heap limit: the input needs more memory than it may have. */
+export class OutOfMemory extends Error {
+  override readonly name = 'OutOfMemory';
+}
+
 export function validateIsolated(
-  input: string,
+  input: IsolatedRequest['input'],
   options: IsolatedRequest['options'] & {
     silenceMs: number;
+    allowHosts?: string[];
+    /** Caps the worker's heap; past it the validation fails with OutOfMemory. */
+    heapMb?: number;
     signal?: AbortSignal;
     onProgress?: (event: ValidateEvent) => void;
   },
 ): Promise<Report> {
-  const { signal, onProgress, silenceMs, ...serializable } = options;
-  const request: IsolatedRequest = { input, options: serializable, silenceMs };
-  const worker = new Worker(new URL('./worker.js', import.meta.url), {
+  const { signal, onProgress, silenceMs, allowHosts, heapMb, ...serializable } = options;
+  const request: IsolatedRequest = { input, options: serializable, silenceMs, allowHosts };
+  const worker = new Worker(workerUrl(), {
     workerData: request,
     execArgv: [],
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    resourceLimits: {
+      maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+      ...(heapMb ? { maxOldGenerationSizeMb: heapMb } : {}),
+    },
   });
   return new Promise<Report>((resolve, reject) => {
     const abort = (): void => {
@@ -58,7 +82,13 @@ export function validateIsolated(
         reject(error);
       }
     });
-    worker.on('error', reject);
+    worker.on('error', (error: Error & { code?: string }) =>
+      reject(
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new OutOfMemory(`validation needed more than ${String(heapMb ?? 0)} MB of memory`)
+          : error,
+      ),
+    );
     worker.on('exit', () => {
       signal?.removeEventListener('abort', abort);
       reject(new WorkerFailure('the validation worker stopped without a report'));

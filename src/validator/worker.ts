@@ -2,20 +2,30 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { fetch as transportFetch } from '../client/transport.js';
 import { clientFetch } from '../client/http.js';
-import { SourceNotFound, validate } from './index.js';
+import { SourceNotFound, validate, validateDescriptor } from './index.js';
+import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
+import type { ValidateEvent } from './index.js';
 
 const port = parentPort;
 const request = workerData as IsolatedRequest;
-const fetch = clientFetch(transportFetch, request.silenceMs);
+const fetch = clientFetch(
+  request.allowHosts ? allowedHostsOnly(transportFetch, request.allowHosts) : transportFetch,
+  request.silenceMs,
+);
 const post = (message: WorkerMessage): void => port?.postMessage(message);
 
 try {
-  const report = await validate(request.input, {
+  const options = {
     ...request.options,
     fetch,
-    onProgress: (event) => post({ type: 'progress', event }),
-  });
+    onProgress: (event: ValidateEvent) => post({ type: 'progress', event }),
+  };
+  const input = request.input;
+  const report =
+    typeof input === 'string'
+      ? await validate(input, options)
+      : await validateDescriptor(input.descriptor, input.dir, options);
   post({ type: 'report', report });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -114,10 +115,11 @@ describe('read endpoints', () => {
     await withHub({}, async ({ url, hub }) => {
       const jwt = await browserLogin(url);
       await waitForState(url, (await publish(url, jwt, CITIES)).flowId);
-      const stored = readdirSync(hub.packagesDir, { recursive: true, encoding: 'utf8' }).find(
-        (path) => path.endsWith('cities.csv'),
-      );
-      const path = join(hub.packagesDir, stored ?? 'missing');
+      const bytes = readFileSync(join(CITIES, 'data/cities.csv'));
+      const key = `${createHash('md5').update(bytes).digest('hex')}.csv`;
+      // Stored objects are read-only; the test stands in for something outside the hub.
+      const path = join(hub.objectsDir, key);
+      chmodSync(path, 0o644);
       const get = async () => (await fetch(`${url}/ada/world-cities/r/1.csv`)).text();
       const before = readFileSync(path, 'utf8');
       expect([await get(), await get()]).toEqual([before, before]);

@@ -4,23 +4,44 @@ import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
+/** The hidden fields of a page's form, as a browser would send them. */
+export function hiddenFields(html: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+    fields[match[1] ?? ''] = (match[2] ?? '').replace(/&amp;/g, '&').replace(/&quot;/g, '"');
+  return fields;
+}
+
+/** The cookies a response sets, as one Cookie header. */
+export function cookiesOf(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(';')[0] ?? '')
+    .join('; ');
+}
+
 /**
- * Plays the browser on a sign-in page: reads the hub's form, posts it and returns the
- * address the hub redirects to (the client's listener, with the token).
+ * Plays the browser on a sign-in page: reads the hub's form, posts it with the page's
+ * cookie, as from the same origin, and returns the address the hub redirects to (the
+ * client's listener, with the token or a code).
  */
 export async function submitSignInForm(
   pageUrl: string,
   username: string,
   email: string,
 ): Promise<string> {
-  const html = await (await fetch(pageUrl)).text();
+  const shown = await fetch(pageUrl);
+  const html = await shown.text();
   const action = new URL(/method="post" action="([^"]+)"/.exec(html)?.[1] ?? '', pageUrl).href;
-  const next = /name="next" value="([^"]+)"/.exec(html)?.[1]?.replace(/&amp;/g, '&') ?? '';
   const posted = await fetch(action, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username, email, next }).toString(),
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: cookiesOf(shown),
+      origin: new URL(pageUrl).origin,
+    },
+    body: new URLSearchParams({ ...hiddenFields(html), username, email }).toString(),
   });
   const location = posted.headers.get('location');
   if (posted.status !== 302 || !location)

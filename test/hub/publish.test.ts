@@ -62,7 +62,11 @@ describe('publishing through the protocol', () => {
       expect(status.error_log[0]).toBe('Validate the data failed');
       expect(status.error_log.join('\n')).toContain('Type error in the cell "yes"');
       expect((await fetch(`${url}/ada/staff-directory/datapackage.json`)).status).toBe(404);
-      const page = await (await fetch(`${url}/ada/staff-directory`)).text();
+      // A dataset that never succeeded stays private: its owner sees the failure.
+      expect((await fetch(`${url}/ada/staff-directory`)).status).toBe(404);
+      const page = await (
+        await fetch(`${url}/ada/staff-directory`, { headers: { 'Auth-Token': jwt } })
+      ).text();
       expect(page).toContain('Type error in the cell &quot;yes&quot;');
     });
   });

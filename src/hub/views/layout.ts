@@ -8,7 +8,7 @@ export function escape(text: string | number | null | undefined): string {
     .replace(/'/g, '&#39;');
 }
 
-const STYLE = `
+export const STYLESHEET = `
 :root { --ink: #1d2433; --muted: #5b6577; --line: #e3e7ee; --accent: #0b6bcb; --ok: #137333; --bad: #b3261e; --bg: #f7f8fa; }
 * { box-sizing: border-box; }
 body { margin: 0; font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--bg); }
@@ -34,21 +34,34 @@ th { background: #f1f3f7; font-weight: 600; }
 .readme { background: #fff; border: 1px solid var(--line); border-radius: 12px; padding: 4px 20px; }
 code { background: #f1f3f7; padding: 1px 5px; border-radius: 4px; }
 footer { color: var(--muted); font-size: 13px; text-align: center; padding: 24px; }
+.narrow { max-width: 420px; margin: 40px auto; }
+.readme pre { white-space: pre-wrap; font: inherit; }
+header.top nav { white-space: nowrap; }
+ul.providers { list-style: none; padding: 0; }
+ul.providers li { margin: 10px 0; }
+a.button { display: inline-block; padding: 9px 16px; border-radius: 8px; background: var(--accent); color: #fff; text-decoration: none; }
 `;
 
-export function page(title: string, body: string, query = ''): string {
+/** Who is signed in on a page, if anyone: the header offers sign in or sign out. */
+const noViewer: string | undefined = undefined;
+
+export function page(title: string, body: string, query = '', viewer = noViewer): string {
+  const account = viewer
+    ? `<nav><a href="/auth/logout">Sign out ${escape(viewer)}</a></nav>`
+    : '<nav><a href="/auth/login">Sign in</a></nav>';
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)}</title>
-<style>${STYLE}</style>
+<link rel="stylesheet" href="/static/hub.css">
 </head>
 <body>
 <header class="top"><div class="bar">
 <a class="brand" href="/">data hub</a>
 <form action="/" method="get" role="search"><input type="search" name="q" value="${escape(query)}" placeholder="Search datasets" aria-label="Search datasets"></form>
+${account}
 </div></header>
 <main>
 ${body}

@@ -8,7 +8,12 @@ export interface DatasetCard {
   description: string | null;
 }
 
-export function homePage(cards: DatasetCard[], query: string, total: number): string {
+export function homePage(
+  cards: DatasetCard[],
+  query: string,
+  total: number,
+  viewer: string | undefined,
+): string {
   const heading = query
     ? `${String(total)} dataset${total === 1 ? '' : 's'} matching “${escape(query)}”`
     : 'Datasets';
@@ -27,6 +32,7 @@ export function homePage(cards: DatasetCard[], query: string, total: number): st
     query ? `Search: ${query}` : 'data hub',
     `<h1>${heading}</h1><p class="muted">Open data packages, validated on publication.</p>${list}`,
     query,
+    viewer,
   );
 }
 
@@ -55,6 +61,7 @@ export interface DatasetView {
   resources: ResourceRow[];
   report: Report | undefined;
   failure: string[];
+  viewer: string | undefined;
 }
 
 function size(bytes: number | undefined): string {
@@ -127,11 +134,13 @@ ${failure}
 <p><code>data get ${escape(view.owner)}/${escape(view.name)}</code> · <a href="${base}/datapackage.json">datapackage.json</a></p>
 <h2>Resources</h2>
 <div class="scroll"><table><thead><tr><th>Name</th><th>Format</th><th>Size</th><th>Download</th></tr></thead><tbody>${resources}</tbody></table></div>
-${view.readme ? `<h2>README</h2><div class="readme"><pre style="white-space:pre-wrap;font:inherit">${escape(view.readme)}</pre></div>` : ''}
+${view.readme ? `<h2>README</h2><div class="readme"><pre>${escape(view.readme)}</pre></div>` : ''}
 ${view.resources.some((row) => row.preview) ? '<h2>Preview</h2>' : ''}
 ${view.resources.map(previewTable).join('\n')}
 <h2>Validation</h2>
 ${reportSection(view)}`,
+    '',
+    view.viewer,
   );
 }
 

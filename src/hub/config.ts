@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { DEFAULT_LIMITS, type HubLimits } from './context.js';
+import { gitHubProvider } from './providers/github.js';
+import { oidcProvider } from './providers/oidc.js';
+import type { Provider } from './providers/types.js';
+
+/** The hub configuration file is wrong: what is wrong, and where. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export interface HubConfig {
+  providers: Provider[];
+  fetchHosts?: string[];
+  limits?: Partial<HubLimits>;
+  publicUrl?: string;
+  devSignIn?: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * A secret is written in the file, or named: `{"env": "NAME"}` reads an environment
+ * variable, `{"file": "/run/secrets/x"}` a file (its trailing newline dropped). Secrets are
+ * never part of an error message.
+ */
+function secret(where: string, value: unknown, env: Env): string {
+  if (typeof value === 'string' && value !== '') return value;
+  if (isObject(value) && typeof value.env === 'string') {
+    const found = env[value.env];
+    if (!found) throw new ConfigError(`${where}: the environment variable ${value.env} is not set`);
+    return found;
+  }
+  if (isObject(value) && typeof value.file === 'string') {
+    try {
+      return readFileSync(value.file, 'utf8').replace(/\r?\n$/, '');
+    } catch {
+      throw new ConfigError(`${where}: cannot read the file ${value.file}`);
+    }
+  }
+  throw new ConfigError(`${where}: give the secret as a string, {"env": NAME} or {"file": PATH}`);
+}
+
+function text(where: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') throw new ConfigError(`${where} must be a string`);
+  return value;
+}
+
+function provider(name: string, value: unknown, env: Env): Provider {
+  const where = `providers.${name}`;
+  if (!/^[a-z0-9][a-z0-9_-]{0,30}$/.test(name) || name === 'local')
+    throw new ConfigError(
+      `${where}: a provider name is lower-case letters, digits, "-", "_" (and not "local")`,
+    );
+  if (!isObject(value)) throw new ConfigError(`${where} must be an object`);
+  const clientId = text(`${where}.clientId`, value.clientId);
+  const clientSecret = secret(`${where}.clientSecret`, value.clientSecret, env);
+  if (value.type === 'oidc')
+    return oidcProvider(name, {
+      issuer: text(`${where}.issuer`, value.issuer),
+      clientId,
+      clientSecret,
+      ...(Array.isArray(value.scopes) ? { scopes: value.scopes.map(String) } : {}),
+    });
+  if (value.type === 'github')
+    return gitHubProvider(name, {
+      clientId,
+      clientSecret,
+      ...(typeof value.url === 'string' ? { url: value.url } : {}),
+      ...(typeof value.apiUrl === 'string' ? { apiUrl: value.apiUrl } : {}),
+    });
+  throw new ConfigError(`${where}.type must be "oidc" or "github"`);
+}
+
+function limits(value: unknown): Partial<HubLimits> {
+  if (value === undefined) return {};
+  if (!isObject(value)) throw new ConfigError('limits must be an object');
+  const result: Partial<HubLimits> = {};
+  for (const key of Object.keys(DEFAULT_LIMITS) as (keyof HubLimits)[]) {
+    const number = value[key];
+    if (number === undefined) continue;
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1)
+      throw new ConfigError(`limits.${key} must be a whole number above 0`);
+    result[key] = number;
+  }
+  return result;
+}
+
+/** Reads the hub configuration file (JSON). */
+export function readHubConfig(path: string, env: Env): HubConfig {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(
+      `cannot read the hub configuration ${path}: ${error instanceof SyntaxError ? error.message : 'no such file, or not readable'}`,
+    );
+  }
+  if (!isObject(parsed)) throw new ConfigError('the hub configuration must be a JSON object');
+  const providers = parsed.providers ?? {};
+  if (!isObject(providers)) throw new ConfigError('providers must be an object of named providers');
+  const fetchHosts = parsed.fetchHosts;
+  if (
+    fetchHosts !== undefined &&
+    (!Array.isArray(fetchHosts) || fetchHosts.some((host) => typeof host !== 'string'))
+  )
+    throw new ConfigError('fetchHosts must be a list of host names');
+  return {
+    providers: Object.entries(providers).map(([name, value]) => provider(name, value, env)),
+    ...(fetchHosts ? { fetchHosts: fetchHosts as string[] } : {}),
+    limits: limits(parsed.limits),
+    ...(typeof parsed.publicUrl === 'string' ? { publicUrl: parsed.publicUrl } : {}),
+    ...(typeof parsed.devSignIn === 'boolean' ? { devSignIn: parsed.devSignIn } : {}),
+  };
+}

@@ -1,0 +1,22 @@
+import type { Identity } from '../store.js';
+
+/** An identity provider configured by the operator. */
+export interface Provider {
+  readonly name: string;
+  /** The address of the provider's sign-in page for this attempt. */
+  authorizationUrl(redirectUri: string, attempt: Attempt): Promise<URL>;
+  /** Who signed in, from the provider's answer at our callback; throws when it is not valid. */
+  identify(redirectUri: string, callback: URL, attempt: Attempt): Promise<Identity>;
+}
+
+/** What ties a provider's answer to the sign-in that asked for it. */
+export interface Attempt {
+  state: string;
+  nonce: string;
+  verifier: string;
+}
+
+/** The answer did not prove who signed in. */
+export class SignInRefused extends Error {
+  override readonly name = 'SignInRefused';
+}
