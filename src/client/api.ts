@@ -71,12 +71,54 @@ export class HubApi {
     );
   }
 
-  async check(token?: string, next?: string): Promise<CheckResult> {
-    const query = next ? `?next=${encodeURIComponent(next)}` : '';
+  /**
+   * `/auth/check`; with `next`, the sign-in URLs lead there. With a PKCE `challenge`, the
+   * hub returns a one-time code to `next` instead of the token (see `exchangeCode`).
+   */
+  async check(token?: string, next?: string, challenge?: string): Promise<CheckResult> {
+    const query = new URLSearchParams();
+    if (next) query.set('next', next);
+    if (challenge) {
+      query.set('response', 'code');
+      query.set('code_challenge', challenge);
+    }
+    const search = query.size > 0 ? `?${query.toString()}` : '';
     return record(
-      await this.get('auth check', `/auth/check${query}`, token),
+      await this.get('auth check', `/auth/check${search}`, token),
       'auth check',
     ) as unknown as CheckResult;
+  }
+
+  /** Trades a one-time sign-in code and the verifier of its challenge for a user token. */
+  async exchangeCode(code: string, verifier: string): Promise<string> {
+    const response = await send(this.fetch, 'auth token', `${this.api}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code, code_verifier: verifier }),
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    if (response.status === 400) {
+      await response.text();
+      throw new AuthError('the hub refused the sign-in code (it is used once, within a minute)');
+    }
+    const body = record(await json('auth token', response), 'auth token');
+    if (typeof body.token !== 'string' || body.token === '')
+      throw new ApiError('auth token', response.status, 'answered without a token');
+    return body.token;
+  }
+
+  /** Revokes a user token at the hub; false when the hub does not know revocation. */
+  async logout(token: string): Promise<boolean> {
+    const response = await send(this.fetch, 'auth logout', `${this.api}/auth/logout`, {
+      method: 'POST',
+      headers: { 'Auth-Token': token },
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    await response.text();
+    if (response.status === 404 || response.status === 405) return false;
+    if (!response.ok)
+      throw new ApiError('auth logout', response.status, 'could not revoke the token');
+    return true;
   }
 
   /** A service token; the protocol answers without one when the user token is not valid. */

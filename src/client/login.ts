@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { AuthError, InterruptedError, UsageError } from '../errors.js';
 import type { HubApi } from './api.js';
@@ -25,18 +25,26 @@ function listen(server: Server): Promise<number> {
   });
 }
 
+/** What came back to the listener: a one-time code to exchange, or (old hubs) the token. */
+type Returned = { code: string } | { jwt: string };
+
 /**
  * Single sign-on through the browser: a one-shot listener on 127.0.0.1 and a random port
- * receives the token, after a check of the `state` it sent along.
+ * receives a one-time code, after a check of the `state` it sent along, and trades it with
+ * the PKCE verifier for the token, so that the token never travels in a URL. A hub that
+ * predates codes sends the token itself, as the old protocol did.
  */
 export async function signInWithBrowser(options: LoginOptions): Promise<string> {
   const state = randomBytes(16).toString('hex');
-  let deliver: (token: string) => void = () => undefined;
-  const received = new Promise<string>((resolve) => (deliver = resolve));
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  let deliver: (returned: Returned) => void = () => undefined;
+  const received = new Promise<Returned>((resolve) => (deliver = resolve));
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const jwt = url.searchParams.get('jwt');
-    if (url.pathname !== '/callback' || url.searchParams.get('state') !== state || !jwt) {
+    const code = url.searchParams.get('code');
+    if (url.pathname !== '/callback' || url.searchParams.get('state') !== state || !(jwt || code)) {
       response
         .writeHead(400, { 'Content-Type': 'text/plain' })
         .end('This sign-in link is not the one data is waiting for.');
@@ -45,13 +53,14 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
     response
       .writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', Connection: 'close' })
       .end(DONE_PAGE);
-    deliver(jwt);
+    deliver(code ? { code } : { jwt: jwt ?? '' });
   });
   try {
     const port = await listen(server);
     const check = await options.api.check(
       undefined,
       `http://127.0.0.1:${String(port)}/callback?state=${state}`,
+      challenge,
     );
     const providers = Object.entries(check.providers ?? {});
     const chosen = options.provider
@@ -69,7 +78,7 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
       );
     }
     await options.show(chosen[1].url);
-    return await new Promise<string>((resolve, reject) => {
+    const returned = await new Promise<Returned>((resolve, reject) => {
       const timer = setTimeout(
         () =>
           reject(
@@ -89,11 +98,14 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
         },
         { once: true },
       );
-      void received.then((token) => {
+      void received.then((value) => {
         clearTimeout(timer);
-        resolve(token);
+        resolve(value);
       });
     });
+    return 'code' in returned
+      ? await options.api.exchangeCode(returned.code, verifier)
+      : returned.jwt;
   } finally {
     server.close();
     server.closeAllConnections();

@@ -120,6 +120,11 @@ export class CredentialStore {
         source: 'env',
         location: 'DATA_TOKEN',
       };
+    return this.stored(origin);
+  }
+
+  /** The credential kept for the hub, whatever DATA_TOKEN says. */
+  async stored(origin: string): Promise<Found | undefined> {
     if (this.useKeychain) {
       try {
         const secret = await (await this.keychain()).get(origin);

@@ -54,10 +54,20 @@ function data(
 
 /** Plays the browser's part: opens the printed address, fills the hub's form, follows the redirect. */
 async function completeSignIn(url: string, username: string): Promise<void> {
-  const page = await (
-    await fetch(await submitSignInForm(url, username, `${username}@example.org`))
-  ).text();
+  const back = await submitSignInForm(url, username, `${username}@example.org`);
+  // The token never travels in the address: the client gets a one-time code.
+  expect(new URL(back).searchParams.get('code')).toBeTruthy();
+  expect(back).not.toContain('jwt=');
+  const page = await (await fetch(back)).text();
   expect(page).toContain('You may close this page');
+}
+
+function storedToken(): string {
+  const file = join(home, 'config', 'credentials.json');
+  return (
+    Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, { token: string }>)[0]
+      ?.token ?? ''
+  );
 }
 
 beforeAll(async () => {
@@ -238,8 +248,18 @@ describe('the publishing client against data serve', () => {
     expect(info.resources[1]?.preview[1]?.[1]).toBe('Paris');
   });
 
-  it('logs out, after which whoami exits 4', async () => {
+  it('logs out, revoking the token at the hub, after which whoami exits 4', async () => {
+    const token = storedToken();
+    const authenticated = async () =>
+      (
+        (await (await fetch(`${api}/auth/check`, { headers: { 'Auth-Token': token } })).json()) as {
+          authenticated: boolean;
+        }
+      ).authenticated;
+    expect(await authenticated()).toBe(true);
     expect((await data(['logout'])).out).toBe(`Logged out of ${api}\n`);
+    expect(await authenticated()).toBe(false);
     expect((await data(['whoami'])).code).toBe(4);
+    expect((await data(['whoami'], { env: { DATA_TOKEN: token } })).code).toBe(4);
   });
 });

@@ -24,3 +24,5 @@ export async function withHub<T>(
 }
 
 export * from './protocol.js';
+
+export const CITIES_DIR = join(EXAMPLES, 'cities');

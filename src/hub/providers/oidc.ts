@@ -71,13 +71,19 @@ export function oidcProvider(name: string, settings: OidcSettings): Provider {
         },
         { redirect_uri: redirectUri },
       );
-      const claims = tokens.claims();
-      if (!claims) throw new SignInRefused('the provider sent no ID token');
+      const verified = tokens.claims();
+      if (!verified) throw new SignInRefused('the provider sent no ID token');
+      // Many providers put only `sub` in the ID token and the profile at userinfo, which is
+      // checked to speak of the same subject.
+      const profile = config.serverMetadata().userinfo_endpoint
+        ? await client.fetchUserInfo(config, tokens.access_token, verified.sub)
+        : {};
+      const claims: Record<string, unknown> = { ...profile, ...verified };
       const text = (value: unknown): string => (typeof value === 'string' ? value : '');
       const email = text(claims.email);
       return {
         provider: name,
-        subject: claims.sub,
+        subject: verified.sub,
         username: usernameFrom(text(claims.preferred_username) || text(claims.nickname) || email),
         email,
         name: text(claims.name) || text(claims.preferred_username),
