@@ -147,6 +147,8 @@ describe.skipIf(!installed && !process.env.CI)('credentials in a real Secret Ser
     const socket = join(home, 'silent-bus');
     await new Promise<void>((resolve) => silent.listen(socket, resolve));
     try {
+      // The token stored before was revoked by logout: sign in again.
+      token = await browserLogin(api);
       const login = await data(['login', '--with-token'], token, {
         DBUS_SESSION_BUS_ADDRESS: `unix:path=${socket}`,
       });
