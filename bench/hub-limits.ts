@@ -138,10 +138,11 @@ try {
   const wide = join(work, 'wide');
   mkdirSync(wide);
   const columns = Array.from({ length: 100_000 }, (_, index) => `c${String(index)}`);
-  await writeLines(join(wide, 'wide.csv'), async (out) => {
+  await writeLines(join(wide, 'wide.csv'), (out) => {
     out.write(`${columns.join(',')}\n`);
     for (let row = 0; row < 20; row++)
       out.write(`${columns.map((_, index) => String(index + row)).join(',')}\n`);
+    return Promise.resolve();
   });
   writeFileSync(
     join(wide, 'datapackage.json'),
