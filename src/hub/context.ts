@@ -25,12 +25,18 @@ export interface HubLimits {
   specBytes: number;
   /** Heap of the worker that validates one revision, in MB. */
   processingMemoryMb: number;
+  /** Characters in one row of a table. */
+  rowChars: number;
+  /** Cells in one row of a table. */
+  columns: number;
 }
 
 export const DEFAULT_LIMITS: HubLimits = {
   resources: 1000,
   specBytes: 4 * 1024 * 1024,
   processingMemoryMb: 256,
+  rowChars: 16 * 1024 * 1024,
+  columns: 10_000,
 };
 
 export interface Hub {

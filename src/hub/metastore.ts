@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { userOf, type Hub } from './context.js';
-import { sendJson, type Request } from './http.js';
+import { HttpError, sendJson, type Request } from './http.js';
 
 /** `q` is a JSON string in the protocol; a bare word is taken as it is. */
 export function searchText(q: string | null): string {
@@ -13,9 +13,11 @@ export function searchText(q: string | null): string {
   }
 }
 
-function bounded(value: string | null, fallback: number, max: number): number {
-  const number = Number(value);
-  return Number.isInteger(number) && number >= 0 ? Math.min(number, max) : fallback;
+/** A whole number parameter: absent gives the default, anything but digits is a 400. */
+function bounded(name: string, value: string | null, fallback: number, max: number): number {
+  if (value === null) return fallback;
+  if (!/^[0-9]{1,10}$/.test(value)) throw new HttpError(400, `"${name}" must be a whole number`);
+  return Math.min(Number(value), max);
 }
 
 export function search(hub: Hub, request: Request, response: ServerResponse): void {
@@ -24,8 +26,8 @@ export function search(hub: Hub, request: Request, response: ServerResponse): vo
   const { rows, total } = hub.store.search(
     searchText(params.get('q')),
     viewer,
-    bounded(params.get('size'), 20, 100),
-    bounded(params.get('from'), 0, 1e9),
+    bounded('size', params.get('size'), 20, 100),
+    bounded('from', params.get('from'), 0, 1e9),
   );
   const results = rows.map((row) => {
     const revision = hub.store.revision(row.ownerid, row.name, String(row.published_revision));

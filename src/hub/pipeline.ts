@@ -172,7 +172,12 @@ async function check(work: Work): Promise<Record<string, unknown>> {
   try {
     report = await validateIsolated(
       { descriptor: work.descriptor, dir: work.workDir },
-      { silenceMs: 30_000, allowHosts: fetchHosts, heapMb: limits.processingMemoryMb },
+      {
+        silenceMs: 30_000,
+        allowHosts: fetchHosts,
+        heapMb: limits.processingMemoryMb,
+        rowLimits: { maxRowChars: limits.rowChars, maxColumns: limits.columns },
+      },
     );
   } catch (error) {
     if (error instanceof OutOfMemory)

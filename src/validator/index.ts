@@ -7,6 +7,7 @@ import { reportError } from './report/errors.js';
 import { roundSeconds } from './report/task.js';
 import type { Report, ReportError, Task } from './report/types.js';
 import { validateResource, type ResourceContext } from './resource.js';
+import type { RowLimits } from './table/read.js';
 import { nameFromFile, resolveSource, type Source } from './source.js';
 
 export type { Report, ReportError, Task } from './report/types.js';
@@ -24,6 +25,8 @@ export interface ValidateOptions {
   limitErrors?: number;
   pickErrors?: string[];
   skipErrors?: string[];
+  /** Bounds on one row of a table, for a reader that must bound its memory (the hub). */
+  rowLimits?: RowLimits;
   onProgress?: (event: ValidateEvent) => void;
 }
 
@@ -115,6 +118,7 @@ function context(
     base,
     fetch: options.fetch,
     signal: options.signal,
+    rowLimits: options.rowLimits,
     limits: {
       limitErrors: options.limitErrors ?? 1000,
       ...(options.pickErrors ? { pick: options.pickErrors } : {}),

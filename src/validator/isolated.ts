@@ -10,7 +10,7 @@ import { SourceNotFound, type Report, type ValidateEvent, type ValidateOptions }
 export interface IsolatedRequest {
   /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
   input: string | { descriptor: unknown; dir: string };
-  options: Pick<ValidateOptions, 'limitErrors' | 'pickErrors' | 'skipErrors'>;
+  options: Pick<ValidateOptions, 'limitErrors' | 'pickErrors' | 'skipErrors' | 'rowLimits'>;
   /** How long a server of remote resources may stay silent. */
   silenceMs: number;
   /** When set, only these hosts may be fetched from (the hub's rule: none by default). */

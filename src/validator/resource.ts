@@ -10,7 +10,13 @@ import { EncodingFailure } from './table/encoding.js';
 import { inlineRecords } from './table/inline.js';
 import type { ForeignKeyCheck } from './table/keys-check.js';
 import { collectKeys } from './table/lookup.js';
-import { readTable, type ReadOptions, type ReadResult, type RecordSink } from './table/read.js';
+import {
+  readTable,
+  type ReadOptions,
+  type ReadResult,
+  type RecordSink,
+  type RowLimits,
+} from './table/read.js';
 import { TableValidator, type TableKeys } from './table/table-validator.js';
 import { fileChecks, hashPlan, readFile } from './file.js';
 import { resolveDialect } from './table/dialect.js';
@@ -21,6 +27,7 @@ export interface ResourceContext {
   fetch: Fetch;
   signal?: AbortSignal | undefined;
   limits: TaskLimits;
+  rowLimits?: RowLimits | undefined;
   resources: readonly ResourceDescriptor[];
   lookups: Map<string, Promise<Set<string>>>;
 }
@@ -151,6 +158,7 @@ function readOptions(
     hashes,
     fetch: ctx.fetch,
     signal: ctx.signal,
+    rowLimits: ctx.rowLimits,
   };
 }
 

@@ -222,6 +222,25 @@ describe('publish against a failing hub', () => {
     expect(err).toMatch(/error: upload [\w/.]+: 500 broken/);
   });
 
+  it('does not repeat an upload the hub refused for lack of storage space (507)', async () => {
+    let attempts = 0;
+    server.use(
+      authenticated,
+      authorizeOk,
+      rawstoreReply(false),
+      http.post(`${API}/upload`, async ({ request }) => {
+        await request.arrayBuffer();
+        attempts++;
+        return new HttpResponse('the hub has run out of storage space', { status: 507 });
+      }),
+    );
+    const { code, err } = await data(['publish', CITIES]);
+    expect(code).toBe(3);
+    expect(err).toContain('507 the hub has run out of storage space');
+    // At most one try per file (three files), where a retried status takes four each.
+    expect(attempts).toBeLessThanOrEqual(3);
+  });
+
   it('gives up on a server that takes the upload but never answers', async () => {
     let attempts = 0;
     server.use(
@@ -433,6 +452,33 @@ describe('get against a hostile hub', () => {
     expect(code).toBe(1);
     expect(err).toContain('outside the target folder');
     expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it('fetches a file that two resources share once, and keeps both resources', async () => {
+    let requests = 0;
+    server.use(
+      http.get(`${API}/ada/twice/datapackage.json`, () =>
+        HttpResponse.json({
+          resources: [
+            { name: 'a', path: 'data/same.csv' },
+            { name: 'b', path: 'data/same.csv', schema: { fields: [{ name: 'id' }] } },
+          ],
+        }),
+      ),
+      http.get(`${API}/ada/twice/data/same.csv`, () => {
+        requests++;
+        return new HttpResponse('id\n1\n');
+      }),
+    );
+    const cwd = mkdtempSync(join(tmpdir(), 'get-'));
+    const { code } = await data(['get', 'ada/twice', '--out', cwd]);
+    expect(code).toBe(0);
+    expect(requests).toBe(1);
+    expect(readFileSync(join(cwd, 'data/same.csv'), 'utf8')).toBe('id\n1\n');
+    const saved = JSON.parse(readFileSync(join(cwd, 'datapackage.json'), 'utf8')) as {
+      resources: unknown[];
+    };
+    expect(saved.resources).toHaveLength(2);
   });
 
   it('drops the token on a redirect to another origin and verifies hashes', async () => {

@@ -330,60 +330,91 @@ describe('bounded memory', () => {
   });
 
   it('fails a package with more resources than the hub takes, with the reason', async () => {
-    await withHub(
-      { limits: { resources: 3, specBytes: 1 << 20, processingMemoryMb: 256 } },
-      async ({ url }) => {
-        const ada = await browserLogin(url, 'ada');
-        const resources = Array.from({ length: 4 }, (_, index) => ({
-          name: `r${String(index)}`,
-          path: `r${String(index)}.csv`,
-        }));
-        const status = await submit(url, ada, 'many', { name: 'many', resources }, {});
-        expect(status.state).toBe('FAILED');
-        expect(status.error_log.join(' ')).toContain('this hub takes at most 3');
-      },
-    );
+    await withHub({ limits: { resources: 3 } }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const resources = Array.from({ length: 4 }, (_, index) => ({
+        name: `r${String(index)}`,
+        path: `r${String(index)}.csv`,
+      }));
+      const status = await submit(url, ada, 'many', { name: 'many', resources }, {});
+      expect(status.state).toBe('FAILED');
+      expect(status.error_log.join(' ')).toContain('this hub takes at most 3');
+    });
   });
 
   it('fails a line too long for the processing memory, and answers readers meanwhile', async () => {
-    await withHub(
-      { limits: { resources: 10, specBytes: 1 << 20, processingMemoryMb: 32 } },
-      async ({ url }) => {
-        const ada = await browserLogin(url, 'ada');
-        await waitForState(url, (await publish(url, ada, CITIES)).flowId);
-        const line = Buffer.alloc(96 * 1024 * 1024, 'x');
-        const { objectUrl } = await store(
-          url,
-          ada,
-          'long.csv',
-          Buffer.concat([Buffer.from('a\n'), line, Buffer.from('\n')]),
-        );
-        const pending = submit(
-          url,
-          ada,
-          'long',
-          { name: 'long', resources: [{ name: 'l', path: 'long.csv' }] },
-          { 'long.csv': objectUrl },
-        );
-        const slowest = await (async () => {
-          let worst = 0;
-          for (let index = 0; index < 10; index++) {
-            const started = performance.now();
-            await (await fetch(`${url}/ada/world-cities/datapackage.json`)).text();
-            worst = Math.max(worst, performance.now() - started);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-          return worst;
-        })();
-        const status = await pending;
-        expect(status.state).toBe('FAILED');
-        expect(status.error_log.join(' ')).toContain(
-          'needs more memory to validate than this hub allows',
-        );
-        expect(slowest).toBeLessThan(1000);
-      },
-    );
+    await withHub({ limits: { processingMemoryMb: 32, rowChars: 1 << 30 } }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      await waitForState(url, (await publish(url, ada, CITIES)).flowId);
+      const line = Buffer.alloc(96 * 1024 * 1024, 'x');
+      const { objectUrl } = await store(
+        url,
+        ada,
+        'long.csv',
+        Buffer.concat([Buffer.from('a\n'), line, Buffer.from('\n')]),
+      );
+      const pending = submit(
+        url,
+        ada,
+        'long',
+        { name: 'long', resources: [{ name: 'l', path: 'long.csv' }] },
+        { 'long.csv': objectUrl },
+      );
+      const slowest = await (async () => {
+        let worst = 0;
+        for (let index = 0; index < 10; index++) {
+          const started = performance.now();
+          await (await fetch(`${url}/ada/world-cities/datapackage.json`)).text();
+          worst = Math.max(worst, performance.now() - started);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        return worst;
+      })();
+      const status = await pending;
+      expect(status.state).toBe('FAILED');
+      expect(status.error_log.join(' ')).toContain(
+        'needs more memory to validate than this hub allows',
+      );
+      expect(slowest).toBeLessThan(1000);
+    });
   }, 60_000);
+});
+
+describe('row limits', () => {
+  async function failure(
+    limits: { rowChars?: number; columns?: number },
+    csv: Buffer,
+  ): Promise<string> {
+    return withHub({ limits }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const { objectUrl } = await store(url, ada, 't.csv', csv);
+      const status = await submit(
+        url,
+        ada,
+        't',
+        { name: 't', resources: [{ name: 't', path: 't.csv' }] },
+        { 't.csv': objectUrl },
+      );
+      expect(status.state).toBe('FAILED');
+      return status.error_log.join(' ');
+    });
+  }
+
+  it('stops at a row longer than the limit, and says so', async () => {
+    const long = Buffer.from(`a,b\n1,2\n3,${'x'.repeat(400_000)}\n4,5\n`);
+    expect(await failure({ rowChars: 100_000 }, long)).toContain(
+      'row 3 is longer than 100000 characters, the most this hub reads in one row',
+    );
+  });
+
+  it('stops at a row with more cells than the limit', async () => {
+    const wide = Buffer.from(
+      `${Array.from({ length: 50 }, (_, index) => `c${String(index)}`).join(',')}\n`,
+    );
+    expect(await failure({ columns: 20 }, wide)).toContain(
+      'row 1 has 50 cells; this hub reads at most 20 columns',
+    );
+  });
 });
 
 describe('quotas hold on bytes stored', () => {
@@ -468,6 +499,29 @@ describe('leftovers and leaks', () => {
 });
 
 describe('bad input answers', () => {
+  it.each(['size=abc', 'from=-1', 'size=1e3', 'from=0x10'])(
+    'answers search with %s with 400',
+    async (query) => {
+      await withHub({}, async ({ url }) => {
+        expect((await fetch(`${url}/metastore/search?${query}`)).status).toBe(400);
+      });
+    },
+  );
+
+  it('answers a full disk with 507 and a plain reason', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await browserLogin(url, 'ada');
+      // The disk filling up under the upload, as the kernel reports it.
+      hub.store.addHolding = () => {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), {
+          code: 'ENOSPC',
+        });
+      };
+      const { status } = await store(url, ada, 'x.csv', Buffer.from('a\n1\n'));
+      expect(status).toBe(507);
+    });
+  });
+
   it('answers a descriptor nested 100,000 levels deep with 400', async () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');

@@ -34,6 +34,22 @@ describe('hostile input', () => {
     expect(report.tasks[0]?.errors[0]?.cell?.length).toBe(10 * 1024 * 1024);
   });
 
+  it('stops at a row past the row limits, whether it ends in one chunk or spans many', async () => {
+    const limits = { rowLimits: { maxRowChars: 100_000, maxColumns: 3 } };
+    const spanning = await check(tablePackage(`text\n"${'y'.repeat(10 * 1024 * 1024)}\n`), limits);
+    expect(summary(spanning)).toEqual(['source-error']);
+    expect(spanning.tasks[0]?.errors[0]?.message).toContain(
+      'row 2 is longer than 100000 characters',
+    );
+    const short = await check(tablePackage(`text\n${'y'.repeat(200_000)}\nok\n`), limits);
+    expect(short.tasks[0]?.errors[0]?.message).toContain('row 2 is longer than 100000 characters');
+    const wide = await check(tablePackage('a,b,c,d\n1,2,3,4\n'), limits);
+    expect(wide.tasks[0]?.errors[0]?.message).toContain(
+      'row 1 has 4 cells; this hub reads at most 3',
+    );
+    expect((await check(tablePackage(`text\n${'y'.repeat(200_000)}\n`))).valid).toBe(true);
+  });
+
   it('reports binary garbage as undecodable when UTF-8 is declared', async () => {
     const garbage = new Uint8Array(4096).map((_, index) => (index * 7919 + 13) % 256);
     const report = await check(

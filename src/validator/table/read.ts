@@ -26,6 +26,14 @@ export interface ReadOptions {
   hashes: readonly string[];
   fetch: Fetch;
   signal?: AbortSignal | undefined;
+  /** Past these, reading stops with a source error (the hub sets them; the CLI does not). */
+  rowLimits?: RowLimits | undefined;
+}
+
+export interface RowLimits {
+  /** Characters of one row, line breaks in quoted cells included. */
+  maxRowChars: number;
+  maxColumns: number;
 }
 
 export interface ReadResult {
@@ -125,20 +133,52 @@ async function startPart(
     failure = error as Error;
   }
   state.dialect ??= resolveDialect(options.dialect, text, options.defaultDelimiter);
+  const limits = options.rowLimits;
+  let rows = 0;
+  let charsSinceRow = 0;
   const parser = new CsvParser(state.dialect.csv, (cells) => {
+    rows++;
+    if (limits) checkRow(cells, rows, limits);
     sink.record(cells);
   });
-  parser.push(text);
+  // Checked per decoded chunk, out of the parser's loop: a row that has not ended after
+  // the limit stops the read before it can take the memory it would need.
+  const push = (decoded: string): void => {
+    const before = rows;
+    parser.push(decoded);
+    if (!limits) return;
+    charsSinceRow = rows > before ? 0 : charsSinceRow + decoded.length;
+    if (charsSinceRow > limits.maxRowChars) throw tooLong(rows + 1, limits);
+  };
+  push(text);
   if (failure) throw failure;
   return {
     push: (chunk) => {
-      decoder.decode(chunk, (decoded) => parser.push(decoded));
+      decoder.decode(chunk, push);
     },
     end: () => {
-      decoder.finish((decoded) => parser.push(decoded));
+      decoder.finish(push);
       parser.end();
     },
   };
+}
+
+function tooLong(row: number, limits: RowLimits): SourceFailure {
+  return new SourceFailure(
+    'source-error',
+    `row ${String(row)} is longer than ${String(limits.maxRowChars)} characters, the most this hub reads in one row`,
+  );
+}
+
+function checkRow(cells: string[], row: number, limits: RowLimits): void {
+  if (cells.length > limits.maxColumns)
+    throw new SourceFailure(
+      'source-error',
+      `row ${String(row)} has ${String(cells.length)} cells; this hub reads at most ${String(limits.maxColumns)} columns`,
+    );
+  let chars = cells.length;
+  for (const cell of cells) chars += cell.length;
+  if (chars > limits.maxRowChars) throw tooLong(row, limits);
 }
 
 async function chooseEncoding(sample: Uint8Array, declared: string | undefined): Promise<string> {
