@@ -407,12 +407,18 @@ describe('row limits', () => {
     );
   });
 
-  it('stops at a row with more cells than the limit', async () => {
+  it('stops at a row with more cells than the limit, however many chunks the rows span', async () => {
     const wide = Buffer.from(
       `${Array.from({ length: 50 }, (_, index) => `c${String(index)}`).join(',')}\n`,
     );
     expect(await failure({ columns: 20 }, wide)).toContain(
       'row 1 has 50 cells; this hub reads at most 20 columns',
+    );
+    const columns = Array.from({ length: 100_000 }, (_, index) => index);
+    const labels = columns.map((n) => `c${String(n)}`).join(',');
+    const rows = Array.from({ length: 20 }, (_, row) => columns.map((n) => n + row).join(','));
+    expect(await failure({}, Buffer.from(`${labels}\n${rows.join('\n')}\n`))).toContain(
+      'row 1 has 100000 cells; this hub reads at most 10000 columns',
     );
   });
 });

@@ -74,25 +74,30 @@ export class ChunkDecoder {
     this.decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: false });
   }
 
+  /** Decodes a chunk, then hands the text on: what `onText` throws is its own, not a decoding error. */
   decode(chunk: Uint8Array, onText: (text: string) => void): void {
+    let text: string;
     try {
-      onText(this.decoder.decode(chunk, { stream: true }));
-      this.offset += chunk.length;
-      if (this.encoding === 'utf-8') this.carried = continuationsOwed(chunk);
+      text = this.decoder.decode(chunk, { stream: true });
     } catch {
       this.fail(chunk, onText);
     }
+    this.offset += chunk.length;
+    if (this.encoding === 'utf-8') this.carried = continuationsOwed(chunk);
+    onText(text);
   }
 
   finish(onText: (text: string) => void): void {
+    let text: string;
     try {
-      onText(this.decoder.decode());
+      text = this.decoder.decode();
     } catch {
       throw new EncodingFailure(
         `'${this.encoding}' codec can't decode the bytes at the end of the data (truncated sequence)`,
         this.offset,
       );
     }
+    onText(text);
   }
 
   private fail(chunk: Uint8Array, onText: (text: string) => void): never {
