@@ -454,12 +454,7 @@ export class Store {
 
   /** The code's record, removed in the same step: a code is good once. */
   takeLoginCode(code: string): LoginCode | undefined {
-    return this.transaction(() => {
-      const row = this.prepare('select * from login_codes where code = ?').get(code) as
-        LoginCode | undefined;
-      this.prepare('delete from login_codes where code = ?').run(code);
-      return row && row.expires > Date.now() ? row : undefined;
-    });
+    return this.takeOnce('login_codes', 'code', code) as LoginCode | undefined;
   }
 
   saveLoginState(state: LoginState): void {
@@ -469,11 +464,21 @@ export class Store {
     ).run(state.state, state.provider, state.verifier, state.nonce, state.request, state.expires);
   }
 
+  /** The sign-in attempt of a `state`, removed in the same step: a callback is good once. */
   takeLoginState(state: string): LoginState | undefined {
+    return this.takeOnce('login_states', 'state', state) as LoginState | undefined;
+  }
+
+  /** Reads and deletes one unexpired row in one transaction. */
+  private takeOnce(
+    table: 'login_codes' | 'login_states',
+    column: 'code' | 'state',
+    key: string,
+  ): { expires: number } | undefined {
     return this.transaction(() => {
-      const row = this.prepare('select * from login_states where state = ?').get(state) as
-        LoginState | undefined;
-      this.prepare('delete from login_states where state = ?').run(state);
+      const row = this.prepare(`select * from ${table} where ${column} = ?`).get(key) as
+        { expires: number } | undefined;
+      this.prepare(`delete from ${table} where ${column} = ?`).run(key);
       return row && row.expires > Date.now() ? row : undefined;
     });
   }

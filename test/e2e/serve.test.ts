@@ -1,13 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { browserLogin, EXAMPLES, publish, waitForState } from '../hub/helpers.js';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
 
 const ROOT = join(import.meta.dirname, '../..');
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(ROOT, 'test-output');
 
 interface Served {
@@ -63,21 +63,9 @@ describe('data serve', () => {
     expect(csv.equals(readFileSync(join(EXAMPLES, 'cities/data/countries.csv')))).toBe(true);
   });
 
-  describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('in a real browser', () => {
+  describe.skipIf(!HAS_CHROMIUM)('in a real browser', () => {
     it('signs in through the form, finds the dataset and shows its page', async () => {
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       let captured = '';
       const listener = createServer((request, response) => {
         // The browser also asks this listener for /favicon.ico: keep the token once it came.

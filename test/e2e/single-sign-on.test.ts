@@ -4,11 +4,12 @@
  * pages signed in through the provider in Chromium; and a hub that must not start.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../hub/helpers.js';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import {
   HttpBrowser,
   oidcSignIn,
@@ -18,7 +19,6 @@ import {
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = join(ROOT, 'test-output');
 
 const home = mkdtempSync(join(tmpdir(), 'data-sso-'));
@@ -129,7 +129,7 @@ describe('data against a hub signing in through OpenID Connect', () => {
     expect(login.err).toContain('idp');
   });
 
-  describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('in a real browser', () => {
+  describe.skipIf(!HAS_CHROMIUM)('in a real browser', () => {
     it('signs in on the hub pages through the provider and shows the owner a private dataset', async () => {
       const pkg = mkdtempSync(join(tmpdir(), 'data-sso-private-'));
       writeFileSync(join(pkg, 'secret.csv'), 'id,note\n1,only erin\n');
@@ -142,19 +142,7 @@ describe('data against a hub signing in through OpenID Connect', () => {
         }),
       );
       expect((await data(['publish', pkg, '--findability', 'private'])).code).toBe(0);
-      const { chromium } = await import('playwright-core');
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const browser = await launchChromium();
       try {
         const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
         expect((await page.goto(`${api}/erin/erins-notes`))?.status()).toBe(404);
