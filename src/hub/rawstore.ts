@@ -250,9 +250,9 @@ export function presign(hub: Hub, request: Request, response: ServerResponse): v
   if (!target.startsWith(prefix)) throw new HttpError(400, '"url" is not an object of this hub');
   const key = target.slice(prefix.length);
   // Keys are content digests, known to anyone who knows the bytes' MD5: a key is no proof
-  // of anything, so the hub presigns only objects the caller stored.
+  // of anything, so the hub presigns only objects the caller stored, and serves raw objects
+  // only at presigned URLs. Published data is read at the dataset's own addresses.
   if (!hub.store.holds(caller, key)) throw new HttpError(404, 'not found');
-  if (!hub.store.objectPrivate(key)) return sendJson(response, 200, { url: target });
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   sendJson(response, 200, {
     url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,
@@ -265,15 +265,11 @@ export async function object(
   response: ServerResponse,
   key: string,
 ): Promise<void> {
-  const isPrivate = hub.store.objectPrivate(key);
-  if (isPrivate === undefined) throw new HttpError(404, 'not found');
-  if (isPrivate) {
-    const expires = Number(request.url.searchParams.get('expires'));
-    const signature = request.url.searchParams.get('signature') ?? '';
-    const signed =
-      expires * 1000 > Date.now() && sameSecret(signature, presignature(hub, key, expires));
-    if (!signed) throw new HttpError(404, 'not found');
-  }
+  const expires = Number(request.url.searchParams.get('expires'));
+  const signature = request.url.searchParams.get('signature') ?? '';
+  const signed =
+    expires * 1000 > Date.now() && sameSecret(signature, presignature(hub, key, expires));
+  if (!signed || !hub.store.hasObject(key)) throw new HttpError(404, 'not found');
   await sendFile(request.raw, response, join(hub.objectsDir, key), {
     name: key,
     etag: key.replace(/\..*$/, ''),

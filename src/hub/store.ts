@@ -243,14 +243,6 @@ export class Store {
     return this.prepare('select 1 from objects where key = ?').get(key) !== undefined;
   }
 
-  /** An object is public once any holder stored it as public. */
-  objectPrivate(key: string): boolean | undefined {
-    const row = this.prepare(
-      'select min(private) as private from holdings where key = ? group by key',
-    ).get(key) as { private: number } | undefined;
-    return row ? row.private === 1 : undefined;
-  }
-
   /**
    * Records that a user stored bytes, if the user's quota allows them; atomic, so that
    * uploads racing each other cannot pass the quota together. False when over quota.

@@ -175,6 +175,25 @@ describe('content hashes are not capabilities', () => {
     });
   });
 
+  it('serves raw objects, public ones too, only at URLs presigned for their holders', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const { objectUrl } = await store(url, ada, 'cities.csv', CITIES_CSV, 'published');
+      expect((await fetch(objectUrl)).status).toBe(404);
+      const presign = async (jwt: string) => {
+        const rawstore = await serviceToken(url, jwt, 'rawstore');
+        return fetch(
+          `${url}/rawstore/presign?ownerid=${rawstore.userid}&url=${encodeURIComponent(objectUrl)}`,
+          { headers: { 'Auth-Token': rawstore.token } },
+        );
+      };
+      expect((await presign(await browserLogin(url, 'eve'))).status).toBe(404);
+      const signed = ((await (await presign(ada)).json()) as { url: string }).url;
+      const served = Buffer.from(await (await fetch(signed)).arrayBuffer());
+      expect(served.equals(CITIES_CSV)).toBe(true);
+    });
+  });
+
   it('stores the same bytes for a second user who uploads them, and then lets that user use them', async () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');
