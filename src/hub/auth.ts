@@ -107,14 +107,19 @@ export function chooseProvider(hub: Hub, request: Request, response: ServerRespo
   sendText(response, 200, signInChoicePage(list), HTML);
 }
 
-/** A form post must come from this hub's own page: same origin, and its CSRF pair. */
-function checkFormOrigin(hub: Hub, request: Request, form: URLSearchParams): void {
+/** A browser's form post that another site made is refused, by what browsers say of it. */
+function sameOriginOnly(hub: Hub, request: Request): void {
   const site = request.raw.headers['sec-fetch-site'];
   const origin = request.raw.headers.origin;
   if (typeof site === 'string' && site !== 'same-origin' && site !== 'none')
     throw new HttpError(403, 'this form may only be sent from the hub itself', true);
   if (typeof origin === 'string' && origin !== new URL(hub.base).origin)
     throw new HttpError(403, 'this form may only be sent from the hub itself', true);
+}
+
+/** A form post must come from this hub's own page: same origin, and its CSRF pair. */
+function checkFormOrigin(hub: Hub, request: Request, form: URLSearchParams): void {
+  sameOriginOnly(hub, request);
   const nonce = cookieOf(request, CSRF_COOKIE) ?? '';
   if (!nonce || !sameSecret(form.get('csrf') ?? '', hmac(hub.keys, `csrf:${nonce}`)))
     throw new HttpError(403, 'this form has expired: open the sign-in page again', true);
@@ -122,9 +127,10 @@ function checkFormOrigin(hub: Hub, request: Request, form: URLSearchParams): voi
 
 function csrfPair(hub: Hub, response: ServerResponse): string {
   const nonce = randomBytes(16).toString('hex');
+  const secure = new URL(hub.base).protocol === 'https:' ? '; Secure' : '';
   response.setHeader(
     'Set-Cookie',
-    `${CSRF_COOKIE}=${nonce}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=3600`,
+    `${CSRF_COOKIE}=${nonce}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=3600${secure}`,
   );
   return hmac(hub.keys, `csrf:${nonce}`);
 }
@@ -262,6 +268,7 @@ export async function continueSignIn(
   request: Request,
   response: ServerResponse,
 ): Promise<void> {
+  sameOriginOnly(hub, request);
   const form = await readForm(request);
   const ticket = readTicket(hub, form.get('ticket') ?? '');
   const user = hub.store.userById(ticket.userid);
@@ -297,6 +304,7 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
   const token = fromCookie ? cookieOf(request, 'data_session') : header;
   const claims = token ? liveClaims(hub, token) : undefined;
   if (fromCookie) {
+    sameOriginOnly(hub, request);
     const form = await readForm(request);
     const jti = typeof claims?.jti === 'string' ? claims.jti : '';
     if (!jti || !sameSecret(form.get('csrf') ?? '', hmac(hub.keys, `logout:${jti}`)))

@@ -143,6 +143,14 @@ describe('OpenID Connect', () => {
         form: { ticket: 'e30.0000' },
       });
       expect(forged.status).toBe(400);
+      // A real ticket, posted by another site (to sign the victim's program in as someone else).
+      const ticket = /name="ticket" value="([^"]+)"/.exec(page.html)?.[1] ?? '';
+      const crossSite = await browser.go(`${base}/auth/continue`, {
+        method: 'POST',
+        form: { ticket },
+        origin: 'https://evil.example',
+      });
+      expect(crossSite.status).toBe(403);
       const confirmed = await browser.submit(
         page,
         {},
