@@ -145,6 +145,7 @@ export async function dataset(
     readme: good && descriptor ? await readme(descriptor, locate('README.md')) : null,
     revision: shown.revision,
     state: latest.state,
+    findability: found.dataset.findability,
     resources: good && descriptor ? await resourceRows(descriptor, locate) : [],
     report: reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined,
     failure: failed,

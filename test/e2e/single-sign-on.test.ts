@@ -161,6 +161,7 @@ describe('data against a hub signing in through OpenID Connect', () => {
         expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
         await page.goto(`${api}/erin/erins-notes`);
         expect(await page.textContent('h1')).toBe('Erin notes');
+        expect(await page.textContent('.badge.wait')).toBe('private');
         mkdirSync(SCREENSHOTS, { recursive: true });
         await page.screenshot({
           path: join(SCREENSHOTS, 'hub-signed-in-private.png'),

@@ -58,6 +58,8 @@ export interface DatasetView {
   readme: string | null;
   revision: number | undefined;
   state: string;
+  /** Shown when not published: only the owner sees such a page. */
+  findability: string;
   resources: ResourceRow[];
   report: Report | undefined;
   failure: string[];
@@ -128,7 +130,7 @@ export function datasetPage(view: DatasetView): string {
   return page(
     view.title,
     `<h1>${escape(view.title)}</h1>
-<p class="muted">${escape(view.owner)}/${escape(view.name)}${view.revision !== undefined ? ` · revision ${String(view.revision)}` : ''} · ${badge(view.state)}</p>
+<p class="muted">${escape(view.owner)}/${escape(view.name)}${view.revision !== undefined ? ` · revision ${String(view.revision)}` : ''} · ${badge(view.state)}${view.findability === 'published' ? '' : ` <span class="badge wait">${escape(view.findability)}</span>`}</p>
 ${view.description ? `<p>${escape(view.description)}</p>` : ''}
 ${failure}
 <p><code>data get ${escape(view.owner)}/${escape(view.name)}</code> · <a href="${base}/datapackage.json">datapackage.json</a></p>
