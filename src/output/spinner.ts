@@ -20,7 +20,15 @@ export async function startProgress(ctx: Context, text: string): Promise<Progres
   };
   if (!ctx.io.isStderrTTY || ctx.globals.json || ctx.io.env.CI) return plain;
   const { default: ora } = await import('ora');
-  const spinner = ora({ text, stream: ctx.io.stderr, isEnabled: true }).start();
+  // discardStdin off: ora's discarder puts the terminal in raw mode, where Ctrl-C is a byte
+  // and no signal, and then never reads that byte (its listener does not start the stream),
+  // so a keypress could not stop data. The terminal stays as it was, and Ctrl-C is SIGINT.
+  const spinner = ora({
+    text,
+    stream: ctx.io.stderr,
+    isEnabled: true,
+    discardStdin: false,
+  }).start();
   let drawn = -Infinity;
   return {
     update: (next) => {

@@ -1,0 +1,147 @@
+/**
+ * `data` in a real pseudo-terminal (tmux): keys are typed as a person types them, and the
+ * screen is read back. Ctrl-C is the byte the terminal sends, not a signal from a test.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../hub/helpers.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const NODE = process.execPath;
+const SOCKET = `data-test-${String(process.pid)}`;
+const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0 || Boolean(process.env.CI);
+
+function tmux(...args: string[]): string {
+  const result = spawnSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`tmux ${args[0] ?? ''}: ${result.stderr}`);
+  return result.stdout;
+}
+
+const screen = (): string => tmux('capture-pane', '-p', '-t', 'main');
+
+async function waitFor(text: RegExp, ms: number): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < ms) {
+    if (text.test(screen())) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(
+    `"${String(text)}" did not appear within ${String(ms)} ms; the screen:\n${screen()}`,
+  );
+}
+
+/** Runs a data command in a fresh terminal; afterwards the shell prints its exit code and the terminal mode. */
+function startInTerminal(args: string, env: Record<string, string>): void {
+  const assignments = Object.entries({ NO_COLOR: '1', DATA_KEYCHAIN: '0', ...env })
+    .map(([name, value]) => `${name}='${value}'`)
+    .join(' ');
+  const command = `cd '${ROOT}' && env -u CI ${assignments} '${NODE}' bin/data ${args}; echo "EXIT=$?"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 60`;
+  tmux('new-session', '-d', '-s', 'main', '-x', '150', '-y', '40', command);
+}
+
+/** A server that sends a CSV a line at a time, never finishing: reading it takes forever. */
+function slowServer(): Promise<{ server: Server; url: string; requests: string[] }> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.method ?? ''} ${request.url ?? ''}`);
+    const url = request.url ?? '';
+    if (url === '/slow.csv') {
+      response.writeHead(200, { 'Content-Type': 'text/csv' });
+      response.write('id,name\n');
+      let row = 0;
+      const timer = setInterval(() => response.write(`${String(row++)},x\n`), 100);
+      response.on('close', () => clearInterval(timer));
+      return;
+    }
+    const json = (body: unknown) =>
+      response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    if (url.startsWith('/auth/check'))
+      return json({ authenticated: true, profile: { id: 'u1', username: 'ada' } });
+    if (url.startsWith('/auth/authorize'))
+      return json({ userid: 'u1', permissions: {}, service: 'x', token: 'service' });
+    if (url === '/rawstore/authorize') {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        const paths = Object.keys((JSON.parse(body) as { filedata: object }).filedata);
+        json({
+          filedata: Object.fromEntries(
+            paths.map((path) => [
+              path,
+              {
+                upload_url: `http://${request.headers.host ?? ''}/upload`,
+                upload_query: { key: 'k' },
+                exists: false,
+              },
+            ]),
+          ),
+        });
+      });
+      return;
+    }
+    // Uploads and anything else: taken, never answered.
+    request.resume();
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({
+        server,
+        url: `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`,
+        requests,
+      }),
+    ),
+  );
+}
+
+describe.skipIf(!HAS_TMUX)('in a terminal', () => {
+  let slow: Awaited<ReturnType<typeof slowServer>>;
+  const home = mkdtempSync(join(tmpdir(), 'data-terminal-'));
+  beforeAll(async () => {
+    slow = await slowServer();
+  });
+  afterAll(() => {
+    slow.server.closeAllConnections();
+    slow.server.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  const kill = () => spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+
+  it('stops validating at Ctrl-C within a second, exit 130, the terminal as it was', async () => {
+    try {
+      startInTerminal(`validate ${slow.url}/slow.csv`, { DATA_CONFIG_DIR: join(home, 'config') });
+      await waitFor(/validating/, 10_000);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      const took = await waitFor(/EXIT=\d+/, 5_000);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(took).toBeLessThan(1000);
+      expect(screen()).toMatch(/^icanon$/m);
+    } finally {
+      kill();
+    }
+  });
+
+  it('stops publishing at Ctrl-C during the uploads, and publishes nothing', async () => {
+    try {
+      startInTerminal(`publish ${join(EXAMPLES, 'cities')} --no-wait`, {
+        DATA_API: slow.url,
+        DATA_TOKEN: 'token',
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/upload|MB|kB|B of/, 10_000);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      const took = await waitFor(/EXIT=\d+/, 5_000);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(took).toBeLessThan(1000);
+      expect(screen()).toMatch(/^icanon$/m);
+      expect(slow.requests.some((line) => line.includes('/source/upload'))).toBe(false);
+    } finally {
+      kill();
+    }
+  });
+});
