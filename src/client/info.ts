@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileHead } from '../files/chunks.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
-import { isRemote } from '../validator/descriptor/paths.js';
+import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { json, send, tokenFor, type HttpFetch } from './http.js';
 
 export interface ResourceInfo {
@@ -54,6 +54,18 @@ async function remoteHead(
   return { text, bytes: total ? Number(total) : undefined };
 }
 
+/** The first bytes of a resource: a local file of the package, or a URL (relative to a remote descriptor). */
+async function headOf(
+  path: string,
+  location: { descriptorUrl?: string; dir?: string },
+  fetch: HttpFetch,
+  token: string | undefined,
+): Promise<{ text: string; bytes: number | undefined; rows?: number | undefined }> {
+  if (location.dir !== undefined && !isRemote(path)) return localHead(join(location.dir, path));
+  const url = new URL(path, location.descriptorUrl).href;
+  return remoteHead(fetch, url, tokenFor(url, location.descriptorUrl ?? url, token));
+}
+
 /** Title, description and a summary of each resource, with the first rows of each table. */
 export async function datasetInfo(
   location: { descriptorUrl?: string; dir?: string },
@@ -81,12 +93,9 @@ export async function datasetInfo(
     let bytes = typeof resource.bytes === 'number' ? resource.bytes : undefined;
     let rows: number | undefined;
     let preview: string[][] | undefined;
-    if (path && (format === 'csv' || format === 'tsv')) {
-      const remote = isRemote(path) || !location.dir;
-      const url = new URL(path, location.descriptorUrl).href;
-      const head = remote
-        ? await remoteHead(fetch, url, tokenFor(url, location.descriptorUrl ?? url, token))
-        : await localHead(join(location.dir ?? '.', path));
+    const readable = path !== undefined && (isRemote(path) || !unsafeReason(path, 2));
+    if (path && readable && (format === 'csv' || format === 'tsv')) {
+      const head = await headOf(path, location, fetch, token);
       bytes ??= head.bytes;
       rows = 'rows' in head ? (head.rows as number | undefined) : undefined;
       const dialect = resource.dialect as { delimiter?: string } | undefined;

@@ -24,17 +24,23 @@ export function registerInfo(
     });
 }
 
+/**
+ * The folder of a local package the target names, if it names one: a folder holding a
+ * datapackage.json, or a descriptor file. A folder without one is a dataset of the hub when
+ * the target reads as owner/dataset (`data get` makes such folders), else a mistake.
+ */
+function localPackage(local: string, target: string): string | undefined {
+  if (!existsSync(local)) return undefined;
+  const dir = statSync(local).isDirectory() ? local : dirname(local);
+  if (existsSync(resolve(dir, 'datapackage.json'))) return dir;
+  if (/^[^/\\]+\/[^/\\]+$/.test(target)) return undefined;
+  throw new InputError(`${target} has no datapackage.json`);
+}
+
 export async function runInfo(target: string, ctx: Context): Promise<number> {
   const { datasetInfo } = await import('../client/info.js');
   const { parseTarget } = await import('../client/get.js');
-  const local = resolve(ctx.io.cwd, target);
-  const dir = existsSync(local)
-    ? statSync(local).isDirectory()
-      ? local
-      : dirname(local)
-    : undefined;
-  if (dir && !existsSync(resolve(dir, 'datapackage.json')))
-    throw new InputError(`${target} has no datapackage.json`);
+  const dir = localPackage(resolve(ctx.io.cwd, target), target);
   const token = dir ? undefined : await storedToken(ctx);
   const location = dir ? { dir } : { descriptorUrl: parseTarget(target, ctx.hub().site).url };
   const info = await datasetInfo(location, ctx.fetch, token);

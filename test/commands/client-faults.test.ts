@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delay, http, HttpResponse } from 'msw';
 import { createHash } from 'node:crypto';
@@ -512,6 +512,31 @@ describe('get against a hostile hub', () => {
 });
 
 describe('info', () => {
+  it('shows a local package folder, its tables previewed, and its descriptor path alike', async () => {
+    for (const target of [CITIES, join(CITIES, 'datapackage.json')]) {
+      const { code, out } = await data(['info', target]);
+      expect(code).toBe(0);
+      expect(out).toContain('World cities and their countries');
+      expect(out).toContain('Paris');
+    }
+  });
+
+  it('reads owner/dataset from the hub though a folder of that name is here without a package', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'info-'));
+    mkdirSync(join(cwd, 'ada/world-cities'), { recursive: true });
+    server.use(
+      http.get(`${API}/ada/world-cities/datapackage.json`, () =>
+        HttpResponse.json({ name: 'world-cities', title: 'From the hub', resources: [] }),
+      ),
+    );
+    const io = memoryIO({
+      cwd,
+      env: { DATA_API: API, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, 'cfg') },
+    });
+    expect(await run(['info', 'ada/world-cities'], io, { fetch: globalThis.fetch })).toBe(0);
+    expect(io.out()).toContain('From the hub');
+  });
+
   it('sends the token to the hub only, not to a resource at another origin', async () => {
     const seen: [string, string | null][] = [];
     const csv = (url: string) =>
