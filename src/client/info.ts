@@ -97,7 +97,7 @@ export async function datasetInfo(
     if (path && readable && (format === 'csv' || format === 'tsv')) {
       const head = await headOf(path, location, fetch, token);
       bytes ??= head.bytes;
-      rows = 'rows' in head ? (head.rows as number | undefined) : undefined;
+      rows = head.rows;
       const dialect = resource.dialect as { delimiter?: string } | undefined;
       const delimiter = dialect?.delimiter ?? (format === 'tsv' ? '\t' : ',');
       // The header and PREVIEW_ROWS rows.
