@@ -1,5 +1,3 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { CliError, InputError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote } from '../validator/descriptor/paths.js';
@@ -13,8 +11,15 @@ export type Findability = 'published' | 'unlisted' | 'private';
 export type PublishEvent =
   StageEvent | { type: 'submitted'; flowId: string } | { type: 'status'; status: FlowStatus };
 
-export interface PublishOptions {
+/** What is published: the package's folder, its descriptor, and the file holding its bytes. */
+export interface PublishSource {
   dir: string;
+  descriptor: Record<string, unknown>;
+  descriptorFile: string;
+}
+
+export interface PublishOptions {
+  source: PublishSource;
   api: HubApi;
   fetch: HttpFetch;
   site: string;
@@ -44,7 +49,8 @@ export interface PublishResult {
 }
 
 /** datapackage.json first, then every local file the resources name, once each. */
-function packageFiles(descriptor: Record<string, unknown>): PackageFile[] {
+function packageFiles(source: PublishSource): PackageFile[] {
+  const descriptor = source.descriptor;
   const files = new Map([['datapackage.json', 'datapackage.json']]);
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
     const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
@@ -53,7 +59,9 @@ function packageFiles(descriptor: Record<string, unknown>): PackageFile[] {
         files.set(path, String(resource.name));
     }
   }
-  return [...files].map(([path, name]) => ({ path, name }));
+  return [...files].map(([path, name]) =>
+    path === 'datapackage.json' ? { path, name, source: source.descriptorFile } : { path, name },
+  );
 }
 
 /** The stored objects' URLs as the pipeline may read them: signed when private. */
@@ -73,11 +81,8 @@ async function presignAll(
 
 /** Uploads a package's files through signed forms and asks the hub to publish it. */
 export async function publishPackage(options: PublishOptions): Promise<PublishResult> {
-  const { api, dir, profile } = options;
-  const descriptor = JSON.parse(await readFile(join(dir, 'datapackage.json'), 'utf8')) as Record<
-    string,
-    unknown
-  >;
+  const { api, profile } = options;
+  const { dir, descriptor } = options.source;
   const dataset = typeof descriptor.name === 'string' ? descriptor.name : '';
   if (!dataset)
     throw new InputError(
@@ -86,7 +91,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     );
   const rawstore = await api.authorize(options.token, 'rawstore');
   const started = performance.now();
-  const files = await stageFiles(packageFiles(descriptor), {
+  const files = await stageFiles(packageFiles(options.source), {
     dir,
     api,
     fetch: options.fetch,

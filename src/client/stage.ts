@@ -11,6 +11,8 @@ export interface PackageFile {
   path: string;
   /** The resource the file belongs to. */
   name: string;
+  /** Where the bytes are read from, when not at `path` in the package folder. */
+  source?: string;
 }
 
 export interface StagedFile extends PackageFile {
@@ -72,7 +74,7 @@ export async function stageFiles(
   const digests = files.map((file, index) => {
     const digest = previous.then(() => {
       options.onEvent?.({ type: 'hashing', path: file.path });
-      return fileDigest(join(options.dir, file.path), signal);
+      return fileDigest(file.source ?? join(options.dir, file.path), signal);
     });
     previous = digest;
     background.push(digest.then(() => settled.add(index), fail));
@@ -145,7 +147,7 @@ async function uploadOne(
   const form = {
     url: file.target.upload_url,
     fields: file.target.upload_query,
-    path: join(options.dir, file.path),
+    path: file.source ?? join(options.dir, file.path),
     length: file.length,
     contentType: file.target.upload_query['Content-Type'] ?? typeOf(file.path),
   };

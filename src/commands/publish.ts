@@ -8,10 +8,12 @@ import { hubApi, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './index.js';
 import { printReport, validateSource } from './validate.js';
-import type { Findability } from '../client/publish.js';
+import type { Findability, PublishSource } from '../client/publish.js';
+import type { Found } from '../credentials/store.js';
 
 export interface PublishCommandOptions {
   path: string;
+  name?: string | undefined;
   findability: Findability;
   wait: boolean;
   timeout: number;
@@ -26,7 +28,15 @@ export function registerPublish(
     .command('publish')
     .alias('push')
     .summary('validate a package, upload its files and publish it on the hub')
-    .argument('[path]', 'folder holding a datapackage.json', '.')
+    .argument(
+      '[path]',
+      'a folder holding a datapackage.json, a descriptor, or a single data file',
+      '.',
+    )
+    .option(
+      '--name <name>',
+      'the dataset name for a single data file (default: from the file name)',
+    )
     .addOption(
       new Option('--findability <who>', 'who can find and read it')
         .choices(['published', 'unlisted', 'private'])
@@ -36,7 +46,7 @@ export function registerPublish(
     .option('--timeout <minutes>', 'how long to wait for publication', positive('minutes'), 20)
     .addHelpText(
       'after',
-      '\nExamples:\n  data publish                         # the package in this folder\n  data push examples/cities --findability unlisted\n  DATA_TOKEN=… data publish --json     # in CI',
+      '\nExamples:\n  data publish                         # the package in this folder\n  data push examples/cities --findability unlisted\n  data publish prices.csv --name prices-2026   # one file, as a one-resource package\n  DATA_TOKEN=… data publish --json     # in CI',
     )
     .action(
       async (path: string, options: Omit<PublishCommandOptions, 'path'>, command: Command) => {
@@ -51,6 +61,22 @@ export async function runPublish(
   pollMs?: number,
 ): Promise<number> {
   const found = await requireToken(ctx);
+  const { resolvePublishSource } = await import('../client/publish-source.js');
+  const source = await resolvePublishSource(options.path, options.name);
+  try {
+    return await validateAndPublish(options, source, found, ctx, pollMs);
+  } finally {
+    await source.cleanup();
+  }
+}
+
+async function validateAndPublish(
+  options: PublishCommandOptions,
+  source: PublishSource,
+  found: Found,
+  ctx: Context,
+  pollMs: number | undefined,
+): Promise<number> {
   const check = {
     source: options.path,
     limitErrors: 1000,
@@ -74,7 +100,7 @@ export async function runPublish(
   const progress = await startProgress(ctx, 'publishing');
   try {
     const result = await publishPackage({
-      dir: options.path,
+      source,
       api,
       fetch: ctx.fetch,
       site: ctx.hub().site,

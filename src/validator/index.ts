@@ -6,7 +6,8 @@ import { readText, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
 import { roundSeconds } from './report/task.js';
 import type { Report, ReportError, Task } from './report/types.js';
-import { validateResource, type ResourceContext } from './resource.js';
+import { inferResourceSchema, validateResource, type ResourceContext } from './resource.js';
+import { basename, dirname } from 'node:path';
 import type { RowLimits } from './table/read.js';
 import { nameFromFile, resolveSource, type Source } from './source.js';
 
@@ -58,6 +59,23 @@ async function validatePackage(
   const parsed = parseDescriptor(text);
   if (!parsed.ok) return { errors: [parsed.error], tasks: [] };
   return validateParsed(parsed.value as PackageDescriptor, base, options);
+}
+
+/**
+ * A one-resource package for a single data file, named after the file (or `name`), with the
+ * schema that validation infers for it: what `data publish file.csv` publishes.
+ */
+export async function describeFile(
+  path: string,
+  name?: string,
+): Promise<PackageDescriptor & { name: string }> {
+  const file = basename(path);
+  const resource: ResourceDescriptor = { name: name ?? nameFromFile(file), path: file };
+  const schema = await inferResourceSchema(resource, dirname(path));
+  return {
+    name: resource.name,
+    resources: [{ ...resource, ...(schema ? { schema } : {}) }],
+  };
 }
 
 /**

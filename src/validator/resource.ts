@@ -162,6 +162,27 @@ function readOptions(
   };
 }
 
+/**
+ * The schema `data validate` would infer for a local table resource under `dir`, or
+ * undefined for a resource that is not a table.
+ */
+export async function inferResourceSchema(
+  resource: ResourceDescriptor,
+  dir: string,
+): Promise<SchemaDescriptor | undefined> {
+  if (!isTable(resource)) return undefined;
+  const fetchNothing: Fetch = () => Promise.reject(new Error('local files only'));
+  const ctx = {
+    version: 2,
+    base: { dir },
+    fetch: fetchNothing,
+    limits: { limitErrors: 0 },
+    resources: [resource],
+    lookups: new Map(),
+  } satisfies ResourceContext;
+  return sampleSchema(resource, readOptions(resource, ctx, []));
+}
+
 async function sampleSchema(
   resource: ResourceDescriptor,
   read: ReadOptions,

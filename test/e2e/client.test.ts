@@ -209,6 +209,33 @@ describe('the publishing client against data serve', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
+  it('publishes what validate takes: a descriptor path, and one data file as a package', async () => {
+    const byDescriptor = await data(['publish', join(EXAMPLES, 'cities', 'datapackage.json')]);
+    expect(byDescriptor.code).toBe(0);
+    const folder = mkdtempSync(join(tmpdir(), 'data-single-'));
+    writeFileSync(
+      join(folder, 'Prices 2026.csv'),
+      'id,price,day\n1,9.5,2026-01-02\n2,10,2026-01-03\n',
+    );
+    const named = await data(['--json', 'publish', join(folder, 'Prices 2026.csv')]);
+    expect(named.code).toBe(0);
+    expect(JSON.parse(named.out)).toMatchObject({ dataset: 'prices-2026', state: 'SUCCEEDED' });
+    const renamed = await data(['publish', join(folder, 'Prices 2026.csv'), '--name', 'prices']);
+    expect(renamed.code).toBe(0);
+    const descriptor = (await (await fetch(`${api}/ada/prices/datapackage.json`)).json()) as {
+      resources: { path: string; schema: { fields: { name: string; type: string }[] } }[];
+    };
+    expect(descriptor.resources[0]?.path).toBe('Prices 2026.csv');
+    expect(descriptor.resources[0]?.schema.fields.map((field) => field.type)).toEqual([
+      'integer',
+      'number',
+      'date',
+    ]);
+    const wrong = await data(['publish', join(EXAMPLES, 'cities'), '--name', 'x']);
+    expect(wrong.code).toBe(2);
+    rmSync(folder, { recursive: true, force: true });
+  });
+
   it('publishes a private dataset that only its owner can get', async () => {
     const pkg = mkdtempSync(join(tmpdir(), 'data-private-'));
     cpSync(join(EXAMPLES, 'cities'), pkg, { recursive: true });

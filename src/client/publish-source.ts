@@ -1,0 +1,72 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { InputError, UsageError } from '../errors.js';
+import type { PublishSource } from './publish.js';
+
+/** A publish source and what to remove once it is published. */
+export interface ResolvedSource extends PublishSource {
+  cleanup(): Promise<void>;
+}
+
+async function readDescriptor(file: string): Promise<Record<string, unknown>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, 'utf8'));
+  } catch {
+    throw new InputError(`${file} is not a readable JSON descriptor`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new InputError(`${file} is not a descriptor (a JSON object)`);
+  return parsed as Record<string, unknown>;
+}
+
+/**
+ * What `data publish` takes is what `data validate` takes: a folder holding a
+ * datapackage.json, a descriptor file (its folder is the package), or one data file, which
+ * is published as a one-resource package named after the file (or `name`), its schema
+ * inferred.
+ */
+export async function resolvePublishSource(path: string, name?: string): Promise<ResolvedSource> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new InputError(`"${path}" does not exist`);
+  const nothing = () => Promise.resolve();
+  const single = !info.isDirectory() && !path.toLowerCase().endsWith('.json');
+  if (name !== undefined && !single)
+    throw new UsageError(
+      '--name names the package made from a single data file',
+      'a package\'s name is the "name" of its datapackage.json',
+    );
+  if (info.isDirectory()) {
+    const descriptorFile = join(path, 'datapackage.json');
+    if (!(await stat(descriptorFile).catch(() => undefined))?.isFile())
+      throw new InputError(
+        `"${path}" is a folder without a datapackage.json`,
+        'publish a single data file with `data publish file.csv`, or describe the folder first',
+      );
+    return {
+      dir: path,
+      descriptor: await readDescriptor(descriptorFile),
+      descriptorFile,
+      cleanup: nothing,
+    };
+  }
+  if (!single)
+    return {
+      dir: dirname(path),
+      descriptor: await readDescriptor(path),
+      descriptorFile: path,
+      cleanup: nothing,
+    };
+  const { describeFile } = await import('../validator/index.js');
+  const descriptor = await describeFile(path, name);
+  const folder = await mkdtemp(join(tmpdir(), 'data-publish-'));
+  const descriptorFile = join(folder, 'datapackage.json');
+  await writeFile(descriptorFile, `${JSON.stringify(descriptor, null, 2)}\n`);
+  return {
+    dir: dirname(path),
+    descriptor,
+    descriptorFile,
+    cleanup: () => rm(folder, { recursive: true, force: true }),
+  };
+}
