@@ -23,6 +23,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['src/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.name=/^mkdir(Sync)?$/] Property[key.name='recursive'][value.value=true]",
+          message:
+            'recursive mkdir never returns on some file systems (/proc): use makeDirectory from files/directories.ts',
+        },
+      ],
+    },
+  },
+  {
     files: ['src/validator/**', 'src/client/**'],
     rules: {
       'no-restricted-imports': [

@@ -59,8 +59,40 @@ export async function run(
   } catch (error) {
     const globals = program.opts<GlobalOptions>();
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    return reportFailure(signal.aborted ? new InterruptedError() : error, io, globals);
+    return reportFailure(
+      signal.aborted ? new InterruptedError() : (fileSystemFailure(error) ?? error),
+      io,
+      globals,
+    );
   }
+}
+
+const FILE_REASONS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'it is a folder',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'it already exists',
+  ENAMETOOLONG: 'the name is too long',
+  ELOOP: 'too many symbolic links',
+};
+
+/**
+ * A file or folder the user named could not be used (a path under /proc, a read-only
+ * disk…): the user's to fix, so an error with the path and the reason, not a bug.
+ */
+function fileSystemFailure(error: unknown): CliError | undefined {
+  const { code, path } = error as NodeJS.ErrnoException;
+  const reason = code ? FILE_REASONS[code] : undefined;
+  if (!reason || typeof path !== 'string') return undefined;
+  return new CliError(`cannot use ${path}: ${reason}`, {
+    code: 'E_FILE',
+    exitCode: EXIT.usage,
+    hint: 'check the path, and that you may write there',
+  });
 }
 
 function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {

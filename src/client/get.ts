@@ -1,4 +1,5 @@
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { makeDirectory } from '../files/directories.js';
+import { readdir, rename, writeFile } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -120,7 +121,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       jobs.push({ url: new URL(path, target.url).href, path, resource });
     }
   }
-  await mkdir(folder, { recursive: true });
+  await makeDirectory(folder);
   const declared = (job: (typeof jobs)[number]) =>
     typeof job.resource.bytes === 'number' ? job.resource.bytes : undefined;
   options.onEvent?.({

@@ -19,3 +19,11 @@ export function whole(meaning = ''): (value: string) => number {
     return number;
   };
 }
+
+/** A commander parser for a TCP port: 0 (any free port) to 65535. */
+export function port(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value.trim()) || number > 65_535)
+    throw new InvalidArgumentError('expected a port from 0 to 65535 (0: any free port)');
+  return number;
+}

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { whole } from './arguments.js';
+import { port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -27,7 +27,7 @@ export function registerServe(
     .summary(
       'run a data hub on this machine: auth, uploads, publication pipeline, read endpoints and web pages',
     )
-    .option('--port <n>', 'port to listen on (0: any free port)', whole(), 8080)
+    .option('--port <n>', 'port to listen on (0: any free port)', port, 8080)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data-dir <dir>', 'folder for all of the hub state', 'data-hub')
     .option('--token-days <n>', 'lifetime of user tokens in days', whole(), 14)
@@ -75,7 +75,54 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     if (error instanceof HubRefused) throw new UsageError(error.message, error.hint);
-    throw error;
+    throw startFailure(error, options) ?? error;
+  }
+}
+
+/** Why the hub could not start where the operator said, and what to do instead. */
+function startFailure(error: unknown, options: ServeOptions): UsageError | undefined {
+  const { code, path } = error as NodeJS.ErrnoException;
+  const where = `${options.host}:${String(options.port)}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new UsageError(
+        `something already listens on ${where}`,
+        'choose another --port, or --port 0 for any free one',
+      );
+    case 'EACCES':
+      return path
+        ? new UsageError(
+            `no permission to use the data folder (${path})`,
+            'choose another --data-dir',
+          )
+        : new UsageError(
+            `no permission to listen on ${where}`,
+            'ports below 1024 need privileges: choose --port 8080, or --port 0',
+          );
+    case 'EADDRNOTAVAIL':
+      return new UsageError(
+        `${options.host} is not an address of this machine`,
+        "use --host 127.0.0.1, or one of this machine's addresses",
+      );
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return new UsageError(
+        `the host name ${options.host} does not resolve`,
+        'use --host 127.0.0.1, or an address of this machine',
+      );
+    case 'ENOENT':
+    case 'ENOTDIR':
+    case 'EROFS':
+    case 'EEXIST':
+    case 'ENOSPC':
+      return new UsageError(
+        `the data folder cannot be used: ${(error as Error).message}`,
+        'choose a --data-dir in a folder you can write to',
+      );
+    case undefined:
+    default:
+      return undefined;
   }
 }
 

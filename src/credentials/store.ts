@@ -1,5 +1,6 @@
+import { makeDirectorySync } from '../files/directories.js';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { configDir, type Env } from '../config/settings.js';
@@ -105,7 +106,7 @@ export class CredentialStore {
   }
 
   private writeFile(entries: Record<string, Credential>): void {
-    mkdirSync(configDir(this.env), { recursive: true, mode: 0o700 });
+    makeDirectorySync(configDir(this.env), 0o700);
     const temporary = `${this.file}.${String(process.pid)}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
     chmodSync(temporary, 0o600);

@@ -1,4 +1,5 @@
-import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { makeDirectory } from '../files/directories.js';
+import { rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateIsolated } from '../validator/isolated.js';
@@ -118,10 +119,10 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   const clash = pathClash(Object.keys(work.files));
   if (clash) problems.push(`the resource paths clash: ${clash}`);
   if (problems.length > 0) throw new StepFailure(problems);
-  await mkdir(work.workDir, { recursive: true });
+  await makeDirectory(work.workDir);
   for (const [path, key] of Object.entries(work.files)) {
     const target = join(work.workDir, path);
-    await mkdir(dirname(target), { recursive: true });
+    await makeDirectory(dirname(target));
     await symlink(join(work.hub.objectsDir, key), target);
   }
   return { files: paths.length };
@@ -214,13 +215,13 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
   const target = revisionDir(work.hub, work.ownerid, work.dataset, work.revision);
   const fresh = `${work.workDir}.out`;
   await rm(fresh, { recursive: true, force: true });
-  await mkdir(fresh, { recursive: true });
+  await makeDirectory(fresh);
   const write = (name: string, text: string) =>
     writeFile(join(fresh, name), text, { flag: 'wx', mode: 0o444 });
   await write('datapackage.json', `${JSON.stringify(work.descriptor, null, 2)}\n`);
   await write('validation_report.json', JSON.stringify(work.report));
   await rm(target, { recursive: true, force: true });
-  await mkdir(dirname(target), { recursive: true });
+  await makeDirectory(dirname(target));
   await rename(fresh, target);
   return {};
 }

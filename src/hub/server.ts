@@ -1,5 +1,6 @@
+import { makeDirectorySync } from '../files/directories.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './auth.js';
 import { DEFAULT_LIMITS, type Hub, type HubLimits, type HubOptions } from './context.js';
@@ -174,7 +175,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     packagesDir: join(dataDir, 'packages'),
     tmpDir: join(dataDir, 'tmp'),
   };
-  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true });
+  for (const dir of Object.values(dirs)) makeDirectorySync(dir);
   // What a stopped hub left half-done: unfinished uploads and pipeline work folders.
   for (const entry of readdirSync(dirs.tmpDir))
     rmSync(join(dirs.tmpDir, entry), { recursive: true, force: true });

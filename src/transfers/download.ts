@@ -1,8 +1,9 @@
+import { makeDirectory } from '../files/directories.js';
 import { createHash, type Hash } from 'node:crypto';
 import { hashFile } from './digest.js';
 import { hashPlan } from '../validator/file.js';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ApiError, CliError, NetworkError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -39,7 +40,7 @@ export async function downloadFile(
   options: DownloadOptions = {},
 ): Promise<number> {
   const part = `${target}.part`;
-  await mkdir(dirname(target), { recursive: true });
+  await makeDirectory(dirname(target));
   const expected = hashPlan(options.hash).expected;
   let digest: string | undefined;
   await withRetries(

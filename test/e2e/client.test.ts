@@ -115,6 +115,17 @@ describe('the publishing client against data serve', () => {
     expect(run.out + run.err).not.toContain(token);
   });
 
+  it('says where it cannot write the token, at once, when the configuration folder is unusable', async () => {
+    const started = performance.now();
+    const run = await data(['login', '--with-token'], {
+      input: storedToken(),
+      env: { DATA_CONFIG_DIR: '/proc/data-config-nope' },
+    });
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('cannot use /proc/data-config-nope: no such file or folder');
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
   it('stops waiting for the browser at Ctrl-C, well before the time-out', async () => {
     const started = performance.now();
     let interrupted = false;

@@ -42,6 +42,54 @@ function stop(served: Served): Promise<number | null> {
   });
 }
 
+describe('data serve refusing to start', () => {
+  function serveWith(args: string[]): Promise<{ code: number | null; err: string; ms: number }> {
+    const started = performance.now();
+    const child = spawn(process.execPath, [join(ROOT, 'bin/data'), 'serve', ...args], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    return new Promise((resolve) =>
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, err, ms: performance.now() - started });
+      }),
+    );
+  }
+
+  it('says a port is taken, with the way out, and exits 2', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as { port: number }).port);
+    const dataDir = mkdtempSync(join(tmpdir(), 'data-serve-'));
+    try {
+      const run = await serveWith(['--port', port, '--data-dir', dataDir]);
+      expect(run.code).toBe(2);
+      expect(run.err).toContain(`something already listens on 127.0.0.1:${port}`);
+      expect(run.err).toContain('--port 0');
+    } finally {
+      taken.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it.each([
+    [['--port', '70000'], 'expected a port from 0 to 65535'],
+    [['--port', '-1'], 'expected a port from 0 to 65535'],
+    [['--host', 'no-such-host.invalid', '--dev-sign-in', '--port', '0'], 'does not resolve'],
+    [['--data-dir', '/proc/data-hub-nope', '--port', '0'], 'the data folder cannot be used'],
+    [['--data-dir', '/dev/null', '--port', '0'], 'the data folder cannot be used'],
+  ])('refuses %j in plain words, at once, with exit 2', async (args, message) => {
+    const run = await serveWith(args);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(message);
+    expect(run.err).not.toContain('bug');
+    expect(run.ms).toBeLessThan(5_000);
+  });
+});
+
 describe('data serve', () => {
   let served: Served;
   beforeAll(async () => {
