@@ -132,6 +132,18 @@ function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
 }
 
+/**
+ * A reader that went away (`data validate | head -1`) ends the command at once and quietly,
+ * as SIGPIPE ends other programs; a closed stderr is ignored.
+ */
+function stopQuietlyWhenOutputCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(EXIT.closedOutput);
+  });
+  process.stderr.on('error', () => undefined);
+}
+
 /** Entry point of bin/data: the only place that sets the process exit code. */
 export async function main(): Promise<void> {
   const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -141,6 +153,7 @@ export async function main(): Promise<void> {
     return;
   }
   keepYoungGenerationSmall();
+  stopQuietlyWhenOutputCloses();
   const controller = new AbortController();
   const interrupt = (): void => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);

@@ -6,6 +6,8 @@ export const EXIT = {
   auth: 4,
   bug: 70,
   interrupted: 130,
+  /** The reader of standard output went away (`data … | head`), as for a SIGPIPE. */
+  closedOutput: 141,
 } as const;
 
 export const EXIT_CODE_TABLE: readonly [number, string][] = [
@@ -19,4 +21,5 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
   [EXIT.auth, 'authentication required or rejected'],
   [EXIT.bug, 'internal error: a bug in data, please report it'],
   [EXIT.interrupted, 'interrupted (Ctrl-C)'],
+  [EXIT.closedOutput, 'standard output was closed early (e.g. piped into head): stopped quietly'],
 ];

@@ -162,3 +162,49 @@ describe('bin/data validate', () => {
     expect(result.rss).toBeLessThan(256);
   }, 120_000);
 });
+
+describe('a reader that goes away', () => {
+  /** Runs data with its stdout in a real pipe to `head -1`, and its stderr kept apart. */
+  function intoHead(args: string[]): { code: number; err: string; first: string } {
+    const quoted = args.map((arg) => `'${arg}'`).join(' ');
+    const script = `'${process.execPath}' '${BIN}' ${quoted} 2>"$ERR" | head -1; echo "code=\${PIPESTATUS[0]}"`;
+    const errFile = join(ROOT, 'test-output', `epipe-${String(process.pid)}.txt`);
+    spawnSync('mkdir', ['-p', join(ROOT, 'test-output')]);
+    const run = spawnSync('bash', ['-c', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', CI: 'true', ERR: errFile },
+    });
+    const err = spawnSync('cat', [errFile], { encoding: 'utf8' }).stdout;
+    const [first = '', code = ''] = run.stdout.trimEnd().split('\n');
+    return { code: Number(code.replace('code=', '')), err, first };
+  }
+
+  const manyErrors = () =>
+    folder({
+      't.csv': `id\n${Array.from({ length: 50_000 }, (_, index) => `x${String(index)}`).join('\n')}\n`,
+      'datapackage.json': {
+        name: 'many-errors',
+        resources: [
+          { name: 't', path: 't.csv', schema: { fields: [{ name: 'id', type: 'integer' }] } },
+        ],
+      },
+    });
+
+  it.each([[[]], [['--json']], [['--format', 'github']]])(
+    'ends quietly, exit 141, when head has read what it wanted (%j)',
+    (flags) => {
+      const run = intoHead(['validate', manyErrors(), '--limit-errors', '0', ...flags]);
+      expect(run.first).not.toBe('');
+      expect(run.code).toBe(141);
+      expect(run.err).not.toMatch(/EPIPE|node:internal|^\s+at /m);
+    },
+  );
+
+  it('ends quietly when the help is cut short', () => {
+    const run = intoHead(['validate', '--help']);
+    expect(run.first).toContain('Usage: data validate');
+    expect([0, 141]).toContain(run.code);
+    expect(run.err).toBe('');
+  });
+});
