@@ -33,9 +33,14 @@ export class InputError extends CliError {
   }
 }
 
+/** Nothing answered, or not in time: exit 3, always with a hint of what to check. */
 export class NetworkError extends CliError {
-  constructor(message: string, cause?: unknown) {
-    super(message, { code: 'E_NETWORK', exitCode: EXIT.network, cause });
+  constructor(
+    message: string,
+    cause?: unknown,
+    hint = 'check the address and the network connection, then try again',
+  ) {
+    super(message, { code: 'E_NETWORK', exitCode: EXIT.network, cause, hint });
   }
 }
 

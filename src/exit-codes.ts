@@ -15,9 +15,12 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
   [EXIT.invalid, 'the package is invalid, or its publication failed'],
   [
     EXIT.usage,
-    'usage error: unknown flag, bad argument, or input that does not exist or cannot be read',
+    'usage error: unknown flag, bad argument, or a source that does not exist or cannot be read (a file, a descriptor URL answering 404, a dataset the hub does not show you)',
   ],
-  [EXIT.network, 'network or server error'],
+  [
+    EXIT.network,
+    'network or server error: nothing answered, or a server failed (no verdict on the data)',
+  ],
   [EXIT.auth, 'authentication required or rejected'],
   [EXIT.bug, 'internal error: a bug in data, please report it'],
   [EXIT.interrupted, 'interrupted (Ctrl-C)'],

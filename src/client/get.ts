@@ -84,6 +84,18 @@ function inside(folder: string, path: string): string {
   return full;
 }
 
+/** The hub has no such dataset, or none this caller may see: a source that does not exist. */
+export function noSuchDataset(target: Target, signedIn: boolean): CliError {
+  const name = target.folder === '.' ? target.url : target.folder;
+  return new CliError(`there is no dataset ${name} (or it is private)`, {
+    code: 'E_NOT_FOUND',
+    exitCode: EXIT.usage,
+    hint: signedIn
+      ? 'check the owner and the dataset name; a private dataset shows only to its owner'
+      : 'check the owner and the dataset name; if it is yours and private, run `data login` first',
+  });
+}
+
 /** Downloads a dataset's descriptor and every resource into a folder that validates offline. */
 export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
   const folder = options.out;
@@ -99,6 +111,10 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       headers: options.token ? { 'Auth-Token': options.token } : {},
       ...signal,
     });
+    if (response.status === 404) {
+      await response.text();
+      throw noSuchDataset(target, options.token !== undefined);
+    }
     return json(`get ${target.url}`, response);
   }, signal)) as Record<string, unknown> & { resources?: Record<string, unknown>[] };
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];

@@ -47,12 +47,26 @@ export async function send(
       throw new NetworkError(
         `${step}: ${new URL(url).origin} sent nothing for ${String(error.seconds)} s`,
         error,
+        'the server may be overloaded: try again, or allow more time with DATA_HTTP_TIMEOUT (seconds)',
       );
+    const code = causeCode(error);
     throw new NetworkError(
-      `${step}: cannot reach ${new URL(url).origin} (${causeCode(error)})`,
+      `${step}: cannot reach ${new URL(url).origin} (${code})`,
       error,
+      unreachableHint(code),
     );
   }
+}
+
+/** What to check when nothing answers, by the system's reason. */
+function unreachableHint(code: string): string {
+  if (code === 'ECONNREFUSED')
+    return 'nothing listens there: is the hub running, and is --api (or DATA_API) its address?';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    return 'the host name does not resolve: check --api (or DATA_API) and your DNS';
+  if (code === 'ETIMEDOUT' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH')
+    return 'the network does not reach that host: check the connection (or a proxy)';
+  return 'check the address and the network connection, then try again';
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { InputError } from '../errors.js';
+import { ApiError, InputError } from '../errors.js';
 import { storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -39,11 +39,16 @@ function localPackage(local: string, target: string): string | undefined {
 
 export async function runInfo(target: string, ctx: Context): Promise<number> {
   const { datasetInfo } = await import('../client/info.js');
-  const { parseTarget } = await import('../client/get.js');
+  const { parseTarget, noSuchDataset } = await import('../client/get.js');
   const dir = localPackage(resolve(ctx.io.cwd, target), target);
   const token = dir ? undefined : await storedToken(ctx);
-  const location = dir ? { dir } : { descriptorUrl: parseTarget(target, ctx.hub().site).url };
-  const info = await datasetInfo(location, ctx.fetch, token);
+  const remote = dir ? undefined : parseTarget(target, ctx.hub().site);
+  const location = remote ? { descriptorUrl: remote.url } : { dir };
+  const info = await datasetInfo(location, ctx.fetch, token).catch((error: unknown) => {
+    if (remote && error instanceof ApiError && error.status === 404)
+      throw noSuchDataset(remote, token !== undefined);
+    throw error;
+  });
   if (ctx.globals.json) {
     writeJson(ctx, info);
     return 0;

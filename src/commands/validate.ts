@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import type { Report } from '../validator/index.js';
-import { InputError, UsageError } from '../errors.js';
+import { InputError, NetworkError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -91,7 +91,7 @@ export async function validateSource(
   options: Omit<ValidateCommandOptions, 'format'>,
   ctx: Context,
 ): Promise<Report> {
-  const { validate, SourceNotFound } = await import('../validator/index.js');
+  const { validate, SourceNotFound, RemoteUnreachable } = await import('../validator/index.js');
   const { validateIsolated } = await import('../validator/isolated.js');
   const run = ctx.isolate
     ? validateIsolated
@@ -114,6 +114,12 @@ export async function validateSource(
       },
     });
   } catch (error) {
+    if (error instanceof RemoteUnreachable)
+      throw new NetworkError(
+        `${error.message}; no verdict on the data`,
+        error,
+        'check the address and the connection, then run it again: exit 3 is an outage, not bad data',
+      );
     if (error instanceof SourceNotFound) {
       throw new InputError(
         error.message,

@@ -3,6 +3,7 @@ import { rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateIsolated } from '../validator/isolated.js';
+import { RemoteUnreachable } from '../validator/location.js';
 import { OBJECT_KEY } from './rawstore.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import {
@@ -181,6 +182,8 @@ async function check(work: Work): Promise<Record<string, unknown>> {
       },
     );
   } catch (error) {
+    if (error instanceof RemoteUnreachable)
+      throw new StepFailure([`${error.message}: try publishing again later`]);
     if (error instanceof OutOfMemory)
       throw new StepFailure([
         `the package needs more memory to validate than this hub allows (${String(limits.processingMemoryMb)} MB): very long lines or very many columns`,

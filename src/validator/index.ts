@@ -9,11 +9,12 @@ import type { Report, ReportError, Task } from './report/types.js';
 import { inferResourceSchema, validateResource, type ResourceContext } from './resource.js';
 import { basename, dirname } from 'node:path';
 import type { RowLimits } from './table/read.js';
-import { nameFromFile, resolveSource, type Source } from './source.js';
+import { nameFromFile, resolveSource, SourceNotFound, type Source } from './source.js';
 
 export type { Report, ReportError, Task } from './report/types.js';
 export { ERROR_TYPES, isErrorType } from './report/catalog.js';
 export { SourceNotFound } from './source.js';
+export { RemoteUnreachable } from './location.js';
 
 export type ValidateEvent =
   | { type: 'descriptor'; location: string }
@@ -52,6 +53,9 @@ async function validatePackage(
   try {
     text = await readText(source.location, options.fetch, options.signal);
   } catch (error) {
+    // The descriptor named on the command line is missing: the source does not exist.
+    if (error instanceof SourceFailure && source.url && /HTTP 404$/.test(error.note))
+      throw new SourceNotFound(`${source.url} answered 404: there is no descriptor there`);
     if (error instanceof SourceFailure)
       return { errors: [reportError('package-error', error.note)], tasks: [] };
     throw error;

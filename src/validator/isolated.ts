@@ -5,7 +5,13 @@
  * at the same speed (npm run bench:memory).
  */
 import { Worker } from 'node:worker_threads';
-import { SourceNotFound, type Report, type ValidateEvent, type ValidateOptions } from './index.js';
+import {
+  RemoteUnreachable,
+  SourceNotFound,
+  type Report,
+  type ValidateEvent,
+  type ValidateOptions,
+} from './index.js';
 
 export interface IsolatedRequest {
   /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
@@ -20,7 +26,10 @@ export interface IsolatedRequest {
 export type WorkerMessage =
   | { type: 'progress'; event: ValidateEvent }
   | { type: 'report'; report: Report }
-  | { type: 'failure'; notFound: boolean; message: string; stack: string | undefined };
+  | { type: 'failure'; kind: FailureKind; message: string; stack: string | undefined };
+
+/** What a failure in the worker was, so that it is thrown again as the same kind here. */
+export type FailureKind = 'not-found' | 'unreachable' | 'other';
 
 const YOUNG_GENERATION_MB = 32;
 
@@ -75,9 +84,12 @@ export function validateIsolated(
       if (message.type === 'progress') onProgress?.(message.event);
       else if (message.type === 'report') resolve(message.report);
       else {
-        const error = message.notFound
-          ? new SourceNotFound(message.message)
-          : new WorkerFailure(message.message);
+        const error =
+          message.kind === 'not-found'
+            ? new SourceNotFound(message.message)
+            : message.kind === 'unreachable'
+              ? new RemoteUnreachable(message.message)
+              : new WorkerFailure(message.message);
         if (message.stack) error.stack = message.stack;
         reject(error);
       }

@@ -28,6 +28,14 @@ export class SourceFailure extends Error {
   }
 }
 
+/**
+ * A remote source could not be reached (no answer, a refused connection, an unknown host, a
+ * server error): the validation cannot reach a verdict, which is no finding about the data.
+ */
+export class RemoteUnreachable extends Error {
+  override readonly name = 'RemoteUnreachable';
+}
+
 export function locate(path: string, base: Base): string {
   if (isRemote(path)) return path;
   if (base.url) return new URL(path, base.url).href;
@@ -56,8 +64,14 @@ export async function openBytes(
     try {
       response = await fetch(location, signal ? { signal } : {});
     } catch (error) {
-      throw new SourceFailure('scheme-error', `cannot fetch "${location}": ${describe(error)}`);
+      // A host the hub's operator did not allow is the package's doing, and a finding.
+      if (error instanceof Error && error.name === 'HostNotAllowed')
+        throw new SourceFailure('scheme-error', `cannot fetch "${location}": ${error.message}`);
+      if (signal?.aborted) throw error;
+      throw new RemoteUnreachable(`cannot reach ${location}: ${describe(error)}`);
     }
+    if (response.status >= 500 || response.status === 429)
+      throw new RemoteUnreachable(`${location} answered HTTP ${String(response.status)}`);
     if (!response.ok || !response.body) {
       throw new SourceFailure(
         'scheme-error',

@@ -2,7 +2,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { fetch as transportFetch } from '../client/transport.js';
 import { clientFetch } from '../client/http.js';
-import { SourceNotFound, validate, validateDescriptor } from './index.js';
+import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from './index.js';
 import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
 import type { ValidateEvent } from './index.js';
@@ -31,7 +31,12 @@ try {
   const message = error instanceof Error ? error.message : String(error);
   post({
     type: 'failure',
-    notFound: error instanceof SourceNotFound,
+    kind:
+      error instanceof SourceNotFound
+        ? 'not-found'
+        : error instanceof RemoteUnreachable
+          ? 'unreachable'
+          : 'other',
     message,
     stack: error instanceof Error ? error.stack : undefined,
   });

@@ -396,7 +396,24 @@ describe('every step of a publication, refused', () => {
 });
 
 describe('get against a hostile hub', () => {
-  for (const status of [401, 403, 404, 500])
+  it('says a dataset that is not there does not exist (or is private), exit 2, writing nothing', async () => {
+    server.use(
+      http.get(`${API}/ada/gone/datapackage.json`, () =>
+        HttpResponse.json({ error: 'not found' }, { status: 404 }),
+      ),
+    );
+    const cwd = mkdtempSync(join(tmpdir(), 'get-'));
+    const { code, err } = await data(['get', 'ada/gone', '--out', join(cwd, 'out')]);
+    expect(err).toContain('error: there is no dataset ada/gone (or it is private)');
+    expect(err).toContain('hint: check the owner and the dataset name');
+    expect(code).toBe(2);
+    expect(readdirSync(cwd)).toEqual([]);
+    const info = await data(['info', 'ada/gone']);
+    expect(info.code).toBe(2);
+    expect(info.err).toContain('there is no dataset ada/gone');
+  });
+
+  for (const status of [401, 403, 500])
     it(`names the descriptor and the hub's reason on a ${String(status)}, writing nothing`, async () => {
       server.use(
         http.get(`${API}/ada/gone/datapackage.json`, () =>

@@ -268,8 +268,8 @@ describe('the publishing client against data serve', () => {
     const stranger = await data(['get', 'ada/private-cities', '--out', join(cwd, 'x')], {
       env: { DATA_CONFIG_DIR: join(home, 'nobody') },
     });
-    expect(stranger.code).toBe(3);
-    expect(stranger.err).toContain('404');
+    expect(stranger.code).toBe(2);
+    expect(stranger.err).toContain('there is no dataset ada/private-cities (or it is private)');
     rmSync(pkg, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
   });

@@ -208,3 +208,57 @@ describe('a reader that goes away', () => {
     expect(run.err).toBe('');
   });
 });
+
+/** The real data in a child process, without blocking this one (whose servers must answer). */
+function dataWithErr(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+describe('remote packages that cannot be reached', () => {
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      if (request.url === '/down/datapackage.json') return response.writeHead(503).end();
+      if (request.url === '/pkg/datapackage.json')
+        return response.end(JSON.stringify({ resources: [{ name: 'gone', path: 'gone.csv' }] }));
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${String((server.address() as { port: number }).port)}`;
+  });
+  afterAll(() => server.close());
+
+  it('exits 3 with a hint when nothing answers, or the server fails: an outage is no verdict', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = String((closed.address() as { port: number }).port);
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    for (const url of [
+      `http://127.0.0.1:${port}/datapackage.json`,
+      `${base}/down/datapackage.json`,
+    ]) {
+      const run = await dataWithErr(['validate', url]);
+      expect(run.code).toBe(3);
+      expect(run.err).toContain('no verdict on the data');
+      expect(run.err).toContain('hint:');
+    }
+  });
+
+  it('exits 2 for a descriptor that is not there, and 1 for a package whose resource is not', async () => {
+    const missing = await dataWithErr(['validate', `${base}/nothing/datapackage.json`]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('answered 404');
+    const dangling = await dataWithErr(['validate', `${base}/pkg/datapackage.json`]);
+    expect(dangling.code).toBe(1);
+    expect(dangling.out).toContain('HTTP 404');
+  });
+});
