@@ -7,15 +7,33 @@ export function hubApi(ctx: Context): HubApi {
   return new HubApi(ctx.hub().api, ctx.fetch, ctx.signal);
 }
 
-/** The stored or DATA_TOKEN token for the hub, or exit 4 naming both ways to get one. */
+/**
+ * The stored or DATA_TOKEN token for the hub, or exit 4 naming both ways to get one. When
+ * no token is kept for an address where nothing answers, the address is the problem: that
+ * is said first (exit 3), since logging in there could not help.
+ */
 export async function requireToken(ctx: Context): Promise<Found> {
   const found = await ctx.credentials.get(ctx.hub().api);
-  if (!found)
-    throw new AuthError(
-      `not logged in to ${ctx.hub().api}`,
-      'run `data login`, or set DATA_TOKEN (for CI)',
+  if (found) return found;
+  await hubApi(ctx).check();
+  throw new AuthError(
+    `not logged in to ${ctx.hub().api}`,
+    'run `data login`, or set DATA_TOKEN (for CI)',
+  );
+}
+
+/** The hub refused a token: why, in the words that fit where the token came from. */
+export function refusedToken(ctx: Context, found: Found): AuthError {
+  const hub = ctx.hub().api;
+  if (found.source === 'env')
+    return new AuthError(
+      `${hub} refused the token in DATA_TOKEN`,
+      'DATA_TOKEN takes the place of any login: set it to a valid token for this hub, or unset it',
     );
-  return found;
+  return new AuthError(
+    `${hub} no longer accepts the token kept in ${found.location} (it expired or was revoked)`,
+    'run `data login` again',
+  );
 }
 
 /** The stored or DATA_TOKEN token for the hub, if any: reads of public data need none. */

@@ -3,8 +3,7 @@ import { positive } from './arguments.js';
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { AuthError } from '../errors.js';
-import { hubApi, requireToken, writeJson } from './auth-common.js';
+import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './index.js';
 import { printReport, validateSource } from './validate.js';
@@ -92,8 +91,7 @@ async function validateAndPublish(
   }
   const api = hubApi(ctx);
   const profile = profileOf(await api.check(found.token));
-  if (!profile)
-    throw new AuthError(`the hub at ${api.api} does not accept the token in ${found.location}`);
+  if (!profile) throw refusedToken(ctx, found);
   const { publishPackage } = await import('../client/publish.js');
   const { publishProgress, publishSummary } = await import('../output/publish.js');
   const { startProgress } = await import('../output/spinner.js');

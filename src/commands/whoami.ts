@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { AuthError } from '../errors.js';
 import { tokenExpiry } from '../credentials/store.js';
-import { hubApi, requireToken, writeJson } from './auth-common.js';
+import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -22,8 +21,7 @@ export function registerWhoami(
 export async function runWhoami(ctx: Context): Promise<number> {
   const found = await requireToken(ctx);
   const profile = profileOf(await hubApi(ctx).check(found.token));
-  if (!profile)
-    throw new AuthError(`the token in ${found.location} is no longer accepted by ${ctx.hub().api}`);
+  if (!profile) throw refusedToken(ctx, found);
   const expires = tokenExpiry(found.token);
   const result = {
     username: profile.username,

@@ -304,13 +304,40 @@ describe('publish against a failing hub', () => {
   });
 
   it('does not start without a token, and exits 4 on an expired one', async () => {
-    expect((await data(['publish', CITIES], { DATA_TOKEN: '' })).code).toBe(4);
     server.use(
       http.get(`${API}/auth/check`, () =>
         HttpResponse.json({ authenticated: false, providers: {} }),
       ),
     );
+    const without = await data(['publish', CITIES], { DATA_TOKEN: '' });
+    expect(without.code).toBe(4);
+    expect(without.err).toContain('not logged in');
     expect((await data(['whoami'])).code).toBe(4);
+  });
+
+  it('says the token in DATA_TOKEN was refused, not to log in (which cannot help while it is set)', async () => {
+    server.use(
+      http.get(`${API}/auth/check`, () =>
+        HttpResponse.json({ authenticated: false, providers: {} }),
+      ),
+    );
+    for (const args of [['whoami'], ['publish', CITIES]]) {
+      const { code, err } = await data(args);
+      expect(code).toBe(4);
+      expect(err).toContain('refused the token in DATA_TOKEN');
+      expect(err).not.toContain('data login');
+    }
+  });
+
+  it('says nothing answers at a wrong hub address before it says "not logged in"', async () => {
+    server.use(http.get(`${API}/auth/check`, () => HttpResponse.error()));
+    for (const args of [['whoami'], ['publish', CITIES]]) {
+      const { code, err } = await data(args, { DATA_TOKEN: '' });
+      expect(code).toBe(3);
+      expect(err).toContain(`cannot reach ${API}`);
+      expect(err).toContain('hint:');
+      expect(err).not.toContain('not logged in');
+    }
   });
 
   it('names the unreachable hub on a network error', async () => {
