@@ -20,24 +20,41 @@ function where(error: ReportError): string {
   return parts.join(', ');
 }
 
-/** The offending row, with the offending cell marked, cut to a readable width. */
-function rowPreview(error: ReportError, colors: Palette): string | undefined {
-  if (!error.cells || error.fieldNumber === undefined || !error.tags.includes('#cell'))
-    return undefined;
-  const index = error.fieldNumber - 1;
+/**
+ * A row once, with every offending cell of the errors about it marked, cut to a readable
+ * width after the last marked cell.
+ */
+function rowPreview(errors: ReportError[], colors: Palette): string | undefined {
+  const cells = errors.find((error) => error.cells)?.cells;
+  const marked = new Set(
+    errors
+      .filter((error) => error.tags.includes('#cell') && error.fieldNumber !== undefined)
+      .map((error) => (error.fieldNumber ?? 0) - 1),
+  );
+  if (!cells || marked.size === 0) return undefined;
+  const last = Math.max(...marked);
   let length = 0;
   const shown: string[] = [];
-  for (const [position, cell] of error.cells.entries()) {
+  for (const [position, cell] of cells.entries()) {
     const text = cell.length > 40 ? `${cell.slice(0, 37)}...` : cell;
     length += text.length + 2;
-    if (length > MAX_ROW_TEXT && position > index) {
+    if (length > MAX_ROW_TEXT && position > last) {
       shown.push('...');
       break;
     }
-    shown.push(position === index ? colors.red(colors.bold(`[${text}]`)) : text);
+    shown.push(marked.has(position) ? colors.red(colors.bold(`[${text}]`)) : text);
   }
-  if (index >= error.cells.length) shown.push(colors.red(colors.bold('[ ]')));
+  if (last >= cells.length) shown.push(colors.red(colors.bold('[ ]')));
   return shown.join(', ');
+}
+
+/** The error limit a resource stopped at, if it did. */
+function limitReached(task: Task): number | undefined {
+  for (const warning of task.warnings) {
+    const limit = /^reached error limit: (\d+)$/.exec(warning)?.[1];
+    if (limit) return Number(limit);
+  }
+  return undefined;
 }
 
 function verdict(report: Report, colors: Palette): string {
@@ -53,7 +70,10 @@ function verdict(report: Report, colors: Palette): string {
     report.tasks.length > 0
       ? ` in ${String(failing)} of ${plural(report.tasks.length, 'resource')}`
       : ' in the descriptor';
-  return colors.red(`✖ invalid: ${plural(report.stats.errors, 'error')}${scope} (${seconds})`);
+  const stopped = report.tasks.some((task) => limitReached(task) !== undefined);
+  const count = `${stopped ? 'at least ' : ''}${plural(report.stats.errors, 'error')}`;
+  const limit = stopped ? '; stopped at the error limit (--limit-errors 0 shows every error)' : '';
+  return colors.red(`✖ invalid: ${count}${scope} (${seconds})${limit}`);
 }
 
 function taskHeading(task: Task, colors: Palette): string {
@@ -66,13 +86,62 @@ function taskHeading(task: Task, colors: Palette): string {
 
 function errorLines(error: ReportError, colors: Palette): string[] {
   const place = where(error);
-  const lines = [
+  return [
     `  ${colors.red(error.type)}${place ? `  ${colors.cyan(place)}` : ''}`,
     `    ${error.message}`,
   ];
-  const preview = rowPreview(error, colors);
-  if (preview) lines.push(`    ${colors.dim('│')} ${preview}`);
+}
+
+/** Errors in order, those about one row together, with the row shown once after them. */
+function groupedErrorLines(errors: readonly ReportError[], colors: Palette): string[] {
+  const lines: string[] = [];
+  for (let start = 0; start < errors.length;) {
+    const row = errors[start]?.rowNumber;
+    let end = start + 1;
+    while (row !== undefined && end < errors.length && errors[end]?.rowNumber === row) end++;
+    const group = errors.slice(start, end);
+    for (const error of group) lines.push(...errorLines(error, colors));
+    const preview = rowPreview(group, colors);
+    if (preview) lines.push(`    ${colors.dim('│')} ${preview}`);
+    start = end;
+  }
   return lines;
+}
+
+/** The most frequent values, most first: `type-error 950, missing-cell 50`. */
+function tally(values: string[], most = 8): string {
+  const counts = new Map<string, number>();
+  for (const value of values) counts.set(value, (counts.get(value) ?? 0) + 1);
+  const sorted = [...counts].sort((a, b) => b[1] - a[1]);
+  const shown = sorted
+    .slice(0, most)
+    .map(([value, count]) => `${value} ${count.toLocaleString('en-US')}`);
+  if (sorted.length > most) shown.push(`${String(sorted.length - most)} more`);
+  return shown.join(', ');
+}
+
+/** Where many errors are: by type and by field, and which resources stopped at the limit. */
+function summaryLines(report: Report, colors: Palette): string[] {
+  const errors = [...report.errors, ...report.tasks.flatMap((task) => task.errors)];
+  const lines: string[] = [];
+  if (errors.length > 10) {
+    lines.push(colors.bold('Summary'));
+    lines.push(`  by type:  ${tally(errors.map((error) => error.type))}`);
+    const fields = errors.flatMap((error) =>
+      error.fieldName !== undefined ? [error.fieldName] : [],
+    );
+    if (fields.length > 0) lines.push(`  by field: ${tally(fields)}`);
+  }
+  for (const task of report.tasks) {
+    const limit = limitReached(task);
+    if (limit !== undefined)
+      lines.push(
+        colors.yellow(
+          `  ${task.name}: stopped after ${plural(limit, 'error')}, the error limit; more may follow (--limit-errors 0 shows them all)`,
+        ),
+      );
+  }
+  return lines.length > 0 ? [...lines, ''] : [];
 }
 
 /** The report for a person at a terminal: grouped by resource, one verdict at the end. */
@@ -84,15 +153,16 @@ export function renderHuman(report: Report, colors: Palette): string {
         '  ' +
         colors.red(`✖ ${plural(report.errors.length, 'error')}`),
     );
-    for (const error of report.errors) lines.push(...errorLines(error, colors));
+    lines.push(...groupedErrorLines(report.errors, colors));
     lines.push('');
   }
   for (const task of report.tasks) {
     lines.push(taskHeading(task, colors));
     for (const warning of task.warnings) lines.push(`  ${colors.yellow('!')} ${warning}`);
-    for (const error of task.errors) lines.push(...errorLines(error, colors));
+    lines.push(...groupedErrorLines(task.errors, colors));
     if (!task.valid) lines.push('');
   }
+  lines.push(...summaryLines(report, colors));
   lines.push(verdict(report, colors));
   return `${lines.join('\n')}\n`;
 }

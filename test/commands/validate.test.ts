@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
@@ -107,6 +108,34 @@ describe('data validate', () => {
     const { code, err } = await data([...args]);
     expect(code).toBe(2);
     expect(err).toMatch(/error/);
+  });
+
+  it('ends a long list with a summary by type and field, and says where it stopped and how to go on', async () => {
+    const rows = Array.from({ length: 30 }, (_, index) => `${String(index)},x${String(index)},y`);
+    const pkg = tablePackage(`id,amount,day\n${rows.join('\n')}\n`, {
+      schema: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'amount', type: 'integer' },
+          { name: 'day', type: 'date' },
+        ],
+      },
+    });
+    const { out } = await data(['validate', pkg, '--limit-errors', '25'], { tty: true });
+    const plain = stripVTControlCharacters(out);
+    const tail = plain.trimEnd().split('\n').slice(-6).join('\n');
+    expect(tail).toContain('by type:  type-error 25');
+    expect(tail).toContain('by field: amount 13, day 12');
+    expect(tail).toContain(
+      'data: stopped after 25 errors, the error limit; more may follow (--limit-errors 0 shows them all)',
+    );
+    expect(plain.trimEnd().split('\n').at(-1)).toMatch(
+      /^✖ invalid: at least 25 errors in 1 of 1 resource \(.+\); stopped at the error limit \(--limit-errors 0 shows every error\)$/,
+    );
+    // One row, two bad cells: the row is shown once, with both cells marked.
+    expect(plain.match(/│ 0, \[x0\], \[y\]/g)).toHaveLength(1);
+    const piped = await data(['validate', pkg, '--limit-errors', '25']);
+    expect(piped.out.trimEnd().split('\n').at(-1)).toContain('at least 25 errors');
   });
 
   it('exits 2 with a hint when the source does not exist, also as JSON', async () => {
