@@ -57,6 +57,7 @@ export interface GetOptions {
 
 export type GetEvent =
   | { type: 'plan'; files: { path: string; bytes: number | undefined }[] }
+  | { type: 'size'; path: string; bytes: number }
   | { type: 'progress'; path: string; received: number; bytes: number | undefined }
   | { type: 'saved'; path: string; bytes: number };
 
@@ -151,6 +152,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       bytes: declared(job),
       hash: typeof job.resource.hash === 'string' ? job.resource.hash : undefined,
       signal: options.signal,
+      onSize: (total) => options.onEvent?.({ type: 'size', path: job.path, bytes: total }),
       onBytes: (received) =>
         options.onEvent?.({ type: 'progress', path: job.path, received, bytes: declared(job) }),
     });

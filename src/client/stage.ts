@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
@@ -22,6 +23,7 @@ export interface StagedFile extends PackageFile {
 }
 
 export type StageEvent =
+  | { type: 'plan'; files: { path: string; bytes: number | undefined }[] }
   | { type: 'hashing'; path: string }
   | { type: 'file'; path: string; bytes: number; exists: boolean }
   | { type: 'progress'; path: string; sent: number; bytes: number }
@@ -68,6 +70,16 @@ export async function stageFiles(
     failure ??= { error };
     stop.abort(error);
   };
+  options.onEvent?.({
+    type: 'plan',
+    files: await Promise.all(
+      files.map(async (file) => ({
+        path: file.path,
+        bytes: (await stat(file.source ?? join(options.dir, file.path)).catch(() => undefined))
+          ?.size,
+      })),
+    ),
+  });
   const background: Promise<unknown>[] = [];
   const settled = new Set<number>();
   let previous: Promise<unknown> = Promise.resolve();

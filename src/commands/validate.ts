@@ -99,6 +99,7 @@ export async function validateSource(
         validate(input, { ...settings, fetch: ctx.fetch });
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `validating ${options.source}`);
+  const { validateProgress } = await import('../output/validate-progress.js');
   try {
     return await run(options.source, {
       signal: ctx.signal,
@@ -106,12 +107,7 @@ export async function validateSource(
       limitErrors: options.limitErrors,
       ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
       ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),
-      onProgress: (event) => {
-        if (event.type === 'resource')
-          progress.update(
-            `validating ${event.name} (${String(event.index + 1)}/${String(event.total)})`,
-          );
-      },
+      onProgress: validateProgress(progress.update),
     });
   } catch (error) {
     if (error instanceof RemoteUnreachable)

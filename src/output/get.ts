@@ -1,5 +1,6 @@
 import type { GetEvent } from '../client/get.js';
 import { TransferLine } from './transfer-line.js';
+import { humanBytes } from './units.js';
 
 /** Turns get events into one progress line (terminal) and a line per saved file. */
 export function getProgress(
@@ -10,16 +11,17 @@ export function getProgress(
   return (event) => {
     switch (event.type) {
       case 'plan':
-        // The overall share needs every size; a descriptor without them gets megabytes only.
-        if (event.files.every((file) => file.bytes !== undefined))
-          for (const file of event.files) transfers.expect(file.bytes ?? 0);
+        transfers.plan(event.files);
+        break;
+      case 'size':
+        transfers.size(event.path, event.bytes);
         break;
       case 'progress':
-        transfers.progress(event.path, event.received, event.bytes);
+        transfers.progress(event.path, event.received);
         break;
       case 'saved':
         transfers.finish(event.path);
-        log(`saved ${event.path} (${String(event.bytes)} bytes)`);
+        log(`saved ${event.path} (${humanBytes(event.bytes)})`);
         break;
     }
   };

@@ -12,16 +12,21 @@ export function publishProgress(
   let lastState = '';
   return (event) => {
     switch (event.type) {
+      case 'plan':
+        transfers.plan(event.files);
+        break;
       case 'hashing':
         if (!uploading) update(`hashing ${event.path}`);
         break;
       case 'file':
-        if (event.exists) log(`already stored ${event.path}`);
-        else transfers.expect(event.bytes);
+        if (event.exists) {
+          transfers.skip(event.path);
+          log(`already stored ${event.path}`);
+        } else transfers.size(event.path, event.bytes);
         break;
       case 'progress':
         uploading = true;
-        transfers.progress(event.path, event.sent, event.bytes);
+        transfers.progress(event.path, event.sent);
         break;
       case 'uploaded':
         transfers.finish(event.path);

@@ -16,6 +16,8 @@ export interface DownloadOptions {
   hash?: string | undefined;
   signal?: AbortSignal | undefined;
   onBytes?: (received: number) => void;
+  /** The whole file's size, once an answer tells it. */
+  onSize?: (bytes: number) => void;
 }
 
 /** What was downloaded is not what the descriptor declares. */
@@ -60,6 +62,8 @@ export async function downloadFile(
       if (!response.ok)
         throw new ApiError(`download ${url}`, response.status, errorDetail(await response.text()));
       const append = response.status === 206 && have > 0;
+      const total = sizeOf(response.headers, append ? have : 0);
+      if (total !== undefined) options.onSize?.(total);
       // A resumed file is hashed once complete; a whole one on its way to the disk.
       const hasher = expected && !append ? createHash(expected.algorithm) : undefined;
       await writeBody(response.body ?? [], part, append, {
@@ -90,6 +94,14 @@ export async function downloadFile(
   }
   await rename(part, target);
   return size;
+}
+
+/** The whole file's size from an answer: Content-Range's total, or the length plus what we had. */
+function sizeOf(headers: { get(name: string): string | null }, have: number): number | undefined {
+  const range = /\/(\d+)$/.exec(headers.get('content-range') ?? '')?.[1];
+  if (range) return Number(range);
+  const length = headers.get('content-length');
+  return length !== null && /^\d+$/.test(length) ? have + Number(length) : undefined;
 }
 
 /**

@@ -18,7 +18,9 @@ export { RemoteUnreachable } from './location.js';
 
 export type ValidateEvent =
   | { type: 'descriptor'; location: string }
-  | { type: 'resource'; name: string; index: number; total: number };
+  | { type: 'resource'; name: string; index: number; total: number }
+  /** Bytes of a table read so far, and its size when known (local files). */
+  | { type: 'bytes'; name: string; read: number; total: number | undefined };
 
 export interface ValidateOptions {
   fetch: Fetch;
@@ -141,6 +143,7 @@ function context(
     fetch: options.fetch,
     signal: options.signal,
     rowLimits: options.rowLimits,
+    onProgress: options.onProgress,
     limits: {
       limitErrors: options.limitErrors ?? 1000,
       ...(options.pickErrors ? { pick: options.pickErrors } : {}),

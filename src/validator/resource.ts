@@ -1,4 +1,7 @@
+import { stat } from 'node:fs/promises';
 import { asList } from './descriptor/rules.js';
+import { isRemote } from './descriptor/paths.js';
+import type { ValidateEvent } from './index.js';
 import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
@@ -28,6 +31,7 @@ export interface ResourceContext {
   signal?: AbortSignal | undefined;
   limits: TaskLimits;
   rowLimits?: RowLimits | undefined;
+  onProgress?: ((event: ValidateEvent) => void) | undefined;
   resources: readonly ResourceDescriptor[];
   lookups: Map<string, Promise<Set<string>>>;
 }
@@ -102,7 +106,10 @@ async function validateTable(
   collector: TaskCollector,
   plan: ReturnType<typeof hashPlan>,
 ): Promise<Task> {
-  const read = readOptions(resource, ctx, plan.algorithms);
+  const read = {
+    ...readOptions(resource, ctx, plan.algorithms),
+    onBytes: await bytesReporter(resource, ctx),
+  };
   const schema =
     (resource.schema as SchemaDescriptor | undefined) ??
     (await guard(collector, () => sampleSchema(resource, read)));
@@ -143,6 +150,33 @@ async function feed(
     sink.record(record);
   }
   return { bytes: 0, digests: {}, encoding: undefined, dialect: undefined, complete: sink.open };
+}
+
+/** Every this many bytes a table's reading reports its progress. */
+const REPORT_EVERY = 4 * 1024 * 1024;
+
+/** Reports how far a table's reading is, against its local files' size when known. */
+async function bytesReporter(
+  resource: ResourceDescriptor,
+  ctx: ResourceContext,
+): Promise<((read: number) => void) | undefined> {
+  const report = ctx.onProgress;
+  if (!report) return undefined;
+  const locations = paths(resource).map((path) => locate(path, ctx.base));
+  const sizes = await Promise.all(
+    locations.map(async (location) =>
+      isRemote(location) ? undefined : (await stat(location).catch(() => undefined))?.size,
+    ),
+  );
+  const total = sizes.every((size) => size !== undefined)
+    ? sizes.reduce((sum: number, size) => sum + (size ?? 0), 0)
+    : undefined;
+  let reported = 0;
+  return (read) => {
+    if (read - reported < REPORT_EVERY) return;
+    reported = read;
+    report({ type: 'bytes', name: resource.name, read, total });
+  };
 }
 
 function readOptions(

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { humanBytes } from '../../src/output/units.js';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
 
@@ -746,7 +747,16 @@ describe('on a terminal', () => {
     );
     const { code, out, err } = await data(['publish', CITIES], {}, { tty: true });
     expect(code).toBe(0);
-    expect(err).toMatch(/uploading \d+% · [\d.]+ MB of [\d.]+ MB · [\w.]+\.(csv|json) \d+%/);
+    // The total is known from the start (no "100% of 0 B" before the files are hashed).
+    const total = ['datapackage.json', 'data/countries.csv', 'data/cities.csv']
+      .map((path) => statSync(join(CITIES, path)).size)
+      .reduce((sum, size) => sum + size, 0);
+    const lines = [
+      ...stripVTControlCharacters(err).matchAll(/uploading (\d+)% · [\d.]+ k?B of ([\d.]+ k?B)/g),
+    ];
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.every((line) => line[2] === humanBytes(total))).toBe(true);
+    expect(err).toMatch(/uploading \d+% · [\d.]+ k?B of [\d.]+ k?B · [\w.]+\.(csv|json) \d+%/);
     const shown = screen(err);
     expect(shown.slice(0, 3).sort()).toEqual([
       'uploaded data/cities.csv',
@@ -783,7 +793,33 @@ describe('on a terminal', () => {
     const folder = mkdtempSync(join(tmpdir(), 'get-'));
     const { code, err } = await data(['get', 'ada/big', '--out', folder], {}, { tty: true });
     expect(code).toBe(0);
-    expect(err).toContain('downloading 50% · 0.10 MB of 0.20 MB · numbers.csv 50%');
-    expect(screen(err)).toEqual([`saved numbers.csv (${String(content.length)} bytes)`]);
+    expect(err).toContain('downloading 50% · 100 kB of 200 kB');
+    expect(err).toContain('numbers.csv 50%');
+    expect(screen(err)).toEqual(['saved numbers.csv (200 kB)']);
+  });
+
+  it('shows a download total from the answer when the descriptor declares none', async () => {
+    const content = Buffer.from('n\n' + '7\n'.repeat(99_999));
+    server.use(
+      http.get(`${API}/ada/sizeless/datapackage.json`, () =>
+        HttpResponse.json({ resources: [{ name: 'numbers', path: 'numbers.csv' }] }),
+      ),
+      http.get(`${API}/ada/sizeless/numbers.csv`, () => {
+        const half = content.length / 2;
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(content.subarray(0, half));
+            await delay(250);
+            controller.enqueue(content.subarray(half));
+            controller.close();
+          },
+        });
+        return new HttpResponse(body, { headers: { 'Content-Length': String(content.length) } });
+      }),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'get-'));
+    const { code, err } = await data(['get', 'ada/sizeless', '--out', folder], {}, { tty: true });
+    expect(code).toBe(0);
+    expect(err).toContain('downloading 50% · 100 kB of 200 kB');
   });
 });

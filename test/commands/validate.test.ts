@@ -138,6 +138,19 @@ describe('data validate', () => {
     expect(piped.out.trimEnd().split('\n').at(-1)).toContain('at least 25 errors');
   });
 
+  it('shows on a terminal how far a large table is read: bytes of the size, percentage, rate', async () => {
+    const rows = Array.from(
+      { length: 3_000_000 },
+      (_, index) => `${String(index)},name ${String(index)}`,
+    );
+    const pkg = tablePackage(`id,name\n${rows.join('\n')}\n`);
+    const { code, err } = await data(['validate', pkg], { tty: true });
+    expect(code).toBe(0);
+    expect(stripVTControlCharacters(err)).toMatch(
+      /validating data \(1\/1\) · \d+% · [\d.]+ MB of [\d.]+ MB/,
+    );
+  });
+
   it('exits 2 with a hint when the source does not exist, also as JSON', async () => {
     const human = await data(['validate', join(EXAMPLES, 'nowhere')]);
     expect(human.code).toBe(2);

@@ -28,6 +28,8 @@ export interface ReadOptions {
   signal?: AbortSignal | undefined;
   /** Past these, reading stops with a source error (the hub sets them; the CLI does not). */
   rowLimits?: RowLimits | undefined;
+  /** Called after each chunk with the bytes read so far. */
+  onBytes?: ((read: number) => void) | undefined;
 }
 
 export interface RowLimits {
@@ -104,6 +106,7 @@ async function readPart(
       if (pendingBytes >= SAMPLE_BYTES)
         reader = await startPart(Buffer.concat(pending), options, state, sink);
     }
+    options.onBytes?.(state.bytes);
     if (!sink.open) return false;
   }
   if (partBytes === 0) throw new SourceFailure('source-error', 'the source is empty');

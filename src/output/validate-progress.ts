@@ -1,0 +1,19 @@
+import type { ValidateEvent } from '../validator/index.js';
+import { Meter } from './units.js';
+
+/**
+ * The spinner's text while validating: the resource, its place among them, and for tables
+ * the bytes read of the file's size, percentage, rate and time left.
+ */
+export function validateProgress(update: (text: string) => void): (event: ValidateEvent) => void {
+  let heading = '';
+  let meter = new Meter();
+  return (event) => {
+    if (event.type === 'resource') {
+      heading = `validating ${event.name} (${String(event.index + 1)}/${String(event.total)})`;
+      meter = new Meter();
+      update(heading);
+    } else if (event.type === 'bytes')
+      update(`${heading} · ${meter.describe(event.read, event.total)}`);
+  };
+}
