@@ -155,7 +155,11 @@ export class HubApi {
     return reply.url;
   }
 
-  async sourceUpload(token: string, spec: unknown): Promise<{ flowId: string }> {
+  /** `unchanged`: the hub made no revision, the package being the one it publishes. */
+  async sourceUpload(
+    token: string,
+    spec: unknown,
+  ): Promise<{ flowId: string; unchanged: boolean }> {
     const reply = record(
       await this.post('source upload', '/source/upload', token, spec),
       'source upload',
@@ -166,7 +170,7 @@ export class HubApi {
         : 'no reason given';
       throw new ApiError('source upload', 200, `the hub refused the package: ${errors}`);
     }
-    return { flowId: reply.flow_id };
+    return { flowId: reply.flow_id, unchanged: reply.unchanged === true };
   }
 
   async status(flowId: string, token?: string): Promise<FlowStatus> {

@@ -9,7 +9,9 @@ import { eachLimited } from './limit.js';
 export type Findability = 'published' | 'unlisted' | 'private';
 
 export type PublishEvent =
-  StageEvent | { type: 'submitted'; flowId: string } | { type: 'status'; status: FlowStatus };
+  | StageEvent
+  | { type: 'submitted'; flowId: string; unchanged: boolean }
+  | { type: 'status'; status: FlowStatus };
 
 /** What is published: the package's folder, its descriptor, and the file holding its bytes. */
 export interface PublishSource {
@@ -27,6 +29,8 @@ export interface PublishOptions {
   profile: { id: string; username: string };
   findability: Findability;
   wait: boolean;
+  /** Make a revision even when the package is the one already published. */
+  force?: boolean;
   timeoutMs: number;
   pollMs?: number;
   concurrency?: number;
@@ -40,6 +44,8 @@ export interface PublishResult {
   revision: number;
   flowId: string;
   state: FlowStatus['state'];
+  /** The hub made no revision: the package is the published revision as it is. */
+  unchanged: boolean;
   url: string;
   uploaded: string[];
   skipped: string[];
@@ -116,6 +122,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
       owner: profile.username,
       dataset,
       findability: options.findability,
+      ...(options.force ? { force: true } : {}),
     },
     inputs: [
       {
@@ -125,29 +132,36 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
       },
     ],
   };
-  const { flowId } = await api.sourceUpload(source.token, spec);
-  options.onEvent?.({ type: 'submitted', flowId });
+  const { flowId, unchanged } = await api.sourceUpload(source.token, spec);
+  options.onEvent?.({ type: 'submitted', flowId, unchanged });
   const result: PublishResult = {
     dataset,
     owner: profile.username,
     revision: Number(flowId.split('/').pop()),
     flowId,
-    state: 'QUEUED',
+    state: unchanged ? 'SUCCEEDED' : 'QUEUED',
+    unchanged,
     url: `${options.site}/${profile.username}/${dataset}`,
     uploaded: files.filter((file) => !file.target.exists).map((file) => file.path),
     skipped: files.filter((file) => file.target.exists).map((file) => file.path),
     status: undefined,
     seconds: { upload: stagingSeconds },
   };
-  if (!options.wait) return result;
+  if (!options.wait || unchanged) return result;
   const status = await waitForPublication(options, flowId);
   return { ...result, state: status.state, status };
 }
 
-/** Polls the status every 2 s, every 10 s after the first minute, until it ends or times out. */
+/** Waits before each poll: quick at first (a small package is done in well under a second), then every 2 s, every 10 s after a minute. */
+function pollDelay(poll: number, elapsed: number): number {
+  if (elapsed > 60_000) return 10_000;
+  return [100, 250, 500, 1000][poll] ?? 2_000;
+}
+
+/** Polls the status until it ends or times out; see pollDelay. */
 async function waitForPublication(options: PublishOptions, flowId: string): Promise<FlowStatus> {
   const started = Date.now();
-  for (;;) {
+  for (let poll = 0; ; poll++) {
     const status = await options.api.status(flowId, options.token);
     options.onEvent?.({ type: 'status', status });
     if (status.state === 'SUCCEEDED' || status.state === 'FAILED') return status;
@@ -162,6 +176,6 @@ async function waitForPublication(options: PublishOptions, flowId: string): Prom
         },
       );
     }
-    await sleep(options.pollMs ?? (elapsed > 60_000 ? 10_000 : 2_000), options.signal);
+    await sleep(options.pollMs ?? pollDelay(poll, elapsed), options.signal);
   }
 }

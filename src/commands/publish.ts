@@ -15,6 +15,7 @@ export interface PublishCommandOptions {
   name?: string | undefined;
   findability: Findability;
   wait: boolean;
+  force?: boolean | undefined;
   timeout: number;
 }
 
@@ -42,6 +43,7 @@ export function registerPublish(
         .default('published'),
     )
     .option('--no-wait', 'return once the hub has the package, without waiting for publication')
+    .option('--force', 'make a new revision even when nothing changed since the published one')
     .option('--timeout <minutes>', 'how long to wait for publication', positive('minutes'), 20)
     .addHelpText(
       'after',
@@ -106,6 +108,7 @@ async function validateAndPublish(
       profile,
       findability: options.findability,
       wait: options.wait,
+      force: options.force === true,
       timeoutMs: options.timeout * 60_000,
       ...(pollMs !== undefined ? { pollMs } : {}),
       signal: ctx.signal,

@@ -3,7 +3,7 @@ import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { flowId, initialPipelines, statusOf } from './steps.js';
 import type { Findability } from './store.js';
-import { quotaMessage } from './rawstore.js';
+import { objectKeyOfUrl, quotaMessage } from './rawstore.js';
 
 export interface FlowSpec {
   meta: {
@@ -12,6 +12,8 @@ export interface FlowSpec {
     owner: string;
     dataset: string;
     findability?: Findability;
+    /** Ours: make a revision even when the package is the one published. */
+    force?: boolean;
   };
   inputs: {
     kind: 'datapackage';
@@ -52,6 +54,38 @@ export function specErrors(body: unknown): string[] {
   return errors;
 }
 
+/**
+ * What makes two publications the same: the descriptor, the bytes of every file (their
+ * object keys, not the URLs, which are signed anew each time) and the findability asked.
+ * Undefined when a file's object cannot be told from its URL.
+ */
+function fingerprint(spec: FlowSpec): string | undefined {
+  const input = spec.inputs[0];
+  if (!input) return undefined;
+  const files: Record<string, string> = {};
+  for (const [path, url] of Object.entries(input.parameters['resource-mapping'])) {
+    const key = typeof url === 'string' ? objectKeyOfUrl(url) : undefined;
+    if (!key) return undefined;
+    files[path] = key;
+  }
+  return JSON.stringify([input.parameters.descriptor, files, spec.meta.findability ?? null]);
+}
+
+/**
+ * The published revision when the newest revision is it and was made from this same
+ * package: publishing it again would only make a copy (`meta.force` makes one anyway).
+ */
+function unchangedRevision(hub: Hub, ownerid: string, spec: FlowSpec): number | undefined {
+  const dataset = hub.store.dataset(ownerid, spec.meta.dataset);
+  const latest = hub.store.revision(ownerid, spec.meta.dataset, 'latest');
+  if (latest?.state !== 'SUCCEEDED' || dataset?.published_revision !== latest.revision)
+    return undefined;
+  const wanted = fingerprint(spec);
+  return wanted !== undefined && wanted === fingerprint(JSON.parse(latest.spec) as FlowSpec)
+    ? latest.revision
+    : undefined;
+}
+
 export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const claims = serviceClaims(hub, request, 'source');
   if (!claims)
@@ -69,6 +103,15 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: ['"meta.ownerid" is not the owner of the token'],
     });
   const dataset = spec.meta.dataset;
+  const same = spec.meta.force === true ? undefined : unchangedRevision(hub, claims.userid, spec);
+  if (same !== undefined)
+    return sendJson(response, 200, {
+      success: true,
+      dataset_id: `${claims.userid}/${dataset}`,
+      flow_id: flowId({ ownerid: claims.userid, dataset, revision: same }),
+      errors: [],
+      unchanged: true,
+    });
   const created = hub.store.createRevision(
     claims.userid,
     dataset,

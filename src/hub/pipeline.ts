@@ -4,7 +4,7 @@ import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateIsolated } from '../validator/isolated.js';
 import { RemoteUnreachable } from '../validator/location.js';
-import { OBJECT_KEY } from './rawstore.js';
+import { objectKeyOfUrl } from './rawstore.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import {
   bomOf,
@@ -60,19 +60,6 @@ function isCsv(resource: Resource): boolean {
   );
 }
 
-/**
- * The object key of a raw store URL. Only the path counts: the hub may have restarted on
- * another port since the URL was made.
- */
-function storedKey(url: string): string | undefined {
-  try {
-    const match = /^\/rawstore\/objects\/([^/]+)$/.exec(new URL(url).pathname);
-    return match?.[1] && OBJECT_KEY.test(match[1]) ? match[1] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Why a set of paths cannot all be files of one folder: one is the other's parent. */
 function pathClash(paths: string[]): string | undefined {
   const all = new Set(paths);
@@ -109,7 +96,7 @@ async function load(work: Work): Promise<Record<string, unknown>> {
     // The old client fills the mapping without waiting for it: fall back to the object
     // this owner last authorized for the path.
     const key =
-      (typeof url === 'string' ? storedKey(url) : undefined) ??
+      (typeof url === 'string' ? objectKeyOfUrl(url) : undefined) ??
       work.hub.store.lastUpload(work.ownerid, path);
     const unsafe = unsafeReason(path, version);
     if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);

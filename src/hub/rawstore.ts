@@ -33,6 +33,19 @@ export function objectKey(md5Base64: string, path: string): string {
   return `${hex}${extension}`;
 }
 
+/**
+ * The object key of a raw store URL. Only the path counts: the hub may have restarted on
+ * another port since the URL was made, and presigned URLs carry a query.
+ */
+export function objectKeyOfUrl(url: string): string | undefined {
+  try {
+    const match = /^\/rawstore\/objects\/([^/]+)$/.exec(new URL(url).pathname);
+    return match?.[1] && OBJECT_KEY.test(match[1]) ? match[1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function objectsUrl(hub: Hub): string {
   return `${hub.base}/rawstore/objects`;
 }

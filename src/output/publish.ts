@@ -33,7 +33,7 @@ export function publishProgress(
         log(`uploaded ${event.path}`);
         break;
       case 'submitted':
-        log(`submitted revision ${event.flowId.split('/').pop() ?? ''}`);
+        if (!event.unchanged) log(`submitted revision ${event.flowId.split('/').pop() ?? ''}`);
         break;
       case 'status': {
         const steps = Object.values(event.status.pipelines).map(
@@ -55,6 +55,8 @@ export function publishProgress(
 
 /** The end of a publication: the dataset's URL, or each failed step and its log. */
 export function publishSummary(result: PublishResult, colors: Palette): string {
+  if (result.unchanged)
+    return `${colors.green('✔ nothing changed')} since revision ${String(result.revision)}: ${result.url} is published as it is (--force makes a new revision)\n`;
   if (result.state === 'SUCCEEDED')
     return `${colors.green('✔ published')} ${result.url} (revision ${String(result.revision)})\n`;
   if (result.state !== 'FAILED')

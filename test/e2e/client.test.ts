@@ -175,14 +175,15 @@ describe('the publishing client against data serve', () => {
     expect(run.out).toContain('type-error');
   });
 
-  it('reports a second publish with --json: nothing to upload again', async () => {
+  it('reports a second publish with --json: nothing to upload again, and no new revision', async () => {
     const run = await data(['--json', 'publish', join(EXAMPLES, 'cities')]);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.out)).toMatchObject({
       dataset: 'world-cities',
       owner: 'ada',
-      revision: 2,
+      revision: 1,
       state: 'SUCCEEDED',
+      unchanged: true,
       uploaded: [],
       url: `${api}/ada/world-cities`,
     });
@@ -245,6 +246,39 @@ describe('the publishing client against data serve', () => {
     const wrong = await data(['publish', join(EXAMPLES, 'cities'), '--name', 'x']);
     expect(wrong.code).toBe(2);
     rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('makes no revision when nothing changed, unless forced, and publishes a small package in a blink', async () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'data-again-'));
+    writeFileSync(join(pkg, 'a.csv'), 'id\n1\n');
+    writeFileSync(
+      join(pkg, 'datapackage.json'),
+      JSON.stringify({ name: 'again', resources: [{ name: 'a', path: 'a.csv' }] }),
+    );
+    const started = performance.now();
+    const first = await data(['--json', 'publish', pkg]);
+    const firstSeconds = (performance.now() - started) / 1000;
+    expect(JSON.parse(first.out)).toMatchObject({
+      revision: 1,
+      state: 'SUCCEEDED',
+      unchanged: false,
+    });
+    expect(firstSeconds).toBeLessThan(2);
+    const again = await data(['publish', pkg]);
+    expect(again.code).toBe(0);
+    expect(again.out).toContain('nothing changed since revision 1');
+    const forced = await data(['--json', 'publish', pkg, '--force']);
+    expect(JSON.parse(forced.out)).toMatchObject({
+      revision: 2,
+      state: 'SUCCEEDED',
+      unchanged: false,
+    });
+    writeFileSync(join(pkg, 'a.csv'), 'id\n2\n');
+    const changed = await data(['--json', 'publish', pkg]);
+    expect(JSON.parse(changed.out)).toMatchObject({ revision: 3, unchanged: false });
+    const unlisted = await data(['--json', 'publish', pkg, '--findability', 'unlisted']);
+    expect(JSON.parse(unlisted.out)).toMatchObject({ revision: 4, unchanged: false });
+    rmSync(pkg, { recursive: true, force: true });
   });
 
   it('publishes a private dataset that only its owner can get', async () => {
