@@ -53,16 +53,9 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
     writeJson(ctx, info);
     return 0;
   }
-  const lines = [ctx.colors.bold(info.title ?? info.name ?? target)];
-  if (info.description) lines.push(info.description);
-  lines.push('');
-  for (const resource of info.resources) {
-    const size = resource.bytes !== undefined ? `${String(resource.bytes)} bytes` : 'size unknown';
-    const rows = resource.rows !== undefined ? `, ${String(resource.rows)} rows` : '';
-    lines.push(`${ctx.colors.cyan(resource.name)}  ${resource.format || '?'}  ${size}${rows}`);
-    for (const row of resource.preview ?? []) lines.push(`  ${row.join('\t')}`);
-    lines.push('');
-  }
-  ctx.io.stdout.write(lines.join('\n'));
+  const { renderInfo, renderInfoPlain } = await import('../output/info.js');
+  ctx.io.stdout.write(
+    ctx.io.isStdoutTTY ? renderInfo(info, target, ctx.colors) : renderInfoPlain(info, target),
+  );
   return 0;
 }

@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delay, http, HttpResponse } from 'msw';
 import { createHash } from 'node:crypto';
@@ -564,6 +571,43 @@ describe('info', () => {
       expect(out).toContain('World cities and their countries');
       expect(out).toContain('Paris');
     }
+  });
+
+  it('shows on a terminal an aligned preview, human sizes, the licence, the schema and inline data', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'info-'));
+    writeFileSync(
+      join(cwd, 'datapackage.json'),
+      JSON.stringify({
+        name: 'inline',
+        licenses: [{ name: 'CC-BY-4.0', title: 'Creative Commons Attribution 4.0' }],
+        resources: [
+          {
+            name: 'people',
+            data: [
+              { id: 1, name: 'Ada Lovelace' },
+              { id: 22, name: 'Grace' },
+            ],
+            schema: {
+              fields: [
+                { name: 'id', type: 'integer', description: 'the key' },
+                { name: 'name', type: 'string' },
+              ],
+            },
+          },
+        ],
+      }),
+    );
+    const { code, out } = await data(['info', cwd], {}, { tty: true });
+    expect(code).toBe(0);
+    const text = stripVTControlCharacters(out);
+    expect(text).toContain('licence Creative Commons Attribution 4.0');
+    expect(text).toContain('people  inline · 2 rows · inline');
+    expect(text).toMatch(/ {4}id {5}integer {2}the key/);
+    expect(text).toContain('    id  name');
+    expect(text).toContain('    1   Ada Lovelace');
+    expect(text).toContain('    22  Grace');
+    const cities = stripVTControlCharacters((await data(['info', CITIES], {}, { tty: true })).out);
+    expect(cities).toContain('countries  csv · 107 B · 5 rows · data/countries.csv');
   });
 
   it('reads owner/dataset from the hub though a folder of that name is here without a package', async () => {
