@@ -66,21 +66,31 @@ export function registerValidate(
     );
 }
 
-async function checkErrorNames(names: string[] | undefined): Promise<void> {
+async function checkErrorNames(names: string[] | undefined, option: string): Promise<void> {
   if (!names) return;
-  const { isErrorType } = await import('../validator/index.js');
+  const { ERROR_TYPES, isErrorType } = await import('../validator/index.js');
+  const { didYouMean } = await import('../text/suggest.js');
+  const known = [...ERROR_TYPES, ...TAGS];
   const unknown = names.filter((name) => !isErrorType(name) && !TAGS.includes(name));
-  if (unknown.length > 0) {
-    throw new UsageError(
-      `unknown error type or tag: ${unknown.join(', ')}`,
-      `tags are ${TAGS.join(' ')}; types are listed in the README`,
-    );
-  }
+  if (unknown.length === 0) return;
+  const guesses = unknown.flatMap((name) => {
+    const guess = didYouMean(name, known);
+    return guess ? [`"${name}": did you mean ${guess}?`] : [];
+  });
+  throw new UsageError(
+    `${option}: unknown error type or tag: ${unknown.join(', ')}${guesses.length > 0 ? ` (${guesses.join(' ')})` : ''}`,
+    `tags: ${TAGS.join(' ')}\ntypes: ${ERROR_TYPES.join(' ')}`,
+  );
 }
 
 export async function runValidate(options: ValidateCommandOptions, ctx: Context): Promise<number> {
-  await checkErrorNames(options.pickErrors);
-  await checkErrorNames(options.skipErrors);
+  await checkErrorNames(options.pickErrors, '--pick-errors');
+  await checkErrorNames(options.skipErrors, '--skip-errors');
+  if (ctx.globals.json && options.format === 'github')
+    throw new UsageError(
+      '--json and --format github ask for two different outputs',
+      'use one: --json (or --format json) for the report, --format github for annotations',
+    );
   const report = await validateSource(options, ctx);
   await printReport(report, options, ctx);
   return report.valid ? EXIT.ok : EXIT.invalid;

@@ -205,7 +205,9 @@ export function renderGithub(
   const lines: string[] = [];
   const annotate = (file: string, error: ReportError): string => {
     const props = [`file=${escapeProperty(file)}`];
-    if (error.rowNumber !== undefined) props.push(`line=${String(error.rowNumber)}`);
+    // A header error is on the header's (first) line.
+    const line = error.rowNumber ?? error.rowNumbers?.[0];
+    if (line !== undefined) props.push(`line=${String(line)}`);
     if (error.fieldNumber !== undefined) props.push(`col=${String(error.fieldNumber)}`);
     props.push(`title=${escapeProperty(error.title)}`);
     return `::error ${props.join(',')}::${escapeData(error.message)}`;

@@ -151,6 +151,55 @@ describe('data validate', () => {
     );
   });
 
+  it('words its messages plainly, and quotes labels and names', async () => {
+    const { out } = await data(['--json', 'validate', join(EXAMPLES, 'invalid-data')]);
+    const messages = (JSON.parse(out) as { tasks: { errors: { message: string }[] }[] }).tasks
+      .flatMap((task) => task.errors)
+      .map((error) => error.message);
+    expect(messages.join('\n')).not.toMatch(/row at position|codec can't/);
+    expect(messages).toContain(
+      'The cell "G" in row "4" and field "name" at position "3" does not conform to a constraint: constraint "minLength" is "2"',
+    );
+    const latin = tablePackage(Buffer.from('name\nK\xf6ln\n', 'latin1'), { encoding: 'utf-8' });
+    const decoded = await data(['--json', 'validate', latin]);
+    expect(decoded.out).toContain('byte 0xf6 at offset 6 is not valid utf-8');
+  });
+
+  it('puts header errors on their line in GitHub annotations', async () => {
+    const pkg = tablePackage('id,nom\n1,a\n', {
+      schema: { fields: [{ name: 'id' }, { name: 'name' }] },
+    });
+    const { out } = await data(['validate', pkg, '--format', 'github']);
+    expect(out).toMatch(/^::error file=[^,]+,line=1,col=2,title=Incorrect Label::/m);
+  });
+
+  it('names what --pick-errors and --skip-errors take, with a did-you-mean', async () => {
+    const picked = await data([
+      'validate',
+      join(EXAMPLES, 'cities'),
+      '--pick-errors',
+      'type-eror,#cel',
+    ]);
+    expect(picked.code).toBe(2);
+    expect(picked.err).toContain('"type-eror": did you mean type-error?');
+    expect(picked.err).toContain('"#cel": did you mean #cell?');
+    expect(picked.err).toContain('tags: #table #header #label #row #cell #file');
+    const skipped = await data(['validate', join(EXAMPLES, 'cities'), '--skip-errors', 'zzz']);
+    expect(skipped.err).toContain('--skip-errors: unknown error type or tag: zzz');
+  });
+
+  it('refuses --json with --format github as a usage error', async () => {
+    const { code, out } = await data([
+      '--json',
+      'validate',
+      join(EXAMPLES, 'cities'),
+      '--format',
+      'github',
+    ]);
+    expect(code).toBe(2);
+    expect(JSON.parse(out)).toMatchObject({ error: { code: 'E_USAGE' } });
+  });
+
   it('exits 2 with a hint when the source does not exist, also as JSON', async () => {
     const human = await data(['validate', join(EXAMPLES, 'nowhere')]);
     expect(human.code).toBe(2);

@@ -203,7 +203,7 @@ describe('keys', () => {
       tablePackage('v\na\nb\na\n\n', schema({ name: 'v', constraints: { unique: true } })),
     );
     expect(summary(report)).toEqual(['unique-error@4@1', 'blank-row@5']);
-    expect(report.tasks[0]?.errors[0]?.note).toBe('the same as in the row at position "2"');
+    expect(report.tasks[0]?.errors[0]?.note).toBe('the same as in row "2"');
   });
 
   it('reports primary key duplicates and all-null keys', async () => {

@@ -88,7 +88,7 @@ describe('encodings', () => {
     const report = await check(tablePackage(latin1, { encoding: 'utf-8' }));
     expect(summary(report)).toEqual(['encoding-error']);
     expect(report.tasks[0]?.errors[0]?.note).toBe(
-      "'utf-8' codec can't decode byte 0xf6 in position 14 (row 2)",
+      'byte 0xf6 at offset 14 is not valid utf-8 (row 2)',
     );
   });
 

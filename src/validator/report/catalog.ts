@@ -58,7 +58,7 @@ export const ERROR_SPECS = {
     title: 'Source Error',
     description: 'Data reading error because of not supported or inconsistent contents.',
     tags: [],
-    template: 'The data source has not supported or has inconsistent contents: {note}',
+    template: 'The data source has unsupported or inconsistent contents: {note}',
   },
   'scheme-error': {
     title: 'Scheme Error',
@@ -82,7 +82,7 @@ export const ERROR_SPECS = {
     title: 'Hash Count Error',
     description: CORRUPTED,
     tags: ['#file'],
-    template: 'The data source does not match the expected hash count: {note}',
+    template: 'The data source does not match the expected hash: {note}',
   },
   'byte-count': {
     title: 'Byte Count Error',
@@ -102,30 +102,28 @@ export const ERROR_SPECS = {
     description:
       'The header of the data source contains label that does not exist in the provided schema.',
     tags: LABEL,
-    template: 'There is an extra label "{label}" in header at position "{fieldNumber}"',
+    template: 'There is an extra label "{label}" in the header at position "{fieldNumber}"',
   },
   'missing-label': {
     title: 'Missing Label',
     description:
       "Based on the schema there should be a label that is missing in the data's header.",
     tags: LABEL,
-    template:
-      'There is a missing label in the header\'s field "{fieldName}" at position "{fieldNumber}"',
+    template: 'The header has no label for field "{fieldName}" at position "{fieldNumber}"',
   },
   'blank-label': {
     title: 'Blank Label',
     description:
       'A label in the header row is missing a value. Label should be provided and not be blank.',
     tags: LABEL,
-    template: 'Label in the header in field at position "{fieldNumber}" is blank',
+    template: 'The label at position "{fieldNumber}" of the header is blank',
   },
   'duplicate-label': {
     title: 'Duplicate Label',
     description:
       'Two columns in the header row have the same value. Column names should be unique.',
     tags: LABEL,
-    template:
-      'Label "{label}" in the header at position "{fieldNumber}" is duplicated to a label: {note}',
+    template: 'Label "{label}" at position "{fieldNumber}" of the header repeats a label: {note}',
   },
   'incorrect-label': {
     title: 'Incorrect Label',
@@ -133,39 +131,38 @@ export const ERROR_SPECS = {
       'One of the data source header does not match the field name defined in the schema.',
     tags: LABEL,
     template:
-      'Label "{label}" in field {fieldName} at position "{fieldNumber}" does not match the field name in the schema',
+      'Label "{label}" at position "{fieldNumber}" does not match the field name "{fieldName}" in the schema',
   },
   'blank-row': {
     title: 'Blank Row',
     description: 'This row is empty. A row should contain at least one value.',
     tags: ROW,
-    template: 'Row at position "{rowNumber}" is completely blank',
+    template: 'Row "{rowNumber}" is completely blank',
   },
   'primary-key': {
     title: 'PrimaryKey Error',
     description: 'Values in the primary key fields should be unique for every row',
     tags: ROW,
-    template: 'Row at position "{rowNumber}" violates the primary key: {note}',
+    template: 'Row "{rowNumber}" violates the primary key: {note}',
   },
   'foreign-key': {
     title: 'ForeignKey Error',
     description: 'Values in the foreign key fields should exist in the reference table',
     tags: ROW,
-    template: 'Row at position "{rowNumber}" violates the foreign key: {note}',
+    template: 'Row "{rowNumber}" violates the foreign key: {note}',
   },
   'extra-cell': {
     title: 'Extra Cell',
     description: LONG_ROW,
     tags: CELL,
-    template:
-      'Row at position "{rowNumber}" has an extra value in field at position "{fieldNumber}"',
+    template: 'Row "{rowNumber}" has an extra value at position "{fieldNumber}"',
   },
   'missing-cell': {
     title: 'Missing Cell',
     description: SHORT_ROW,
     tags: CELL,
     template:
-      'Row at position "{rowNumber}" has a missing cell in field "{fieldName}" at position "{fieldNumber}"',
+      'Row "{rowNumber}" has a missing cell in field "{fieldName}" at position "{fieldNumber}"',
   },
   'type-error': {
     title: 'Type Error',
@@ -179,7 +176,7 @@ export const ERROR_SPECS = {
     description: 'A field value does not conform to a constraint.',
     tags: CELL,
     template:
-      'The cell "{cell}" in row at position "{rowNumber}" and field "{fieldName}" at position "{fieldNumber}" does not conform to a constraint: {note}',
+      'The cell "{cell}" in row "{rowNumber}" and field "{fieldName}" at position "{fieldNumber}" does not conform to a constraint: {note}',
   },
   'unique-error': {
     title: 'Unique Error',
@@ -187,7 +184,7 @@ export const ERROR_SPECS = {
       'This field is a unique field but it contains a value that has been used in another row.',
     tags: CELL,
     template:
-      'Row at position "{rowNumber}" has unique constraint violation in field "{fieldName}" at position "{fieldNumber}": {note}',
+      'Row "{rowNumber}" breaks the unique constraint of field "{fieldName}" at position "{fieldNumber}": {note}',
   },
 } as const satisfies Record<string, ErrorSpec>;
 

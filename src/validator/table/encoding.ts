@@ -93,7 +93,7 @@ export class ChunkDecoder {
       text = this.decoder.decode();
     } catch {
       throw new EncodingFailure(
-        `'${this.encoding}' codec can't decode the bytes at the end of the data (truncated sequence)`,
+        `the data ends in the middle of a ${this.encoding} character`,
         this.offset,
       );
     }
@@ -110,7 +110,7 @@ export class ChunkDecoder {
     const byte = (chunk[index] ?? 0).toString(16).padStart(2, '0');
     const position = this.offset + index;
     throw new EncodingFailure(
-      `'${this.encoding}' codec can't decode byte 0x${byte} in position ${String(position)}`,
+      `byte 0x${byte} at offset ${String(position)} is not valid ${this.encoding}`,
       position,
     );
   }

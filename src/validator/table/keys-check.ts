@@ -65,7 +65,7 @@ export function primaryKeyError(
   const note =
     first === null
       ? 'cells composing the primary keys are all "None"'
-      : `the same as in the row at position "${String(first)}"`;
+      : `the same as in row "${String(first)}"`;
   return reportError('primary-key', note, { cells, rowNumber });
 }
 

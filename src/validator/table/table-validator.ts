@@ -244,7 +244,7 @@ export class TableValidator {
       const first = tracker.check(values, rowNumber);
       if (first === undefined || first === null) continue;
       const index = tracker.fields[0] ?? 0;
-      const note = `${tracker.label}the same as in the row at position "${String(first)}"`;
+      const note = `${tracker.label}the same as in row "${String(first)}"`;
       this.cellError(
         'unique-error',
         note,
