@@ -45,6 +45,7 @@ export async function run(
     .option('--api <url>', 'the hub API (or DATA_API; default http://127.0.0.1:8080)')
     .option('--site <url>', 'the hub site for read URLs (or DATA_SITE; default: the API)')
     .exitOverride()
+    .configureHelp({ showGlobalOptions: true })
     .showSuggestionAfterError()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),

@@ -11,6 +11,10 @@ export function registerLogout(
   program
     .command('logout')
     .summary('revoke the stored token at the hub and forget it')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data logout\n  data logout --api https://hub.example.org   # another hub',
+    )
     .action(async (_options: unknown, command: Command) => {
       setExitCode(await runLogout(contextFor(command)));
     });

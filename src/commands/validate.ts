@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import type { Report } from '../validator/index.js';
 import { InputError, NetworkError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { ERROR_TYPES as ERROR_TYPE_NAMES } from '../validator/report/catalog.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface ValidateCommandOptions {
@@ -55,6 +56,7 @@ export function registerValidate(
         .choices(['text', 'json', 'github'])
         .default('text'),
     )
+    .addHelpText('after', () => errorNamesHelp())
     .addHelpText(
       'after',
       '\nExamples:\n  data validate                      # the package in this folder\n  data validate examples/cities --json\n  data validate data.csv --pick-errors type-error,#header\n  data validate --format github      # annotations in GitHub Actions',
@@ -64,6 +66,21 @@ export function registerValidate(
         setExitCode(await runValidate({ ...raw, source }, contextFor(command)));
       },
     );
+}
+
+/** What --pick-errors and --skip-errors take, for the help. */
+function errorNamesHelp(): string {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const name of ERROR_TYPE_NAMES) {
+    if (line.length + name.length > 78) {
+      lines.push(line);
+      line = ' ';
+    }
+    line += ` ${name}`;
+  }
+  lines.push(line);
+  return `\nError tags (--pick-errors, --skip-errors):\n  ${TAGS.join(' ')}\nError types:\n${lines.join('\n')}`;
 }
 
 async function checkErrorNames(names: string[] | undefined, option: string): Promise<void> {

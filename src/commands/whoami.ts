@@ -13,6 +13,10 @@ export function registerWhoami(
   program
     .command('whoami')
     .summary('show who you are on the hub, where the token is kept and when it expires')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data whoami\n  data whoami --json                   # username, hub, where the token is, expiry',
+    )
     .action(async (_options: unknown, command: Command) => {
       setExitCode(await runWhoami(contextFor(command)));
     });

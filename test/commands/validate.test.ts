@@ -220,6 +220,28 @@ describe('data validate', () => {
 });
 
 describe('data help and version', () => {
+  it('shows in every command the global options it honours, and examples', async () => {
+    for (const command of [
+      'validate',
+      'publish',
+      'get',
+      'info',
+      'login',
+      'logout',
+      'whoami',
+      'serve',
+    ]) {
+      const { out } = await data([command, '--help']);
+      expect(out, command).toContain('Global Options:');
+      expect(out, command).toContain('--json');
+      expect(out, command).toContain('Examples:');
+    }
+    const { out } = await data(['validate', '--help']);
+    expect(out).toContain('#table #header #label #row #cell #file');
+    for (const type of ['type-error', 'missing-label', 'foreign-key', 'unique-error'])
+      expect(out).toContain(type);
+  });
+
   it('prints the exit codes', async () => {
     const { code, out } = await data(['help', 'exit-codes']);
     expect(code).toBe(0);
