@@ -9,6 +9,7 @@ import { registerWhoami } from './whoami.js';
 import { registerPublish } from './publish.js';
 import { registerGet } from './get.js';
 import { registerInfo } from './info.js';
+import { registerCat } from './cat.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -25,6 +26,7 @@ export function registerCommands(
   registerPublish(program, contextFor, setExitCode);
   registerGet(program, contextFor, setExitCode);
   registerInfo(program, contextFor, setExitCode);
+  registerCat(program, contextFor, setExitCode);
   registerServe(program, contextFor, setExitCode);
   registerHelp(program, setExitCode);
 }

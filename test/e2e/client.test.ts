@@ -308,6 +308,19 @@ describe('the publishing client against data serve', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
+  it('prints a table of a hub dataset, a /r/ file, and standard input', async () => {
+    const hub = await data(['cat', 'ada/world-cities', 'countries', '--format', 'ndjson']);
+    expect(hub.code).toBe(0);
+    expect(hub.out.split('\n')[0]).toBe('{"code":"FR","name":"France","continent":"Europe"}');
+    const file = await data(['cat', `${api}/ada/world-cities/r/countries.csv`]);
+    expect(file.out).toBe(readFileSync(join(EXAMPLES, 'cities/data/countries.csv'), 'utf8'));
+    const piped = await data(['cat', '-', '--format', 'markdown'], { input: 'a,b\n1,2\n' });
+    expect(piped.out).toBe('| a | b |\n| --- | --- |\n| 1 | 2 |\n');
+    const missing = await data(['cat', 'ada/nope']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('there is no dataset ada/nope');
+  });
+
   it('shows a dataset with info', async () => {
     const run = await data(['--json', 'info', 'ada/world-cities']);
     expect(run.code).toBe(0);

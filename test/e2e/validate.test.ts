@@ -201,6 +201,16 @@ describe('a reader that goes away', () => {
     },
   );
 
+  it('streams a large table: data cat | head ends at once', () => {
+    const rows = Array.from({ length: 400_000 }, (_, index) => `${String(index)},x`).join('\n');
+    const dir = folder({ 'big.csv': `id,v\n${rows}\n` });
+    const started = performance.now();
+    const run = intoHead(['cat', join(dir, 'big.csv'), '--format', 'ndjson']);
+    expect(run.first).toBe('{"id":0,"v":"x"}');
+    expect(run.code).toBe(141);
+    expect(performance.now() - started).toBeLessThan(3_000);
+  });
+
   it('ends quietly when the help is cut short', () => {
     const run = intoHead(['validate', '--help']);
     expect(run.first).toContain('Usage: data validate');

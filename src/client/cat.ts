@@ -1,0 +1,129 @@
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { InputError, UsageError } from '../errors.js';
+import type { ResourceDescriptor } from '../validator/descriptor/types.js';
+import { isRemote } from '../validator/descriptor/paths.js';
+import type { Base, Fetch } from '../validator/location.js';
+import { json, send, tokenFor, type HttpFetch } from './http.js';
+
+/** A table to print: its resource, where its relative paths start, and how to fetch. */
+export interface CatSource {
+  resource: ResourceDescriptor;
+  base: Base;
+  fetch: Fetch;
+}
+
+/** The address standard input stands at for the reader; it is never sent anywhere. */
+const STDIN_URL = 'http://standard-input.invalid/stdin';
+
+function pick(
+  resources: ResourceDescriptor[],
+  wanted: string | undefined,
+  where: string,
+): ResourceDescriptor {
+  const names = resources.map((resource) => resource.name).join(', ');
+  if (wanted !== undefined) {
+    const found = resources.find((resource) => resource.name === wanted);
+    if (!found)
+      throw new InputError(`${where} has no resource "${wanted}"`, `its resources: ${names}`);
+    return found;
+  }
+  const first = resources[0];
+  if (!first) throw new InputError(`${where} has no resources`);
+  return first;
+}
+
+/** A fetch for the hub: the token goes to the hub's origin only; answers as the reader wants them. */
+function hubFetch(fetch: HttpFetch, hub: string, token: string | undefined): Fetch {
+  return async (url, init) => {
+    const auth = tokenFor(url, hub, token);
+    const response = await send(fetch, `read ${url}`, url, {
+      headers: auth ? { 'Auth-Token': auth } : {},
+      ...(init?.signal ? { signal: init.signal } : {}),
+    });
+    return response;
+  };
+}
+
+async function localDescriptor(
+  path: string,
+): Promise<{ descriptor: { resources?: ResourceDescriptor[] }; dir: string } | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) throw new InputError(`"${path}" does not exist`);
+  const file = info.isDirectory()
+    ? join(path, 'datapackage.json')
+    : path.toLowerCase().endsWith('.json')
+      ? path
+      : undefined;
+  if (!file) return undefined;
+  try {
+    return {
+      descriptor: JSON.parse(await readFile(file, 'utf8')) as { resources?: ResourceDescriptor[] },
+      dir: dirname(file),
+    };
+  } catch {
+    throw new InputError(`${file} is not a readable datapackage.json`);
+  }
+}
+
+/**
+ * Where `data cat` reads from: `-` (standard input), a local package folder or descriptor,
+ * a single data file, a hub dataset (owner/dataset or its URL) or a `/r/` file URL.
+ */
+export async function catSource(
+  source: string,
+  resource: string | undefined,
+  context: {
+    stdin: AsyncIterable<Uint8Array>;
+    fetch: HttpFetch;
+    /** The hub's URL for owner/dataset, its site for reads. */
+    descriptorUrlOf: (target: string) => { url: string; single: boolean } | undefined;
+    hub: string;
+    token: string | undefined;
+  },
+): Promise<CatSource> {
+  const none: Fetch = () => Promise.reject(new Error('nothing to fetch'));
+  if (source === '-') {
+    const stdin: Fetch = (url) =>
+      url === STDIN_URL
+        ? Promise.resolve({ ok: true, status: 200, body: context.stdin })
+        : Promise.reject(new Error('standard input only'));
+    return { resource: { name: 'stdin', path: STDIN_URL, format: 'csv' }, base: {}, fetch: stdin };
+  }
+  if (!isRemote(source) && (await stat(source).catch(() => undefined))) {
+    const local = await localDescriptor(source);
+    if (local) {
+      const resources = (local.descriptor.resources ?? []).filter(
+        (item) => typeof item === 'object',
+      );
+      return { resource: pick(resources, resource, source), base: { dir: local.dir }, fetch: none };
+    }
+    if (resource !== undefined)
+      throw new UsageError('a single file is one table: name no resource');
+    return {
+      resource: { name: basename(source), path: basename(source) },
+      base: { dir: dirname(source) },
+      fetch: none,
+    };
+  }
+  const target = context.descriptorUrlOf(source);
+  if (!target) throw new InputError(`"${source}" is no file, folder, owner/dataset or URL`);
+  const fetch = hubFetch(context.fetch, context.hub, context.token);
+  if (target.single) {
+    const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
+    return { resource: { name, path: target.url }, base: {}, fetch };
+  }
+  const descriptor = (await json(
+    `read ${target.url}`,
+    await send(context.fetch, `read ${target.url}`, target.url, {
+      headers: context.token
+        ? { 'Auth-Token': tokenFor(target.url, context.hub, context.token) ?? '' }
+        : {},
+    }),
+  )) as { resources?: ResourceDescriptor[] };
+  return {
+    resource: pick(descriptor.resources ?? [], resource, source),
+    base: { url: target.url },
+    fetch,
+  };
+}

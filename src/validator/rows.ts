@@ -1,0 +1,144 @@
+import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js';
+import type { Base, Fetch } from './location.js';
+import { locate } from './location.js';
+import { asList } from './descriptor/rules.js';
+import { compileField } from './schema/field.js';
+import { INVALID } from './schema/types/index.js';
+import { inlineRecords } from './table/inline.js';
+import { readTable, type RecordSink } from './table/read.js';
+import { inferResourceSchema, formatOf } from './resource.js';
+import type { TableLayout } from './table/table-validator.js';
+import { resolveDialect } from './table/dialect.js';
+
+/** A table read as it is written: labels once, then each data row (header and comments left out). */
+export interface RowHandler {
+  labels(labels: string[]): void;
+  /** The row's values: typed by the schema when `typed`, else the cells as written. */
+  row(values: unknown[]): void;
+  /** False once the reader wants no more rows (a closed output). */
+  readonly open: boolean;
+}
+
+/** A value as JSON can hold it: big integers as text, missing values as null. */
+function jsonValue(value: unknown): unknown {
+  if (typeof value === 'bigint')
+    return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  return value;
+}
+
+const TYPED_AS_VALUES = new Set(['integer', 'number', 'boolean', 'object', 'array', 'geojson']);
+
+/**
+ * Casts each cell by its field: numbers, booleans and JSON types become values; dates,
+ * times and the rest stay as written; missing values become null; a cell its type refuses
+ * stays as written.
+ */
+function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown[] {
+  const fields = schema.fields.map((field) => ({
+    compiled: compileField(field, schema, 2),
+    asValue: TYPED_AS_VALUES.has(field.type ?? 'string'),
+  }));
+  return (cells) =>
+    cells.map((cell, index) => {
+      const field = fields[index];
+      if (!field) return cell;
+      if (typeof cell === 'string' && field.compiled.missing.has(cell)) return null;
+      if (!field.asValue) return cell;
+      const value = field.compiled.cast(cell);
+      return value === INVALID ? cell : jsonValue(value);
+    });
+}
+
+/** Skips comment rows, gathers the header rows into labels, and hands on the data rows. */
+function layoutSink(
+  layout: TableLayout,
+  handler: RowHandler,
+  cast: (cells: readonly unknown[]) => unknown[],
+): RecordSink {
+  const headerEnd = layout.headerRows.length > 0 ? Math.max(...layout.headerRows) : 0;
+  const parts: string[][] = [];
+  let rowNumber = 0;
+  let content = 0;
+  let labelled = headerEnd === 0;
+  if (labelled) handler.labels([]);
+  return {
+    record(cells) {
+      rowNumber++;
+      if (layout.commentRows.has(rowNumber)) return;
+      if (
+        layout.commentChar !== undefined &&
+        typeof cells[0] === 'string' &&
+        cells[0].startsWith(layout.commentChar)
+      )
+        return;
+      content++;
+      if (content <= headerEnd) {
+        if (layout.headerRows.includes(content)) parts.push(cells.map(String));
+        if (content === headerEnd) {
+          const width = Math.max(0, ...parts.map((part) => part.length));
+          handler.labels(
+            Array.from({ length: width }, (_, column) =>
+              parts
+                .map((part) => part[column] ?? '')
+                .filter((text) => text !== '')
+                .join(layout.headerJoin),
+            ),
+          );
+          labelled = true;
+        }
+        return;
+      }
+      if (!labelled) return;
+      handler.row(cast(cells));
+    },
+    get open() {
+      return handler.open;
+    },
+  };
+}
+
+/**
+ * Reads a table resource row by row, streamed: the same reading as validation (encoding,
+ * dialect, multipart files, inline data), for printing it again.
+ */
+export async function readRows(
+  resource: ResourceDescriptor,
+  base: Base,
+  options: { fetch: Fetch; signal?: AbortSignal | undefined; typed: boolean },
+  handler: RowHandler,
+): Promise<void> {
+  let schema = typeof resource.schema === 'object' ? resource.schema : undefined;
+  if (!schema && options.typed && base.dir !== undefined)
+    schema = await inferResourceSchema(resource, base.dir);
+  const cast = options.typed && schema ? typer(schema) : (cells: readonly unknown[]) => [...cells];
+  if (resource.data !== undefined) {
+    const records = inlineRecords(resource.data);
+    if (typeof records === 'string') throw new Error(records);
+    const layout = resolveDialect(
+      typeof resource.dialect === 'object' ? resource.dialect : undefined,
+      '',
+      ',',
+    ).layout;
+    const sink = layoutSink(layout, handler, cast);
+    for (const record of records) {
+      if (!sink.open) break;
+      sink.record(record);
+    }
+    return;
+  }
+  const declared = typeof resource.dialect === 'object' ? resource.dialect : undefined;
+  // The layout (header and comment rows) comes from the declared dialect alone.
+  const layout = resolveDialect(declared, '', ',').layout;
+  await readTable(
+    {
+      locations: asList(resource.path).map((path) => locate(path, base)),
+      encoding: resource.encoding,
+      dialect: declared,
+      defaultDelimiter: formatOf(resource) === 'tsv' ? '\t' : undefined,
+      hashes: [],
+      fetch: options.fetch,
+      signal: options.signal,
+    },
+    layoutSink(layout, handler, cast),
+  );
+}

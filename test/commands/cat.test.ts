@@ -1,0 +1,75 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
+import { memoryIO } from '../../src/output/io.js';
+import { folder, tablePackage } from '../helpers/fixtures.js';
+
+const CITIES = join(import.meta.dirname, '../../examples/cities');
+
+async function data(args: string[]) {
+  const io = memoryIO({ env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(CITIES, 'no-config') } });
+  const code = await run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+describe('data cat', () => {
+  it('prints a resource of a package as CSV, quoting what needs quotes', async () => {
+    const { code, out } = await data(['cat', CITIES, 'cities']);
+    expect(code).toBe(0);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[0]).toBe('id,city,country,population,area_km2,capital,founded,updated,location');
+    expect(lines[1]).toBe('1,Paris,FR,2102650,105.4,true,0250,2024-01-15,"2.3522, 48.8566"');
+    expect(lines).toHaveLength(8);
+  });
+
+  it('types JSON and NDJSON by the schema: numbers, booleans, null for missing values', async () => {
+    const ndjson = await data(['cat', CITIES, 'cities', '--format', 'ndjson']);
+    const rows = ndjson.out
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows[1]).toEqual({
+      id: 2,
+      city: 'Lyon',
+      country: 'FR',
+      population: 522250,
+      area_km2: 47.87,
+      capital: false,
+      founded: null,
+      updated: '2024-01-15',
+      location: '4.8357, 45.7640',
+    });
+    const json = JSON.parse((await data(['--json', 'cat', CITIES, 'countries'])).out) as unknown[];
+    expect(json).toHaveLength(5);
+    expect(json[0]).toEqual({ code: 'FR', name: 'France', continent: 'Europe' });
+  });
+
+  it('prints TSV and Markdown with their escapes', async () => {
+    const pkg = tablePackage('a,b\n"x|y","tab\tin"\n');
+    expect((await data(['cat', pkg, '--format', 'tsv'])).out).toBe('a\tb\nx|y\ttab\\tin\n');
+    expect((await data(['cat', pkg, '--format', 'markdown'])).out).toBe(
+      '| a | b |\n| --- | --- |\n| x\\|y | tab\tin |\n',
+    );
+  });
+
+  it('reads a single file, header rows and comment rows as validation does', async () => {
+    const dir = folder({
+      't.csv': '# a comment\nid,name\n1,a\n',
+      'datapackage.json': {
+        name: 't',
+        resources: [{ name: 't', path: 't.csv', dialect: { commentChar: '#' } }],
+      },
+    });
+    expect((await data(['cat', dir])).out).toBe('id,name\n1,a\n');
+    expect((await data(['cat', join(dir, 't.csv'), '--format', 'ndjson'])).out).toContain(
+      '{"# a comment":"id"}',
+    );
+  });
+
+  it('names the resources when the one asked for is not there', async () => {
+    const { code, err } = await data(['cat', CITIES, 'towns']);
+    expect(code).toBe(2);
+    expect(err).toContain('has no resource "towns"');
+    expect(err).toContain('countries, cities');
+  });
+});
