@@ -27,6 +27,23 @@ export interface FlowStatus {
   error_log: string[];
 }
 
+export interface SearchResult {
+  id: string;
+  name: string;
+  title: string | null;
+  datahub: { owner: string; findability: string; stats?: { revision?: number } };
+  datapackage: { description?: string };
+}
+
+export interface RevisionEntry {
+  revision: number;
+  state: string;
+  findability: string | null;
+  published: boolean;
+  created: string;
+  modified: string;
+}
+
 function record(value: unknown, step: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new ApiError(step, 200, 'answered an unexpected document');
@@ -171,6 +188,43 @@ export class HubApi {
       throw new ApiError('source upload', 200, `the hub refused the package: ${errors}`);
     }
     return { flowId: reply.flow_id, unchanged: reply.unchanged === true };
+  }
+
+  /** Datasets matching words, newest first; `owner` keeps one user's (all of them, for that user). */
+  async search(
+    words: string,
+    options: { size: number; owner?: string | undefined },
+    token?: string,
+  ): Promise<{ results: SearchResult[]; total: number }> {
+    const query = new URLSearchParams({ q: JSON.stringify(words), size: String(options.size) });
+    if (options.owner) query.set('owner', options.owner);
+    const reply = record(
+      await this.get('search', `/metastore/search?${query.toString()}`, token),
+      'search',
+    );
+    const results = Array.isArray(reply.results) ? (reply.results as SearchResult[]) : [];
+    const summary = reply.summary as { total?: unknown } | undefined;
+    return { results, total: typeof summary?.total === 'number' ? summary.total : results.length };
+  }
+
+  /** The user id behind a user name, or undefined for a name the hub does not know. */
+  async resolve(username: string): Promise<string | undefined> {
+    const reply = record(
+      await this.get('resolve user', `/auth/resolve?username=${encodeURIComponent(username)}`),
+      'resolve user',
+    );
+    return typeof reply.userid === 'string' ? reply.userid : undefined;
+  }
+
+  async revisions(ownerid: string, dataset: string, token?: string): Promise<RevisionEntry[]> {
+    const path = `/source/${encodeURIComponent(ownerid)}/${encodeURIComponent(dataset)}/revisions`;
+    const reply = record(await this.get('history', path, token), 'history');
+    return Array.isArray(reply.revisions) ? (reply.revisions as RevisionEntry[]) : [];
+  }
+
+  async deleteDataset(ownerid: string, dataset: string, token: string): Promise<void> {
+    const path = `/source/${encodeURIComponent(ownerid)}/${encodeURIComponent(dataset)}`;
+    await this.call('delete', path, { method: 'DELETE', headers: { 'Auth-Token': token } }, false);
   }
 
   async status(flowId: string, token?: string): Promise<FlowStatus> {

@@ -10,6 +10,10 @@ import { registerPublish } from './publish.js';
 import { registerGet } from './get.js';
 import { registerInfo } from './info.js';
 import { registerCat } from './cat.js';
+import { registerSearch } from './search.js';
+import { registerList } from './list.js';
+import { registerHistory } from './history.js';
+import { registerDelete } from './delete.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -27,6 +31,10 @@ export function registerCommands(
   registerGet(program, contextFor, setExitCode);
   registerInfo(program, contextFor, setExitCode);
   registerCat(program, contextFor, setExitCode);
+  registerSearch(program, contextFor, setExitCode);
+  registerList(program, contextFor, setExitCode);
+  registerHistory(program, contextFor, setExitCode);
+  registerDelete(program, contextFor, setExitCode);
   registerServe(program, contextFor, setExitCode);
   registerHelp(program, setExitCode);
 }

@@ -23,11 +23,15 @@ function bounded(name: string, value: string | null, fallback: number, max: numb
 export function search(hub: Hub, request: Request, response: ServerResponse): void {
   const params = request.url.searchParams;
   const viewer = userOf(hub, request)?.userid;
+  // Ours: `owner` keeps one user's datasets (all of them for that user, signed in).
+  const owner = params.get('owner');
+  const ownerid = owner ? (hub.store.userByName(owner)?.userid ?? '-') : '';
   const { rows, total } = hub.store.search(
     searchText(params.get('q')),
     viewer,
     bounded('size', params.get('size'), 20, 100),
     bounded('from', params.get('from'), 0, 1e9),
+    ownerid,
   );
   const results = rows.map((row) => {
     const revision = hub.store.revision(row.ownerid, row.name, String(row.published_revision));

@@ -2,7 +2,9 @@ import type { ServerResponse } from 'node:http';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { flowId, initialPipelines, statusOf } from './steps.js';
-import type { Findability } from './store.js';
+import type { Dataset, Findability, Revision } from './store.js';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { objectKeyOfUrl, quotaMessage } from './rawstore.js';
 
 export interface FlowSpec {
@@ -139,6 +141,24 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   });
 }
 
+function isOwnerOf(hub: Hub, request: Request, ownerid: string): boolean {
+  return (
+    userOf(hub, request)?.userid === ownerid ||
+    serviceClaims(hub, request, 'source')?.userid === ownerid
+  );
+}
+
+/**
+ * Whether others may see a revision: one meant to be public, unless the dataset they would
+ * learn about has since been made private. The owner sees every revision.
+ */
+function visibleToOthers(found: Dataset, revision: Revision): boolean {
+  const meant =
+    revision.findability ?? (found.published_revision == null ? 'published' : found.findability);
+  const meantPublic = meant === 'published' || meant === 'unlisted';
+  return meantPublic && (found.findability !== 'private' || found.published_revision === null);
+}
+
 export function status(
   hub: Hub,
   request: Request,
@@ -148,19 +168,51 @@ export function status(
   which: string,
 ): void {
   const found = hub.store.dataset(ownerid, dataset);
+  if (found && which === 'revisions') return history(hub, request, response, found);
   const revision = found ? hub.store.revision(ownerid, dataset, which) : undefined;
-  const isOwner =
-    userOf(hub, request)?.userid === ownerid ||
-    serviceClaims(hub, request, 'source')?.userid === ownerid;
-  // Others see the status of a revision meant to be public, unless the dataset they would
-  // learn about has since been made private.
-  const meant =
-    revision?.findability ?? (found?.published_revision == null ? 'published' : found.findability);
-  const meantPublic = meant === 'published' || meant === 'unlisted';
   const visible =
-    isOwner ||
-    (meantPublic && (found?.findability !== 'private' || found.published_revision === null));
+    found && revision && (isOwnerOf(hub, request, ownerid) || visibleToOthers(found, revision));
   if (!revision || !visible)
     throw new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
   sendJson(response, 200, statusOf(revision));
+}
+
+/** Ours: `/source/<ownerid>/<dataset>/revisions`, every revision the caller may see, newest first. */
+function history(hub: Hub, request: Request, response: ServerResponse, found: Dataset): void {
+  const owner = isOwnerOf(hub, request, found.ownerid);
+  const revisions = hub.store
+    .revisions(found.ownerid, found.name)
+    .filter((revision) => owner || visibleToOthers(found, revision))
+    .map((revision) => ({
+      revision: revision.revision,
+      state: revision.state,
+      findability:
+        revision.findability ??
+        (revision.revision === found.published_revision ? found.findability : null),
+      published: revision.revision === found.published_revision,
+      created: revision.created,
+      modified: revision.modified,
+    }));
+  if (revisions.length === 0) throw new HttpError(404, `no dataset ${found.ownerid}/${found.name}`);
+  sendJson(response, 200, { dataset: `${found.ownerid}/${found.name}`, revisions });
+}
+
+/** Ours: `DELETE /source/<ownerid>/<dataset>` with the owner's user token. */
+export function remove(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerid: string,
+  dataset: string,
+): void {
+  const user = userOf(hub, request);
+  if (!user) throw new HttpError(401, 'sign in to delete a dataset');
+  const found = hub.store.dataset(ownerid, dataset);
+  // A private dataset of someone else is not there, as for every other read.
+  if (!found || (user.userid !== ownerid && found.findability === 'private'))
+    throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
+  if (user.userid !== ownerid) throw new HttpError(403, 'only its owner may delete a dataset');
+  hub.store.deleteDataset(ownerid, dataset);
+  void rm(join(hub.packagesDir, ownerid, dataset), { recursive: true, force: true });
+  sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });
 }

@@ -70,6 +70,8 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   if (fixed) return fixed(hub, request, response);
   const [first, second, third, fourth] = request.segments;
   const count = request.segments.length;
+  if (method === 'DELETE' && first === 'source' && second && third && count === 3)
+    return pipelineStore.remove(hub, request, response, second, third);
   if (method !== 'GET') throw new HttpError(405, 'method not allowed');
   if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3)
     return second === 'login'

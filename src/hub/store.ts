@@ -475,17 +475,38 @@ export class Store {
     });
   }
 
+  /** Every revision of a dataset, newest first: what `data history` lists. */
+  revisions(ownerid: string, dataset: string): Revision[] {
+    return this.prepare(
+      'select * from revisions where ownerid = ? and dataset = ? order by revision desc',
+    ).all(ownerid, dataset) as unknown as Revision[];
+  }
+
+  /** Removes a dataset and its revisions; the files stay in their owner's storage. */
+  deleteDataset(ownerid: string, dataset: string): boolean {
+    return this.transaction(() => {
+      this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);
+      const removed = this.prepare('delete from datasets where ownerid = ? and name = ?').run(
+        ownerid,
+        dataset,
+      );
+      return removed.changes > 0;
+    });
+  }
+
   /** Published datasets a viewer may find: listed ones, and all of the viewer's own. */
   search(
     text: string,
     viewer: string | undefined,
     size: number,
     from: number,
+    ownerid = '',
   ): { rows: (Dataset & { username: string })[]; total: number } {
     const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
+      and (? = '' or d.ownerid = ?)
       and (? = '' or d.name like ? or coalesce(d.title, '') like ? or coalesce(d.description, '') like ?)`;
     const like = `%${text}%`;
-    const params = [viewer ?? '', text, like, like, like];
+    const params = [viewer ?? '', ownerid, ownerid, text, like, like, like];
     const total = (
       this.prepare(`select count(*) as n from datasets d where ${where}`).get(...params) as {
         n: number;

@@ -6,6 +6,8 @@ export interface IO {
   readonly stderr: NodeJS.WritableStream;
   readonly isStdoutTTY: boolean;
   readonly isStderrTTY: boolean;
+  /** Whether a person can answer a question: standard input is a terminal. */
+  readonly isStdinTTY: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
 }
@@ -17,6 +19,7 @@ export function systemIO(): IO {
     stderr: process.stderr,
     isStdoutTTY: forced || process.stdout.isTTY,
     isStderrTTY: forced || process.stderr.isTTY,
+    isStdinTTY: process.stdin.isTTY,
     env: process.env,
     cwd: process.cwd(),
   };
@@ -58,6 +61,7 @@ export function memoryIO(
     stderr: err.stream,
     isStdoutTTY: options.tty ?? false,
     isStderrTTY: options.tty ?? false,
+    isStdinTTY: false,
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
     out: out.text,

@@ -321,6 +321,44 @@ describe('the publishing client against data serve', () => {
     expect(missing.err).toContain('there is no dataset ada/nope');
   });
 
+  it('searches, lists your datasets with the private ones, and shows the history', async () => {
+    const found = await data(['--json', 'search', 'cities']);
+    const names = (
+      JSON.parse(found.out) as { datasets: { owner: string; name: string }[] }
+    ).datasets.map((dataset) => `${dataset.owner}/${dataset.name}`);
+    expect(names).toContain('ada/world-cities');
+    expect(names).toContain('ada/private-cities');
+    const anonymous = await data(['search', 'cities'], {
+      env: { DATA_CONFIG_DIR: join(home, 'nobody') },
+    });
+    expect(anonymous.out).toContain('ada/world-cities');
+    expect(anonymous.out).not.toContain('private-cities');
+    const mine = await data(['list']);
+    expect(mine.out).toMatch(/^ada\/private-cities\t.*\tprivate$/m);
+    const theirs = await data(['list', 'ada'], { env: { DATA_CONFIG_DIR: join(home, 'nobody') } });
+    expect(theirs.out).not.toContain('private-cities');
+    const history = await data(['--json', 'history', 'ada/again']);
+    const revisions = (
+      JSON.parse(history.out) as { revisions: { revision: number; state: string }[] }
+    ).revisions;
+    expect(revisions.map((entry) => entry.revision)).toEqual([4, 3, 2, 1]);
+    expect(revisions.every((entry) => entry.state === 'SUCCEEDED')).toBe(true);
+    const none = await data(['history', 'ada/nope']);
+    expect(none.code).toBe(2);
+  });
+
+  it('deletes a dataset only with --yes where no one can be asked, and only its owner', async () => {
+    const refused = await data(['delete', 'ada/again']);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('needs --yes');
+    const deleted = await data(['delete', 'ada/again', '--yes']);
+    expect(deleted.code).toBe(0);
+    expect(deleted.out).toBe('deleted ada/again\n');
+    expect((await fetch(`${api}/ada/again/datapackage.json`)).status).toBe(404);
+    expect((await data(['history', 'ada/again'])).code).toBe(2);
+    expect((await data(['delete', 'ada/again', '--yes'])).code).toBe(2);
+  });
+
   it('shows a dataset with info', async () => {
     const run = await data(['--json', 'info', 'ada/world-cities']);
     expect(run.code).toBe(0);

@@ -62,6 +62,8 @@ function slowServer(): Promise<{ server: Server; url: string; requests: string[]
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     if (url.startsWith('/auth/check'))
       return json({ authenticated: true, profile: { id: 'u1', username: 'ada' } });
+    if (url.startsWith('/auth/resolve')) return json({ userid: 'u1' });
+    if (request.method === 'DELETE') return json({ deleted: url });
     if (url.startsWith('/auth/authorize'))
       return json({ userid: 'u1', permissions: {}, service: 'x', token: 'service' });
     if (url === '/rawstore/authorize') {
@@ -120,6 +122,30 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       const took = await waitFor(/EXIT=\d+/, 5_000);
       expect(screen()).toMatch(/EXIT=130/);
       expect(took).toBeLessThan(1000);
+      expect(screen()).toMatch(/^icanon$/m);
+    } finally {
+      kill();
+    }
+  });
+
+  it.each([
+    ['y', 0, 'deleted ada/old'],
+    ['n', 1, 'nothing deleted'],
+  ])('asks before deleting; typing %s answers', async (key, code, shown) => {
+    const deletes = () => slow.requests.filter((line) => line.startsWith('DELETE')).length;
+    const before = deletes();
+    try {
+      startInTerminal('delete ada/old', {
+        DATA_API: slow.url,
+        DATA_TOKEN: 'token',
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/Delete ada\/old and all its revisions/, 10_000);
+      tmux('send-keys', '-t', 'main', key, 'Enter');
+      await waitFor(/EXIT=\d+/, 5_000);
+      expect(screen()).toContain(`EXIT=${String(code)}`);
+      expect(screen()).toContain(shown);
+      expect(deletes() - before).toBe(code === 0 ? 1 : 0);
       expect(screen()).toMatch(/^icanon$/m);
     } finally {
       kill();

@@ -144,6 +144,32 @@ describe('writes through shared objects', () => {
   });
 });
 
+describe('deleting a dataset', () => {
+  it('is its owner alone: others get 403, or 404 for a private one, and a cookie is not enough', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await browserLogin(url, 'ada');
+      await waitForState(url, (await publish(url, ada, CITIES)).flowId);
+      await waitForState(
+        url,
+        (await publish(url, ada, CITIES, { dataset: 'secret', findability: 'private' })).flowId,
+        ada,
+      );
+      const ownerid = hub.store.userByName('ada')?.userid ?? '';
+      const mallory = await browserLogin(url, 'mallory');
+      const remove = (dataset: string, headers: Record<string, string>) =>
+        fetch(`${url}/source/${ownerid}/${dataset}`, { method: 'DELETE', headers });
+      expect((await remove('world-cities', { 'Auth-Token': mallory })).status).toBe(403);
+      expect((await remove('secret', { 'Auth-Token': mallory })).status).toBe(404);
+      expect((await remove('world-cities', { cookie: `data_session=${ada}` })).status).toBe(401);
+      const rawstore = await serviceToken(url, ada, 'rawstore');
+      expect((await remove('world-cities', { 'Auth-Token': rawstore.token })).status).toBe(401);
+      expect((await fetch(`${url}/ada/world-cities/datapackage.json`)).status).toBe(200);
+      expect((await remove('world-cities', { 'Auth-Token': ada })).status).toBe(200);
+      expect((await fetch(`${url}/ada/world-cities/datapackage.json`)).status).toBe(404);
+    });
+  });
+});
+
 describe('content hashes are not capabilities', () => {
   it('exists, presign and the pipeline speak only of the caller own objects', async () => {
     await withHub({}, async ({ url }) => {

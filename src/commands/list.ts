@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { positive } from './arguments.js';
+import { requireToken } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './index.js';
+import { runSearch } from './search.js';
+
+export function registerList(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('list')
+    .summary("list an owner's datasets: yours, with the unlisted and private ones, by default")
+    .argument('[owner]', 'a user name (default: you)')
+    .option('--size <n>', 'how many to show (at most 100)', positive('datasets'), 100)
+    .addHelpText('after', '\nExamples:\n  data list\n  data list ada --json')
+    .action(async (owner: string | undefined, options: { size: number }, command: Command) => {
+      setExitCode(await runList(owner, options.size, contextFor(command)));
+    });
+}
+
+export async function runList(
+  owner: string | undefined,
+  size: number,
+  ctx: Context,
+): Promise<number> {
+  const username = owner ?? (await requireToken(ctx)).profile?.username ?? (await whoIs(ctx));
+  return runSearch('', size, username, ctx);
+}
+
+/** The signed-in user's name, asked of the hub when the token came without a profile. */
+async function whoIs(ctx: Context): Promise<string> {
+  const { hubApi, refusedToken } = await import('./auth-common.js');
+  const { profileOf } = await import('../client/api.js');
+  const found = await requireToken(ctx);
+  const profile = profileOf(await hubApi(ctx).check(found.token));
+  if (!profile) throw refusedToken(ctx, found);
+  return profile.username;
+}

@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { positive } from './arguments.js';
+import { hubApi, storedToken, writeJson } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+export function registerSearch(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('search')
+    .summary('find datasets on the hub by words in their name, title or description')
+    .argument('[words...]', 'words to look for (none: the newest datasets)')
+    .option('--size <n>', 'how many to show (at most 100)', positive('datasets'), 20)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  data search cities\n  data search "air quality" --size 50 --json',
+    )
+    .action(async (words: string[], options: { size: number }, command: Command) => {
+      setExitCode(await runSearch(words.join(' '), options.size, undefined, contextFor(command)));
+    });
+}
+
+/** Searches, or lists one owner's datasets; shared with `data list`. */
+export async function runSearch(
+  words: string,
+  size: number,
+  owner: string | undefined,
+  ctx: Context,
+): Promise<number> {
+  const token = await storedToken(ctx);
+  const { results, total } = await hubApi(ctx).search(
+    words,
+    { size: Math.min(100, Math.floor(size)), owner },
+    token,
+  );
+  if (ctx.globals.json) {
+    writeJson(ctx, {
+      total,
+      datasets: results.map((result) => ({
+        owner: result.datahub.owner,
+        name: result.name,
+        title: result.title,
+        findability: result.datahub.findability,
+        revision: result.datahub.stats?.revision ?? null,
+      })),
+    });
+    return 0;
+  }
+  const { renderDatasets } = await import('../output/datasets.js');
+  ctx.io.stdout.write(renderDatasets(results, total, ctx.io.isStdoutTTY, ctx.colors));
+  return 0;
+}

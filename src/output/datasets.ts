@@ -1,0 +1,37 @@
+import type { RevisionEntry, SearchResult } from '../client/api.js';
+import type { Palette } from './colors.js';
+import { alignedTable } from './info.js';
+
+/** Datasets found: an aligned table on a terminal, tab-separated lines in a pipe. */
+export function renderDatasets(
+  results: SearchResult[],
+  total: number,
+  tty: boolean,
+  colors: Palette,
+): string {
+  const rows = results.map((result) => [
+    `${result.datahub.owner}/${result.name}`,
+    result.title ?? '',
+    result.datahub.findability === 'published' ? '' : result.datahub.findability,
+  ]);
+  if (!tty) return rows.map((row) => row.join('\t')).join('\n') + (rows.length > 0 ? '\n' : '');
+  if (rows.length === 0) return 'No dataset found.\n';
+  const more =
+    total > results.length
+      ? `\n${colors.dim(`${String(results.length)} of ${String(total)} shown (--size for more)`)}`
+      : '';
+  return `${alignedTable([['dataset', 'title', ''], ...rows], colors, '').join('\n')}${more}\n`;
+}
+
+/** A dataset's revisions, newest first. */
+export function renderRevisions(revisions: RevisionEntry[], tty: boolean, colors: Palette): string {
+  const rows = revisions.map((entry) => [
+    String(entry.revision),
+    entry.state.toLowerCase(),
+    entry.findability ?? '',
+    entry.created.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+    entry.published ? 'published' : '',
+  ]);
+  if (!tty) return rows.map((row) => row.join('\t')).join('\n') + (rows.length > 0 ? '\n' : '');
+  return `${alignedTable([['revision', 'state', 'findability', 'created', ''], ...rows], colors, '').join('\n')}\n`;
+}
