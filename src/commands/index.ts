@@ -14,6 +14,7 @@ import { registerSearch } from './search.js';
 import { registerList } from './list.js';
 import { registerHistory } from './history.js';
 import { registerDelete } from './delete.js';
+import { registerConfig } from './config.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -35,6 +36,7 @@ export function registerCommands(
   registerList(program, contextFor, setExitCode);
   registerHistory(program, contextFor, setExitCode);
   registerDelete(program, contextFor, setExitCode);
+  registerConfig(program, contextFor, setExitCode);
   registerServe(program, contextFor, setExitCode);
   registerHelp(program, setExitCode);
 }
