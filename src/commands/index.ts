@@ -15,6 +15,7 @@ import { registerList } from './list.js';
 import { registerHistory } from './history.js';
 import { registerDelete } from './delete.js';
 import { registerConfig } from './config.js';
+import { registerCompletion } from './completion.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -37,6 +38,7 @@ export function registerCommands(
   registerHistory(program, contextFor, setExitCode);
   registerDelete(program, contextFor, setExitCode);
   registerConfig(program, contextFor, setExitCode);
+  registerCompletion(program, contextFor, setExitCode);
   registerServe(program, contextFor, setExitCode);
   registerHelp(program, setExitCode);
 }
