@@ -1,6 +1,7 @@
 import { makeDirectory } from '../files/directories.js';
 import { readdir, rename, writeFile } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
+import picomatch from 'picomatch';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
@@ -52,6 +53,9 @@ export interface GetOptions {
   force: boolean;
   signal?: AbortSignal | undefined;
   concurrency?: number;
+  /** Globs of the resource paths to fetch, and of those to leave out. */
+  include?: string[] | undefined;
+  exclude?: string[] | undefined;
   onEvent?: (event: GetEvent) => void;
 }
 
@@ -83,6 +87,16 @@ function inside(folder: string, path: string): string {
   const full = resolve(folder, path);
   if (full !== resolve(folder) && !full.startsWith(resolve(folder) + sep)) throw outside(path);
   return full;
+}
+
+/** Whether a resource path is wanted: it matches an include (if any) and no exclude. */
+function pathFilter(
+  include: string[] | undefined,
+  exclude: string[] | undefined,
+): (path: string) => boolean {
+  const included = include && include.length > 0 ? picomatch(include, { dot: true }) : () => true;
+  const excluded = exclude && exclude.length > 0 ? picomatch(exclude, { dot: true }) : () => false;
+  return (path) => included(path) && !excluded(path);
 }
 
 /** The hub has no such dataset, or none this caller may see: a source that does not exist. */
@@ -120,7 +134,15 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
   }, signal)) as Record<string, unknown> & { resources?: Record<string, unknown>[] };
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
   const taken = new Set<string>();
-  for (const resource of descriptor.resources ?? []) {
+  const wanted = pathFilter(options.include, options.exclude);
+  descriptor.resources = (descriptor.resources ?? []).filter((resource) => {
+    const path = resource.path;
+    return (
+      typeof path !== 'string' || wanted(isRemote(path) ? new URL(path).pathname.slice(1) : path)
+    );
+  });
+  const revision = new URL(target.url).searchParams.get('v');
+  for (const resource of descriptor.resources) {
     const path = resource.path;
     if (typeof path !== 'string') continue;
     if (isRemote(path)) {
@@ -135,7 +157,10 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       // Two resources may share one file: it is fetched once.
       if (taken.has(path)) continue;
       taken.add(path);
-      jobs.push({ url: new URL(path, target.url).href, path, resource });
+      const url = new URL(path, target.url);
+      // A revision asked for by `?v=` holds for its files too.
+      if (revision) url.searchParams.set('v', revision);
+      jobs.push({ url: url.href, path, resource });
     }
   }
   await makeDirectory(folder);

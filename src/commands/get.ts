@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { positive } from './arguments.js';
 import { storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -8,7 +10,12 @@ export interface GetOptions {
   target: string;
   out: string | undefined;
   force: boolean;
+  revision?: number | undefined;
+  include?: string[] | undefined;
+  exclude?: string[] | undefined;
 }
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function registerGet(
   program: Command,
@@ -21,18 +28,34 @@ export function registerGet(
     .argument('<target>', 'owner/dataset, owner/dataset/r/<file>, or a URL')
     .option('--out <dir>', 'target folder (default: ./owner/dataset, or . for one file)')
     .option('--force', 'write into a folder that is not empty')
+    .option(
+      '--revision <n>',
+      'a revision of the dataset (default: the published one)',
+      positive('revision'),
+    )
+    .option('--include <glob>', 'only the files whose path matches (repeatable)', collect)
+    .option('--exclude <glob>', 'leave out the files whose path matches (repeatable)', collect)
     .addHelpText(
       'after',
-      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
+      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities --revision 3\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
     )
     .action(async (target: string, options: Omit<GetOptions, 'target'>, command: Command) => {
       setExitCode(await runGet({ ...options, target }, contextFor(command)));
     });
 }
 
+/** A revision asked for: `?v=` on the descriptor, which the downloads then keep. */
+function withRevision<T extends { url: string }>(target: T, revision: number | undefined): T {
+  if (revision === undefined) return target;
+  if (!Number.isInteger(revision)) throw new UsageError('--revision takes a revision number');
+  const url = new URL(target.url);
+  url.searchParams.set('v', String(revision));
+  return { ...target, url: url.href };
+}
+
 export async function runGet(options: GetOptions, ctx: Context): Promise<number> {
   const { parseTarget, getDataset, getFile } = await import('../client/get.js');
-  const target = parseTarget(options.target, ctx.hub().site);
+  const target = withRevision(parseTarget(options.target, ctx.hub().site), options.revision);
   const token = await storedToken(ctx);
   const out = resolve(ctx.io.cwd, options.out ?? target.folder);
   const { getProgress } = await import('../output/get.js');
@@ -43,6 +66,8 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
     token,
     out,
     force: options.force || target.single,
+    include: options.include,
+    exclude: options.exclude,
     signal: ctx.signal,
     onEvent: getProgress(progress.update, progress.log),
   };

@@ -1,5 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -279,6 +287,36 @@ describe('the publishing client against data serve', () => {
     const unlisted = await data(['--json', 'publish', pkg, '--findability', 'unlisted']);
     expect(JSON.parse(unlisted.out)).toMatchObject({ revision: 4, unchanged: false });
     rmSync(pkg, { recursive: true, force: true });
+  });
+
+  it('gets an earlier revision with --revision, and some files with --include and --exclude', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'data-get-rev-'));
+    expect(
+      (await data(['get', 'ada/again', '--revision', '1', '--out', 'one'], { cwd })).code,
+    ).toBe(0);
+    expect(readFileSync(join(cwd, 'one/a.csv'), 'utf8')).toBe('id\n1\n');
+    expect((await data(['get', 'ada/again', '--out', 'now'], { cwd })).code).toBe(0);
+    expect(readFileSync(join(cwd, 'now/a.csv'), 'utf8')).toBe('id\n2\n');
+    const some = await data(
+      [
+        'get',
+        'ada/world-cities',
+        '--out',
+        'some',
+        '--include',
+        'data/*.csv',
+        '--exclude',
+        '**/countries*',
+      ],
+      { cwd },
+    );
+    expect(some.code).toBe(0);
+    expect(readdirSync(join(cwd, 'some/data'))).toEqual(['cities.csv']);
+    const saved = JSON.parse(readFileSync(join(cwd, 'some/datapackage.json'), 'utf8')) as {
+      resources: { name: string }[];
+    };
+    expect(saved.resources.map((resource) => resource.name)).toEqual(['cities']);
+    rmSync(cwd, { recursive: true, force: true });
   });
 
   it('publishes a private dataset that only its owner can get', async () => {
