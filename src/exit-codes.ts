@@ -10,19 +10,26 @@ export const EXIT = {
   closedOutput: 141,
 } as const;
 
+/** What each exit code means; the README's table says the same (a test holds them together). */
 export const EXIT_CODE_TABLE: readonly [number, string][] = [
   [EXIT.ok, 'success: the package is valid, or the command did what it was asked'],
-  [EXIT.invalid, 'the package is invalid, or its publication failed'],
+  [
+    EXIT.invalid,
+    'the package is invalid, its publication failed, or a download does not match its descriptor',
+  ],
   [
     EXIT.usage,
-    'usage error: unknown flag, bad argument, or a source that does not exist or cannot be read (a file, a descriptor URL answering 404, a dataset the hub does not show you)',
+    'usage error: unknown flag, bad argument, or a source that does not exist (a missing file, a descriptor URL that answers 404, a dataset the hub does not have or does not show you)',
   ],
   [
     EXIT.network,
-    'network or server error: nothing answered, or a server failed (no verdict on the data)',
+    'network or server error: nothing answered, or a server failed (also while validating a remote package: no verdict on the data)',
   ],
   [EXIT.auth, 'authentication required or rejected'],
   [EXIT.bug, 'internal error: a bug in data, please report it'],
   [EXIT.interrupted, 'interrupted (Ctrl-C)'],
-  [EXIT.closedOutput, 'standard output was closed early (e.g. piped into head): stopped quietly'],
+  [
+    EXIT.closedOutput,
+    'standard output was closed early (e.g. piped into head): data stopped quietly',
+  ],
 ];

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -220,6 +221,22 @@ describe('data validate', () => {
 });
 
 describe('data help and version', () => {
+  it('says in data help exit-codes what the README says', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '../../README.md'), 'utf8');
+    const section = readme.split('## Exit codes')[1]?.split('\n## ')[0] ?? '';
+    const rows = [...section.matchAll(/^\| (\d+) \| (.+) \|$/gm)].map(
+      (row) => `${row[1] ?? ''} ${(row[2] ?? '').replace(/`/g, '')}`,
+    );
+    const { out } = await data(['help', 'exit-codes']);
+    const printed = out
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.trim() !== '')
+      .map((line) => line.trim().replace(/^(\d+)\s+/, '$1 '));
+    expect(rows.length).toBeGreaterThan(5);
+    expect(printed).toEqual(rows);
+  });
+
   it('shows in every command the global options it honours, and examples', async () => {
     for (const command of [
       'validate',
