@@ -16,6 +16,7 @@ import { registerHistory } from './history.js';
 import { registerDelete } from './delete.js';
 import { registerConfig } from './config.js';
 import { registerCompletion } from './completion.js';
+import { registerInit } from './init.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -25,6 +26,7 @@ export function registerCommands(
   contextFor: ContextFor,
   setExitCode: SetExitCode,
 ): void {
+  registerInit(program, contextFor, setExitCode);
   registerValidate(program, contextFor, setExitCode);
   registerLogin(program, contextFor, setExitCode);
   registerLogout(program, contextFor, setExitCode);

@@ -3,7 +3,7 @@
  * screen is read back. Ctrl-C is the byte the terminal sends, not a signal from a test.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -149,6 +149,42 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       expect(screen()).toMatch(/^icanon$/m);
     } finally {
       kill();
+    }
+  });
+
+  it('asks data init --interactive for the name, title and licence, and about each resource', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-init-'));
+    writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
+    writeFileSync(join(dir, 'b.csv'), 'id,w\n1,y\n');
+    try {
+      startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
+      await waitFor(/Name/, 10_000);
+      tmux('send-keys', '-t', 'main', 'C-u', 'my-data', 'Enter');
+      await waitFor(/Title/, 5_000);
+      tmux('send-keys', '-t', 'main', 'Prices of things', 'Enter');
+      await waitFor(/Licence/, 5_000);
+      tmux('send-keys', '-t', 'main', 'Enter');
+      await waitFor(/Describe a\.csv/, 5_000);
+      tmux('send-keys', '-t', 'main', 'y', 'Enter');
+      await waitFor(/Describe b\.csv/, 5_000);
+      tmux('send-keys', '-t', 'main', 'n', 'Enter');
+      await waitFor(/EXIT=\d+/, 10_000);
+      expect(screen()).toContain('EXIT=0');
+      const written = JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8')) as {
+        name: string;
+        title: string;
+        licenses: { name: string }[];
+        resources: { name: string }[];
+      };
+      expect(written).toMatchObject({
+        name: 'my-data',
+        title: 'Prices of things',
+        licenses: [{ name: 'CC-BY-4.0' }],
+      });
+      expect(written.resources.map((resource) => resource.name)).toEqual(['a']);
+    } finally {
+      kill();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
