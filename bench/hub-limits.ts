@@ -4,6 +4,7 @@
  * reader got meanwhile (a GET every 100 ms, from a process of its own). Targets: under 512 MB, under one second.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { startServer } from './servers.ts';
 import {
   createWriteStream,
   mkdirSync,
@@ -28,30 +29,8 @@ import {
 const MB = 1024 * 1024;
 
 function start(dataDir: string, config?: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      'bin/data',
-      'serve',
-      '--port',
-      '0',
-      '--data-dir',
-      dataDir,
-      ...(config ? ['--config', config] : []),
-    ],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
-  });
+  const args = ['bin/data', 'serve', '--port', '0', '--data-dir', dataDir];
+  return startServer(config ? [...args, '--config', config] : args);
 }
 
 function rssMb(pid: number): number {

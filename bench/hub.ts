@@ -3,28 +3,17 @@
  * the same files: a 200 MB resource (MB/s, 4 downloads at a time) and a 1 KB resource
  * (requests/s, 64 requests in flight), each server in its own process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePackage } from './generate.ts';
+import { startServer } from './servers.ts';
 import { browserLogin, publish, waitForState } from '../test/hub/protocol.ts';
 
 const MB = 1024 * 1024;
 
-function start(args: string[]): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${String(code)}`)));
-  });
-}
+const start = startServer;
 
 function download(url: string, agent: Agent): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,5 +1,4 @@
 import { mkdirSync, statSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 
 /**
@@ -27,23 +26,12 @@ export function makeDirectorySync(path: string, mode?: number): void {
     throw Object.assign(new Error(`${path} is not a folder`), { code: 'ENOTDIR' });
 }
 
-/** The same, asynchronously: see makeDirectorySync. */
-export async function makeDirectory(path: string): Promise<void> {
-  const missing: string[] = [];
-  let current = resolve(path);
-  while (!(await stat(current).catch(() => undefined))) {
-    missing.unshift(current);
-    const parent = dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  for (const folder of missing) {
-    try {
-      await mkdir(folder);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  if (!(await stat(resolve(path))).isDirectory())
-    throw Object.assign(new Error(`${path} is not a folder`), { code: 'ENOTDIR' });
+/**
+ * The same for async callers. The few stats and mkdirs it makes take microseconds, so it
+ * runs them synchronously rather than keep a second copy of the walk.
+ */
+export function makeDirectory(path: string): Promise<void> {
+  return Promise.resolve().then(() => {
+    makeDirectorySync(path);
+  });
 }

@@ -7,7 +7,7 @@ import { INVALID } from './schema/types/index.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
-import type { TableLayout } from './table/table-validator.js';
+import { isCommentRow, type TableLayout } from './table/table-validator.js';
 import { resolveDialect } from './table/dialect.js';
 
 /** A table read as it is written: labels once, then each data row (header and comments left out). */
@@ -64,13 +64,7 @@ function layoutSink(
   return {
     record(cells) {
       rowNumber++;
-      if (layout.commentRows.has(rowNumber)) return;
-      if (
-        layout.commentChar !== undefined &&
-        typeof cells[0] === 'string' &&
-        cells[0].startsWith(layout.commentChar)
-      )
-        return;
+      if (isCommentRow(layout, rowNumber, cells)) return;
       content++;
       if (content <= headerEnd) {
         if (layout.headerRows.includes(content)) parts.push(cells.map(String));

@@ -11,6 +11,20 @@ import {
   type ForeignKeyCheck,
 } from './keys-check.js';
 
+/** A row the dialect marks as a comment: by its number, or by its first character. */
+export function isCommentRow(
+  layout: TableLayout,
+  rowNumber: number,
+  cells: readonly unknown[],
+): boolean {
+  if (layout.commentRows.has(rowNumber)) return true;
+  return (
+    layout.commentChar !== undefined &&
+    typeof cells[0] === 'string' &&
+    cells[0].startsWith(layout.commentChar)
+  );
+}
+
 export interface TableLayout {
   headerRows: readonly number[];
   headerJoin: string;
@@ -86,13 +100,7 @@ export class TableValidator {
   record(cells: readonly unknown[]): void {
     const rowNumber = ++this.rowNumber;
     const layout = this.layout;
-    if (layout.commentRows.has(rowNumber)) return;
-    if (
-      layout.commentChar !== undefined &&
-      typeof cells[0] === 'string' &&
-      cells[0].startsWith(layout.commentChar)
-    )
-      return;
+    if (isCommentRow(layout, rowNumber, cells)) return;
     const position = ++this.contentRows;
     if (position <= this.headerEnd) {
       if (layout.headerRows.includes(position)) {
