@@ -13,7 +13,11 @@ export interface RunOptions {
   isolate?: boolean;
 }
 
+/** Set when `npm run package` bundles data into a single executable. */
+declare const DATA_VERSION: string | undefined;
+
 function version(): string {
+  if (typeof DATA_VERSION === 'string') return DATA_VERSION;
   const manifest = JSON.parse(
     readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
   ) as { version: string };

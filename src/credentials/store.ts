@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { singleExecutable } from '../runtime.js';
 import { configDir, type Env } from '../config/settings.js';
 
 export interface Profile {
@@ -32,18 +33,24 @@ type Keychain = {
   delete(account: string): Promise<boolean>;
 };
 
-/** The helper beside this module: compiled JavaScript, or TypeScript when run from source. */
-const HELPER = fileURLToPath(
-  new URL(
-    import.meta.url.endsWith('.ts') ? './keychain-helper.ts' : './keychain-helper.js',
-    import.meta.url,
-  ),
-);
+/**
+ * The helper beside this module: compiled JavaScript, or TypeScript when run from source.
+ * The single executable has neither (nor the keychain's native addon): tokens go to the file.
+ */
+function helper(): string {
+  if (singleExecutable()) throw new Error('the single executable has no keychain helper');
+  return fileURLToPath(
+    new URL(
+      import.meta.url.endsWith('.ts') ? './keychain-helper.ts' : './keychain-helper.js',
+      import.meta.url,
+    ),
+  );
+}
 
 /** One keychain call in a helper process, killed when it does not answer in time. */
 function inHelper(env: Env, request: Record<string, string>): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [HELPER], {
+    const child = spawn(process.execPath, [helper()], {
       env,
       stdio: ['pipe', 'pipe', 'ignore'],
     });

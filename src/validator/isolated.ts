@@ -5,6 +5,7 @@
  * at the same speed (npm run bench:memory).
  */
 import { Worker } from 'node:worker_threads';
+import { embedded, singleExecutable } from '../runtime.js';
 import {
   RemoteUnreachable,
   SourceNotFound,
@@ -42,6 +43,11 @@ export class WorkerFailure extends Error {
  * cannot load TypeScript, so it runs the built copy, which `npm test` builds first.
  */
 function workerUrl(): URL {
+  // The single executable carries the worker inside it; a data: URL runs it as a module.
+  if (singleExecutable())
+    return new URL(
+      `data:text/javascript;base64,${Buffer.from(embedded('worker.mjs')).toString('base64')}`,
+    );
   return import.meta.url.endsWith('.ts')
     ? new URL('../../dist/validator/worker.js', import.meta.url)
     : new URL('./worker.js', import.meta.url);

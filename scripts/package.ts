@@ -1,0 +1,79 @@
+/**
+ * `npm run package`: data as one executable file, dist/data, that needs no Node.js on the
+ * machine: Node's single executable applications. esbuild bundles the CLI (CommonJS, as
+ * the executable's main script must be) and the validation worker (a module, carried inside
+ * as an asset); `node --experimental-sea-config` makes the blob, and postject puts it into a
+ * copy of the Node.js 24 binary this project pins.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+
+const ROOT = join(import.meta.dirname, '..');
+const WORK = join(ROOT, '.sea');
+const OUT = join(ROOT, 'dist', 'data');
+const NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
+const version = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+).version;
+
+rmSync(WORK, { recursive: true, force: true });
+mkdirSync(WORK, { recursive: true });
+mkdirSync(join(ROOT, 'dist'), { recursive: true });
+const common = {
+  bundle: true,
+  platform: 'node' as const,
+  target: 'node24',
+  logLevel: 'error' as const,
+  define: { DATA_VERSION: JSON.stringify(version) },
+};
+await build({
+  ...common,
+  stdin: {
+    contents: "import { main } from './src/cli.ts';\nvoid main();\n",
+    resolveDir: ROOT,
+    loader: 'ts',
+  },
+  format: 'cjs',
+  outfile: join(WORK, 'data.cjs'),
+});
+await build({
+  ...common,
+  entryPoints: [join(ROOT, 'src/validator/worker.ts')],
+  // Bundled CommonJS dependencies require Node's built-in modules; a module has no require.
+  banner: {
+    js: "import { createRequire } from 'node:module';\nconst require = createRequire(process.execPath);",
+  },
+  format: 'esm',
+  outfile: join(WORK, 'worker.mjs'),
+});
+writeFileSync(
+  join(WORK, 'sea-config.json'),
+  JSON.stringify({
+    main: join(WORK, 'data.cjs'),
+    output: join(WORK, 'data.blob'),
+    assets: { 'worker.mjs': join(WORK, 'worker.mjs') },
+    disableExperimentalSEAWarning: true,
+  }),
+);
+execFileSync(NODE, ['--experimental-sea-config', join(WORK, 'sea-config.json')], {
+  stdio: 'inherit',
+});
+rmSync(OUT, { force: true });
+copyFileSync(NODE, OUT);
+chmodSync(OUT, 0o755);
+execFileSync(
+  process.execPath,
+  [
+    join(ROOT, 'node_modules', 'postject', 'dist', 'cli.js'),
+    OUT,
+    'NODE_SEA_BLOB',
+    join(WORK, 'data.blob'),
+    '--sentinel-fuse',
+    'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2',
+  ],
+  { stdio: 'inherit' },
+);
+rmSync(WORK, { recursive: true, force: true });
+process.stdout.write(`${OUT}\n`);

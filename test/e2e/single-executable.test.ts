@@ -1,0 +1,55 @@
+/**
+ * `npm run package` makes dist/data, one file that needs no Node.js: run here outside the
+ * project, with only the system's Node.js 20 on PATH, which the npm install refuses.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '../..');
+const EXECUTABLE = join(ROOT, 'dist', 'data');
+const home = mkdtempSync(join(tmpdir(), 'data-single-'));
+const env = { PATH: '/usr/bin:/bin', HOME: home, NO_COLOR: '1', DATA_KEYCHAIN: '0' };
+
+function data(args: string[]) {
+  const run = spawnSync(EXECUTABLE, args, { cwd: home, env, encoding: 'utf8' });
+  return { code: run.status, out: run.stdout, err: run.stderr };
+}
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(ROOT, 'scripts/package.ts')], {
+    cwd: ROOT,
+    stdio: 'ignore',
+  });
+  cpSync(join(ROOT, 'examples/cities'), join(home, 'cities'), { recursive: true });
+}, 120_000);
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+describe('the single executable', () => {
+  it('runs where the only Node.js is one data itself refuses', () => {
+    const system = spawnSync('node', ['--version'], { env, encoding: 'utf8' });
+    if (system.status === 0) expect(system.stdout).not.toMatch(/^v2[4-9]\./);
+    const version = (
+      JSON.parse(spawnSync('cat', [join(ROOT, 'package.json')], { encoding: 'utf8' }).stdout) as {
+        version: string;
+      }
+    ).version;
+    expect(data(['--version']).out.trim()).toBe(version);
+  });
+
+  it('validates in its worker, describes, and prints tables', () => {
+    const valid = data(['validate', 'cities']);
+    expect(valid.code).toBe(0);
+    expect(valid.out).toContain('✔ valid: 2 resources');
+    const rows = Array.from({ length: 200_000 }, (_, index) => `${String(index)},x`).join('\n');
+    writeFileSync(join(home, 'big.csv'), `id,v\n${rows}\n`);
+    expect(data(['validate', 'big.csv']).out).toContain('200,000 rows checked');
+    expect(data(['cat', 'cities', 'countries', '--format', 'ndjson']).out.split('\n')[0]).toBe(
+      '{"code":"FR","name":"France","continent":"Europe"}',
+    );
+    expect(data(['--json', 'init', 'cities']).code).toBe(0);
+  });
+});
