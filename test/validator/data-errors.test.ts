@@ -106,6 +106,17 @@ describe('rows and cells', () => {
     ]);
   });
 
+  it('infers the fields from the header: a longer row is an extra cell in that row', async () => {
+    const report = await check(tablePackage('id,name\n1,a\n2,b,extra\n3,c\n'));
+    expect(summary(report)).toEqual(['extra-cell@3@3']);
+    expect(report.tasks[0]?.stats.fields).toBe(2);
+  });
+
+  it('infers the fields from the first row when there is no header', async () => {
+    const report = await check(tablePackage('1,a\n2,b,c\n', { dialect: { header: false } }));
+    expect(summary(report)).toEqual(['extra-cell@2@3']);
+  });
+
   it('counts an empty line as a blank row', async () => {
     expect(summary(await check(tablePackage('id,name\n1,a\n\n2,b\n', schema(id, name))))).toEqual([
       'blank-row@3',

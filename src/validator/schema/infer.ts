@@ -5,12 +5,16 @@ export const INFER_ROWS = 100;
 
 const CANDIDATES = ['integer', 'number', 'boolean', 'date', 'datetime', 'time'] as const;
 
-/** A schema whose field types are the narrowest that every sampled value fits. */
+/**
+ * A schema whose field types are the narrowest that every sampled value fits. Its fields
+ * are the header's (a longer row is then an extra cell in that row, not a new field); with
+ * no header, the first row's.
+ */
 export function inferSchema(
   labels: readonly string[],
   rows: readonly (readonly unknown[])[],
 ): SchemaDescriptor {
-  const width = Math.max(labels.length, ...rows.map((row) => row.length));
+  const width = labels.length > 0 ? labels.length : (rows[0]?.length ?? 0);
   const fields: FieldDescriptor[] = [];
   for (let column = 0; column < width; column++) {
     const label = labels[column]?.trim();
