@@ -26,7 +26,7 @@ describe('data validate', () => {
     const { code, out } = await data(['validate', join(EXAMPLES, 'invalid-data')]);
     expect(code).toBe(1);
     const lines = out.trimEnd().split('\n');
-    expect(lines.at(-1)).toMatch(/^✖ invalid: 21 errors in 2 of 3 resources/);
+    expect(lines.at(-1)).toMatch(/^✖ invalid: 22 errors in 2 of 3 resources/);
     expect(lines[0]?.split('\t')).toEqual([
       'staff',
       '3',

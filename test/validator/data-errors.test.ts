@@ -222,7 +222,7 @@ describe('keys', () => {
       schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b' }], primaryKey: ['a', 'b'] },
     });
     const report = await check(dir);
-    expect(summary(report)).toEqual(['primary-key@3', 'blank-row@5']);
+    expect(summary(report)).toEqual(['primary-key@3', 'blank-row@5', 'primary-key@5']);
   });
 
   it('reports a null primary key', async () => {
@@ -233,6 +233,16 @@ describe('keys', () => {
     expect(report.tasks[0]?.errors[0]?.note).toBe(
       'cells composing the primary keys are all "None"',
     );
+  });
+
+  it('reports a blank row in a table with a primary key as a primary-key error too', async () => {
+    const dir = tablePackage('a,b\n1,x\n,\n', {
+      schema: { fields: [{ name: 'a', type: 'integer' }, { name: 'b' }], primaryKey: 'a' },
+    });
+    expect(summary(await check(dir))).toEqual(['blank-row@3', 'primary-key@3']);
+    const skipped = await check(dir, { skipErrors: ['blank-row'] });
+    expect(skipped.valid).toBe(false);
+    expect(summary(skipped)).toEqual(['primary-key@3']);
   });
 
   it('checks v2 unique keys, skipping rows with a null in the key', async () => {

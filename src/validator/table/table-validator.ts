@@ -153,7 +153,11 @@ export class TableValidator {
     const fields = this.fields;
     const columns = map.columns;
     if (isBlank(cells, fields, columns)) {
-      this.collector.add(reportError('blank-row', '', { cells: cells.map(cellText), rowNumber }));
+      const text = cells.map(cellText);
+      this.collector.add(reportError('blank-row', '', { cells: text, rowNumber }));
+      // Its key is null too, as the reference reports: skipping blank rows cannot hide it.
+      if (this.keys.primaryKey.length > 0)
+        this.collector.add(primaryKeyError(null, text, rowNumber));
       return;
     }
     const values = this.values;
