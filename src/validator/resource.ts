@@ -129,7 +129,9 @@ async function validateTable(
     collector,
   );
   const result = await guard(collector, () => feed(resource, read, validator), validator);
-  validator.finish();
+  // A source that could not be read at all (missing, empty) is that one error: no header
+  // was read, so there are no label errors to add to it.
+  if (result || validator.rowNumber > 0) validator.finish();
   const stats = { fields: fields.length, rows: validator.rows };
   if (!result) return collector.finish(stats);
   if (result.dialect)

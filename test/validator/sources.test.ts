@@ -11,6 +11,20 @@ describe('hostile input', () => {
     expect(summary(await check(tablePackage('')))).toEqual(['source-error']);
   });
 
+  it('reports a missing or empty file with a schema as that one error, with no label errors', async () => {
+    const dir = folder({
+      'empty.csv': '',
+      'datapackage.json': {
+        name: 't',
+        resources: [
+          { name: 'gone', path: 'missing.csv', schema: { fields: [{ name: 'a' }, { name: 'b' }] } },
+          { name: 'empty', path: 'empty.csv', schema: { fields: [{ name: 'a' }] } },
+        ],
+      },
+    });
+    expect(summary(await check(dir))).toEqual(['scheme-error', 'source-error']);
+  });
+
   it('accepts a file with only a header', async () => {
     const report = await check(tablePackage('id,name\n', schema({ name: 'id' }, { name: 'name' })));
     expect(report.valid).toBe(true);
