@@ -190,6 +190,14 @@ describe('logical values', () => {
     expect(value({ type: 'number', bareNumber: false }, '$10000.00')).toBe(10000);
   });
 
+  it('strips what surrounds a number for bareNumber false, whatever the decimal character', () => {
+    const comma = { type: 'number', bareNumber: false, decimalChar: ',' };
+    expect(value(comma, '1234.')).toBe(1234);
+    expect(value(comma, '€ 12,5 EUR')).toBe(12.5);
+    expect(value(comma, '1.5')).toBe(INVALID);
+    expect(value({ type: 'number', bareNumber: false }, '.5%')).toBe(0.5);
+  });
+
   it('keeps integers beyond 2^53 exact', () => {
     expect(value({ type: 'integer' }, '12345678901234567890')).toBe(12345678901234567890n);
   });

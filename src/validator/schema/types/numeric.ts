@@ -13,9 +13,21 @@ const SPECIAL: Record<string, number> = {
   '-infinity': -Infinity,
 };
 
-/** Strips currency signs, percent signs and the like around a number. */
-function stripBare(text: string): string {
-  return text.replace(/^[^\d+.-]+/, '').replace(/[^\d.]+$/, '');
+/**
+ * Strips currency signs, percent signs and the like around a number: what is neither a
+ * digit, a sign nor the decimal character (so `1234.` is 1234 where the decimal is ",").
+ */
+function stripBare(text: string, decimal = '.'): string {
+  let start = 0;
+  while (
+    start < text.length &&
+    !/[\d+-]/.test(text.charAt(start)) &&
+    text.charAt(start) !== decimal
+  )
+    start++;
+  let end = text.length;
+  while (end > start && !/\d/.test(text.charAt(end - 1)) && text.charAt(end - 1) !== decimal) end--;
+  return text.slice(start, end);
 }
 
 function removeAll(text: string, what: string): string {
@@ -69,11 +81,11 @@ export function numberCaster(field: FieldDescriptor): Caster {
     if (plain && NUMBER.test(raw)) return Number(raw);
     let text = raw.trim();
     if (group !== undefined) text = removeAll(text, group);
+    if (!bare) text = stripBare(text, decimal);
     if (decimal !== '.') {
       if (text.includes('.')) return INVALID;
       text = text.replace(decimal, '.');
     }
-    if (!bare) text = stripBare(text);
     if (NUMBER.test(text)) return Number(text);
     return SPECIAL[text.toLowerCase()] ?? INVALID;
   };
