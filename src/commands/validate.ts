@@ -16,6 +16,8 @@ export interface ValidateCommandOptions {
   pickErrors: string[] | undefined;
   skipErrors: string[] | undefined;
   format: 'text' | 'json' | 'github';
+  /** Likely typos of standard properties are errors. */
+  strict?: boolean | undefined;
 }
 
 const TAGS = ['#table', '#header', '#label', '#row', '#cell', '#file'];
@@ -51,6 +53,7 @@ export function registerValidate(
       list,
     )
     .option('--skip-errors <types>', 'leave out these error types or tags (comma-separated)', list)
+    .option('--strict', 'make warnings about likely typos of standard properties errors')
     .addOption(
       new Option('--format <format>', 'output format')
         .choices(['text', 'json', 'github'])
@@ -134,6 +137,7 @@ export async function validateSource(
       limitErrors: options.limitErrors,
       ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
       ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),
+      ...(options.strict ? { strict: true } : {}),
       onProgress: validateProgress(progress.update),
     });
   } catch (error) {

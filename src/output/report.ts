@@ -146,7 +146,7 @@ function summaryLines(report: Report, colors: Palette): string[] {
 
 /** The report for a person at a terminal: grouped by resource, one verdict at the end. */
 export function renderHuman(report: Report, colors: Palette): string {
-  const lines: string[] = [];
+  const lines: string[] = report.warnings.map((warning) => `${colors.yellow('!')} ${warning}`);
   if (report.errors.length > 0) {
     lines.push(
       colors.bold('datapackage.json') +
@@ -169,7 +169,9 @@ export function renderHuman(report: Report, colors: Palette): string {
 
 /** One tab-separated line per error (resource, row, field, type, message), then the verdict. */
 export function renderPlain(report: Report, colors: Palette): string {
-  const lines: string[] = [];
+  const lines: string[] = report.warnings.map((warning) =>
+    ['', '', '', 'warning', warning].join('\t'),
+  );
   const line = (resource: string, error: ReportError): string =>
     [
       resource,
@@ -212,6 +214,8 @@ export function renderGithub(
     props.push(`title=${escapeProperty(error.title)}`);
     return `::error ${props.join(',')}::${escapeData(error.message)}`;
   };
+  for (const warning of report.warnings)
+    lines.push(`::warning file=${escapeProperty(descriptorFile)}::${escapeData(warning)}`);
   for (const error of report.errors) lines.push(annotate(descriptorFile, error));
   for (const task of report.tasks) {
     for (const warning of task.warnings)

@@ -2,7 +2,7 @@ import { distance } from 'fastest-levenshtein';
 
 /**
  * The candidate nearest to a mistyped word, when it is near enough to be what was meant:
- * at most a third of the word's length away (and at least one edit).
+ * about two edits in five (one at least, three at most; a swap of two letters is two).
  */
 export function didYouMean(word: string, candidates: readonly string[]): string | undefined {
   let best: string | undefined;
@@ -14,5 +14,6 @@ export function didYouMean(word: string, candidates: readonly string[]): string 
       bestDistance = away;
     }
   }
-  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined;
+  const near = Math.min(3, Math.max(1, Math.round(word.length * 0.4)));
+  return bestDistance <= near ? best : undefined;
 }

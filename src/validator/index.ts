@@ -1,6 +1,7 @@
 import { detectVersion } from './descriptor/paths.js';
 import { parseDescriptor, resolveReferences } from './descriptor/load.js';
 import { checkPackage } from './descriptor/rules.js';
+import { typoWarnings } from './descriptor/typos.js';
 import type { PackageDescriptor, ResourceDescriptor } from './descriptor/types.js';
 import { readText, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
@@ -29,6 +30,8 @@ export interface ValidateOptions {
   limitErrors?: number;
   pickErrors?: string[];
   skipErrors?: string[];
+  /** Likely typos of standard properties are errors, not warnings. */
+  strict?: boolean;
   /** Bounds on one row of a table, for a reader that must bound its memory (the hub). */
   rowLimits?: RowLimits;
   onProgress?: (event: ValidateEvent) => void;
@@ -38,17 +41,14 @@ export interface ValidateOptions {
 export async function validate(input: string, options: ValidateOptions): Promise<Report> {
   const started = performance.now();
   const source = await resolveSource(input);
-  const { errors, tasks } =
+  const parts =
     source.kind === 'table'
       ? await validateTableSource(source, options)
       : await validatePackage(source, options);
-  return assemble(errors, tasks, started);
+  return assemble(parts, started);
 }
 
-async function validatePackage(
-  source: Source,
-  options: ValidateOptions,
-): Promise<{ errors: ReportError[]; tasks: Task[] }> {
+async function validatePackage(source: Source, options: ValidateOptions): Promise<Parts> {
   options.onProgress?.({ type: 'descriptor', location: source.location });
   const base: Base = source.url ? { url: source.url } : { dir: source.dir ?? '.' };
   let text: string;
@@ -59,11 +59,11 @@ async function validatePackage(
     if (error instanceof SourceFailure && source.url && /HTTP 404$/.test(error.note))
       throw new SourceNotFound(`${source.url} answered 404: there is no descriptor there`);
     if (error instanceof SourceFailure)
-      return { errors: [reportError('package-error', error.note)], tasks: [] };
+      return { errors: [reportError('package-error', error.note)], tasks: [], warnings: [] };
     throw error;
   }
   const parsed = parseDescriptor(text);
-  if (!parsed.ok) return { errors: [parsed.error], tasks: [] };
+  if (!parsed.ok) return { errors: [parsed.error], tasks: [], warnings: [] };
   return validateParsed(parsed.value as PackageDescriptor, base, options);
 }
 
@@ -94,23 +94,27 @@ export async function validateDescriptor(
   options: ValidateOptions,
 ): Promise<Report> {
   const started = performance.now();
-  const { errors, tasks } = await validateParsed(descriptor as PackageDescriptor, { dir }, options);
-  return assemble(errors, tasks, started);
+  return assemble(await validateParsed(descriptor as PackageDescriptor, { dir }, options), started);
 }
 
 async function validateParsed(
   descriptor: PackageDescriptor,
   base: Base,
   options: ValidateOptions,
-): Promise<{ errors: ReportError[]; tasks: Task[] }> {
+): Promise<Parts> {
   const isObject =
     descriptor !== null && typeof descriptor === 'object' && !Array.isArray(descriptor);
   const version = isObject ? detectVersion(descriptor) : 1;
+  // Likely typos of standard properties are allowed by the standards: warnings, unless strict.
+  const typos = typoWarnings(descriptor);
+  const warnings = options.strict ? [] : typos;
   const errors = isObject ? await resolveReferences(descriptor, version, base, options.fetch) : [];
   errors.push(...checkPackage(descriptor, version));
-  if (errors.length > 0) return { errors, tasks: [] };
+  if (options.strict) errors.push(...typos.map((typo) => reportError('package-error', typo)));
+  if (errors.length > 0) return { errors, tasks: [], warnings };
   return {
     errors,
+    warnings,
     tasks: await validateResources(
       descriptor.resources,
       { ...context(options, base), version },
@@ -130,6 +134,7 @@ async function validateTableSource(
   };
   return {
     errors: [],
+    warnings: [],
     tasks: await validateResources([resource], { ...context(options, base), version: 2 }, options),
   };
 }
@@ -166,7 +171,15 @@ async function validateResources(
   return tasks;
 }
 
-function assemble(errors: ReportError[], tasks: Task[], started: number): Report {
+/** What a validation found, before it is a report. */
+interface Parts {
+  errors: ReportError[];
+  tasks: Task[];
+  /** Warnings about the descriptor as a whole. */
+  warnings: string[];
+}
+
+function assemble({ errors, tasks, warnings: packageWarnings }: Parts, started: number): Report {
   const taskErrors = tasks.reduce((sum, task) => sum + task.errors.length, 0);
   const warnings = tasks.reduce((sum, task) => sum + task.warnings.length, 0);
   return {
@@ -174,10 +187,10 @@ function assemble(errors: ReportError[], tasks: Task[], started: number): Report
     stats: {
       tasks: tasks.length,
       errors: errors.length + taskErrors,
-      warnings,
+      warnings: warnings + packageWarnings.length,
       seconds: roundSeconds(performance.now() - started),
     },
-    warnings: [],
+    warnings: packageWarnings,
     errors,
     tasks,
   };

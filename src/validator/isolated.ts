@@ -17,7 +17,10 @@ import {
 export interface IsolatedRequest {
   /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
   input: string | { descriptor: unknown; dir: string };
-  options: Pick<ValidateOptions, 'limitErrors' | 'pickErrors' | 'skipErrors' | 'rowLimits'>;
+  options: Pick<
+    ValidateOptions,
+    'limitErrors' | 'pickErrors' | 'skipErrors' | 'rowLimits' | 'strict'
+  >;
   /** How long a server of remote resources may stay silent. */
   silenceMs: number;
   /** When set, only these hosts may be fetched from (the hub's rule: none by default). */

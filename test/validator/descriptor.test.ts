@@ -212,3 +212,55 @@ describe('descriptor rules', () => {
     expect(summary(await check(dir))).toEqual(['foreign-key@3']);
   });
 });
+
+describe('likely typos', () => {
+  const pkg = (descriptor: Record<string, unknown>) =>
+    folder({ 'a.csv': 'a\n1\n', 'datapackage.json': descriptor });
+
+  it('warns of a property near a standard one, and makes it an error when strict', async () => {
+    const dir = pkg({
+      name: 't',
+      titel: 'x',
+      resources: [
+        {
+          name: 'a',
+          path: 'a.csv',
+          schema: { fields: [{ name: 'a', type: 'integer', decription: 'd' }], primaryKeys: ['a'] },
+        },
+      ],
+    });
+    const report = await check(dir);
+    expect(report.valid).toBe(true);
+    expect(report.warnings).toEqual([
+      'the package: property "titel" is not a standard one: did you mean "title"?',
+      'resource "a" schema: property "primaryKeys" is not a standard one: did you mean "primaryKey"?',
+      'resource "a" field "a": property "decription" is not a standard one: did you mean "description"?',
+    ]);
+    const strict = await check(dir, { strict: true });
+    expect(strict.valid).toBe(false);
+    expect(strict.errors).toHaveLength(3);
+    // A property of one's own, far from any standard name, is nobody's business.
+    expect(
+      (await check(pkg({ name: 't', myOwnThing: 1, resources: [{ name: 'a', path: 'a.csv' }] })))
+        .warnings,
+    ).toEqual([]);
+  });
+
+  it('says which property a missing required one was probably typed as, and the value an enum meant', async () => {
+    const missing = await check(pkg({ name: 't', resouces: [{ name: 'a', path: 'a.csv' }] }));
+    expect(missing.errors[0]?.message).toContain(
+      '"resources" is a required property ("resouces" is there: did you mean "resources"?)',
+    );
+    const typed = await check(
+      pkg({
+        name: 't',
+        resources: [
+          { name: 'a', path: 'a.csv', schema: { fields: [{ name: 'a', type: 'integr' }] } },
+        ],
+      }),
+    );
+    expect(typed.errors[0]?.message).toContain(
+      '"integr" is not a valid value at property "fields/0/type": did you mean "integer"?',
+    );
+  });
+});

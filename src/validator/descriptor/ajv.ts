@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { didYouMean } from '../../text/suggest.js';
 import { dialectProfile, packageProfile, resourceProfile, tableSchemaProfile } from './profiles.js';
 import type { StandardVersion } from './types.js';
 
@@ -61,14 +62,25 @@ function describe(error: ErrorObject, root: unknown): string {
   const shown = JSON.stringify(value) ?? 'undefined';
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
-    case 'required':
-      return `"${String(params.missingProperty)}" is a required property${at}`;
+    case 'required': {
+      // A required property missing next to a near spelling of it is most likely that typo.
+      const missing = String(params.missingProperty);
+      const present = value !== null && typeof value === 'object' ? Object.keys(value) : [];
+      const typo = present.find((key) => didYouMean(key, [missing]) === missing);
+      const hint = typo ? ` ("${typo}" is there: did you mean "${missing}"?)` : '';
+      return `"${missing}" is a required property${at}${hint}`;
+    }
     case 'type':
       return `${shown} is not of type "${String(params.type)}"${at}`;
     case 'pattern':
       return `${shown} does not match "${String(params.pattern)}"${at}`;
-    case 'enum':
-      return `${shown} is not one of ${JSON.stringify(params.allowedValues)}${at}`;
+    case 'enum': {
+      const allowed = (params.allowedValues as unknown[]).map(String);
+      const guess = typeof value === 'string' ? didYouMean(value, allowed) : undefined;
+      return guess
+        ? `${shown} is not a valid value${at}: did you mean "${guess}"?`
+        : `${shown} is not one of ${JSON.stringify(params.allowedValues)}${at}`;
+    }
     case 'format':
       return `${shown} is not a "${String(params.format)}"${at}`;
     case 'minItems':
