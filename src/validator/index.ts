@@ -7,7 +7,13 @@ import { readText, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
 import { roundSeconds } from './report/task.js';
 import type { Report, ReportError, Task } from './report/types.js';
-import { inferResourceSchema, validateResource, type ResourceContext } from './resource.js';
+import {
+  formatOf,
+  inferResourceSchema,
+  isTableFormat,
+  validateResource,
+  type ResourceContext,
+} from './resource.js';
 import { basename, dirname } from 'node:path';
 import type { RowLimits } from './table/read.js';
 import { nameFromFile, resolveSource, SourceNotFound, type Source } from './source.js';
@@ -128,10 +134,20 @@ async function validateTableSource(
   options: ValidateOptions,
 ) {
   const base: Base = source.url ? { url: source.url } : { dir: source.dir ?? '.' };
-  const resource: ResourceDescriptor = {
+  const named: ResourceDescriptor = {
     name: nameFromFile(source.file),
     path: source.url ?? source.file,
   };
+  // Without an extension to tell, a file named on the command line is read as a table.
+  const resource: ResourceDescriptor =
+    formatOf(named) === undefined ? { ...named, type: 'table' } : named;
+  // A single file named on the command line is read as a table: one of another format
+  // (a README, a PDF) is no table, and no package either, so not "valid".
+  const format = formatOf(resource);
+  if (format !== undefined && !isTableFormat(format)) {
+    const note = `"${source.file}" is not a table (format "${format}"): give a CSV or TSV file, or a package whose datapackage.json describes it`;
+    return { errors: [reportError('format-error', note)], warnings: [], tasks: [] };
+  }
   return {
     errors: [],
     warnings: [],

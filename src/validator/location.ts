@@ -21,7 +21,7 @@ export interface Base {
 
 export class SourceFailure extends Error {
   constructor(
-    readonly type: 'scheme-error' | 'source-error',
+    readonly type: 'scheme-error' | 'source-error' | 'format-error',
     readonly note: string,
   ) {
     super(note);

@@ -38,6 +38,11 @@ export interface ResourceContext {
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt']);
 
+/** Whether a format is one this validator reads as a table. */
+export function isTableFormat(format: string): boolean {
+  return TABLE_FORMATS.has(format);
+}
+
 function paths(resource: ResourceDescriptor): string[] {
   return asList(resource.path);
 }

@@ -7,6 +7,20 @@ import { jsonErrorOffset } from '../../src/validator/descriptor/json-position.js
 import { check, folder, schema, summary, tablePackage } from '../helpers/fixtures.js';
 
 describe('hostile input', () => {
+  it('does not call a binary file or a Markdown file a valid table', async () => {
+    const dir = folder({
+      program: new Uint8Array([127, 69, 76, 70, 2, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 62, 0]),
+      'README.md': '# About\n\nSome words.\n',
+    });
+    const binary = await check(join(dir, 'program'));
+    expect(binary.valid).toBe(false);
+    expect(binary.tasks[0]?.errors[0]?.note).toBe('the data is binary, not delimited text');
+    const markdown = await check(join(dir, 'README.md'));
+    expect(markdown.valid).toBe(false);
+    expect(markdown.errors[0]?.type).toBe('format-error');
+    expect(markdown.errors[0]?.note).toContain('"README.md" is not a table (format "md")');
+  });
+
   it('reports an empty file as a source error', async () => {
     expect(summary(await check(tablePackage('')))).toEqual(['source-error']);
   });
@@ -282,6 +296,7 @@ describe('sources', () => {
         }),
         '/pkg/data/a.csv': 'id\n1\nz\n',
         '/plain.csv': 'x,y\n1,2\n',
+        '/page': '<!DOCTYPE html>\n<html><head><title>Home</title></head><body>hi</body></html>\n',
       };
       server = createServer((request, response) => {
         const body = files[request.url ?? ''];
@@ -302,6 +317,12 @@ describe('sources', () => {
 
     it('fetches a remote CSV', async () => {
       expect((await check(`${base}/plain.csv`)).valid).toBe(true);
+    });
+
+    it('calls an HTML page where a table was expected what it is', async () => {
+      const report = await check(`${base}/page`);
+      expect(report.valid).toBe(false);
+      expect(report.tasks[0]?.errors[0]?.note).toBe('the data is an HTML page, not a table');
     });
 
     it('fetches http resources of a local package', async () => {

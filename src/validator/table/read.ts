@@ -127,6 +127,9 @@ async function startPart(
   sink: RecordSink,
 ): Promise<PartReader> {
   state.encoding ??= await chooseEncoding(sample, options.encoding);
+  // NUL bytes in text of no declared encoding: a binary file (an executable, an image).
+  if (options.encoding === undefined && !state.encoding.startsWith('utf-16') && sample.includes(0))
+    throw new SourceFailure('format-error', 'the data is binary, not delimited text');
   const decoder = new ChunkDecoder(state.encoding);
   let text = '';
   let failure: Error | undefined;
@@ -135,6 +138,8 @@ async function startPart(
   } catch (error) {
     failure = error as Error;
   }
+  if (/^\s*<(!doctype html|html[\s>])/i.test(text.slice(0, 1024)))
+    throw new SourceFailure('format-error', 'the data is an HTML page, not a table');
   state.dialect ??= resolveDialect(options.dialect, text, options.defaultDelimiter);
   const limits = options.rowLimits;
   let rows = 0;
