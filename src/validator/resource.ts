@@ -291,9 +291,13 @@ function lookupFor(
   const key = `${target.name}\u0000${fieldNames.join('\u0000')}`;
   let lookup = ctx.lookups.get(key);
   if (!lookup) {
-    const schema = target.schema as SchemaDescriptor | undefined;
-    if (!schema) return Promise.resolve(new Set());
-    lookup = collectKeys(target, schema, fieldNames, ctx.version, readOptions(target, ctx, []));
+    const read = readOptions(target, ctx, []);
+    // A referenced table without a schema is read as validation reads it: with the schema
+    // inferred from it, so that its values compare as the same types.
+    const declared = target.schema as SchemaDescriptor | undefined;
+    lookup = (declared ? Promise.resolve(declared) : sampleSchema(target, read)).then((schema) =>
+      collectKeys(target, schema, fieldNames, ctx.version, read),
+    );
     ctx.lookups.set(key, lookup);
   }
   return lookup;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { check, schema, summary, tablePackage } from '../helpers/fixtures.js';
+import { check, folder, schema, summary, tablePackage } from '../helpers/fixtures.js';
 
 const id = { name: 'id', type: 'integer' };
 const name = { name: 'name', type: 'string' };
@@ -252,6 +252,30 @@ describe('keys', () => {
       { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' },
     );
     expect(summary(await check(dir))).toEqual(['unique-error@3@1']);
+  });
+
+  it('matches foreign keys into a table without a schema as that table reads', async () => {
+    const dir = folder({
+      'countries.csv': 'code,population\n7,100\n33,200\n',
+      'cities.csv': 'name,country\nParis,33\nTokyo,81\n',
+      'datapackage.json': {
+        name: 'fk',
+        resources: [
+          { name: 'countries', path: 'countries.csv' },
+          {
+            name: 'cities',
+            path: 'cities.csv',
+            schema: {
+              fields: [{ name: 'name' }, { name: 'country', type: 'integer' }],
+              foreignKeys: [
+                { fields: 'country', reference: { resource: 'countries', fields: 'code' } },
+              ],
+            },
+          },
+        ],
+      },
+    });
+    expect(summary(await check(dir))).toEqual(['foreign-key@3']);
   });
 
   it('checks a self-referencing foreign key', async () => {
