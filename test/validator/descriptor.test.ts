@@ -264,3 +264,56 @@ describe('likely typos', () => {
     );
   });
 });
+
+describe('missing values', () => {
+  const withSchema = (schema: Record<string, unknown>, v2: boolean) =>
+    folder({
+      'a.csv': 'a,b\n1,x\nNA,y\n',
+      'datapackage.json': {
+        ...(v2 ? { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' } : {}),
+        name: 't',
+        resources: [{ name: 'a', path: 'a.csv', schema }],
+      },
+    });
+
+  it('allows only strings in v1, at schema and field level', async () => {
+    const schema = {
+      fields: [{ name: 'a', type: 'integer', missingValues: [{ value: 'NA' }] }, { name: 'b' }],
+    };
+    const v1 = await check(withSchema(schema, false));
+    expect(v1.errors.map((error) => error.note)).toEqual([
+      'missing values of field "a" must be strings in v1 (the {"value", "label"} form is v2)',
+    ]);
+    expect((await check(withSchema(schema, true))).valid).toBe(true);
+    const top = await check(
+      withSchema(
+        { fields: [{ name: 'a', type: 'integer' }], missingValues: [{ value: 'NA' }] },
+        false,
+      ),
+    );
+    expect(top.errors[0]?.note).toContain('missing values of the schema must be strings in v1');
+  });
+
+  it('allows repeated string values, and refuses repeated values or labels of the v2 form', async () => {
+    const field = (missingValues: unknown[]) => ({
+      fields: [{ name: 'a', type: 'integer', missingValues }, { name: 'b' }],
+    });
+    expect((await check(withSchema(field(['NA', 'NA', '']), false))).valid).toBe(true);
+    const values = await check(withSchema(field([{ value: 'NA' }, 'NA']), true));
+    expect(values.errors.map((error) => error.note)).toEqual([
+      'missing values of field "a" are not unique',
+    ]);
+    const labels = await check(
+      withSchema(
+        field([
+          { value: 'NA', label: 'x' },
+          { value: '-', label: 'x' },
+        ]),
+        true,
+      ),
+    );
+    expect(labels.errors.map((error) => error.note)).toEqual([
+      'missing value labels of field "a" are not unique',
+    ]);
+  });
+});

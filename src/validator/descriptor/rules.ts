@@ -118,7 +118,40 @@ export function checkSchema(schema: SchemaDescriptor, version: StandardVersion):
     errors.push(...fieldRules(field, version).map((note) => reportError('field-error', note)));
   }
   errors.push(...keyRules(schema, new Set(names)).map((note) => reportError('schema-error', note)));
+  const levels: [string, unknown][] = [
+    ['the schema', schema.missingValues],
+    ...schema.fields.map((field): [string, unknown] => [
+      `field "${field.name}"`,
+      field.missingValues,
+    ]),
+  ];
+  for (const [where, values] of levels)
+    errors.push(
+      ...missingValueRules(values, where, version).map((note) => reportError('schema-error', note)),
+    );
   return errors;
+}
+
+/**
+ * `missingValues` at one level: v1 has strings only (the `{value, label}` form is v2); in
+ * v2, values given in that form are unique and so are their labels. A list of strings may
+ * repeat one: the standard does not forbid it.
+ */
+function missingValueRules(values: unknown, where: string, version: StandardVersion): string[] {
+  if (!Array.isArray(values)) return [];
+  const objects = values.filter((item): item is { value?: unknown; label?: unknown } =>
+    isObject(item),
+  );
+  if (objects.length === 0) return [];
+  if (version === 1)
+    return [`missing values of ${where} must be strings in v1 (the {"value", "label"} form is v2)`];
+  const notes: string[] = [];
+  const all = values.map((item: unknown) => (isObject(item) ? item.value : item));
+  if (new Set(all).size !== all.length) notes.push(`missing values of ${where} are not unique`);
+  const labels = objects.flatMap((item) => (typeof item.label === 'string' ? [item.label] : []));
+  if (new Set(labels).size !== labels.length)
+    notes.push(`missing value labels of ${where} are not unique`);
+  return notes;
 }
 
 function keyRules(schema: SchemaDescriptor, names: Set<string>): string[] {
@@ -137,10 +170,6 @@ function keyRules(schema: SchemaDescriptor, names: Set<string>): string[] {
       notes.push(`foreign key fields "${local.join(', ')}" and its reference differ in number`);
     }
   }
-  const values = (schema.missingValues ?? []).map((item) =>
-    typeof item === 'string' ? item : item.value,
-  );
-  if (new Set(values).size !== values.length) notes.push('missing values are not unique');
   return notes;
 }
 
