@@ -22,6 +22,7 @@ import {
 } from './table/read.js';
 import { TableValidator, type TableKeys } from './table/table-validator.js';
 import { fileChecks, hashPlan, readFile } from './file.js';
+import type { BigSet } from './table/big-map.js';
 import { resolveDialect } from './table/dialect.js';
 
 export interface ResourceContext {
@@ -33,7 +34,7 @@ export interface ResourceContext {
   rowLimits?: RowLimits | undefined;
   onProgress?: ((event: ValidateEvent) => void) | undefined;
   resources: readonly ResourceDescriptor[];
-  lookups: Map<string, Promise<Set<string>>>;
+  lookups: Map<string, Promise<BigSet<string>>>;
 }
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt']);
@@ -287,7 +288,7 @@ function lookupFor(
   target: ResourceDescriptor,
   fieldNames: string[],
   ctx: ResourceContext,
-): Promise<Set<string>> {
+): Promise<BigSet<string>> {
   const key = `${target.name}\u0000${fieldNames.join('\u0000')}`;
   let lookup = ctx.lookups.get(key);
   if (!lookup) {

@@ -3,6 +3,7 @@ import type { ReportError } from '../report/types.js';
 import { keyOf, tupleKey } from '../schema/keys.js';
 import { INVALID } from '../schema/types/index.js';
 import { IntKeyTable } from '../schema/int-table.js';
+import { BigMap } from './big-map.js';
 
 /** A set of key tuples read from a referenced resource. */
 export interface ForeignKeyCheck {
@@ -10,7 +11,7 @@ export interface ForeignKeyCheck {
   fieldNames: string[];
   referenceName: string;
   referenceFieldNames: string[];
-  lookup: ReadonlySet<string>;
+  lookup: { has(key: string): boolean };
 }
 
 interface RowContext {
@@ -24,7 +25,7 @@ const isAbsent = (value: unknown): boolean => value === null || value === INVALI
 
 /** Tracks unique values, primary and unique keys across rows. */
 export class KeyTracker {
-  private readonly seen = new Map<string | number, number>();
+  private readonly seen = new BigMap<string | number, number>();
   private readonly integers = new IntKeyTable();
 
   constructor(
@@ -51,7 +52,7 @@ export class KeyTracker {
       key = tupleKey(tuple.map((value) => (value === INVALID ? null : value)));
     }
     const first = this.seen.get(key);
-    if (first === undefined) this.seen.set(key, rowNumber);
+    if (first === undefined) this.seen.add(key, rowNumber);
     return first;
   }
 }

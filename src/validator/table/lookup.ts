@@ -5,6 +5,8 @@ import { INVALID } from '../schema/types/index.js';
 import { inlineRecords } from './inline.js';
 import { readTable, type ReadOptions } from './read.js';
 import { resolveDialect } from './dialect.js';
+import { BigSet } from './big-map.js';
+import { isCommentRow } from './table-validator.js';
 
 /** Reads a referenced resource once and keeps only the key tuples of the named fields. */
 export async function collectKeys(
@@ -13,12 +15,12 @@ export async function collectKeys(
   fieldNames: readonly string[],
   version: StandardVersion,
   read: Omit<ReadOptions, 'hashes'>,
-): Promise<Set<string>> {
+): Promise<BigSet<string>> {
   const indexes = fieldNames.map((name) => schema.fields.findIndex((field) => field.name === name));
   const fields = indexes.map((index) =>
     compileField(schema.fields[index] ?? { name: '' }, schema, version),
   );
-  const keys = new Set<string>();
+  const keys = new BigSet<string>();
   const layout = resolveDialect(
     typeof resource.dialect === 'object' ? resource.dialect : undefined,
     '',
@@ -31,14 +33,7 @@ export async function collectKeys(
     open: true,
     record(cells: readonly unknown[]): void {
       rowNumber++;
-      if (layout.commentRows.has(rowNumber)) return;
-      const first = cells[0];
-      if (
-        layout.commentChar !== undefined &&
-        typeof first === 'string' &&
-        first.startsWith(layout.commentChar)
-      )
-        return;
+      if (isCommentRow(layout, rowNumber, cells)) return;
       if (++contentRows <= headerEnd) return;
       const values = fields.map((field, position) => {
         const raw = cells[indexes[position] ?? -1];
