@@ -121,21 +121,23 @@ async function headOf(
 
 /** Title, description and a summary of each resource, with the first rows of each table. */
 export async function datasetInfo(
-  location: { descriptorUrl?: string; dir?: string },
+  location: { descriptorUrl?: string; dir?: string; descriptor?: Record<string, unknown> },
   fetch: HttpFetch,
   token: string | undefined,
 ): Promise<DatasetInfo> {
-  const descriptor = location.dir
-    ? (JSON.parse(await readFile(join(location.dir, 'datapackage.json'), 'utf8')) as Record<
-        string,
-        unknown
-      >)
-    : ((await json(
-        'info',
-        await send(fetch, 'info', location.descriptorUrl ?? '', {
-          headers: token ? { 'Auth-Token': token } : {},
-        }),
-      )) as Record<string, unknown>);
+  const descriptor = location.descriptor
+    ? location.descriptor
+    : location.dir
+      ? (JSON.parse(await readFile(join(location.dir, 'datapackage.json'), 'utf8')) as Record<
+          string,
+          unknown
+        >)
+      : ((await json(
+          'info',
+          await send(fetch, 'info', location.descriptorUrl ?? '', {
+            headers: token ? { 'Auth-Token': token } : {},
+          }),
+        )) as Record<string, unknown>);
   const resources: ResourceInfo[] = [];
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
     const path = typeof resource.path === 'string' ? resource.path : undefined;

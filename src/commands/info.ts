@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
+import type { DatasetInfo } from '../client/info.js';
 import { ApiError, InputError } from '../errors.js';
 import { storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -24,6 +25,19 @@ export function registerInfo(
     });
 }
 
+/** A local file that is not a descriptor: shown as the one-resource package it would make. */
+function isDataFile(path: string): boolean {
+  return existsSync(path) && statSync(path).isFile() && !path.toLowerCase().endsWith('.json');
+}
+
+async function showDataFile(path: string, target: string, ctx: Context): Promise<number> {
+  const { describeFile } = await import('../validator/index.js');
+  const { datasetInfo } = await import('../client/info.js');
+  const descriptor = (await describeFile(path)) as unknown as Record<string, unknown>;
+  const info = await datasetInfo({ dir: dirname(path), descriptor }, ctx.fetch, undefined);
+  return printInfo(info, target, ctx);
+}
+
 /**
  * The folder of a local package the target names, if it names one: a folder holding a
  * datapackage.json, or a descriptor file. A folder without one is a dataset of the hub when
@@ -40,7 +54,9 @@ function localPackage(local: string, target: string): string | undefined {
 export async function runInfo(target: string, ctx: Context): Promise<number> {
   const { datasetInfo } = await import('../client/info.js');
   const { parseTarget, noSuchDataset } = await import('../client/get.js');
-  const dir = localPackage(resolve(ctx.io.cwd, target), target);
+  const local = resolve(ctx.io.cwd, target);
+  if (isDataFile(local)) return showDataFile(local, target, ctx);
+  const dir = localPackage(local, target);
   const token = dir ? undefined : await storedToken(ctx);
   const remote = dir ? undefined : parseTarget(target, ctx.hub().site);
   const location = remote ? { descriptorUrl: remote.url } : { dir };
@@ -49,6 +65,10 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
       throw noSuchDataset(remote, token !== undefined);
     throw error;
   });
+  return printInfo(info, target, ctx);
+}
+
+async function printInfo(info: DatasetInfo, target: string, ctx: Context): Promise<number> {
   if (ctx.globals.json) {
     writeJson(ctx, info);
     return 0;

@@ -610,6 +610,22 @@ describe('info', () => {
     expect(cities).toContain('countries  csv · 107 B · 5 rows · data/countries.csv');
   });
 
+  it('shows a single data file as the package it would make: schema inferred, rows previewed', async () => {
+    const { code, out } = await data(['--json', 'info', join(CITIES, 'data/countries.csv')]);
+    expect(code).toBe(0);
+    const info = JSON.parse(out) as {
+      name: string;
+      resources: { name: string; rows: number; fields: { name: string; type: string }[] }[];
+    };
+    expect(info.name).toBe('countries');
+    expect(info.resources[0]).toMatchObject({ name: 'countries', rows: 5 });
+    expect(info.resources[0]?.fields.map((field) => field.name)).toEqual([
+      'code',
+      'name',
+      'continent',
+    ]);
+  });
+
   it('reads owner/dataset from the hub though a folder of that name is here without a package', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'info-'));
     mkdirSync(join(cwd, 'ada/world-cities'), { recursive: true });
