@@ -13,11 +13,16 @@ import { EXAMPLES } from '../hub/helpers.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const NODE = process.execPath;
-const SOCKET = `data-test-${String(process.pid)}`;
+/**
+ * Each terminal gets a tmux server of its own: a server just told to exit may still hold a
+ * socket name, and a new session on it then fails ("server exited unexpectedly").
+ */
+let terminals = 0;
+let socket = '';
 const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0 || Boolean(process.env.CI);
 
 function tmux(...args: string[]): string {
-  const result = spawnSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+  const result = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tmux ${args[0] ?? ''}: ${result.stderr}`);
   return result.stdout;
 }
@@ -41,6 +46,7 @@ function startInTerminal(args: string, env: Record<string, string>): void {
     .map(([name, value]) => `${name}='${value}'`)
     .join(' ');
   const command = `cd '${ROOT}' && env -u CI ${assignments} '${NODE}' bin/data ${args}; echo "EXIT=$?"; stty -a | tr ' ' '\\n' | grep -x -- '-\\?icanon'; sleep 60`;
+  socket = `data-test-${String(process.pid)}-${String(++terminals)}`;
   tmux('new-session', '-d', '-s', 'main', '-x', '150', '-y', '40', command);
 }
 
@@ -112,7 +118,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  const kill = () => spawnSync('tmux', ['-L', SOCKET, 'kill-server']);
+  const kill = () => spawnSync('tmux', ['-L', socket, 'kill-server']);
 
   it('stops validating at Ctrl-C within a second, exit 130, the terminal as it was', async () => {
     try {
