@@ -14,6 +14,8 @@ export interface RunnerHooks {
 
 class Halted extends Error {}
 
+type Outcome = Partial<Pick<Revision, 'state' | 'error_log'>>;
+
 /**
  * Processes revisions in the hub's process: one at a time per dataset, in order.
  * A revision left unfinished by a stopped hub is processed again from its first step.
@@ -73,12 +75,15 @@ export class Runner {
       descriptor: {},
       files: {},
     };
+    let outcome: Outcome | undefined;
     try {
-      await this.runSteps(work, pipelines, save);
+      outcome = await this.runSteps(work, pipelines, save);
     } finally {
       await rm(work.workDir, { recursive: true, force: true });
       await rm(`${work.workDir}.out`, { recursive: true, force: true });
     }
+    // Said to be finished only once its work folder is gone.
+    if (outcome) save(outcome);
   }
 
   /** What a failed step tells the user: its own words, or a plain reason with no internals. */
@@ -92,11 +97,12 @@ export class Runner {
     return ['an internal error of the hub stopped this step; its operator can see the details'];
   }
 
+  /** Runs the steps; the final state to save, or undefined when the runner stopped. */
   private async runSteps(
     work: Work,
     pipelines: Record<StepId, PipelineStatus>,
     save: (changes?: Partial<Pick<Revision, 'state' | 'error_log'>>) => void,
-  ): Promise<void> {
+  ): Promise<Outcome | undefined> {
     const store = this.hub.store;
     const revision = work;
     const number = work.revision;
@@ -115,11 +121,10 @@ export class Runner {
         store.updateRevision(revision, {
           report: work.report ? JSON.stringify(work.report) : null,
         });
-        save({
+        return {
           state: 'FAILED',
           error_log: JSON.stringify([`${step.title} failed`, ...status.error_log]),
-        });
-        return;
+        };
       }
       if (step.id === 'validate' && work.report)
         store.updateRevision(revision, { report: JSON.stringify(work.report) });
@@ -128,8 +133,8 @@ export class Runner {
         this.halted = true;
         throw new Halted();
       }
-      if (this.halted) return;
+      if (this.halted) return undefined;
     }
-    save({ state: 'SUCCEEDED' });
+    return { state: 'SUCCEEDED' };
   }
 }
