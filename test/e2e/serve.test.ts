@@ -45,7 +45,10 @@ function stop(served: Served): Promise<number | null> {
 describe('data serve refusing to start', () => {
   function serveWith(args: string[]): Promise<{ code: number | null; err: string; ms: number }> {
     const started = performance.now();
+    // In a folder of its own: a serve without --data-dir makes ./data-hub where it runs.
+    const cwd = mkdtempSync(join(tmpdir(), 'data-serve-refused-'));
     const child = spawn(process.execPath, [join(ROOT, 'bin/data'), 'serve', ...args], {
+      cwd,
       env: { ...process.env, NO_COLOR: '1' },
     });
     let err = '';
