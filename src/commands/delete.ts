@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { ApiError, UsageError } from '../errors.js';
-import { hubApi, requireToken, writeJson } from './auth-common.js';
-import { ownerAndName } from './history.js';
+import { UsageError } from '../errors.js';
+import { requireToken, writeJson } from './auth-common.js';
+import { onDataset, ownerAndName } from './history.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export function registerDelete(
@@ -49,15 +49,9 @@ export async function runDelete(target: string, yes: boolean, ctx: Context): Pro
     ctx.io.stderr.write('nothing deleted\n');
     return 1;
   }
-  const api = hubApi(ctx);
-  const { noSuchDataset } = await import('../client/get.js');
-  const missing = noSuchDataset({ url: target, single: false, folder: target }, true);
-  const ownerid = await api.resolve(owner);
-  if (!ownerid) throw missing;
-  await api.deleteDataset(ownerid, name, found.token).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) throw missing;
-    throw error;
-  });
+  await onDataset(ctx, target, true, (api, ownerid) =>
+    api.deleteDataset(ownerid, name, found.token),
+  );
   if (ctx.globals.json) writeJson(ctx, { deleted: `${owner}/${name}` });
   else ctx.io.stdout.write(`deleted ${owner}/${name}\n`);
   return 0;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import type { HubApi } from '../client/api.js';
 import { ApiError, UsageError } from '../errors.js';
 import { hubApi, storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -31,21 +32,34 @@ export function ownerAndName(target: string): { owner: string; name: string } {
   return { owner, name };
 }
 
-export async function runHistory(target: string, ctx: Context): Promise<number> {
+/**
+ * Calls the hub about owner/dataset by the owner's user id; an owner or a dataset the hub
+ * does not have (or does not show) is "no dataset", exit 2.
+ */
+export async function onDataset<T>(
+  ctx: Context,
+  target: string,
+  signedIn: boolean,
+  call: (api: HubApi, ownerid: string, name: string) => Promise<T>,
+): Promise<T> {
   const { owner, name } = ownerAndName(target);
   const { noSuchDataset } = await import('../client/get.js');
-  const token = await storedToken(ctx);
+  const missing = noSuchDataset({ url: target, single: false, folder: target }, signedIn);
   const api = hubApi(ctx);
-  const missing = noSuchDataset(
-    { url: target, single: false, folder: target },
-    token !== undefined,
-  );
   const ownerid = await api.resolve(owner);
   if (!ownerid) throw missing;
-  const revisions = await api.revisions(ownerid, name, token).catch((error: unknown) => {
+  return call(api, ownerid, name).catch((error: unknown) => {
     if (error instanceof ApiError && error.status === 404) throw missing;
     throw error;
   });
+}
+
+export async function runHistory(target: string, ctx: Context): Promise<number> {
+  const { owner, name } = ownerAndName(target);
+  const token = await storedToken(ctx);
+  const revisions = await onDataset(ctx, target, token !== undefined, (api, ownerid) =>
+    api.revisions(ownerid, name, token),
+  );
   if (ctx.globals.json) {
     writeJson(ctx, { dataset: `${owner}/${name}`, revisions });
     return 0;

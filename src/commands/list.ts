@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { positive } from './arguments.js';
-import { requireToken } from './auth-common.js';
+import { hubApi, refusedToken, requireToken } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 import { runSearch } from './search.js';
 
@@ -26,15 +26,14 @@ export async function runList(
   size: number,
   ctx: Context,
 ): Promise<number> {
-  const username = owner ?? (await requireToken(ctx)).profile?.username ?? (await whoIs(ctx));
-  return runSearch('', size, username, ctx);
+  return runSearch('', size, owner ?? (await signedInName(ctx)), ctx);
 }
 
-/** The signed-in user's name, asked of the hub when the token came without a profile. */
-async function whoIs(ctx: Context): Promise<string> {
-  const { hubApi, refusedToken } = await import('./auth-common.js');
-  const { profileOf } = await import('../client/api.js');
+/** The signed-in user's name: kept with the token, else asked of the hub. */
+async function signedInName(ctx: Context): Promise<string> {
   const found = await requireToken(ctx);
+  if (found.profile?.username) return found.profile.username;
+  const { profileOf } = await import('../client/api.js');
   const profile = profileOf(await hubApi(ctx).check(found.token));
   if (!profile) throw refusedToken(ctx, found);
   return profile.username;

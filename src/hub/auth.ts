@@ -20,6 +20,8 @@ import {
   finishSignIn,
   issueUserToken,
   readTicket,
+  secureFlag,
+  SESSION_COOKIE,
   sessionCookie,
   signInParams,
   signInRequest,
@@ -127,10 +129,9 @@ function checkFormOrigin(hub: Hub, request: Request, form: URLSearchParams): voi
 
 function csrfPair(hub: Hub, response: ServerResponse): string {
   const nonce = randomBytes(16).toString('hex');
-  const secure = new URL(hub.base).protocol === 'https:' ? '; Secure' : '';
   response.setHeader(
     'Set-Cookie',
-    `${CSRF_COOKIE}=${nonce}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=3600${secure}`,
+    `${CSRF_COOKIE}=${nonce}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=3600${secureFlag(hub)}`,
   );
   return hmac(hub.keys, `csrf:${nonce}`);
 }
@@ -301,7 +302,7 @@ export async function exchangeCode(
 export async function logout(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const header = request.raw.headers['auth-token'];
   const fromCookie = typeof header !== 'string' || header === '';
-  const token = fromCookie ? cookieOf(request, 'data_session') : header;
+  const token = fromCookie ? cookieOf(request, SESSION_COOKIE) : header;
   const claims = token ? liveClaims(hub, token) : undefined;
   if (fromCookie) {
     sameOriginOnly(hub, request);
@@ -318,7 +319,7 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
 }
 
 export function signOutForm(hub: Hub, request: Request, response: ServerResponse): void {
-  const token = cookieOf(request, 'data_session');
+  const token = cookieOf(request, SESSION_COOKIE);
   const claims = token ? liveClaims(hub, token) : undefined;
   if (typeof claims?.jti !== 'string') return redirect(response, '/');
   sendText(response, 200, signOutPage(hmac(hub.keys, `logout:${claims.jti}`)), HTML);

@@ -1,13 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import { fileHead } from '../files/chunks.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
 import type { Report } from '../validator/index.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
 import { revisionDir } from './pipeline.js';
-import { visibleDataset } from './published.js';
+import { storedPath, visibleDataset } from './published.js';
 import { searchText } from './metastore.js';
 import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
 import { STYLESHEET } from './views/layout.js';
@@ -90,11 +89,7 @@ async function readme(
 /** Where each local path of a revision is stored: its object, or (older hubs) its folder. */
 function locator(hub: Hub, revision: Revision, dir: string): (path: string) => string | undefined {
   const files = revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined;
-  return (path) => {
-    if (!files) return join(dir, path);
-    const key = files[path];
-    return key ? join(hub.objectsDir, key) : undefined;
-  };
+  return (path) => storedPath(files, dir, hub.objectsDir, path);
 }
 
 export async function dataset(

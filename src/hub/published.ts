@@ -99,11 +99,21 @@ function lookUp(hub: Hub, ownerName: string, name: string, asked: string | null)
  * Where a resource path's bytes are: its stored object, or, for revisions published before
  * the hub kept data in the object store only, the file in the revision's folder.
  */
+export function storedPath(
+  files: Record<string, string> | undefined,
+  dir: string,
+  objectsDir: string,
+  path: string,
+): string | undefined {
+  if (!files) return join(dir, path);
+  const key = files[path];
+  return key ? join(objectsDir, key) : undefined;
+}
+
 function fileOf(pkg: Published, path: string): string {
-  if (!pkg.files) return join(pkg.dir, path);
-  const key = pkg.files[path];
-  if (!key) throw new HttpError(404, 'not found');
-  return join(pkg.objectsDir, key);
+  const found = storedPath(pkg.files, pkg.dir, pkg.objectsDir, path);
+  if (!found) throw new HttpError(404, 'not found');
+  return found;
 }
 function extensionOf(resource: Record<string, unknown>): string {
   if (typeof resource.format === 'string' && resource.format !== '')

@@ -78,9 +78,13 @@ export function issueUserToken(hub: Hub, user: User): string {
   });
 }
 
+/** `; Secure` behind https: a cookie of this hub then never travels in clear. */
+export function secureFlag(hub: Hub): string {
+  return new URL(hub.base).protocol === 'https:' ? '; Secure' : '';
+}
+
 export function sessionCookie(hub: Hub, token: string, maxAge: number): string {
-  const secure = new URL(hub.base).protocol === 'https:' ? '; Secure' : '';
-  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${String(maxAge)}${secure}`;
+  return `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${String(maxAge)}${secureFlag(hub)}`;
 }
 
 export function cookieOf(request: Request, name: string): string | undefined {

@@ -53,22 +53,22 @@ function data(
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
+/** A hub configuration whose one provider is the test's OIDC provider, its secret in `secretEnv`. */
+function hubConfig(file: string, secretEnv: string): string {
+  const config = join(home, file);
+  const idpSettings = {
+    type: 'oidc',
+    issuer: idp.url,
+    clientId: 'hub',
+    clientSecret: { env: secretEnv },
+  };
+  writeFileSync(config, JSON.stringify({ providers: { idp: idpSettings } }));
+  return config;
+}
+
 beforeAll(async () => {
   idp = await startOidcProvider();
-  const config = join(home, 'hub.json');
-  writeFileSync(
-    config,
-    JSON.stringify({
-      providers: {
-        idp: {
-          type: 'oidc',
-          issuer: idp.url,
-          clientId: 'hub',
-          clientSecret: { env: 'IDP_SECRET' },
-        },
-      },
-    }),
-  );
+  const config = hubConfig('hub.json', 'IDP_SECRET');
   hub = spawn(
     process.execPath,
     [BIN, 'serve', '--port', '0', '--data-dir', join(home, 'hub'), '--config', config],
@@ -196,20 +196,7 @@ describe('a hub that would be open to anyone', () => {
   });
 
   it('refuses a configuration whose secret is missing, without printing any secret', async () => {
-    const config = join(home, 'broken.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        providers: {
-          idp: {
-            type: 'oidc',
-            issuer: idp.url,
-            clientId: 'hub',
-            clientSecret: { env: 'NOT_SET_HERE' },
-          },
-        },
-      }),
-    );
+    const config = hubConfig('broken.json', 'NOT_SET_HERE');
     const run = await data([
       'serve',
       '--port',

@@ -7,6 +7,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
+import { hiddenFields } from '../hub/protocol.js';
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -210,12 +211,7 @@ export class HttpBrowser {
     const forms = [...page.html.matchAll(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)];
     const form = forms.find((match) => !action || (match[1] ?? '').includes(action));
     if (!form) throw new Error(`no form on ${page.url}: ${page.html.slice(0, 300)}`);
-    const values: Record<string, string> = {};
-    for (const input of (form[2] ?? '').matchAll(/<input[^>]*type="hidden"[^>]*>/g)) {
-      const name = /name="([^"]*)"/.exec(input[0])?.[1];
-      const value = /value="([^"]*)"/.exec(input[0])?.[1] ?? '';
-      if (name) values[name] = value.replace(/&amp;/g, '&').replace(/&quot;/g, '"');
-    }
+    const values = hiddenFields(form[2] ?? '');
     const target = new URL((form[1] ?? '').replace(/&amp;/g, '&'), page.url).href;
     return this.go(target, { method: 'POST', form: { ...values, ...fields } }, stopAt);
   }

@@ -95,6 +95,24 @@ async function submit(
   };
 }
 
+/** A one-resource package of a stored file, submitted as the token's user. */
+function submitFile(
+  url: string,
+  jwt: string,
+  dataset: string,
+  name: string,
+  path: string,
+  objectUrl: string,
+) {
+  return submit(
+    url,
+    jwt,
+    dataset,
+    { name: dataset, resources: [{ name, path }] },
+    { [path]: objectUrl },
+  );
+}
+
 /** Every stored object still holds the bytes its key names. */
 function objectsIntact(objectsDir: string): boolean {
   return readdirSync(objectsDir).every((key) => {
@@ -188,13 +206,7 @@ describe('content hashes are not capabilities', () => {
         { headers: { 'Auth-Token': rawstore.token } },
       );
       expect(presign.status).toBe(404);
-      const status = await submit(
-        url,
-        mallory,
-        'stolen',
-        { name: 'stolen', resources: [{ name: 's', path: 'secret.csv' }] },
-        { 'secret.csv': objectUrl },
-      );
+      const status = await submitFile(url, mallory, 'stolen', 's', 'secret.csv', objectUrl);
       expect(status.state).toBe('FAILED');
       expect(status.error_log.join(' ')).toContain('no stored object of yours');
       expect((await fetch(`${url}/mallory/stolen/r/secret.csv`)).status).toBe(404);
@@ -228,13 +240,7 @@ describe('content hashes are not capabilities', () => {
       const { status, objectUrl, entry } = await store(url, grace, 'cities.csv', CITIES_CSV);
       expect(entry.exists).toBe(false);
       expect(status).toBe(204);
-      const state = await submit(
-        url,
-        grace,
-        'mine',
-        { name: 'mine', resources: [{ name: 'c', path: 'cities.csv' }] },
-        { 'cities.csv': objectUrl },
-      );
+      const state = await submitFile(url, grace, 'mine', 'c', 'cities.csv', objectUrl);
       expect(state.state).toBe('SUCCEEDED');
     });
   });
@@ -398,13 +404,7 @@ describe('bounded memory', () => {
         'long.csv',
         Buffer.concat([Buffer.from('a\n'), line, Buffer.from('\n')]),
       );
-      const pending = submit(
-        url,
-        ada,
-        'long',
-        { name: 'long', resources: [{ name: 'l', path: 'long.csv' }] },
-        { 'long.csv': objectUrl },
-      );
+      const pending = submitFile(url, ada, 'long', 'l', 'long.csv', objectUrl);
       const slowest = await (async () => {
         let worst = 0;
         for (let index = 0; index < 10; index++) {
@@ -433,13 +433,7 @@ describe('row limits', () => {
     return withHub({ limits }, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');
       const { objectUrl } = await store(url, ada, 't.csv', csv);
-      const status = await submit(
-        url,
-        ada,
-        't',
-        { name: 't', resources: [{ name: 't', path: 't.csv' }] },
-        { 't.csv': objectUrl },
-      );
+      const status = await submitFile(url, ada, 't', 't', 't.csv', objectUrl);
       expect(status.state).toBe('FAILED');
       return status.error_log.join(' ');
     });

@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 /** The hidden fields of a page's form, as a browser would send them. */
 export function hiddenFields(html: string): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g))
+  for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\s*\/?>/g))
     fields[match[1] ?? ''] = (match[2] ?? '').replace(/&amp;/g, '&').replace(/&quot;/g, '"');
   return fields;
 }
