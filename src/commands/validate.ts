@@ -18,6 +18,8 @@ export interface ValidateCommandOptions {
   format: 'text' | 'json' | 'github';
   /** Likely typos of standard properties are errors. */
   strict?: boolean | undefined;
+  /** The sheet of a single workbook, by name or number. */
+  sheet?: string | undefined;
 }
 
 const TAGS = ['#table', '#header', '#label', '#row', '#cell', '#file'];
@@ -54,6 +56,10 @@ export function registerValidate(
     )
     .option('--skip-errors <types>', 'leave out these error types or tags (comma-separated)', list)
     .option('--strict', 'make warnings about likely typos of standard properties errors')
+    .option(
+      '--sheet <name|number>',
+      'for a single workbook (.xlsx, .xls, .ods): the sheet to check',
+    )
     .addOption(
       new Option('--format <format>', 'output format')
         .choices(['text', 'json', 'github'])
@@ -62,7 +68,7 @@ export function registerValidate(
     .addHelpText('after', () => errorNamesHelp())
     .addHelpText(
       'after',
-      '\nExamples:\n  data validate                      # the package in this folder\n  data validate examples/cities --json\n  data validate data.csv --pick-errors type-error,#header\n  data validate --format github      # annotations in GitHub Actions',
+      '\nExamples:\n  data validate                      # the package in this folder\n  data validate examples/cities --json\n  data validate data.csv --pick-errors type-error,#header\n  data validate book.xlsx --sheet Prices\n  data validate --format github      # annotations in GitHub Actions',
     )
     .action(
       async (source: string, raw: Omit<ValidateCommandOptions, 'source'>, command: Command) => {
@@ -103,6 +109,15 @@ async function checkErrorNames(names: string[] | undefined, option: string): Pro
   );
 }
 
+/** --sheet names a sheet of one workbook; in a package each resource's dialect does. */
+function checkSheetSource(source: string): void {
+  if (/\.(xlsx|xlsm|xls|ods)$/i.test(new URL(source, 'file:///').pathname)) return;
+  throw new UsageError(
+    `--sheet is for a single workbook (.xlsx, .xls or .ods), not "${source}"`,
+    'in a data package, give the resource a dialect: "dialect": {"sheetName": "Prices"}',
+  );
+}
+
 export async function runValidate(options: ValidateCommandOptions, ctx: Context): Promise<number> {
   await checkErrorNames(options.pickErrors, '--pick-errors');
   await checkErrorNames(options.skipErrors, '--skip-errors');
@@ -111,6 +126,7 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
       '--json and --format github ask for two different outputs',
       'use one: --json (or --format json) for the report, --format github for annotations',
     );
+  if (options.sheet !== undefined) checkSheetSource(options.source);
   const report = await validateSource(options, ctx);
   await printReport(report, options, ctx);
   return report.valid ? EXIT.ok : EXIT.invalid;
@@ -138,6 +154,7 @@ export async function validateSource(
       ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
       ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),
       ...(options.strict ? { strict: true } : {}),
+      ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
       onProgress: validateProgress(progress.update),
     });
   } catch (error) {

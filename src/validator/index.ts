@@ -2,7 +2,11 @@ import { detectVersion } from './descriptor/paths.js';
 import { parseDescriptor, resolveReferences } from './descriptor/load.js';
 import { checkPackage } from './descriptor/rules.js';
 import { typoWarnings } from './descriptor/typos.js';
-import type { PackageDescriptor, ResourceDescriptor } from './descriptor/types.js';
+import type {
+  DialectDescriptor,
+  PackageDescriptor,
+  ResourceDescriptor,
+} from './descriptor/types.js';
 import { readText, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
 import { roundSeconds } from './report/task.js';
@@ -40,6 +44,8 @@ export interface ValidateOptions {
   strict?: boolean;
   /** Bounds on one row of a table, for a reader that must bound its memory (the hub). */
   rowLimits?: RowLimits;
+  /** For a single workbook: the sheet to read, by name or by number from 1. */
+  sheet?: string;
   onProgress?: (event: ValidateEvent) => void;
 }
 
@@ -137,6 +143,7 @@ async function validateTableSource(
   const named: ResourceDescriptor = {
     name: nameFromFile(source.file),
     path: source.url ?? source.file,
+    ...(options.sheet === undefined ? {} : { dialect: sheetDialect(options.sheet) }),
   };
   // Without an extension to tell, a file named on the command line is read as a table.
   const resource: ResourceDescriptor =
@@ -145,7 +152,7 @@ async function validateTableSource(
   // (a README, a PDF) is no table, and no package either, so not "valid".
   const format = formatOf(resource);
   if (format !== undefined && !isTableFormat(format)) {
-    const note = `"${source.file}" is not a table (format "${format}"): give a CSV or TSV file, or a package whose datapackage.json describes it`;
+    const note = `"${source.file}" is not a table (format "${format}"): give a CSV, TSV, Excel (.xlsx, .xls) or OpenDocument (.ods) file, or a package whose datapackage.json describes it`;
     return { errors: [reportError('format-error', note)], warnings: [], tasks: [] };
   }
   return {
@@ -153,6 +160,10 @@ async function validateTableSource(
     warnings: [],
     tasks: await validateResources([resource], { ...context(options, base), version: 2 }, options),
   };
+}
+
+function sheetDialect(sheet: string): DialectDescriptor {
+  return /^[1-9]\d*$/.test(sheet) ? { sheetNumber: Number(sheet) } : { sheetName: sheet };
 }
 
 function context(

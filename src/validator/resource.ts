@@ -20,7 +20,7 @@ import {
   type RecordSink,
   type RowLimits,
 } from './table/read.js';
-import { TableValidator, type TableKeys } from './table/table-validator.js';
+import { cellText, TableValidator, type TableKeys } from './table/table-validator.js';
 import { fileChecks, hashPlan, readFile } from './file.js';
 import type { BigSet } from './table/big-map.js';
 import { resolveDialect } from './table/dialect.js';
@@ -37,7 +37,7 @@ export interface ResourceContext {
   lookups: Map<string, Promise<BigSet<string>>>;
 }
 
-const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt']);
+const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
 
 /** Whether a format is one this validator reads as a table. */
 export function isTableFormat(format: string): boolean {
@@ -197,6 +197,7 @@ function readOptions(
     encoding: resource.encoding,
     dialect: typeof resource.dialect === 'object' ? resource.dialect : undefined,
     defaultDelimiter: formatOf(resource) === 'tsv' ? '\t' : undefined,
+    format: formatOf(resource),
     hashes,
     fetch: ctx.fetch,
     signal: ctx.signal,
@@ -245,7 +246,7 @@ async function sampleSchema(
     if (!(error instanceof EncodingFailure)) throw error;
   }
   const header = typeof resource.dialect === 'object' && resource.dialect.header === false;
-  const labels = header ? [] : (records.shift() ?? []).map(String);
+  const labels = header ? [] : (records.shift() ?? []).map(cellText);
   return inferSchema(labels, records);
 }
 

@@ -7,7 +7,7 @@ import { INVALID } from './schema/types/index.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
-import { isCommentRow, type TableLayout } from './table/table-validator.js';
+import { cellText, isCommentRow, type TableLayout } from './table/table-validator.js';
 import { resolveDialect } from './table/dialect.js';
 
 /** A table read as it is written: labels once, then each data row (header and comments left out). */
@@ -62,12 +62,12 @@ function layoutSink(
   let labelled = headerEnd === 0;
   if (labelled) handler.labels([]);
   return {
-    record(cells) {
-      rowNumber++;
+    record(cells, sheetRow) {
+      rowNumber = sheetRow ?? rowNumber + 1;
       if (isCommentRow(layout, rowNumber, cells)) return;
       content++;
       if (content <= headerEnd) {
-        if (layout.headerRows.includes(content)) parts.push(cells.map(String));
+        if (layout.headerRows.includes(content)) parts.push(cells.map(cellText));
         if (content === headerEnd) {
           const width = Math.max(0, ...parts.map((part) => part.length));
           handler.labels(
@@ -129,6 +129,7 @@ export async function readRows(
       encoding: resource.encoding,
       dialect: declared,
       defaultDelimiter: formatOf(resource) === 'tsv' ? '\t' : undefined,
+      format: formatOf(resource),
       hashes: [],
       fetch: options.fetch,
       signal: options.signal,

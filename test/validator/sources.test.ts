@@ -274,7 +274,7 @@ describe('sources', () => {
       'datapackage.json': {
         resources: [
           { name: 'doc', path: 'doc.pdf', bytes: 8 },
-          { name: 'gone', path: 'gone.xlsx' },
+          { name: 'gone', path: 'gone.zip' },
         ],
       },
     });

@@ -58,6 +58,8 @@ export interface DialectDescriptor {
   headerJoin?: string;
   commentChar?: string;
   commentRows?: number[];
+  sheetName?: string;
+  sheetNumber?: number;
 }
 
 export interface ResourceDescriptor {

@@ -32,5 +32,7 @@ function inferType(values: unknown[]): string {
     const cast = casterFor({ name: 'probe', type }, 2);
     if (values.every((value) => cast(value) !== INVALID)) return type;
   }
-  return 'string';
+  // A column of text is a string column; one that mixes text with numbers or dates (a
+  // spreadsheet's typed cells) is not, and only `any` takes every cell of it.
+  return values.every((value) => typeof value === 'string') ? 'string' : 'any';
 }

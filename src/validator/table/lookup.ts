@@ -31,8 +31,8 @@ export async function collectKeys(
   let contentRows = 0;
   const sink = {
     open: true,
-    record(cells: readonly unknown[]): void {
-      rowNumber++;
+    record(cells: readonly unknown[], sheetRow?: number): void {
+      rowNumber = sheetRow ?? rowNumber + 1;
       if (isCommentRow(layout, rowNumber, cells)) return;
       if (++contentRows <= headerEnd) return;
       const values = fields.map((field, position) => {

@@ -2,6 +2,8 @@ import { createHash, type Hash } from 'node:crypto';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { openBytes, SourceFailure, type Fetch } from '../location.js';
 import { CsvParser } from './csv-parser.js';
+import { checkRow, rowTooLong, type RowLimits } from './row-limits.js';
+import { isSpreadsheet, readSpreadsheet } from '../sheets/read.js';
 import { resolveDialect, type ResolvedDialect } from './dialect.js';
 import {
   bomOf,
@@ -14,7 +16,8 @@ import {
 } from './encoding.js';
 
 export interface RecordSink {
-  record(cells: readonly unknown[]): void;
+  /** A record of the table; `rowNumber` is given where rows can be left out (a sheet's empty rows). */
+  record(cells: readonly unknown[], rowNumber?: number): void;
   readonly open: boolean;
 }
 
@@ -23,6 +26,8 @@ export interface ReadOptions {
   encoding: string | undefined;
   dialect: DialectDescriptor | undefined;
   defaultDelimiter: string | undefined;
+  /** The resource's format: workbooks (xlsx, xls, ods) are read as sheets, not text. */
+  format?: string | undefined;
   hashes: readonly string[];
   fetch: Fetch;
   signal?: AbortSignal | undefined;
@@ -30,12 +35,6 @@ export interface ReadOptions {
   rowLimits?: RowLimits | undefined;
   /** Called after each chunk with the bytes read so far. */
   onBytes?: ((read: number) => void) | undefined;
-}
-
-export interface RowLimits {
-  /** Characters of one row, line breaks in quoted cells included. */
-  maxRowChars: number;
-  maxColumns: number;
 }
 
 export interface ReadResult {
@@ -47,8 +46,11 @@ export interface ReadResult {
   complete: boolean;
 }
 
-/** Streams every part of a delimited table into the sink. */
+export type { RowLimits };
+
+/** Streams every part of a delimited table, or the chosen sheet of a workbook, into the sink. */
 export async function readTable(options: ReadOptions, sink: RecordSink): Promise<ReadResult> {
+  if (isSpreadsheet(options.format)) return readSpreadsheet(options, sink);
   const hashers = new Map<string, Hash>(options.hashes.map((name) => [name, createHash(name)]));
   const state: ReadResult = {
     bytes: 0,
@@ -156,7 +158,7 @@ async function startPart(
     parser.push(decoded);
     if (!limits) return;
     charsSinceRow = rows > before ? 0 : charsSinceRow + decoded.length;
-    if (charsSinceRow > limits.maxRowChars) throw tooLong(rows + 1, limits);
+    if (charsSinceRow > limits.maxRowChars) throw rowTooLong(rows + 1, limits);
   };
   push(text);
   if (failure) throw failure;
@@ -169,24 +171,6 @@ async function startPart(
       parser.end();
     },
   };
-}
-
-function tooLong(row: number, limits: RowLimits): SourceFailure {
-  return new SourceFailure(
-    'source-error',
-    `row ${String(row)} is longer than ${String(limits.maxRowChars)} characters, the most this hub reads in one row`,
-  );
-}
-
-function checkRow(cells: string[], row: number, limits: RowLimits): void {
-  if (cells.length > limits.maxColumns)
-    throw new SourceFailure(
-      'source-error',
-      `row ${String(row)} has ${String(cells.length)} cells; this hub reads at most ${String(limits.maxColumns)} columns`,
-    );
-  let chars = cells.length;
-  for (const cell of cells) chars += cell.length;
-  if (chars > limits.maxRowChars) throw tooLong(row, limits);
 }
 
 async function chooseEncoding(sample: Uint8Array, declared: string | undefined): Promise<string> {

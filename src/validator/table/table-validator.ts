@@ -1,4 +1,5 @@
 import { reportError } from '../report/errors.js';
+import { SheetDate } from '../sheets/cells.js';
 import type { TaskCollector } from '../report/task.js';
 import type { CompiledField } from '../schema/field.js';
 import { INVALID } from '../schema/types/index.js';
@@ -42,6 +43,7 @@ export interface TableKeys {
 export function cellText(raw: unknown): string {
   if (raw === null || raw === undefined) return '';
   if (typeof raw === 'string') return raw;
+  if (raw instanceof SheetDate) return raw.toString();
   if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint')
     return String(raw);
   return JSON.stringify(raw) ?? '';
@@ -97,8 +99,8 @@ export class TableValidator {
     return this.collector.labels;
   }
 
-  record(cells: readonly unknown[]): void {
-    const rowNumber = ++this.rowNumber;
+  record(cells: readonly unknown[], sheetRow?: number): void {
+    const rowNumber = (this.rowNumber = sheetRow ?? this.rowNumber + 1);
     const layout = this.layout;
     if (isCommentRow(layout, rowNumber, cells)) return;
     const position = ++this.contentRows;

@@ -1,5 +1,6 @@
 import type { FieldDescriptor } from '../../descriptor/types.js';
 import { normalizeFormat } from '../../descriptor/field-rules.js';
+import { SheetDate } from '../../sheets/cells.js';
 import { INVALID, type Caster } from './invalid.js';
 import { compilePattern, dateParts, offsetMinutes, type DateParts } from './strptime.js';
 
@@ -134,17 +135,34 @@ function temporalCaster(
     };
   }
   return (raw) => {
+    if (raw instanceof SheetDate) return sheetValue(raw, keepDate ? 'datetime' : 'time');
     if (typeof raw !== 'string') return INVALID;
     return parse(raw) ?? INVALID;
   };
 }
 
+/**
+ * A workbook's date cell, whatever the field's format (which describes text): a date field
+ * takes dates and date-times at midnight, a date-time field dates and date-times, a time
+ * field times.
+ */
+function sheetValue(cell: SheetDate, type: 'date' | 'datetime' | 'time'): number | typeof INVALID {
+  if (type === 'time') return cell.kind === 'time' ? cell.ms : INVALID;
+  if (cell.kind === 'time') return INVALID;
+  if (type === 'date' && cell.ms % DAY_MS !== 0) return INVALID;
+  return cell.ms;
+}
+
 export const dateCaster = (field: FieldDescriptor): Caster => {
   if (normalizeFormat(field.format) === 'default') {
-    return (raw) => (typeof raw === 'string' ? (defaultDate(raw) ?? INVALID) : INVALID);
+    return (raw) => {
+      if (raw instanceof SheetDate) return sheetValue(raw, 'date');
+      return typeof raw === 'string' ? (defaultDate(raw) ?? INVALID) : INVALID;
+    };
   }
   const cast = temporalCaster(field, defaultDate, anyInstant, true);
   return (raw) => {
+    if (raw instanceof SheetDate) return sheetValue(raw, 'date');
     const value = cast(raw);
     return typeof value === 'number' ? value - (((value % DAY_MS) + DAY_MS) % DAY_MS) : value;
   };

@@ -24,6 +24,8 @@ export function booleanCaster(field: FieldDescriptor): Caster {
   for (const value of field.falseValues ?? DEFAULT_FALSE) values.set(value, false);
   return (raw) => {
     if (typeof raw === 'boolean') return raw;
+    // A spreadsheet's 1 and 0 (LibreOffice writes its booleans as numbers) read as their text.
+    if (typeof raw === 'number') return values.get(String(raw)) ?? INVALID;
     if (typeof raw !== 'string') return INVALID;
     return values.get(raw) ?? INVALID;
   };

@@ -1,0 +1,169 @@
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { isRemote } from '../descriptor/paths.js';
+import type { DialectDescriptor } from '../descriptor/types.js';
+import { openBytes, SourceFailure } from '../location.js';
+import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
+import { checkRow, type RowLimits } from '../table/row-limits.js';
+import { readOds } from './ods.js';
+import type { EmitRow, SheetChoice } from './workbook.js';
+import { readXls } from './xls.js';
+import { readXlsx } from './xlsx.js';
+import { ZipParts } from './zip.js';
+
+const SPREADSHEET_FORMATS = new Set(['xlsx', 'xlsm', 'xls', 'ods']);
+
+export function isSpreadsheet(format: string | undefined): boolean {
+  return format !== undefined && SPREADSHEET_FORMATS.has(format);
+}
+
+/** The sheet a dialect names (v2 Table Dialect `sheetName` / `sheetNumber`). */
+export function sheetChoice(dialect: DialectDescriptor | undefined): SheetChoice {
+  return { name: dialect?.sheetName, number: dialect?.sheetNumber };
+}
+
+/** Reads the chosen sheet of a workbook into the sink, with the file's size and digests. */
+export async function readSpreadsheet(options: ReadOptions, sink: RecordSink): Promise<ReadResult> {
+  const [location, ...more] = options.locations;
+  if (location === undefined || more.length > 0)
+    throw new SourceFailure(
+      'source-error',
+      'a workbook is one file: a list of paths (multipart) is for delimited text',
+    );
+  const file = await fetchWhole(location, options);
+  try {
+    const rows = new SheetRows(sink, options.rowLimits);
+    const read = await readWorkbook(
+      file.path,
+      sheetChoice(options.dialect),
+      rows.emit,
+      () => !sink.open,
+    );
+    return {
+      bytes: file.bytes,
+      digests: file.digests,
+      encoding: undefined,
+      dialect: undefined,
+      complete: read && sink.open,
+    };
+  } finally {
+    await file.cleanup();
+  }
+}
+
+interface WholeFile {
+  path: string;
+  bytes: number;
+  digests: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Counts and hashes the file; a remote one is kept in a temporary file, since a workbook's
+ * directory is at its end and its parts are read out of order.
+ */
+async function fetchWhole(location: string, options: ReadOptions): Promise<WholeFile> {
+  const hashers = options.hashes.map((name) => [name, createHash(name)] as const);
+  const remote = isRemote(location);
+  const dir = remote ? await mkdtemp(join(tmpdir(), 'data-workbook-')) : undefined;
+  const path = dir ? join(dir, 'workbook') : location;
+  const cleanup = async (): Promise<void> => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const copy = dir ? createWriteStream(path) : undefined;
+    let bytes = 0;
+    for await (const chunk of await openBytes(location, options.fetch, options.signal)) {
+      bytes += chunk.length;
+      for (const [, hasher] of hashers) hasher.update(chunk);
+      if (copy && !copy.write(Buffer.from(chunk))) await once(copy, 'drain');
+      options.onBytes?.(bytes);
+    }
+    if (copy) {
+      copy.end();
+      await finished(copy);
+    }
+    if (bytes === 0) throw new SourceFailure('source-error', 'the source is empty');
+    const digests = Object.fromEntries(
+      hashers.map(([name, hasher]) => [name, hasher.digest('hex')]),
+    );
+    return { path, bytes, digests, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+const COMPOUND_FILE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
+
+/** Tells the workbook's format by its first bytes, whatever its name says. */
+async function readWorkbook(
+  path: string,
+  choice: SheetChoice,
+  emit: EmitRow,
+  stop: () => boolean,
+): Promise<boolean> {
+  const head = Buffer.alloc(512);
+  const handle = await open(path);
+  const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
+  const start = head.subarray(0, bytesRead);
+  if (start.subarray(0, 8).equals(COMPOUND_FILE)) return readXls(path, choice, emit, stop);
+  if (!start.subarray(0, 4).equals(ZIP)) {
+    const html = /^\s*<(!doctype html|html[\s>])/i.test(start.toString('latin1'));
+    throw new SourceFailure(
+      'format-error',
+      html
+        ? 'the data is an HTML page, not a workbook'
+        : 'the data is not a workbook: not an .xlsx, .xls or .ods file',
+    );
+  }
+  const zip = await ZipParts.open(path);
+  try {
+    if (zip.has('content.xml')) return await readOds(zip, choice, emit, stop);
+    if (zip.has('[Content_Types].xml')) return await readXlsx(zip, choice, emit, stop);
+    throw new SourceFailure('format-error', 'the data is a zip archive, not a workbook');
+  } finally {
+    zip.close();
+  }
+}
+
+function isEmpty(cell: unknown): boolean {
+  return cell === null || cell === undefined || cell === '';
+}
+
+/**
+ * Turns a sheet's rows into table records: empty rows before the first and after the last
+ * row with content are left out, those in between are blank records; each record is as wide
+ * as the first (the header, usually), wider only where a row has content further right.
+ */
+class SheetRows {
+  private last = 0;
+  private width = -1;
+
+  constructor(
+    private readonly sink: RecordSink,
+    private readonly limits: RowLimits | undefined,
+  ) {}
+
+  readonly emit = (rowNumber: number, cells: unknown[]): void => {
+    let end = cells.length;
+    while (end > 0 && isEmpty(cells[end - 1])) end--;
+    if (end === 0) return;
+    if (this.width < 0) this.width = end;
+    const number = Math.max(rowNumber, this.last + 1);
+    if (this.last > 0)
+      for (let blank = this.last + 1; blank < number && this.sink.open; blank++)
+        this.sink.record(new Array<null>(this.width).fill(null), blank);
+    const record = new Array<unknown>(Math.max(end, this.width));
+    for (let i = 0; i < record.length; i++) record[i] = i < end ? (cells[i] ?? null) : null;
+    if (this.limits) checkRow(record, number, this.limits);
+    this.last = number;
+    this.sink.record(record, number);
+  };
+}
