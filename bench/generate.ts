@@ -5,13 +5,19 @@ import { join } from 'node:path';
 const CATEGORIES = ['books', 'games', 'music', 'garden', 'tools'];
 const NAMES = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Ken', 'Dennis', 'Margaret'];
 
-/** One typed row; deterministic so that every run measures the same bytes. */
-function row(id: number): string {
+/** One row's values; deterministic so that every run measures the same bytes. */
+export function rowValues(id: number): [number, string, string, string, string, string, string] {
   const day = `20${String(10 + (id % 15))}-${String(1 + (id % 12)).padStart(2, '0')}-${String(1 + (id % 28)).padStart(2, '0')}`;
   const amount = ((id * 7919) % 1_000_000) / 100;
   const name = `${NAMES[id % NAMES.length] ?? ''} ${String(id % 977)}`;
-  const note = `"order ${String(id)}, shipped, ${CATEGORIES[id % 3] ?? ''}"`;
-  return `${String(id)},${name},${day},${amount.toFixed(2)},${id % 2 === 0 ? 'true' : 'false'},${CATEGORIES[id % CATEGORIES.length] ?? ''},${note}\n`;
+  const note = `order ${String(id)}, shipped, ${CATEGORIES[id % 3] ?? ''}`;
+  const active = id % 2 === 0 ? 'true' : 'false';
+  return [id, name, day, amount.toFixed(2), active, CATEGORIES[id % CATEGORIES.length] ?? '', note];
+}
+
+function row(id: number): string {
+  const values = rowValues(id);
+  return `${values.slice(0, 6).join(',')},"${values[6]}"\n`;
 }
 
 export const SCHEMA = {

@@ -165,7 +165,12 @@ async function check(work: Work): Promise<Record<string, unknown>> {
         silenceMs: 30_000,
         allowHosts: fetchHosts,
         heapMb: limits.processingMemoryMb,
-        rowLimits: { maxRowChars: limits.rowChars, maxColumns: limits.columns },
+        rowLimits: {
+          maxRowChars: limits.rowChars,
+          maxColumns: limits.columns,
+          // Kept outside the worker's heap, so bounded here by the same figure.
+          maxSharedTextBytes: limits.processingMemoryMb * 1024 * 1024,
+        },
       },
     );
   } catch (error) {

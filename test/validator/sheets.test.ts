@@ -6,6 +6,7 @@ import { readRows } from '../../src/validator/rows.js';
 import { dateKindOfFormat, serialDate } from '../../src/validator/sheets/cells.js';
 import type { ResourceDescriptor } from '../../src/validator/descriptor/types.js';
 import { check, folder, summary } from '../helpers/fixtures.js';
+import { writeOds, writeXlsx } from '../helpers/workbook.js';
 
 /**
  * One workbook saved by LibreOffice in each format (test/fixtures/sheets/book.fods is the
@@ -369,5 +370,88 @@ describe('number formats', () => {
     expect(String(serialDate(0, 'date', true))).toBe('1904-01-01');
     expect(String(serialDate(45414.99998842593, 'datetime', false))).toBe('2024-05-02T23:59:59');
     expect(String(serialDate(1.75, 'time', false))).toBe('18:00:00');
+  });
+});
+
+describe('workbooks no spreadsheet program writes', () => {
+  const LIMITS = { maxRowChars: 1_000_000, maxColumns: 100 };
+  const inline = (text: string): string => `<c t="inlineStr"><is><t>${text}</t></is></c>`;
+
+  it('reads cells and rows without references, and elements with a namespace prefix', async () => {
+    const dir = folder({});
+    await writeXlsx(
+      join(dir, 'bare.xlsx'),
+      `<row>${inline('id')}${inline('name')}</row><row><c><v>1</v></c><c t="s"><v>0</v></c></row>`,
+      '<si><t>a</t></si>',
+    );
+    await writeXlsx(
+      join(dir, 'prefixed.xlsx'),
+      `<x:row r="1"><x:c r="A1" t="s"><x:v>0</x:v></x:c></x:row><x:row r="2"><x:c r="A2"><x:v>7</x:v></x:c></x:row>`,
+      '<x:si><x:r><x:t>i</x:t></x:r><x:r><x:t>d</x:t></x:r></x:si>',
+      'x',
+    );
+    expect(await rowsOf({ name: 'bare', path: 'bare.xlsx' }, dir)).toEqual([[1, 'a']]);
+    const prefixed: unknown[][] = [];
+    await readRows(
+      { name: 'prefixed', path: 'prefixed.xlsx' },
+      { dir },
+      { fetch: globalThis.fetch, typed: false },
+      { labels: (labels) => prefixed.push(labels), row: (row) => prefixed.push(row), open: true },
+    );
+    expect(prefixed).toEqual([['id'], [7]]);
+  });
+
+  it('refuses shared text past the limit, a cell past its size, and rows and columns past a sheet', async () => {
+    const dir = folder({});
+    const big = 'x'.repeat(600);
+    await writeXlsx(
+      join(dir, 'shared.xlsx'),
+      '<row r="1"><c t="s"><v>0</v></c></row>',
+      `<si><t>${big}</t></si><si><t>${big}</t></si>`,
+    );
+    await writeXlsx(
+      join(dir, 'cell.xlsx'),
+      `<row r="1">${inline('y'.repeat(16 * 1024 * 1024 + 1))}</row>`,
+    );
+    await writeXlsx(
+      join(dir, 'far.xlsx'),
+      `<row r="1">${inline('a')}</row><row r="999999999">${inline('b')}</row>`,
+    );
+    await writeXlsx(join(dir, 'wide.xlsx'), `<row r="1"><c r="ZZZZ1"><v>1</v></c></row>`);
+    await writeOds(
+      join(dir, 'spaces.ods'),
+      '<table:table-row><table:table-cell office:value-type="string"><text:p>a<text:s text:c="2000000000"/></text:p></table:table-cell></table:table-row>',
+    );
+    const notes = async (file: string): Promise<string[]> =>
+      (
+        (await check(join(dir, file), { rowLimits: { ...LIMITS, maxSharedTextBytes: 1000 } }))
+          .tasks[0]?.errors ?? []
+      ).map((error) => `${error.type}: ${error.note}`);
+    expect(await notes('shared.xlsx')).toEqual([
+      "source-error: the workbook's shared text is larger than 1000 bytes, the most read here",
+    ]);
+    expect(await notes('cell.xlsx')).toEqual([
+      'source-error: a cell holds more than 16777216 characters, more than a workbook cell can',
+    ]);
+    expect(await notes('far.xlsx')).toEqual([
+      'format-error: the sheet has a row numbered 999999999, past the 16777216 rows a sheet can have',
+    ]);
+    expect(await notes('wide.xlsx')).toEqual([
+      'format-error: row 1 has more than 16384 columns, more than a sheet can have',
+    ]);
+    expect(await notes('spaces.ods')).toEqual([
+      'source-error: a cell holds more than 16777216 characters, more than a workbook cell can',
+    ]);
+  });
+
+  it('holds the hub row limits on sheets as on CSV', async () => {
+    const dir = folder({});
+    await writeXlsx(join(dir, 'long.xlsx'), `<row r="1">${inline('z'.repeat(2000))}</row>`);
+    const report = await check(join(dir, 'long.xlsx'), {
+      rowLimits: { maxRowChars: 1000, maxColumns: 10 },
+    });
+    expect(report.tasks[0]?.errors.map((error) => error.note)).toEqual([
+      'row 1 is longer than 1000 characters, the most this hub reads in one row',
+    ]);
   });
 });

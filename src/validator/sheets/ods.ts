@@ -1,6 +1,8 @@
 import { isoDate, isoTime } from './cells.js';
 import {
+  appendCellText,
   isChosen,
+  MAX_CELL_CHARS,
   MAX_SHEET_COLUMNS,
   noSuchSheet,
   tooWide,
@@ -102,17 +104,20 @@ export async function readOds(
             break;
           case 'p':
           case 'h':
-            if (cell && cell.paragraphs++ > 0) cell.text += '\n';
+            if (cell && cell.paragraphs++ > 0) cell.text = appendCellText(cell.text, '\n');
             inParagraph += selfClosing ? 0 : 1;
             break;
           case 's':
-            if (cell && inParagraph > 0) cell.text += ' '.repeat(repeat(attributes, 'text:c'));
+            if (cell && inParagraph > 0) {
+              const spaces = Math.min(repeat(attributes, 'text:c'), MAX_CELL_CHARS + 1);
+              cell.text = appendCellText(cell.text, ' '.repeat(spaces));
+            }
             break;
           case 'tab':
-            if (cell && inParagraph > 0) cell.text += '\t';
+            if (cell && inParagraph > 0) cell.text = appendCellText(cell.text, '\t');
             break;
           case 'line-break':
-            if (cell && inParagraph > 0) cell.text += '\n';
+            if (cell && inParagraph > 0) cell.text = appendCellText(cell.text, '\n');
             break;
         }
       },
@@ -148,7 +153,8 @@ export async function readOds(
         }
       },
       text(text) {
-        if (cell && inParagraph > 0 && annotation === 0) cell.text += text;
+        if (cell && inParagraph > 0 && annotation === 0)
+          cell.text = appendCellText(cell.text, text);
       },
     },
     () => done || stop(),

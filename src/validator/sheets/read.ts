@@ -11,7 +11,7 @@ import { openBytes, SourceFailure } from '../location.js';
 import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
 import { checkRow, type RowLimits } from '../table/row-limits.js';
 import { readOds } from './ods.js';
-import type { EmitRow, SheetChoice } from './workbook.js';
+import { MAX_SHEET_ROWS, type EmitRow, type SheetChoice } from './workbook.js';
 import { readXls } from './xls.js';
 import { readXlsx } from './xlsx.js';
 import { ZipParts } from './zip.js';
@@ -43,6 +43,7 @@ export async function readSpreadsheet(options: ReadOptions, sink: RecordSink): P
       sheetChoice(options.dialect),
       rows.emit,
       () => !sink.open,
+      options.rowLimits?.maxSharedTextBytes,
     );
     return {
       bytes: file.bytes,
@@ -108,6 +109,7 @@ async function readWorkbook(
   choice: SheetChoice,
   emit: EmitRow,
   stop: () => boolean,
+  maxSharedTextBytes: number | undefined,
 ): Promise<boolean> {
   const head = Buffer.alloc(512);
   const handle = await open(path);
@@ -126,7 +128,8 @@ async function readWorkbook(
   const zip = await ZipParts.open(path);
   try {
     if (zip.has('content.xml')) return await readOds(zip, choice, emit, stop);
-    if (zip.has('[Content_Types].xml')) return await readXlsx(zip, choice, emit, stop);
+    if (zip.has('[Content_Types].xml'))
+      return await readXlsx(zip, choice, emit, stop, maxSharedTextBytes);
     throw new SourceFailure('format-error', 'the data is a zip archive, not a workbook');
   } finally {
     zip.close();
@@ -154,6 +157,11 @@ class SheetRows {
   readonly emit = (rowNumber: number, cells: unknown[]): void => {
     let end = cells.length;
     while (end > 0 && isEmpty(cells[end - 1])) end--;
+    if (rowNumber > MAX_SHEET_ROWS)
+      throw new SourceFailure(
+        'format-error',
+        `the sheet has a row numbered ${String(rowNumber)}, past the ${String(MAX_SHEET_ROWS)} rows a sheet can have`,
+      );
     if (end === 0) return;
     if (this.width < 0) this.width = end;
     const number = Math.max(rowNumber, this.last + 1);

@@ -12,6 +12,26 @@ export type EmitRow = (rowNumber: number, cells: unknown[]) => void;
 /** The most columns a sheet has in Excel and LibreOffice. */
 export const MAX_SHEET_COLUMNS = 16_384;
 
+/** The most rows a sheet has: LibreOffice's large sheets (Excel stops at 1,048,576). */
+export const MAX_SHEET_ROWS = 16_777_216;
+
+/**
+ * The most characters one cell's text may have here: far past Excel's own 32,767, short of
+ * what a string can hold, so that a compressed part that inflates to one huge text (a zip
+ * bomb) is an error and not a crash.
+ */
+export const MAX_CELL_CHARS = 16 * 1024 * 1024;
+
+/** Appends text to a cell's, refusing past MAX_CELL_CHARS. */
+export function appendCellText(cell: string, text: string): string {
+  if (cell.length + text.length > MAX_CELL_CHARS)
+    throw new SourceFailure(
+      'source-error',
+      `a cell holds more than ${String(MAX_CELL_CHARS)} characters, more than a workbook cell can`,
+    );
+  return cell + text;
+}
+
 export function describeChoice(choice: SheetChoice): string {
   if (choice.name !== undefined) return `sheet "${choice.name}"`;
   return `sheet ${String(choice.number ?? 1)}`;

@@ -8,6 +8,7 @@ import {
   type SheetDateKind,
 } from './cells.js';
 import {
+  appendCellText,
   isChosen,
   MAX_SHEET_COLUMNS,
   noSuchSheet,
@@ -16,6 +17,7 @@ import {
   type EmitRow,
   type SheetChoice,
 } from './workbook.js';
+import { StringStore } from './string-store.js';
 import type { ZipParts } from './zip.js';
 
 interface Relationship {
@@ -31,6 +33,7 @@ export async function readXlsx(
   choice: SheetChoice,
   emit: EmitRow,
   stop: () => boolean,
+  maxSharedTextBytes?: number,
 ): Promise<boolean> {
   const rootRels = await readRels(zip, '_rels/.rels');
   const workbookPath =
@@ -53,7 +56,9 @@ export async function readXlsx(
   const stringsPath = related('sharedStrings');
   const stylesPath = related('styles');
   const strings =
-    stringsPath && zip.has(stringsPath) ? await readSharedStrings(zip, stringsPath) : [];
+    stringsPath && zip.has(stringsPath)
+      ? await readSharedStrings(zip, stringsPath, maxSharedTextBytes)
+      : new StringStore();
   const dateStyles = stylesPath && zip.has(stylesPath) ? await readDateStyles(zip, stylesPath) : [];
   return readWorksheet(
     zip,
@@ -104,8 +109,12 @@ async function readWorkbook(
 }
 
 /** The shared string table: every text cell of the workbook points into it. */
-async function readSharedStrings(zip: ZipParts, path: string): Promise<string[]> {
-  const strings: string[] = [];
+async function readSharedStrings(
+  zip: ZipParts,
+  path: string,
+  maxBytes: number | undefined,
+): Promise<StringStore> {
+  const strings = new StringStore(maxBytes);
   let current = '';
   let inText = false;
   let phonetic = 0;
@@ -116,12 +125,12 @@ async function readSharedStrings(zip: ZipParts, path: string): Promise<string[]>
       else if (name === 't') inText = !selfClosing;
     },
     close(name) {
-      if (name === 'si') strings.push(unescapeOoxml(current));
+      if (name === 'si') strings.add(unescapeOoxml(current));
       else if (name === 'rPh') phonetic--;
       else if (name === 't') inText = false;
     },
     text(text) {
-      if (inText && phonetic === 0) current += text;
+      if (inText && phonetic === 0) current = appendCellText(current, text);
     },
   });
   return strings;
@@ -149,7 +158,7 @@ async function readDateStyles(zip: ZipParts, path: string): Promise<(SheetDateKi
 }
 
 interface SheetContext {
-  strings: readonly string[];
+  strings: StringStore;
   dateStyles: readonly (SheetDateKind | undefined)[];
   date1904: boolean;
 }
@@ -236,7 +245,7 @@ async function readWorksheet(
         }
       },
       text(text) {
-        if (capture) value += text;
+        if (capture) value = appendCellText(value, text);
       },
     },
     stop,
@@ -246,7 +255,7 @@ async function readWorksheet(
 function cellValue(type: string, style: number, text: string, context: SheetContext): unknown {
   switch (type) {
     case 's': {
-      const shared = context.strings[Number(text)];
+      const shared = context.strings.get(Number(text));
       if (shared === undefined)
         throw new SourceFailure(
           'format-error',

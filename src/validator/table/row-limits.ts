@@ -4,6 +4,8 @@ export interface RowLimits {
   /** Characters of one row, line breaks in quoted cells included. */
   maxRowChars: number;
   maxColumns: number;
+  /** Bytes of a workbook's shared strings, which stay in memory while its sheet is read. */
+  maxSharedTextBytes?: number | undefined;
 }
 
 export function rowTooLong(row: number, limits: RowLimits): SourceFailure {
