@@ -38,10 +38,12 @@ export function registerValidate(
 ): void {
   program
     .command('validate')
-    .summary('check a data package, descriptor, URL or CSV file against the Frictionless standards')
+    .summary(
+      'check a data package, descriptor, URL, CSV file or workbook against the Frictionless standards',
+    )
     .argument(
       '[source]',
-      'folder with a datapackage.json, a datapackage.json, a URL or a CSV file',
+      'folder with a datapackage.json, a datapackage.json, a URL, a CSV file or a workbook',
       '.',
     )
     .addOption(
@@ -167,7 +169,7 @@ export async function validateSource(
     if (error instanceof SourceNotFound) {
       throw new InputError(
         error.message,
-        'give a folder with a datapackage.json, a datapackage.json path, an http(s) URL or a CSV file',
+        'give a folder with a datapackage.json, a datapackage.json path, an http(s) URL, a CSV file or a workbook (.xlsx, .xls, .ods)',
       );
     }
     throw error;

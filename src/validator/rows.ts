@@ -4,6 +4,7 @@ import { locate } from './location.js';
 import { asList } from './descriptor/rules.js';
 import { compileField } from './schema/field.js';
 import { INVALID } from './schema/types/index.js';
+import { SheetDate } from './sheets/cells.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
@@ -17,6 +18,11 @@ export interface RowHandler {
   row(values: unknown[]): void;
   /** False once the reader wants no more rows (a closed output). */
   readonly open: boolean;
+}
+
+/** A workbook's date cell as the text the Table Schema writes it in; other cells as they are. */
+function asWritten(cell: unknown): unknown {
+  return cell instanceof SheetDate ? cell.toString() : cell;
 }
 
 /** A value as JSON can hold it: big integers as text, missing values as null. */
@@ -41,11 +47,11 @@ function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown
   return (cells) =>
     cells.map((cell, index) => {
       const field = fields[index];
-      if (!field) return cell;
+      if (!field) return asWritten(cell);
       if (typeof cell === 'string' && field.compiled.missing.has(cell)) return null;
-      if (!field.asValue) return cell;
+      if (!field.asValue) return asWritten(cell);
       const value = field.compiled.cast(cell);
-      return value === INVALID ? cell : jsonValue(value);
+      return value === INVALID ? asWritten(cell) : jsonValue(value);
     });
 }
 
@@ -104,7 +110,8 @@ export async function readRows(
   let schema = typeof resource.schema === 'object' ? resource.schema : undefined;
   if (!schema && options.typed && base.dir !== undefined)
     schema = await inferResourceSchema(resource, base.dir);
-  const cast = options.typed && schema ? typer(schema) : (cells: readonly unknown[]) => [...cells];
+  const cast =
+    options.typed && schema ? typer(schema) : (cells: readonly unknown[]) => cells.map(asWritten);
   if (resource.data !== undefined) {
     const records = inlineRecords(resource.data);
     if (typeof records === 'string') throw new Error(records);

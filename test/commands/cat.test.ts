@@ -72,4 +72,21 @@ describe('data cat', () => {
     expect(err).toContain('has no resource "towns"');
     expect(err).toContain('countries, cities');
   });
+
+  it('prints the sheets of a workbook with dates as the Table Schema writes them', async () => {
+    const stations = join(import.meta.dirname, '../../examples/weather-stations');
+    const csv = await data(['cat', stations, 'readings']);
+    expect(csv.out.split('\n').slice(0, 2)).toEqual([
+      'station,taken,temperature_c,checked',
+      '1,2024-01-15T09:00:00,8.4,true',
+    ]);
+    const json = await data(['cat', stations, 'stations', '--format', 'ndjson']);
+    expect(JSON.parse(json.out.split('\n')[0] ?? '')).toEqual({
+      id: 1,
+      name: 'Valentia',
+      region: 'IE-M',
+      opened: '1860-01-01',
+      elevation_m: 9,
+    });
+  });
 });

@@ -277,4 +277,36 @@ describe('data help and version', () => {
     expect(code).toBe(0);
     expect(out).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
+
+  describe('workbooks', () => {
+    const BOOK = join(import.meta.dirname, '../fixtures/sheets/book.xlsx');
+
+    it('validates the example package whose tables are two sheets of one workbook', async () => {
+      const { code, out } = await data(['validate', join(EXAMPLES, 'weather-stations')]);
+      expect(code).toBe(0);
+      expect(out).toMatch(/^✔ valid: 3 resources, 14 rows checked/);
+    });
+
+    it('checks the sheet --sheet names, by name or number', async () => {
+      for (const sheet of ['problems', '2']) {
+        const { code, out } = await data(['validate', BOOK, '--sheet', sheet]);
+        expect(code).toBe(1);
+        expect(out).toContain('book\t4\t\tblank-row\tRow "4" is completely blank');
+      }
+      const missing = await data(['validate', BOOK, '--sheet', 'Problems']);
+      expect(missing.code).toBe(1);
+      expect(missing.out).toContain(
+        'the workbook has no sheet "Problems"; its sheets are 1. "cities", 2. "problems", 3. "offset"',
+      );
+    });
+
+    it('refuses --sheet for what is not a single workbook, as a usage error', async () => {
+      for (const source of [join(EXAMPLES, 'cities'), tablePackage('id\n1\n')]) {
+        const { code, err } = await data(['validate', source, '--sheet', '1']);
+        expect(code).toBe(2);
+        expect(err).toContain('--sheet is for a single workbook (.xlsx, .xls or .ods)');
+        expect(err).toContain('"dialect": {"sheetName": "Prices"}');
+      }
+    });
+  });
 });

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { browserLogin, EXAMPLES, publish, waitForState, withHub } from './helpers.js';
+import { browserLogin, EXAMPLES, publish, tempDir, waitForState, withHub } from './helpers.js';
 
 describe('publishing through the protocol', () => {
   it('logs in by SSO, uploads through signed forms, publishes and reads every resource back byte-identical', async () => {
@@ -68,6 +68,37 @@ describe('publishing through the protocol', () => {
         await fetch(`${url}/ada/staff-directory`, { headers: { 'Auth-Token': jwt } })
       ).text();
       expect(page).toContain('Type error in the cell &quot;yes&quot;');
+    });
+  });
+
+  it('validates the sheets of a workbook before it publishes them, and fails one that breaks its schema', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const good = await publish(url, jwt, join(EXAMPLES, 'weather-stations'));
+      expect((await waitForState(url, good.flowId)).state).toBe('SUCCEEDED');
+      const workbook = Buffer.from(
+        await (await fetch(`${url}/ada/weather-stations/r/2.xlsx`)).arrayBuffer(),
+      );
+      expect(
+        workbook.equals(readFileSync(join(EXAMPLES, 'weather-stations/data/stations.xlsx'))),
+      ).toBe(true);
+
+      const dir = tempDir();
+      cpSync(join(EXAMPLES, 'weather-stations'), dir, { recursive: true });
+      const descriptor = JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8')) as {
+        name: string;
+        resources: { schema: { fields: { name: string; constraints?: object }[] } }[];
+      };
+      descriptor.name = 'cold-stations';
+      const temperature = descriptor.resources[2]?.schema.fields[2];
+      if (temperature) temperature.constraints = { maximum: 10 };
+      writeFileSync(join(dir, 'datapackage.json'), JSON.stringify(descriptor));
+      const bad = await publish(url, jwt, dir);
+      const status = await waitForState(url, bad.flowId);
+      expect(status.state).toBe('FAILED');
+      expect(status.error_log.join('\n')).toContain(
+        'readings: The cell "15.9" in row "6" and field "temperature_c" at position "3" does not conform to a constraint: constraint "maximum" is "10"',
+      );
     });
   });
 });
