@@ -22,7 +22,7 @@ import {
 } from './table/read.js';
 import { cellText, TableValidator, type TableKeys } from './table/table-validator.js';
 import { fileChecks, hashPlan, readFile } from './file.js';
-import type { BigSet } from './table/big-map.js';
+import type { StringKeySet } from './table/key-tables.js';
 import { resolveDialect } from './table/dialect.js';
 
 export interface ResourceContext {
@@ -34,7 +34,7 @@ export interface ResourceContext {
   rowLimits?: RowLimits | undefined;
   onProgress?: ((event: ValidateEvent) => void) | undefined;
   resources: readonly ResourceDescriptor[];
-  lookups: Map<string, Promise<BigSet<string>>>;
+  lookups: Map<string, Promise<StringKeySet>>;
 }
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
@@ -289,7 +289,7 @@ function lookupFor(
   target: ResourceDescriptor,
   fieldNames: string[],
   ctx: ResourceContext,
-): Promise<BigSet<string>> {
+): Promise<StringKeySet> {
   const key = `${target.name}\u0000${fieldNames.join('\u0000')}`;
   let lookup = ctx.lookups.get(key);
   if (!lookup) {

@@ -1,9 +1,8 @@
 import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
-import { keyOf, tupleKey } from '../schema/keys.js';
+import { tupleKey } from '../schema/keys.js';
 import { INVALID } from '../schema/types/index.js';
-import { IntKeyTable } from '../schema/int-table.js';
-import { BigMap } from './big-map.js';
+import { NumberRowTable, StringRowTable } from './key-tables.js';
 
 /** A set of key tuples read from a referenced resource. */
 export interface ForeignKeyCheck {
@@ -25,8 +24,10 @@ const isAbsent = (value: unknown): boolean => value === null || value === INVALI
 
 /** Tracks unique values, primary and unique keys across rows. */
 export class KeyTracker {
-  private readonly seen = new BigMap<string | number, number>();
-  private readonly integers = new IntKeyTable();
+  private numbers: NumberRowTable | undefined;
+  private strings: StringRowTable | undefined;
+  /** Tuples and values of other types, as tagged text (so that 1 and "1" differ). */
+  private tagged: StringRowTable | undefined;
 
   constructor(
     readonly fields: number[],
@@ -38,22 +39,25 @@ export class KeyTracker {
   /** The row where this key was seen first, or undefined; null when the key is not checked. */
   check(values: readonly unknown[], rowNumber: number): number | undefined | null {
     const fields = this.fields;
-    let key: string | number;
     if (fields.length === 1) {
       const value = values[fields[0] ?? 0];
       if (isAbsent(value)) return null;
-      if (typeof value === 'number' && Number.isSafeInteger(value))
-        return this.integers.firstRowOrAdd(value, rowNumber);
-      key = keyOf(value);
-    } else {
-      const tuple = fields.map((index) => values[index]);
-      const absent = tuple.filter(isAbsent).length;
-      if (absent === tuple.length || (this.skipIfAnyNull && absent > 0)) return null;
-      key = tupleKey(tuple.map((value) => (value === INVALID ? null : value)));
+      if (typeof value === 'number' && value === value)
+        return (this.numbers ??= new NumberRowTable()).firstRowOrAdd(value, rowNumber);
+      if (typeof value === 'string')
+        return (this.strings ??= new StringRowTable()).firstRowOrAdd(value, rowNumber);
+      return (this.tagged ??= new StringRowTable()).firstRowOrAdd(tupleKey([value]), rowNumber);
     }
-    const first = this.seen.get(key);
-    if (first === undefined) this.seen.add(key, rowNumber);
-    return first;
+    const tuple = fields.map((index) => values[index]);
+    const absent = tuple.filter(isAbsent).length;
+    if (absent === tuple.length || (this.skipIfAnyNull && absent > 0)) return null;
+    const key = tupleKey(tuple.map((value) => (value === INVALID ? null : value)));
+    return (this.tagged ??= new StringRowTable()).firstRowOrAdd(key, rowNumber);
+  }
+
+  /** Bytes the tracker's tables take. */
+  get bytes(): number {
+    return (this.numbers?.bytes ?? 0) + (this.strings?.bytes ?? 0) + (this.tagged?.bytes ?? 0);
   }
 }
 

@@ -65,6 +65,7 @@ export class TableValidator {
   private readonly values: unknown[];
   private readonly unique: KeyTracker[];
   private readonly primary: KeyTracker | undefined;
+  private readonly primaryShared: boolean;
   private stopped = false;
   private readonly hasKeys: boolean;
 
@@ -86,7 +87,16 @@ export class TableValidator {
       return new KeyTracker(indexes, true, `unique key "${names}" is `);
     });
     this.unique = [...uniqueFields, ...uniqueKeys];
-    this.primary = keys.primaryKey.length > 0 ? new KeyTracker(keys.primaryKey, false) : undefined;
+    // A one-column primary key that is also unique shares the unique column's table: the
+    // same keys, checked once, stored once.
+    const [only, ...more] = keys.primaryKey;
+    this.primary =
+      only === undefined
+        ? undefined
+        : ((more.length === 0
+            ? uniqueFields.find((tracker) => tracker.fields[0] === only)
+            : undefined) ?? new KeyTracker(keys.primaryKey, false));
+    this.primaryShared = this.primary !== undefined && this.unique.includes(this.primary);
     this.hasKeys =
       this.unique.length > 0 || this.primary !== undefined || keys.foreignKeys.length > 0;
   }
@@ -254,8 +264,10 @@ export class TableValidator {
 
   private checkKeys(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const values = this.values;
+    let primaryFirst: number | undefined | null;
     for (const tracker of this.unique) {
       const first = tracker.check(values, rowNumber);
+      if (tracker === this.primary) primaryFirst = first;
       if (first === undefined || first === null) continue;
       const index = tracker.fields[0] ?? 0;
       const note = `${tracker.label}the same as in row "${String(first)}"`;
@@ -269,7 +281,7 @@ export class TableValidator {
       );
     }
     if (this.primary) {
-      const first = this.primary.check(values, rowNumber);
+      const first = this.primaryShared ? primaryFirst : this.primary.check(values, rowNumber);
       if (first !== undefined)
         this.collector.add(primaryKeyError(first, cells.map(cellText), rowNumber));
     }

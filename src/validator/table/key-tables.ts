@@ -1,0 +1,282 @@
+/**
+ * Hash tables from keys to the row a key was first seen on, kept in typed arrays and byte
+ * pages rather than in a JavaScript Map: a Map holds at most 2^24 entries and costs 50 to
+ * 80 bytes an entry before the key itself, and a string cut from a decoded chunk keeps the
+ * whole chunk alive. Each table is split into segments by hash, so that growing one copies
+ * a sixteenth of the table, not all of it.
+ */
+const SEGMENTS = 16;
+const SEGMENT_BITS = 4;
+const MAX_LOAD = 0.75;
+const EMPTY = NaN;
+
+/** Keeps sequential keys in sequential slots (ids mostly are), and spreads strided ones. */
+function numberHash(key: number): number {
+  const low = (key | 0) ^ ((key / 4294967296) | 0);
+  return (low ^ (low >>> 11) ^ (low >>> 22)) >>> 0;
+}
+
+const INT32_EMPTY = -(2 ** 31);
+
+function isInt32Key(key: number): boolean {
+  return (key | 0) === key && key !== INT32_EMPTY && !Object.is(key, -0);
+}
+
+/**
+ * Keys are 32-bit integers while every key is one (8 bytes a slot with the row); the first
+ * key that is not turns the segment into 64-bit floats (12 bytes a slot).
+ */
+class NumberSegment {
+  keys: Int32Array | Float64Array = new Int32Array(64).fill(INT32_EMPTY);
+  rows = new Uint32Array(64);
+  size = 0;
+
+  firstRowOrAdd(key: number, hash: number, row: number): number | undefined {
+    if (this.keys instanceof Int32Array && !isInt32Key(key)) this.rebuild(this.keys.length, true);
+    const keys = this.keys;
+    const empty = keys instanceof Int32Array ? INT32_EMPTY : EMPTY;
+    const mask = keys.length - 1;
+    let slot = hash & mask;
+    for (;;) {
+      const found = keys[slot] as number;
+      if (found === key) return this.rows[slot];
+      if (found === empty || found !== found) break;
+      slot = (slot + 1) & mask;
+    }
+    keys[slot] = key;
+    this.rows[slot] = row;
+    if (++this.size > keys.length * MAX_LOAD) this.rebuild(keys.length * 2, false);
+    return undefined;
+  }
+
+  private rebuild(capacity: number, toFloat: boolean): void {
+    const oldKeys = this.keys;
+    const oldRows = this.rows;
+    const floats = toFloat || oldKeys instanceof Float64Array;
+    const keys = floats
+      ? new Float64Array(capacity).fill(EMPTY)
+      : new Int32Array(capacity).fill(INT32_EMPTY);
+    const rows = new Uint32Array(capacity);
+    const mask = capacity - 1;
+    for (let i = 0; i < oldKeys.length; i++) {
+      const key = oldKeys[i] as number;
+      if (key !== key || (oldKeys instanceof Int32Array && key === INT32_EMPTY)) continue;
+      let slot = (numberHash(key) >>> SEGMENT_BITS) & mask;
+      for (;;) {
+        const there = keys[slot] as number;
+        if (there !== there || (!floats && there === INT32_EMPTY)) break;
+        slot = (slot + 1) & mask;
+      }
+      keys[slot] = key;
+      rows[slot] = oldRows[i] as number;
+    }
+    this.keys = keys;
+    this.rows = rows;
+  }
+
+  get bytes(): number {
+    return this.keys.byteLength + this.rows.byteLength;
+  }
+}
+
+/** Numbers (not NaN) to the first row each was seen on: 8 or 12 bytes a slot, at most 3/4 full. */
+export class NumberRowTable {
+  private readonly segments = Array.from({ length: SEGMENTS }, () => new NumberSegment());
+
+  /** Stores the key if it is new and returns undefined; otherwise returns its first row. */
+  firstRowOrAdd(key: number, row: number): number | undefined {
+    const hash = numberHash(key);
+    const segment = this.segments[hash & (SEGMENTS - 1)] as NumberSegment;
+    return segment.firstRowOrAdd(key, hash >>> SEGMENT_BITS, row);
+  }
+
+  get size(): number {
+    return this.segments.reduce((sum, segment) => sum + segment.size, 0);
+  }
+
+  get bytes(): number {
+    return this.segments.reduce((sum, segment) => sum + segment.bytes, 0);
+  }
+}
+
+/** FNV-1a over the UTF-16 code units, mixed at the end so that short keys spread too. */
+function stringHash(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  hash ^= hash >>> 15;
+  hash = Math.imul(hash, 0x2c1b3c6d);
+  return (hash ^ (hash >>> 12)) >>> 0;
+}
+
+const PAGE_BYTES = 16 * 1024 * 1024;
+const BLOCK = 1 << 16;
+
+/** Append-only storage of the keys' UTF-8 bytes and, per entry, where they are. */
+class Entries {
+  private readonly pages: Buffer[] = [];
+  private page = Buffer.alloc(0);
+  private used = 0;
+  private readonly starts: Float64Array[] = [];
+  private readonly lengths: Uint32Array[] = [];
+  readonly hashes: Uint32Array[] = [];
+  readonly rows: Uint32Array[] = [];
+  count = 0;
+  pageBytes = 0;
+
+  /** Writes the key's bytes where the next entry would go; returns their length. */
+  stage(key: string): number {
+    const most = key.length * 3;
+    if (this.pages.length === 0 || this.used + most > this.page.length) {
+      this.page = Buffer.allocUnsafeSlow(Math.max(PAGE_BYTES, most));
+      this.pages.push(this.page);
+      this.pageBytes += this.page.length;
+      this.used = 0;
+    }
+    return this.page.write(key, this.used, 'utf8');
+  }
+
+  /** Whether entry `index` holds the bytes just staged. */
+  equalsStaged(index: number, length: number): boolean {
+    const block = index >>> 16;
+    const at = index & (BLOCK - 1);
+    if ((this.lengths[block] as Uint32Array)[at] !== length) return false;
+    const start = (this.starts[block] as Float64Array)[at] as number;
+    const page = this.pages[Math.floor(start / 2 ** 32)] as Buffer;
+    const offset = start % 2 ** 32;
+    return page.compare(this.page, this.used, this.used + length, offset, offset + length) === 0;
+  }
+
+  /** Keeps the staged bytes as a new entry. */
+  commit(length: number, hash: number, row: number): number {
+    const index = this.count++;
+    const block = index >>> 16;
+    const at = index & (BLOCK - 1);
+    if (at === 0) {
+      this.starts.push(new Float64Array(BLOCK));
+      this.lengths.push(new Uint32Array(BLOCK));
+      this.hashes.push(new Uint32Array(BLOCK));
+      this.rows.push(new Uint32Array(BLOCK));
+    }
+    (this.starts[block] as Float64Array)[at] = (this.pages.length - 1) * 2 ** 32 + this.used;
+    (this.lengths[block] as Uint32Array)[at] = length;
+    (this.hashes[block] as Uint32Array)[at] = hash;
+    (this.rows[block] as Uint32Array)[at] = row;
+    this.used += length;
+    return index;
+  }
+
+  hashOf(index: number): number {
+    return (this.hashes[index >>> 16] as Uint32Array)[index & (BLOCK - 1)] as number;
+  }
+
+  rowOf(index: number): number {
+    return (this.rows[index >>> 16] as Uint32Array)[index & (BLOCK - 1)] as number;
+  }
+
+  get bytes(): number {
+    return this.pageBytes + this.starts.length * BLOCK * 20;
+  }
+}
+
+class StringSegment {
+  /** Entry index + 1 in each slot; 0 is empty. */
+  slots = new Uint32Array(64);
+  size = 0;
+
+  constructor(private readonly entries: Entries) {}
+
+  /** The slot holding the staged key (its entry + 1 in `slots`), or the empty slot for it. */
+  private probe(hash: number, length: number): number {
+    const entries = this.entries;
+    const slots = this.slots;
+    const mask = slots.length - 1;
+    let slot = (hash >>> SEGMENT_BITS) & mask;
+    for (;;) {
+      const found = slots[slot] as number;
+      if (found === 0) return slot;
+      if (entries.hashOf(found - 1) === hash && entries.equalsStaged(found - 1, length))
+        return slot;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  find(key: string, hash: number): number | undefined {
+    const found = this.slots[this.probe(hash, this.entries.stage(key))] as number;
+    return found === 0 ? undefined : this.entries.rowOf(found - 1);
+  }
+
+  firstRowOrAdd(key: string, hash: number, row: number): number | undefined {
+    const length = this.entries.stage(key);
+    const slot = this.probe(hash, length);
+    const found = this.slots[slot] as number;
+    if (found !== 0) return this.entries.rowOf(found - 1);
+    this.slots[slot] = this.entries.commit(length, hash, row) + 1;
+    if (++this.size > this.slots.length * MAX_LOAD) this.grow();
+    return undefined;
+  }
+
+  private grow(): void {
+    const old = this.slots;
+    const slots = new Uint32Array(old.length * 2);
+    const mask = slots.length - 1;
+    for (const found of old) {
+      if (found === 0) continue;
+      let slot = (this.entries.hashOf(found - 1) >>> SEGMENT_BITS) & mask;
+      while (slots[slot] !== 0) slot = (slot + 1) & mask;
+      slots[slot] = found;
+    }
+    this.slots = slots;
+  }
+}
+
+/**
+ * Strings to the first row each was seen on: a key costs its UTF-8 bytes, 20 bytes of entry
+ * and 4 to 8 bytes of slot.
+ */
+export class StringRowTable {
+  private readonly entries = new Entries();
+  private readonly segments = Array.from(
+    { length: SEGMENTS },
+    () => new StringSegment(this.entries),
+  );
+
+  firstRowOrAdd(key: string, row: number): number | undefined {
+    const hash = stringHash(key);
+    return (this.segments[hash & (SEGMENTS - 1)] as StringSegment).firstRowOrAdd(key, hash, row);
+  }
+
+  /** The first row of a key that is there, without adding one that is not. */
+  find(key: string): number | undefined {
+    const hash = stringHash(key);
+    return (this.segments[hash & (SEGMENTS - 1)] as StringSegment).find(key, hash);
+  }
+
+  get size(): number {
+    return this.entries.count;
+  }
+
+  get bytes(): number {
+    return this.entries.bytes + this.segments.reduce((sum, each) => sum + each.slots.byteLength, 0);
+  }
+}
+
+/** A set of strings with the same layout, for the keys a foreign key may point at. */
+export class StringKeySet {
+  private readonly table = new StringRowTable();
+
+  add(key: string): void {
+    this.table.firstRowOrAdd(key, 0);
+  }
+
+  has(key: string): boolean {
+    return this.table.find(key) !== undefined;
+  }
+
+  get size(): number {
+    return this.table.size;
+  }
+
+  get bytes(): number {
+    return this.table.bytes;
+  }
+}
