@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { whole } from './arguments.js';
+import { positive, whole } from './arguments.js';
 import { Option } from 'commander';
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +20,8 @@ export interface ValidateCommandOptions {
   strict?: boolean | undefined;
   /** The sheet of a single workbook, by name or number. */
   sheet?: string | undefined;
+  /** Megabytes unique and primary keys may take in memory before they go to disk. */
+  keyMemory?: number | undefined;
 }
 
 const TAGS = ['#table', '#header', '#label', '#row', '#cell', '#file'];
@@ -61,6 +63,12 @@ export function registerValidate(
     .option(
       '--sheet <name|number>',
       'for a single workbook (.xlsx, .xls, .ods): the sheet to check',
+    )
+    .addOption(
+      new Option(
+        '--key-memory <MB>',
+        'memory for unique and primary keys before they are checked on disk (default 1024)',
+      ).argParser(positive('megabytes')),
     )
     .addOption(
       new Option('--format <format>', 'output format')
@@ -157,6 +165,9 @@ export async function validateSource(
       ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),
       ...(options.strict ? { strict: true } : {}),
       ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
+      ...(options.keyMemory === undefined
+        ? {}
+        : { keyMemory: Math.round(options.keyMemory * 1024 * 1024) }),
       onProgress: validateProgress(progress.update),
     });
   } catch (error) {

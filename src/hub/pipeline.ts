@@ -165,6 +165,8 @@ async function check(work: Work): Promise<Record<string, unknown>> {
         silenceMs: 30_000,
         allowHosts: fetchHosts,
         heapMb: limits.processingMemoryMb,
+        // Key tables live outside the heap: past the same figure they go to disk.
+        keyMemory: limits.processingMemoryMb * 1024 * 1024,
         rowLimits: {
           maxRowChars: limits.rowChars,
           maxColumns: limits.columns,

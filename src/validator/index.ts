@@ -46,6 +46,8 @@ export interface ValidateOptions {
   rowLimits?: RowLimits;
   /** For a single workbook: the sheet to read, by name or by number from 1. */
   sheet?: string;
+  /** Bytes unique and primary keys may take in memory before they go to disk (1 GB). */
+  keyMemory?: number;
   onProgress?: (event: ValidateEvent) => void;
 }
 
@@ -175,6 +177,7 @@ function context(
     fetch: options.fetch,
     signal: options.signal,
     rowLimits: options.rowLimits,
+    keyMemory: options.keyMemory,
     onProgress: options.onProgress,
     limits: {
       limitErrors: options.limitErrors ?? 1000,
@@ -191,9 +194,19 @@ async function validateResources(
   options: ValidateOptions,
 ): Promise<Task[]> {
   const tasks: Task[] = [];
-  for (const [index, resource] of resources.entries()) {
-    options.onProgress?.({ type: 'resource', name: resource.name, index, total: resources.length });
-    tasks.push(await validateResource(resource, { ...ctx, resources }));
+  try {
+    for (const [index, resource] of resources.entries()) {
+      options.onProgress?.({
+        type: 'resource',
+        name: resource.name,
+        index,
+        total: resources.length,
+      });
+      tasks.push(await validateResource(resource, { ...ctx, resources }));
+    }
+  } finally {
+    // Keys of referenced tables that went to disk are kept until every table has used them.
+    for (const lookup of ctx.lookups.values()) (await lookup.catch(() => undefined))?.release();
   }
   return tasks;
 }

@@ -19,7 +19,7 @@ export interface IsolatedRequest {
   input: string | { descriptor: unknown; dir: string };
   options: Pick<
     ValidateOptions,
-    'limitErrors' | 'pickErrors' | 'skipErrors' | 'rowLimits' | 'strict' | 'sheet'
+    'limitErrors' | 'pickErrors' | 'skipErrors' | 'rowLimits' | 'strict' | 'sheet' | 'keyMemory'
   >;
   /** How long a server of remote resources may stay silent. */
   silenceMs: number;

@@ -20,9 +20,14 @@ import {
   type RecordSink,
   type RowLimits,
 } from './table/read.js';
-import { cellText, TableValidator, type TableKeys } from './table/table-validator.js';
+import {
+  cellText,
+  DEFAULT_KEY_MEMORY,
+  TableValidator,
+  type TableKeys,
+} from './table/table-validator.js';
 import { fileChecks, hashPlan, readFile } from './file.js';
-import type { StringKeySet } from './table/key-tables.js';
+import type { LookupKeys } from './table/lookup-keys.js';
 import { resolveDialect } from './table/dialect.js';
 
 export interface ResourceContext {
@@ -34,7 +39,9 @@ export interface ResourceContext {
   rowLimits?: RowLimits | undefined;
   onProgress?: ((event: ValidateEvent) => void) | undefined;
   resources: readonly ResourceDescriptor[];
-  lookups: Map<string, Promise<StringKeySet>>;
+  lookups: Map<string, Promise<LookupKeys>>;
+  /** Bytes unique and primary keys may take in memory before they go to disk. */
+  keyMemory?: number | undefined;
 }
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
@@ -133,11 +140,17 @@ async function validateTable(
     keys,
     schema.fieldsMatch ?? 'exact',
     collector,
+    ctx.keyMemory,
   );
-  const result = await guard(collector, () => feed(resource, read, validator), validator);
-  // A source that could not be read at all (missing, empty) is that one error: no header
-  // was read, so there are no label errors to add to it.
-  if (result || validator.rowNumber > 0) validator.finish();
+  let result: ReadResult | undefined;
+  try {
+    result = await guard(collector, () => feed(resource, read, validator), validator);
+    // A source that could not be read at all (missing, empty) is that one error: no header
+    // was read, so there are no label errors to add to it.
+    if (result || validator.rowNumber > 0) validator.finish();
+  } finally {
+    validator.discard();
+  }
   const stats = { fields: fields.length, rows: validator.rows };
   if (!result) return collector.finish(stats);
   if (result.dialect)
@@ -289,7 +302,7 @@ function lookupFor(
   target: ResourceDescriptor,
   fieldNames: string[],
   ctx: ResourceContext,
-): Promise<StringKeySet> {
+): Promise<LookupKeys> {
   const key = `${target.name}\u0000${fieldNames.join('\u0000')}`;
   let lookup = ctx.lookups.get(key);
   if (!lookup) {
@@ -298,7 +311,14 @@ function lookupFor(
     // inferred from it, so that its values compare as the same types.
     const declared = target.schema as SchemaDescriptor | undefined;
     lookup = (declared ? Promise.resolve(declared) : sampleSchema(target, read)).then((schema) =>
-      collectKeys(target, schema, fieldNames, ctx.version, read),
+      collectKeys(
+        target,
+        schema,
+        fieldNames,
+        ctx.version,
+        read,
+        ctx.keyMemory ?? DEFAULT_KEY_MEMORY,
+      ),
     );
     ctx.lookups.set(key, lookup);
   }

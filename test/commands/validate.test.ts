@@ -309,4 +309,24 @@ describe('data help and version', () => {
       }
     });
   });
+
+  it('checks keys on disk past --key-memory, and refuses a budget that is no number', async () => {
+    const rows = Array.from(
+      { length: 70_000 },
+      (_, index) => `${String(index === 69_999 ? 1 : index + 1)}\n`,
+    );
+    const dir = tablePackage(`id\n${rows.join('')}`, {
+      schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: 'id' },
+    });
+    const { code, out } = await data(['validate', dir, '--key-memory', '0.001', '--json']);
+    expect(code).toBe(1);
+    const report = JSON.parse(out) as {
+      tasks: { warnings: string[]; errors: { note: string }[] }[];
+    };
+    expect(report.tasks[0]?.errors.map((error) => error.note)).toEqual(['the same as in row "2"']);
+    expect(report.tasks[0]?.warnings[0]).toMatch(/^keys outgrew 1049 bytes of memory/);
+    const bad = await data(['validate', dir, '--key-memory', 'lots']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('expected a number of megabytes');
+  });
 });

@@ -1,4 +1,7 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { check, folder, tablePackage } from '../helpers/fixtures.js';
 import {
   NumberRowTable,
   StringKeySet,
@@ -80,5 +83,125 @@ describe('key tables', () => {
       3,
       5,
     ]);
+  });
+});
+
+/** Files this process has open (Linux): spill files must all be closed after a run. */
+function openFiles(): number {
+  return readdirSync('/proc/self/fd').length;
+}
+
+/** Spill folders left in the temporary folder. */
+function spillFolders(): string[] {
+  return readdirSync(tmpdir()).filter((name) => name.startsWith('data-keys-'));
+}
+
+describe('keys past the memory budget', () => {
+  /** 70,000 rows, past the 65,536 after which the budget is first checked. */
+  function table(): string {
+    const lines = ['id,code,batch,item'];
+    for (let row = 1; row <= 70_000; row++) {
+      // Repeats before the spill, across it (a key seen before, repeated after) and after it.
+      const id = row === 10 ? 5 : row === 69_000 ? 100 : row === 69_990 ? 69_500 : row;
+      const code = row === 20 ? 'c-3' : row === 69_100 ? 'c-200' : `c-${String(row)}`;
+      const batch = row === 69_200 ? 1 : row % 100;
+      const item = row === 69_200 ? 'i0' : `i${String(Math.floor(row / 100))}`;
+      lines.push(`${String(id)},${code},${String(batch)},${item}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+
+  const SCHEMA = {
+    schema: {
+      fields: [
+        { name: 'id', type: 'integer', constraints: { unique: true } },
+        { name: 'code', type: 'string', constraints: { unique: true } },
+        { name: 'batch', type: 'integer' },
+        { name: 'item', type: 'string' },
+      ],
+      primaryKey: ['id'],
+      uniqueKeys: [['batch', 'item']],
+    },
+  };
+
+  const described = (report: Awaited<ReturnType<typeof check>>): string[] =>
+    (report.tasks[0]?.errors ?? [])
+      .map((error) => `${error.type}@${String(error.rowNumber)}: ${error.note}`)
+      .sort();
+
+  it('spill to disk and report the same repeats as in memory, with a warning that says so', async () => {
+    const dir = tablePackage(table(), SCHEMA);
+    const inMemory = await check(dir);
+    const onDisk = await check(dir, { keyMemory: 1 });
+    // Row numbers count the header: data row 10 is row 11.
+    expect(described(inMemory)).toEqual([
+      'primary-key@11: the same as in row "6"',
+      'primary-key@69001: the same as in row "101"',
+      'primary-key@69991: the same as in row "69501"',
+      'unique-error@11: the same as in row "6"',
+      'unique-error@21: the same as in row "4"',
+      'unique-error@69001: the same as in row "101"',
+      'unique-error@69101: the same as in row "201"',
+      'unique-error@69201: unique key "batch, item" is the same as in row "2"',
+      'unique-error@69991: the same as in row "69501"',
+    ]);
+    expect(described(onDisk)).toEqual(described(inMemory));
+    expect(inMemory.tasks[0]?.warnings).toEqual([]);
+    expect(onDisk.tasks[0]?.warnings).toEqual([
+      'keys outgrew 1 bytes of memory and were checked on disk: repeated keys are reported after the other errors',
+    ]);
+  });
+
+  it('close and remove their spill files, also when the error limit stops the read', async () => {
+    const dir = tablePackage(table(), SCHEMA);
+    const before = openFiles();
+    const limited = await check(dir, { keyMemory: 1, limitErrors: 7 });
+    expect(limited.tasks[0]?.errors).toHaveLength(7);
+    expect(openFiles()).toBe(before);
+    expect(spillFolders()).toEqual([]);
+  });
+});
+
+describe('foreign keys into more keys than the budget holds', () => {
+  it('are checked part by part on disk, with the same errors as in memory', async () => {
+    const codes = ['code'];
+    for (let row = 1; row <= 70_000; row++) codes.push(`c${String(row)}`);
+    const dir = folder({
+      'codes.csv': `${codes.join('\n')}\n`,
+      'uses.csv': 'code,note\nc1,a\nc70000,b\nc70001,c\nnope,d\n,e\nc5,f\n',
+      'datapackage.json': {
+        name: 'fk',
+        resources: [
+          { name: 'codes', path: 'codes.csv' },
+          {
+            name: 'uses',
+            path: 'uses.csv',
+            schema: {
+              fields: [{ name: 'code' }, { name: 'note' }],
+              foreignKeys: [{ fields: 'code', reference: { resource: 'codes', fields: 'code' } }],
+            },
+          },
+        ],
+      },
+    });
+    const before = openFiles();
+    {
+      const notes = (report: Awaited<ReturnType<typeof check>>): string[] =>
+        (report.tasks[1]?.errors ?? [])
+          .map((error) => `${String(error.rowNumber)}: ${error.note}`)
+          .sort();
+      const inMemory = await check(dir);
+      const onDisk = await check(dir, { keyMemory: 1 });
+      expect(notes(inMemory)).toEqual([
+        '4: for "code": values "c70001" not found in the lookup table "codes" as "code"',
+        '5: for "code": values "nope" not found in the lookup table "codes" as "code"',
+      ]);
+      expect(notes(onDisk)).toEqual(notes(inMemory));
+      expect(onDisk.tasks[1]?.warnings).toEqual([
+        'the keys of "codes" outgrew 1 bytes of memory and were checked on disk: foreign key errors are reported after the other errors',
+      ]);
+      expect(openFiles()).toBe(before);
+      expect(spillFolders()).toEqual([]);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { describeBytes } from '../../text/bytes.js';
 import { SourceFailure } from '../location.js';
 
 /**
@@ -32,7 +33,7 @@ export class StringStore {
     if (this.total > this.maxBytes)
       throw new SourceFailure(
         'source-error',
-        `the workbook's shared text is larger than ${size(this.maxBytes)}, the most read here`,
+        `the workbook's shared text is larger than ${describeBytes(this.maxBytes)}, the most read here`,
       );
     if (this.used + bytes > this.page.length) {
       this.page = Buffer.allocUnsafe(Math.max(PAGE_BYTES, bytes));
@@ -63,9 +64,4 @@ export class StringStore {
     lengths.set(this.lengths);
     this.lengths = lengths;
   }
-}
-
-function size(bytes: number): string {
-  const mb = bytes / 1024 / 1024;
-  return mb >= 1 ? `${String(Math.round(mb))} MB` : `${String(bytes)} bytes`;
 }

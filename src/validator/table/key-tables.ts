@@ -11,7 +11,7 @@ const MAX_LOAD = 0.75;
 const EMPTY = NaN;
 
 /** Keeps sequential keys in sequential slots (ids mostly are), and spreads strided ones. */
-function numberHash(key: number): number {
+export function numberHash(key: number): number {
   const low = (key | 0) ^ ((key / 4294967296) | 0);
   return (low ^ (low >>> 11) ^ (low >>> 22)) >>> 0;
 }
@@ -77,6 +77,16 @@ class NumberSegment {
   get bytes(): number {
     return this.keys.byteLength + this.rows.byteLength;
   }
+
+  *entries(): Generator<[number, number]> {
+    const keys = this.keys;
+    const ints = keys instanceof Int32Array;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot] as number;
+      if (key !== key || (ints && key === INT32_EMPTY)) continue;
+      yield [key, this.rows[slot] as number];
+    }
+  }
 }
 
 /** Numbers (not NaN) to the first row each was seen on: 8 or 12 bytes a slot, at most 3/4 full. */
@@ -97,10 +107,15 @@ export class NumberRowTable {
   get bytes(): number {
     return this.segments.reduce((sum, segment) => sum + segment.bytes, 0);
   }
+
+  /** Every key with its first row, in no particular order. */
+  *entries(): Generator<[number, number]> {
+    for (const segment of this.segments) yield* segment.entries();
+  }
 }
 
 /** FNV-1a over the UTF-16 code units, mixed at the end so that short keys spread too. */
-function stringHash(key: string): number {
+export function stringHash(key: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
   hash ^= hash >>> 15;
@@ -163,6 +178,15 @@ class Entries {
     (this.rows[block] as Uint32Array)[at] = row;
     this.used += length;
     return index;
+  }
+
+  keyOf(index: number): string {
+    const block = index >>> 16;
+    const at = index & (BLOCK - 1);
+    const start = (this.starts[block] as Float64Array)[at] as number;
+    const page = this.pages[Math.floor(start / 2 ** 32)] as Buffer;
+    const offset = start % 2 ** 32;
+    return page.toString('utf8', offset, offset + ((this.lengths[block] as Uint32Array)[at] ?? 0));
   }
 
   hashOf(index: number): number {
@@ -258,6 +282,12 @@ export class StringRowTable {
   get bytes(): number {
     return this.entries.bytes + this.segments.reduce((sum, each) => sum + each.slots.byteLength, 0);
   }
+
+  /** Every key with its first row, in the order they were added. */
+  *rows(): Generator<[string, number]> {
+    for (let index = 0; index < this.entries.count; index++)
+      yield [this.entries.keyOf(index), this.entries.rowOf(index)];
+  }
 }
 
 /** A set of strings with the same layout, for the keys a foreign key may point at. */
@@ -270,6 +300,10 @@ export class StringKeySet {
 
   has(key: string): boolean {
     return this.table.find(key) !== undefined;
+  }
+
+  *keys(): Generator<string> {
+    for (const [key] of this.table.rows()) yield key;
   }
 
   get size(): number {

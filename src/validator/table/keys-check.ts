@@ -2,7 +2,9 @@ import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
 import { tupleKey } from '../schema/keys.js';
 import { INVALID } from '../schema/types/index.js';
-import { NumberRowTable, StringRowTable } from './key-tables.js';
+import { numberHash, NumberRowTable, StringRowTable, stringHash } from './key-tables.js';
+import { SPILL_PARTS, SpillFiles } from './spill.js';
+import type { LookupKeys } from './lookup-keys.js';
 
 /** A set of key tuples read from a referenced resource. */
 export interface ForeignKeyCheck {
@@ -10,7 +12,7 @@ export interface ForeignKeyCheck {
   fieldNames: string[];
   referenceName: string;
   referenceFieldNames: string[];
-  lookup: { has(key: string): boolean };
+  lookup: LookupKeys;
 }
 
 interface RowContext {
@@ -22,12 +24,27 @@ interface RowContext {
 
 const isAbsent = (value: unknown): boolean => value === null || value === INVALID;
 
+/** A key as the tables hold it: a number, a string, or other values as tagged text. */
+type Key =
+  { kind: typeof NUMBER; value: number } | { kind: typeof STRING | typeof TAGGED; value: string };
+const NUMBER = 0;
+const STRING = 1;
+const TAGGED = 2;
+
+/** A repeated key found once the table is read, from keys spilled to disk. */
+export interface LateRepeat {
+  first: number;
+  rowNumber: number;
+  cells: string[];
+}
+
 /** Tracks unique values, primary and unique keys across rows. */
 export class KeyTracker {
   private numbers: NumberRowTable | undefined;
   private strings: StringRowTable | undefined;
   /** Tuples and values of other types, as tagged text (so that 1 and "1" differ). */
   private tagged: StringRowTable | undefined;
+  private spilled: SpillFiles | undefined;
 
   constructor(
     readonly fields: number[],
@@ -36,29 +53,141 @@ export class KeyTracker {
     readonly label = '',
   ) {}
 
-  /** The row where this key was seen first, or undefined; null when the key is not checked. */
-  check(values: readonly unknown[], rowNumber: number): number | undefined | null {
+  /**
+   * The row where this key was seen first, or undefined; null when the key is not checked.
+   * Once spilled, repeats are found by `lateRepeats` instead, with `cells` kept for them.
+   */
+  check(
+    values: readonly unknown[],
+    rowNumber: number,
+    cells?: () => string[],
+  ): number | undefined | null {
+    const key = this.keyOf(values);
+    if (key === null) return null;
+    if (this.spilled) {
+      this.spilled.append(partOf(key), encode(key, rowNumber, cells?.() ?? []));
+      return undefined;
+    }
+    return this.firstRowOrAdd(key, rowNumber);
+  }
+
+  private keyOf(values: readonly unknown[]): Key | null {
     const fields = this.fields;
     if (fields.length === 1) {
       const value = values[fields[0] ?? 0];
       if (isAbsent(value)) return null;
-      if (typeof value === 'number' && value === value)
-        return (this.numbers ??= new NumberRowTable()).firstRowOrAdd(value, rowNumber);
-      if (typeof value === 'string')
-        return (this.strings ??= new StringRowTable()).firstRowOrAdd(value, rowNumber);
-      return (this.tagged ??= new StringRowTable()).firstRowOrAdd(tupleKey([value]), rowNumber);
+      if (typeof value === 'number' && value === value) return { kind: NUMBER, value };
+      if (typeof value === 'string') return { kind: STRING, value };
+      return { kind: TAGGED, value: tupleKey([value]) };
     }
     const tuple = fields.map((index) => values[index]);
     const absent = tuple.filter(isAbsent).length;
     if (absent === tuple.length || (this.skipIfAnyNull && absent > 0)) return null;
-    const key = tupleKey(tuple.map((value) => (value === INVALID ? null : value)));
-    return (this.tagged ??= new StringRowTable()).firstRowOrAdd(key, rowNumber);
+    return {
+      kind: TAGGED,
+      value: tupleKey(tuple.map((value) => (value === INVALID ? null : value))),
+    };
   }
 
-  /** Bytes the tracker's tables take. */
+  private firstRowOrAdd(key: Key, rowNumber: number): number | undefined {
+    if (key.kind === NUMBER)
+      return (this.numbers ??= new NumberRowTable()).firstRowOrAdd(key.value, rowNumber);
+    if (key.kind === STRING)
+      return (this.strings ??= new StringRowTable()).firstRowOrAdd(key.value, rowNumber);
+    return (this.tagged ??= new StringRowTable()).firstRowOrAdd(key.value, rowNumber);
+  }
+
+  /** Bytes the tracker's tables take in memory. */
   get bytes(): number {
     return (this.numbers?.bytes ?? 0) + (this.strings?.bytes ?? 0) + (this.tagged?.bytes ?? 0);
   }
+
+  get isSpilled(): boolean {
+    return this.spilled !== undefined;
+  }
+
+  /** Moves the keys seen so far to disk, and every later key too: memory is freed. */
+  spill(): void {
+    if (this.spilled) return;
+    const files = (this.spilled = new SpillFiles());
+    const keep = (key: Key, row: number): void => {
+      files.append(partOf(key), encode(key, row, []));
+    };
+    for (const [value, row] of this.numbers?.entries() ?? []) keep({ kind: NUMBER, value }, row);
+    for (const [value, row] of this.strings?.rows() ?? []) keep({ kind: STRING, value }, row);
+    for (const [value, row] of this.tagged?.rows() ?? []) keep({ kind: TAGGED, value }, row);
+    this.numbers = this.strings = this.tagged = undefined;
+  }
+
+  /**
+   * After the last row: the repeats among spilled keys, one part of the keys in memory at
+   * a time. The spill files are removed afterwards, and on `discard`.
+   */
+  *lateRepeats(): Generator<LateRepeat> {
+    const files = this.spilled;
+    if (!files) return;
+    try {
+      for (let part = 0; part < SPILL_PARTS; part++) {
+        for (const record of files.records(part)) {
+          const { key, rowNumber, cells } = decode(record);
+          const first = this.firstRowOrAdd(key, rowNumber);
+          if (first !== undefined) yield { first, rowNumber, cells: cells() };
+        }
+        this.numbers = this.strings = this.tagged = undefined;
+      }
+    } finally {
+      this.discard();
+    }
+  }
+
+  discard(): void {
+    this.spilled?.remove();
+    this.spilled = undefined;
+  }
+}
+
+function partOf(key: Key): number {
+  const hash = key.kind === NUMBER ? numberHash(key.value) : stringHash(key.value);
+  // Mixed again: the number hash keeps sequential ids sequential, all in its low bits.
+  return (Math.imul(hash, 0x9e3779b1) >>> 0) % SPILL_PARTS;
+}
+
+/** [kind u8][row u32][number f64 | text length u32, text][cells as JSON] */
+function encode(key: Key, rowNumber: number, cells: string[]): Buffer {
+  const text = key.kind === NUMBER ? '' : key.value;
+  const cellsJson = cells.length > 0 ? JSON.stringify(cells) : '';
+  const textBytes = Buffer.byteLength(text);
+  const head = key.kind === NUMBER ? 13 : 9 + textBytes;
+  const record = Buffer.allocUnsafe(head + Buffer.byteLength(cellsJson));
+  record.writeUInt8(key.kind, 0);
+  record.writeUInt32LE(rowNumber, 1);
+  if (key.kind === NUMBER) record.writeDoubleLE(key.value, 5);
+  else {
+    record.writeUInt32LE(textBytes, 5);
+    record.write(text, 9, 'utf8');
+  }
+  record.write(cellsJson, head, 'utf8');
+  return record;
+}
+
+function decode(record: Buffer): { key: Key; rowNumber: number; cells: () => string[] } {
+  const kind = record.readUInt8(0);
+  const rowNumber = record.readUInt32LE(1);
+  let key: Key;
+  let head: number;
+  if (kind === NUMBER) {
+    key = { kind, value: record.readDoubleLE(5) };
+    head = 13;
+  } else {
+    const length = record.readUInt32LE(5);
+    key = {
+      kind: kind === STRING ? STRING : TAGGED,
+      value: record.toString('utf8', 9, 9 + length),
+    };
+    head = 9 + length;
+  }
+  const json = record.toString('utf8', head);
+  return { key, rowNumber, cells: () => (json === '' ? [] : (JSON.parse(json) as string[])) };
 }
 
 /** The error for a primary key that is null (first is null) or seen before at row `first`. */
@@ -74,17 +203,39 @@ export function primaryKeyError(
   return reportError('primary-key', note, { cells, rowNumber });
 }
 
-export function foreignKeyError(check: ForeignKeyCheck, row: RowContext): ReportError | undefined {
-  const tuple = check.fields.map((index) => row.values[index]);
+/** The key a row points at through a foreign key, or undefined when it points at none. */
+export function foreignKeyOf(
+  check: ForeignKeyCheck,
+  values: readonly unknown[],
+): string | undefined {
+  const tuple = check.fields.map((index) => values[index]);
   if (tuple.every((value) => value === null) || tuple.includes(INVALID)) return undefined;
-  if (check.lookup.has(tupleKey(tuple))) return undefined;
-  const fieldCells = check.fields.map((index) => row.fieldRaw(index));
+  return tupleKey(tuple);
+}
+
+export function foreignKeyError(check: ForeignKeyCheck, row: RowContext): ReportError | undefined {
+  const key = foreignKeyOf(check, row.values);
+  if (key === undefined || check.lookup.has(key)) return undefined;
+  return foreignKeyMissing(
+    check,
+    row.rowNumber,
+    row.cells(),
+    check.fields.map((index) => row.fieldRaw(index)),
+  );
+}
+
+export function foreignKeyMissing(
+  check: ForeignKeyCheck,
+  rowNumber: number,
+  cells: string[],
+  fieldCells: string[],
+): ReportError {
   const note =
     `for "${check.fieldNames.join(', ')}": values "${fieldCells.join(', ')}" not found in the lookup table ` +
     `"${check.referenceName}" as "${check.referenceFieldNames.join(', ')}"`;
   return reportError('foreign-key', note, {
-    cells: row.cells(),
-    rowNumber: row.rowNumber,
+    cells,
+    rowNumber,
     fieldNames: check.fieldNames,
     fieldCells,
     referenceName: check.referenceName,

@@ -5,7 +5,7 @@ import { INVALID } from '../schema/types/index.js';
 import { inlineRecords } from './inline.js';
 import { readTable, type ReadOptions } from './read.js';
 import { resolveDialect } from './dialect.js';
-import { StringKeySet } from './key-tables.js';
+import { LookupKeys } from './lookup-keys.js';
 import { isCommentRow } from './table-validator.js';
 
 /** Reads a referenced resource once and keeps only the key tuples of the named fields. */
@@ -15,12 +15,13 @@ export async function collectKeys(
   fieldNames: readonly string[],
   version: StandardVersion,
   read: Omit<ReadOptions, 'hashes'>,
-): Promise<StringKeySet> {
+  keyMemory: number,
+): Promise<LookupKeys> {
   const indexes = fieldNames.map((name) => schema.fields.findIndex((field) => field.name === name));
   const fields = indexes.map((index) =>
     compileField(schema.fields[index] ?? { name: '' }, schema, version),
   );
-  const keys = new StringKeySet();
+  const keys = new LookupKeys(keyMemory);
   const layout = resolveDialect(
     typeof resource.dialect === 'object' ? resource.dialect : undefined,
     '',

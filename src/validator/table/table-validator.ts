@@ -5,8 +5,13 @@ import type { CompiledField } from '../schema/field.js';
 import { INVALID } from '../schema/types/index.js';
 import type { ConstraintCheck } from '../schema/constraints.js';
 import { mapHeader, positionalMap, type ColumnMap, type FieldsMatch } from './header.js';
+import { describeBytes } from '../../text/bytes.js';
+import { spillPartOf } from './lookup-keys.js';
+import { SPILL_PARTS, SpillFiles } from './spill.js';
 import {
   foreignKeyError,
+  foreignKeyMissing,
+  foreignKeyOf,
   KeyTracker,
   primaryKeyError,
   type ForeignKeyCheck,
@@ -39,6 +44,12 @@ export interface TableKeys {
   foreignKeys: ForeignKeyCheck[];
 }
 
+/** Memory for unique and primary keys before they are checked on disk: 1 GB. */
+export const DEFAULT_KEY_MEMORY = 1024 * 1024 * 1024;
+
+/** Every this many rows with keys, the key tables are measured against their budget. */
+const BUDGET_ROWS = 65_536;
+
 /** Text of a raw cell as the report shows it. */
 export function cellText(raw: unknown): string {
   if (raw === null || raw === undefined) return '';
@@ -66,6 +77,9 @@ export class TableValidator {
   private readonly unique: KeyTracker[];
   private readonly primary: KeyTracker | undefined;
   private readonly primaryShared: boolean;
+  private keyedRows = 0;
+  private spillNoted = false;
+  private readonly deferred = new Map<ForeignKeyCheck, SpillFiles>();
   private stopped = false;
   private readonly hasKeys: boolean;
 
@@ -75,6 +89,8 @@ export class TableValidator {
     private readonly keys: TableKeys,
     private readonly fieldsMatch: FieldsMatch,
     private readonly collector: TaskCollector,
+    /** Bytes the key tables may take before they go to disk. */
+    private readonly keyMemory = DEFAULT_KEY_MEMORY,
   ) {
     this.headerEnd = layout.headerRows.length > 0 ? Math.max(...layout.headerRows) : 0;
     if (this.headerEnd === 0) this.map = positionalMap(fields.length);
@@ -131,6 +147,102 @@ export class TableValidator {
   /** Called once the data is read, so that a header-only table still gets its labels checked. */
   finish(): void {
     if (!this.map && !this.stopped) this.readHeader();
+    this.reportLateRepeats();
+    this.reportLateMisses();
+  }
+
+  /** Removes spilled keys that will not be read (the read failed or was stopped). */
+  discard(): void {
+    for (const tracker of this.trackers) tracker.discard();
+    for (const files of this.deferred.values()) files.remove();
+    this.deferred.clear();
+  }
+
+  private get trackers(): KeyTracker[] {
+    return this.primary && !this.primaryShared ? [...this.unique, this.primary] : this.unique;
+  }
+
+  /**
+   * Past the key memory budget, the largest key tables go to disk until the rest fit in
+   * half of it; checked every BUDGET_ROWS rows.
+   */
+  private keepKeysInBudget(): void {
+    let inMemory = this.trackers.filter((tracker) => !tracker.isSpilled);
+    let total = inMemory.reduce((sum, tracker) => sum + tracker.bytes, 0);
+    if (total <= this.keyMemory) return;
+    while (total > this.keyMemory / 2 && inMemory.length > 0) {
+      const largest = inMemory.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+      total -= largest.bytes;
+      largest.spill();
+      inMemory = inMemory.filter((tracker) => tracker !== largest);
+    }
+    if (!this.spillNoted) {
+      this.spillNoted = true;
+      this.collector.warnings.push(
+        `keys outgrew ${describeBytes(this.keyMemory)} of memory and were checked on disk: repeated keys are reported after the other errors`,
+      );
+    }
+  }
+
+  /** A row whose foreign key points into keys on disk: checked with them after the last row. */
+  private deferForeignKey(
+    check: ForeignKeyCheck,
+    row: { rowNumber: number; cells: () => string[]; fieldRaw: (index: number) => string },
+  ): void {
+    const key = foreignKeyOf(check, this.values);
+    if (key === undefined) return;
+    let files = this.deferred.get(check);
+    if (!files) {
+      files = new SpillFiles();
+      this.deferred.set(check, files);
+      this.collector.warnings.push(
+        `the keys of "${check.referenceName}" outgrew ${describeBytes(this.keyMemory)} of memory and were checked on disk: foreign key errors are reported after the other errors`,
+      );
+    }
+    const fieldCells = check.fields.map((index) => row.fieldRaw(index));
+    const record = JSON.stringify([key, row.rowNumber, row.cells(), fieldCells]);
+    files.append(spillPartOf(key), Buffer.from(record));
+  }
+
+  private reportLateMisses(): void {
+    for (const [check, files] of this.deferred) {
+      for (let part = 0; part < SPILL_PARTS && this.collector.open; part++) {
+        const keys = check.lookup.part(part);
+        for (const record of files.records(part)) {
+          const [key, rowNumber, cells, fieldCells] = JSON.parse(record.toString()) as [
+            string,
+            number,
+            string[],
+            string[],
+          ];
+          if (!keys.has(key))
+            this.collector.add(foreignKeyMissing(check, rowNumber, cells, fieldCells));
+        }
+      }
+      files.remove();
+    }
+    this.deferred.clear();
+  }
+
+  private reportLateRepeats(): void {
+    const map = this.map;
+    if (!map) return;
+    for (const tracker of this.trackers) {
+      if (!tracker.isSpilled) continue;
+      const isPrimary = tracker === this.primary;
+      const isUnique = this.unique.includes(tracker);
+      for (const repeat of tracker.lateRepeats()) {
+        if (!this.collector.open) break;
+        if (isUnique) {
+          const index = tracker.fields[0] ?? 0;
+          const note = `${tracker.label}the same as in row "${String(repeat.first)}"`;
+          const raw = repeat.cells[map.columns[index] ?? -1];
+          this.cellError('unique-error', note, repeat.cells, repeat.rowNumber, index, raw);
+        }
+        if (isPrimary)
+          this.collector.add(primaryKeyError(repeat.first, repeat.cells, repeat.rowNumber));
+      }
+    }
   }
 
   private readHeader(): ColumnMap {
@@ -264,9 +376,12 @@ export class TableValidator {
 
   private checkKeys(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const values = this.values;
+    if (++this.keyedRows % BUDGET_ROWS === 0) this.keepKeysInBudget();
+    let text: string[] | undefined;
+    const cellsText = (): string[] => (text ??= cells.map(cellText));
     let primaryFirst: number | undefined | null;
     for (const tracker of this.unique) {
-      const first = tracker.check(values, rowNumber);
+      const first = tracker.check(values, rowNumber, cellsText);
       if (tracker === this.primary) primaryFirst = first;
       if (first === undefined || first === null) continue;
       const index = tracker.fields[0] ?? 0;
@@ -281,7 +396,9 @@ export class TableValidator {
       );
     }
     if (this.primary) {
-      const first = this.primaryShared ? primaryFirst : this.primary.check(values, rowNumber);
+      const first = this.primaryShared
+        ? primaryFirst
+        : this.primary.check(values, rowNumber, cellsText);
       if (first !== undefined)
         this.collector.add(primaryKeyError(first, cells.map(cellText), rowNumber));
     }
@@ -293,8 +410,11 @@ export class TableValidator {
       fieldRaw: (index: number) => cellText(cells[map.columns[index] ?? -1]),
     };
     for (const check of this.keys.foreignKeys) {
-      const error = foreignKeyError(check, row);
-      if (error) this.collector.add(error);
+      if (check.lookup.spilled) this.deferForeignKey(check, row);
+      else {
+        const error = foreignKeyError(check, row);
+        if (error) this.collector.add(error);
+      }
     }
   }
 }
