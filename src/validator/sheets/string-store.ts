@@ -12,12 +12,15 @@ const PAGE_BYTES = 16 * 1024 * 1024;
 /** Without a hub's limit: more text than any real workbook shares, less than a crash. */
 export const DEFAULT_SHARED_TEXT_BYTES = 2 * 1024 * 1024 * 1024;
 
+const BLOCK = 1 << 16;
+
 export class StringStore {
   private readonly pages: Buffer[] = [];
   private page: Buffer = Buffer.alloc(0);
   private used = 0;
-  private starts = new Float64Array(1024);
-  private lengths = new Uint32Array(1024);
+  /** Fixed blocks of index, so that growing never copies what is there. */
+  private readonly starts: Float64Array[] = [];
+  private readonly lengths: Uint32Array[] = [];
   private count = 0;
   private total = 0;
 
@@ -35,33 +38,30 @@ export class StringStore {
         'source-error',
         `the workbook's shared text is larger than ${describeBytes(this.maxBytes)}, the most read here`,
       );
-    if (this.used + bytes > this.page.length) {
-      this.page = Buffer.allocUnsafe(Math.max(PAGE_BYTES, bytes));
+    if (this.pages.length === 0 || this.used + bytes > this.page.length) {
+      this.page = Buffer.allocUnsafeSlow(Math.max(PAGE_BYTES, bytes));
       this.pages.push(this.page);
       this.used = 0;
     }
-    if (this.count === this.starts.length) this.grow();
+    const at = this.count & (BLOCK - 1);
+    if (at === 0) {
+      this.starts.push(new Float64Array(BLOCK));
+      this.lengths.push(new Uint32Array(BLOCK));
+    }
     this.page.write(text, this.used, 'utf8');
-    this.starts[this.count] = (this.pages.length - 1) * 2 ** 32 + this.used;
-    this.lengths[this.count] = bytes;
+    (this.starts.at(-1) as Float64Array)[at] = (this.pages.length - 1) * 2 ** 32 + this.used;
+    (this.lengths.at(-1) as Uint32Array)[at] = bytes;
     this.count++;
     this.used += bytes;
   }
 
   get(index: number): string | undefined {
     if (!(index >= 0 && index < this.count)) return undefined;
-    const start = this.starts[index] ?? 0;
+    const block = index >>> 16;
+    const at = index & (BLOCK - 1);
+    const start = (this.starts[block] as Float64Array)[at] as number;
     const page = this.pages[Math.floor(start / 2 ** 32)] as Buffer;
     const offset = start % 2 ** 32;
-    return page.toString('utf8', offset, offset + (this.lengths[index] ?? 0));
-  }
-
-  private grow(): void {
-    const starts = new Float64Array(this.starts.length * 2);
-    starts.set(this.starts);
-    this.starts = starts;
-    const lengths = new Uint32Array(this.lengths.length * 2);
-    lengths.set(this.lengths);
-    this.lengths = lengths;
+    return page.toString('utf8', offset, offset + ((this.lengths[block] as Uint32Array)[at] ?? 0));
   }
 }
