@@ -5,6 +5,8 @@
  * whole chunk alive. Each table is split into segments by hash, so that growing one copies
  * a sixteenth of the table, not all of it.
  */
+import { BLOCK, Utf8Pages } from './utf8-pages.js';
+
 const SEGMENTS = 16;
 const SEGMENT_BITS = 4;
 const MAX_LOAD = 0.75;
@@ -123,70 +125,22 @@ export function stringHash(key: string): number {
   return (hash ^ (hash >>> 12)) >>> 0;
 }
 
-const PAGE_BYTES = 16 * 1024 * 1024;
-const BLOCK = 1 << 16;
-
-/** Append-only storage of the keys' UTF-8 bytes and, per entry, where they are. */
-class Entries {
-  private readonly pages: Buffer[] = [];
-  private page = Buffer.alloc(0);
-  private used = 0;
-  private readonly starts: Float64Array[] = [];
-  private readonly lengths: Uint32Array[] = [];
-  readonly hashes: Uint32Array[] = [];
-  readonly rows: Uint32Array[] = [];
-  count = 0;
-  pageBytes = 0;
-
-  /** Writes the key's bytes where the next entry would go; returns their length. */
-  stage(key: string): number {
-    const most = key.length * 3;
-    if (this.pages.length === 0 || this.used + most > this.page.length) {
-      this.page = Buffer.allocUnsafeSlow(Math.max(PAGE_BYTES, most));
-      this.pages.push(this.page);
-      this.pageBytes += this.page.length;
-      this.used = 0;
-    }
-    return this.page.write(key, this.used, 'utf8');
-  }
-
-  /** Whether entry `index` holds the bytes just staged. */
-  equalsStaged(index: number, length: number): boolean {
-    const block = index >>> 16;
-    const at = index & (BLOCK - 1);
-    if ((this.lengths[block] as Uint32Array)[at] !== length) return false;
-    const start = (this.starts[block] as Float64Array)[at] as number;
-    const page = this.pages[Math.floor(start / 2 ** 32)] as Buffer;
-    const offset = start % 2 ** 32;
-    return page.compare(this.page, this.used, this.used + length, offset, offset + length) === 0;
-  }
+/** The keys' bytes, and per key its hash and first row. */
+class Entries extends Utf8Pages {
+  private readonly hashes: Uint32Array[] = [];
+  private readonly rows: Uint32Array[] = [];
 
   /** Keeps the staged bytes as a new entry. */
-  commit(length: number, hash: number, row: number): number {
-    const index = this.count++;
-    const block = index >>> 16;
+  add(length: number, hash: number, row: number): number {
+    const index = this.commit(length);
     const at = index & (BLOCK - 1);
     if (at === 0) {
-      this.starts.push(new Float64Array(BLOCK));
-      this.lengths.push(new Uint32Array(BLOCK));
       this.hashes.push(new Uint32Array(BLOCK));
       this.rows.push(new Uint32Array(BLOCK));
     }
-    (this.starts[block] as Float64Array)[at] = (this.pages.length - 1) * 2 ** 32 + this.used;
-    (this.lengths[block] as Uint32Array)[at] = length;
-    (this.hashes[block] as Uint32Array)[at] = hash;
-    (this.rows[block] as Uint32Array)[at] = row;
-    this.used += length;
+    (this.hashes.at(-1) as Uint32Array)[at] = hash;
+    (this.rows.at(-1) as Uint32Array)[at] = row;
     return index;
-  }
-
-  keyOf(index: number): string {
-    const block = index >>> 16;
-    const at = index & (BLOCK - 1);
-    const start = (this.starts[block] as Float64Array)[at] as number;
-    const page = this.pages[Math.floor(start / 2 ** 32)] as Buffer;
-    const offset = start % 2 ** 32;
-    return page.toString('utf8', offset, offset + ((this.lengths[block] as Uint32Array)[at] ?? 0));
   }
 
   hashOf(index: number): number {
@@ -197,8 +151,8 @@ class Entries {
     return (this.rows[index >>> 16] as Uint32Array)[index & (BLOCK - 1)] as number;
   }
 
-  get bytes(): number {
-    return this.pageBytes + this.starts.length * BLOCK * 20;
+  override get bytes(): number {
+    return super.bytes + this.hashes.length * BLOCK * 8;
   }
 }
 
@@ -234,7 +188,7 @@ class StringSegment {
     const slot = this.probe(hash, length);
     const found = this.slots[slot] as number;
     if (found !== 0) return this.entries.rowOf(found - 1);
-    this.slots[slot] = this.entries.commit(length, hash, row) + 1;
+    this.slots[slot] = this.entries.add(length, hash, row) + 1;
     if (++this.size > this.slots.length * MAX_LOAD) this.grow();
     return undefined;
   }
@@ -286,7 +240,7 @@ export class StringRowTable {
   /** Every key with its first row, in the order they were added. */
   *rows(): Generator<[string, number]> {
     for (let index = 0; index < this.entries.count; index++)
-      yield [this.entries.keyOf(index), this.entries.rowOf(index)];
+      yield [this.entries.text(index), this.entries.rowOf(index)];
   }
 }
 
