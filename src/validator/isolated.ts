@@ -89,10 +89,15 @@ export function validateIsolated(
     };
     if (signal?.aborted) abort();
     signal?.addEventListener('abort', abort, { once: true });
+    let report: Report | undefined;
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'progress') onProgress?.(message.event);
-      else if (message.type === 'report') resolve(message.report);
-      else {
+      else if (message.type === 'report') {
+        // Answered once the worker is gone: a process that ends while a worker thread is
+        // still winding down (the output closed, process.exit) can hang in that teardown.
+        report = message.report;
+        void worker.terminate();
+      } else {
         const error =
           message.kind === 'not-found'
             ? new SourceNotFound(message.message)
@@ -112,7 +117,8 @@ export function validateIsolated(
     );
     worker.on('exit', () => {
       signal?.removeEventListener('abort', abort);
-      reject(new WorkerFailure('the validation worker stopped without a report'));
+      if (report) resolve(report);
+      else reject(new WorkerFailure('the validation worker stopped without a report'));
     });
   });
 }

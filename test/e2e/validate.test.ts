@@ -174,6 +174,9 @@ describe('a reader that goes away', () => {
       cwd: ROOT,
       encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1', CI: 'true', ERR: errFile },
+      // A hang is a failure of its own, not a stalled test run.
+      timeout: 30_000,
+      killSignal: 'SIGKILL',
     });
     const err = spawnSync('cat', [errFile], { encoding: 'utf8' }).stdout;
     const [first = '', code = ''] = run.stdout.trimEnd().split('\n');
