@@ -27,7 +27,7 @@ import {
   signInRequest,
   type SignInRequest,
 } from './sign-in.js';
-import type { User } from './store.js';
+import type { User } from './metadata/types.js';
 import { hmac, sameSecret, signToken } from './tokens.js';
 import { loginPage, signInChoicePage, signOutPage } from './views/login.js';
 
@@ -60,8 +60,8 @@ function providerUrls(hub: Hub, request: SignInRequest): Record<string, { url: s
   );
 }
 
-export function check(hub: Hub, request: Request, response: ServerResponse): void {
-  const user = userOf(hub, request);
+export async function check(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const user = await userOf(hub, request);
   if (user) return sendJson(response, 200, { authenticated: true, profile: profile(user) });
   sendJson(response, 200, {
     authenticated: false,
@@ -69,10 +69,14 @@ export function check(hub: Hub, request: Request, response: ServerResponse): voi
   });
 }
 
-export function authorize(hub: Hub, request: Request, response: ServerResponse): void {
+export async function authorize(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
   const token = tokenOf(request);
-  const claims = token ? liveClaims(hub, token) : undefined;
-  const user = claims?.kind === 'user' ? userOf(hub, request) : undefined;
+  const claims = token ? await liveClaims(hub, token) : undefined;
+  const user = claims?.kind === 'user' ? await userOf(hub, request) : undefined;
   const service = request.url.searchParams.get('service');
   // The protocol answers 200 without a token when the caller is not authenticated.
   if (!user || (service !== 'rawstore' && service !== 'source'))
@@ -93,9 +97,9 @@ export function authorize(hub: Hub, request: Request, response: ServerResponse):
   sendJson(response, 200, { userid: user.userid, permissions, service, token: serviceToken });
 }
 
-export function resolve(hub: Hub, request: Request, response: ServerResponse): void {
+export async function resolve(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const username = request.url.searchParams.get('username') ?? '';
-  sendJson(response, 200, { userid: hub.store.userByName(username)?.userid ?? null });
+  sendJson(response, 200, { userid: (await hub.store.userByName(username))?.userid ?? null });
 }
 
 export function publicKey(hub: Hub, _request: Request, response: ServerResponse): void {
@@ -181,17 +185,17 @@ export async function loginSubmit(
     );
   if (!/^[^\s@]+@[^\s@]+$/.test(email))
     return localForm(hub, response, signIn, 400, 'Enter a valid e-mail address.');
-  const taken = hub.store.userByName(username);
+  const taken = await hub.store.userByName(username);
   if (taken && taken.provider !== 'local')
     return localForm(hub, response, signIn, 400, `The user name "${username}" is taken.`);
-  const user = hub.store.userForIdentity({
+  const user = await hub.store.userForIdentity({
     provider: 'local',
     subject: username,
     username,
     email,
     name: username,
   });
-  finishSignIn(hub, response, user, signIn, true);
+  await finishSignIn(hub, response, user, signIn, true);
 }
 
 function redirectUri(hub: Hub, provider: string): string {
@@ -224,7 +228,7 @@ export async function beginProviderSignIn(
       true,
     );
   }
-  hub.store.saveLoginState({
+  await hub.store.saveLoginState({
     ...attempt,
     provider: name,
     request: JSON.stringify(signIn),
@@ -241,7 +245,7 @@ export async function providerCallback(
 ): Promise<void> {
   const provider = hub.providers.get(name);
   const state = request.url.searchParams.get('state') ?? '';
-  const attempt = state ? hub.store.takeLoginState(state) : undefined;
+  const attempt = state ? await hub.store.takeLoginState(state) : undefined;
   if (!provider || attempt?.provider !== name)
     throw new HttpError(
       400,
@@ -251,7 +255,7 @@ export async function providerCallback(
   let user: User;
   try {
     const identity = await provider.identify(redirectUri(hub, name), request.url, attempt);
-    user = hub.store.userForIdentity(identity);
+    user = await hub.store.userForIdentity(identity);
   } catch (error) {
     hub.log(
       `sign-in through "${name}" refused: ${error instanceof Error ? error.message : String(error)}`,
@@ -260,7 +264,7 @@ export async function providerCallback(
       error instanceof SignInRefused ? error.message : 'the provider did not confirm who signed in';
     throw new HttpError(401, `sign-in failed: ${reason}`, true);
   }
-  finishSignIn(hub, response, user, JSON.parse(attempt.request) as SignInRequest, false);
+  await finishSignIn(hub, response, user, JSON.parse(attempt.request) as SignInRequest, false);
 }
 
 /** The user confirmed that a program on this computer may have a token (old clients). */
@@ -272,9 +276,15 @@ export async function continueSignIn(
   sameOriginOnly(hub, request);
   const form = await readForm(request);
   const ticket = readTicket(hub, form.get('ticket') ?? '');
-  const user = hub.store.userById(ticket.userid);
+  const user = await hub.store.userById(ticket.userid);
   if (!user) throw new HttpError(400, 'this sign-in link is not valid', true);
-  finishSignIn(hub, response, user, { next: ticket.next, response: 'jwt', challenge: null }, true);
+  await finishSignIn(
+    hub,
+    response,
+    user,
+    { next: ticket.next, response: 'jwt', challenge: null },
+    true,
+  );
 }
 
 /** Trades a one-time code and the verifier of its challenge for a user token. */
@@ -287,10 +297,10 @@ export async function exchangeCode(
   const code = isObject(body) && typeof body.code === 'string' ? body.code : '';
   const verifier =
     isObject(body) && typeof body.code_verifier === 'string' ? body.code_verifier : '';
-  const saved = code ? hub.store.takeLoginCode(codeKey(code)) : undefined;
+  const saved = code ? await hub.store.takeLoginCode(codeKey(code)) : undefined;
   if (!saved || !sameSecret(challengeOf(verifier), saved.challenge))
     return sendJson(response, 400, { error: 'invalid_grant' });
-  const user = hub.store.userById(saved.userid);
+  const user = await hub.store.userById(saved.userid);
   if (!user) return sendJson(response, 400, { error: 'invalid_grant' });
   sendJson(response, 200, { token: issueUserToken(hub, user) });
 }
@@ -303,7 +313,7 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
   const header = request.raw.headers['auth-token'];
   const fromCookie = typeof header !== 'string' || header === '';
   const token = fromCookie ? cookieOf(request, SESSION_COOKIE) : header;
-  const claims = token ? liveClaims(hub, token) : undefined;
+  const claims = token ? await liveClaims(hub, token) : undefined;
   if (fromCookie) {
     sameOriginOnly(hub, request);
     const form = await readForm(request);
@@ -312,15 +322,19 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
       throw new HttpError(403, 'sign out from the hub page', true);
   }
   if (claims?.kind === 'user' && typeof claims.jti === 'string')
-    hub.store.revoke(claims.jti, claims.exp);
+    await hub.store.revoke(claims.jti, claims.exp);
   if (!fromCookie) return sendJson(response, 200, { revoked: claims !== undefined });
   response.setHeader('Set-Cookie', sessionCookie(hub, '', 0));
   redirect(response, '/');
 }
 
-export function signOutForm(hub: Hub, request: Request, response: ServerResponse): void {
+export async function signOutForm(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
   const token = cookieOf(request, SESSION_COOKIE);
-  const claims = token ? liveClaims(hub, token) : undefined;
+  const claims = token ? await liveClaims(hub, token) : undefined;
   if (typeof claims?.jti !== 'string') return redirect(response, '/');
   sendText(response, 200, signOutPage(hmac(hub.keys, `logout:${claims.jti}`)), HTML);
 }

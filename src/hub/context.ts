@@ -1,6 +1,6 @@
 import type { BoundedCache } from './bounded-cache.js';
 import type { Keys } from './tokens.js';
-import type { Store, User } from './store.js';
+import type { Metadata, User } from './metadata/types.js';
 import { verifyToken, type Claims } from './tokens.js';
 import type { Request } from './http.js';
 import type { Provider } from './providers/types.js';
@@ -41,7 +41,7 @@ export const DEFAULT_LIMITS: HubLimits = {
 
 export interface Hub {
   readonly options: HubOptions;
-  readonly store: Store;
+  readonly store: Metadata;
   readonly keys: Keys;
   /** The origin the hub is reached at, e.g. http://127.0.0.1:8080 (no trailing slash). */
   readonly base: string;
@@ -82,28 +82,32 @@ export function tokenOf(request: Request): string | undefined {
  * with the user token it was issued from (`parent`). Revocations live in the database, so
  * every hub process sees them at once.
  */
-export function liveClaims(hub: Hub, token: string): Claims | undefined {
+export async function liveClaims(hub: Hub, token: string): Promise<Claims | undefined> {
   const claims = verifyToken(hub.keys, token);
   if (!claims) return undefined;
   for (const id of [claims.jti, claims.parent])
-    if (typeof id === 'string' && hub.store.isRevoked(id)) return undefined;
+    if (typeof id === 'string' && (await hub.store.isRevoked(id))) return undefined;
   return claims;
 }
 
 /** The user a request's user token belongs to, if the token is valid. */
-export function userOf(hub: Hub, request: Request): User | undefined {
+export async function userOf(hub: Hub, request: Request): Promise<User | undefined> {
   const token = tokenOf(request);
   if (!token) return undefined;
-  const claims = liveClaims(hub, token);
+  const claims = await liveClaims(hub, token);
   if (claims?.kind !== 'user' || typeof claims.userid !== 'string') return undefined;
-  return hub.store.userById(claims.userid);
+  return await hub.store.userById(claims.userid);
 }
 
 /** The claims of a valid service token for one service. */
-export function serviceClaims(hub: Hub, request: Request, service: string): Claims | undefined {
+export async function serviceClaims(
+  hub: Hub,
+  request: Request,
+  service: string,
+): Promise<Claims | undefined> {
   const token = tokenOf(request);
   if (!token) return undefined;
-  const claims = liveClaims(hub, token);
+  const claims = await liveClaims(hub, token);
   if (claims?.kind !== 'service' || claims.service !== service || typeof claims.userid !== 'string')
     return undefined;
   return claims;

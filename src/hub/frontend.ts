@@ -10,7 +10,7 @@ import { storedPath, visibleDataset } from './published.js';
 import { searchText } from './metastore.js';
 import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
 import { STYLESHEET } from './views/layout.js';
-import type { Revision } from './store.js';
+import type { Revision } from './metadata/types.js';
 
 const PREVIEW_ROWS = 10;
 const HTML = 'text/html; charset=utf-8';
@@ -20,10 +20,10 @@ export function stylesheet(_hub: Hub, _request: Request, response: ServerRespons
   sendText(response, 200, STYLESHEET, 'text/css; charset=utf-8');
 }
 
-export function home(hub: Hub, request: Request, response: ServerResponse): void {
+export async function home(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const query = searchText(request.url.searchParams.get('q'));
-  const viewer = userOf(hub, request);
-  const { rows, total } = hub.store.search(query, viewer?.userid, 50, 0);
+  const viewer = await userOf(hub, request);
+  const { rows, total } = await hub.store.search(query, viewer?.userid, 50, 0);
   const cards = rows.map((row) => ({
     owner: row.username,
     name: row.name,
@@ -100,21 +100,21 @@ export async function dataset(
   name: string,
   version?: number,
 ): Promise<void> {
-  const found = visibleDataset(hub, request, ownerName, name);
+  const found = await visibleDataset(hub, request, ownerName, name);
   if (!found) throw new HttpError(404, 'not found');
   const { owner } = found;
-  const latest = hub.store.revision(
+  const latest = await hub.store.revision(
     owner.userid,
     name,
     version === undefined ? 'latest' : String(version),
   );
-  const viewer = userOf(hub, request);
+  const viewer = await userOf(hub, request);
   const isOwner = viewer?.userid === owner.userid;
   if (!latest || (latest.findability === 'private' && !isOwner))
     throw new HttpError(404, 'not found');
   const good =
     version === undefined
-      ? hub.store.revision(owner.userid, name, 'successful')
+      ? await hub.store.revision(owner.userid, name, 'successful')
       : latest.state === 'SUCCEEDED'
         ? latest
         : undefined;

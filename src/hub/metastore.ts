@@ -20,36 +20,42 @@ function bounded(name: string, value: string | null, fallback: number, max: numb
   return Math.min(Number(value), max);
 }
 
-export function search(hub: Hub, request: Request, response: ServerResponse): void {
+export async function search(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const params = request.url.searchParams;
-  const viewer = userOf(hub, request)?.userid;
+  const viewer = (await userOf(hub, request))?.userid;
   // Ours: `owner` keeps one user's datasets (all of them for that user, signed in).
   const owner = params.get('owner');
-  const ownerid = owner ? (hub.store.userByName(owner)?.userid ?? '-') : '';
-  const { rows, total } = hub.store.search(
+  const ownerid = owner ? ((await hub.store.userByName(owner))?.userid ?? '-') : '';
+  const { rows, total } = await hub.store.search(
     searchText(params.get('q')),
     viewer,
     bounded('size', params.get('size'), 20, 100),
     bounded('from', params.get('from'), 0, 1e9),
     ownerid,
   );
-  const results = rows.map((row) => {
-    const revision = hub.store.revision(row.ownerid, row.name, String(row.published_revision));
-    const datapackage = revision?.descriptor
-      ? (JSON.parse(revision.descriptor) as Record<string, unknown>)
-      : {};
-    return {
-      id: `${row.ownerid}/${row.name}`,
-      name: row.name,
-      title: row.title,
-      datahub: {
-        owner: row.username,
-        ownerid: row.ownerid,
-        findability: row.findability,
-        stats: { revision: row.published_revision },
-      },
-      datapackage,
-    };
-  });
+  const results = await Promise.all(
+    rows.map(async (row) => {
+      const revision = await hub.store.revision(
+        row.ownerid,
+        row.name,
+        String(row.published_revision),
+      );
+      const datapackage = revision?.descriptor
+        ? (JSON.parse(revision.descriptor) as Record<string, unknown>)
+        : {};
+      return {
+        id: `${row.ownerid}/${row.name}`,
+        name: row.name,
+        title: row.title,
+        datahub: {
+          owner: row.username,
+          ownerid: row.ownerid,
+          findability: row.findability,
+          stats: { revision: row.published_revision },
+        },
+        datapackage,
+      };
+    }),
+  );
   sendJson(response, 200, { results, summary: { total, totalBytes: 0 } });
 }

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { flowId, initialPipelines, statusOf } from './steps.js';
-import type { Dataset, Findability, Revision } from './store.js';
+import type { Dataset, Findability, Revision } from './metadata/types.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { objectKeyOfUrl, quotaMessage } from './rawstore.js';
@@ -77,9 +77,13 @@ function fingerprint(spec: FlowSpec): string | undefined {
  * The published revision when the newest revision is it and was made from this same
  * package: publishing it again would only make a copy (`meta.force` makes one anyway).
  */
-function unchangedRevision(hub: Hub, ownerid: string, spec: FlowSpec): number | undefined {
-  const dataset = hub.store.dataset(ownerid, spec.meta.dataset);
-  const latest = hub.store.revision(ownerid, spec.meta.dataset, 'latest');
+async function unchangedRevision(
+  hub: Hub,
+  ownerid: string,
+  spec: FlowSpec,
+): Promise<number | undefined> {
+  const dataset = await hub.store.dataset(ownerid, spec.meta.dataset);
+  const latest = await hub.store.revision(ownerid, spec.meta.dataset, 'latest');
   if (latest?.state !== 'SUCCEEDED' || dataset?.published_revision !== latest.revision)
     return undefined;
   const wanted = fingerprint(spec);
@@ -89,7 +93,7 @@ function unchangedRevision(hub: Hub, ownerid: string, spec: FlowSpec): number | 
 }
 
 export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const claims = serviceClaims(hub, request, 'source');
+  const claims = await serviceClaims(hub, request, 'source');
   if (!claims)
     return sendJson(response, 401, {
       success: false,
@@ -105,7 +109,8 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: ['"meta.ownerid" is not the owner of the token'],
     });
   const dataset = spec.meta.dataset;
-  const same = spec.meta.force === true ? undefined : unchangedRevision(hub, claims.userid, spec);
+  const same =
+    spec.meta.force === true ? undefined : await unchangedRevision(hub, claims.userid, spec);
   if (same !== undefined)
     return sendJson(response, 200, {
       success: true,
@@ -114,7 +119,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: [],
       unchanged: true,
     });
-  const created = hub.store.createRevision(
+  const created = await hub.store.createRevision(
     claims.userid,
     dataset,
     spec.meta.findability ?? null,
@@ -141,10 +146,10 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   });
 }
 
-function isOwnerOf(hub: Hub, request: Request, ownerid: string): boolean {
+async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<boolean> {
   return (
-    userOf(hub, request)?.userid === ownerid ||
-    serviceClaims(hub, request, 'source')?.userid === ownerid
+    (await userOf(hub, request))?.userid === ownerid ||
+    (await serviceClaims(hub, request, 'source'))?.userid === ownerid
   );
 }
 
@@ -159,29 +164,35 @@ function visibleToOthers(found: Dataset, revision: Revision): boolean {
   return meantPublic && (found.findability !== 'private' || found.published_revision === null);
 }
 
-export function status(
+export async function status(
   hub: Hub,
   request: Request,
   response: ServerResponse,
   ownerid: string,
   dataset: string,
   which: string,
-): void {
-  const found = hub.store.dataset(ownerid, dataset);
+): Promise<void> {
+  const found = await hub.store.dataset(ownerid, dataset);
   if (found && which === 'revisions') return history(hub, request, response, found);
-  const revision = found ? hub.store.revision(ownerid, dataset, which) : undefined;
+  const revision = found ? await hub.store.revision(ownerid, dataset, which) : undefined;
   const visible =
-    found && revision && (isOwnerOf(hub, request, ownerid) || visibleToOthers(found, revision));
+    found &&
+    revision &&
+    ((await isOwnerOf(hub, request, ownerid)) || visibleToOthers(found, revision));
   if (!revision || !visible)
     throw new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
   sendJson(response, 200, statusOf(revision));
 }
 
 /** Ours: `/source/<ownerid>/<dataset>/revisions`, every revision the caller may see, newest first. */
-function history(hub: Hub, request: Request, response: ServerResponse, found: Dataset): void {
-  const owner = isOwnerOf(hub, request, found.ownerid);
-  const revisions = hub.store
-    .revisions(found.ownerid, found.name)
+async function history(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  found: Dataset,
+): Promise<void> {
+  const owner = await isOwnerOf(hub, request, found.ownerid);
+  const revisions = (await hub.store.revisions(found.ownerid, found.name))
     .filter((revision) => owner || visibleToOthers(found, revision))
     .map((revision) => ({
       revision: revision.revision,
@@ -198,21 +209,21 @@ function history(hub: Hub, request: Request, response: ServerResponse, found: Da
 }
 
 /** Ours: `DELETE /source/<ownerid>/<dataset>` with the owner's user token. */
-export function remove(
+export async function remove(
   hub: Hub,
   request: Request,
   response: ServerResponse,
   ownerid: string,
   dataset: string,
-): void {
-  const user = userOf(hub, request);
+): Promise<void> {
+  const user = await userOf(hub, request);
   if (!user) throw new HttpError(401, 'sign in to delete a dataset');
-  const found = hub.store.dataset(ownerid, dataset);
+  const found = await hub.store.dataset(ownerid, dataset);
   // A private dataset of someone else is not there, as for every other read.
   if (!found || (user.userid !== ownerid && found.findability === 'private'))
     throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
   if (user.userid !== ownerid) throw new HttpError(403, 'only its owner may delete a dataset');
-  hub.store.deleteDataset(ownerid, dataset);
+  await hub.store.deleteDataset(ownerid, dataset);
   void rm(join(hub.packagesDir, ownerid, dataset), { recursive: true, force: true });
   sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });
 }

@@ -97,10 +97,10 @@ async function load(work: Work): Promise<Record<string, unknown>> {
     // this owner last authorized for the path.
     const key =
       (typeof url === 'string' ? objectKeyOfUrl(url) : undefined) ??
-      work.hub.store.lastUpload(work.ownerid, path);
+      (await work.hub.store.lastUpload(work.ownerid, path));
     const unsafe = unsafeReason(path, version);
     if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);
-    else if (!key || !work.hub.store.holds(work.ownerid, key))
+    else if (!key || !(await work.hub.store.holds(work.ownerid, key)))
       problems.push(`no stored object of yours for "${path}": upload it first`);
     else work.files[path] = key;
   }
@@ -223,15 +223,15 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
   return {};
 }
 
-function register(work: Work): Promise<Record<string, unknown>> {
+async function register(work: Work): Promise<Record<string, unknown>> {
   const text = (key: string): string | null =>
     typeof work.descriptor[key] === 'string' ? work.descriptor[key] : null;
-  work.hub.store.updateRevision(work, {
+  await work.hub.store.updateRevision(work, {
     descriptor: JSON.stringify(work.descriptor),
     files: JSON.stringify(work.files),
   });
-  work.hub.store.publish(work, text('title'), text('description'));
-  return Promise.resolve({});
+  await work.hub.store.publish(work, text('title'), text('description'));
+  return {};
 }
 
 export const STEP_RUNNERS: Record<StepId, (work: Work) => Promise<Record<string, unknown>>> = {

@@ -2,7 +2,7 @@ import { basename, join } from 'node:path';
 import { userOf, type Hub } from './context.js';
 import { HttpError, type Request } from './http.js';
 import { revisionDir } from './pipeline.js';
-import type { Dataset, Revision, User } from './store.js';
+import type { Dataset, Revision, User } from './metadata/types.js';
 
 export interface Published {
   owner: User;
@@ -20,35 +20,35 @@ export interface Published {
  * Private datasets are seen by their owner only, and so is a revision published as private,
  * whatever the dataset's findability is now.
  */
-function hiddenFrom(
+async function hiddenFrom(
   hub: Hub,
   request: Request,
   found: { owner: User; dataset: Dataset; revision?: Revision },
-): boolean {
+): Promise<boolean> {
   const isPrivate =
     found.dataset.findability === 'private' || found.revision?.findability === 'private';
-  return isPrivate && userOf(hub, request)?.userid !== found.owner.userid;
+  return isPrivate && (await userOf(hub, request))?.userid !== found.owner.userid;
 }
 
-function ownedDataset(
+async function ownedDataset(
   hub: Hub,
   ownerName: string,
   name: string,
-): { owner: User; dataset: Dataset } | undefined {
-  const owner = hub.store.userByName(ownerName);
-  const dataset = owner ? hub.store.dataset(owner.userid, name) : undefined;
+): Promise<{ owner: User; dataset: Dataset } | undefined> {
+  const owner = await hub.store.userByName(ownerName);
+  const dataset = owner ? await hub.store.dataset(owner.userid, name) : undefined;
   return owner && dataset ? { owner, dataset } : undefined;
 }
 
 /** A dataset the requester may see, or undefined. */
-export function visibleDataset(
+export async function visibleDataset(
   hub: Hub,
   request: Request,
   ownerName: string,
   name: string,
-): { owner: User; dataset: Dataset } | undefined {
-  const found = ownedDataset(hub, ownerName, name);
-  return found && !hiddenFrom(hub, request, found) ? found : undefined;
+): Promise<{ owner: User; dataset: Dataset } | undefined> {
+  const found = await ownedDataset(hub, ownerName, name);
+  return found && !(await hiddenFrom(hub, request, found)) ? found : undefined;
 }
 
 /** `?v=`: a revision number as digits, no sign, no leading zero. */
@@ -60,27 +60,37 @@ export function revisionParam(request: Request): string | null {
 }
 
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
-export function published(hub: Hub, request: Request, ownerName: string, name: string): Published {
+export async function published(
+  hub: Hub,
+  request: Request,
+  ownerName: string,
+  name: string,
+): Promise<Published> {
   const asked = revisionParam(request);
   const key = `${ownerName}/${name}/${asked ?? ''}`;
   const cached = hub.lookups.get(key);
   let found =
     cached?.version === hub.store.version ? (cached.value as Published | undefined) : undefined;
   if (!found) {
-    found = lookUp(hub, ownerName, name, asked);
+    found = await lookUp(hub, ownerName, name, asked);
     const bytes =
       (found.revision.descriptor?.length ?? 0) * 3 + (found.revision.files?.length ?? 0) + 1024;
     hub.lookups.set(key, { version: hub.store.version, value: found }, bytes);
   }
-  if (hiddenFrom(hub, request, found)) throw new HttpError(404, 'not found');
+  if (await hiddenFrom(hub, request, found)) throw new HttpError(404, 'not found');
   return found;
 }
 
-function lookUp(hub: Hub, ownerName: string, name: string, asked: string | null): Published {
-  const found = ownedDataset(hub, ownerName, name);
+async function lookUp(
+  hub: Hub,
+  ownerName: string,
+  name: string,
+  asked: string | null,
+): Promise<Published> {
+  const found = await ownedDataset(hub, ownerName, name);
   if (!found) throw new HttpError(404, 'not found');
   const { owner, dataset } = found;
-  const revision = hub.store.revision(owner.userid, name, asked ?? 'successful');
+  const revision = await hub.store.revision(owner.userid, name, asked ?? 'successful');
   if (revision?.state !== 'SUCCEEDED' || !revision.descriptor)
     throw new HttpError(404, 'not found');
   const descriptor = JSON.parse(revision.descriptor) as Published['descriptor'];

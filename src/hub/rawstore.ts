@@ -75,7 +75,7 @@ export async function authorize(
   request: Request,
   response: ServerResponse,
 ): Promise<void> {
-  const claims = serviceClaims(hub, request, 'rawstore');
+  const claims = await serviceClaims(hub, request, 'rawstore');
   if (!claims) throw new HttpError(401, 'a valid rawstore service token is required');
   const body = await readJson(request);
   if (!isObject(body) || !isObject(body.metadata) || !isObject(body.filedata))
@@ -84,23 +84,25 @@ export async function authorize(
   const userid = String(claims.userid);
   if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
   const isPrivate = body.metadata.findability === 'private';
-  const entries = Object.entries(body.filedata).map(([path, value]) => {
-    const entry = fileEntry(path, value);
-    const key = objectKey(entry.md5, path);
-    // `exists` speaks of the caller's own objects only: whether anyone else stored the
-    // same bytes is not the caller's business, and an upload of them is still needed.
-    return { path, entry, key, exists: hub.store.holds(userid, key) };
-  });
+  const entries = await Promise.all(
+    Object.entries(body.filedata).map(async ([path, value]) => {
+      const entry = fileEntry(path, value);
+      const key = objectKey(entry.md5, path);
+      // `exists` speaks of the caller's own objects only: whether anyone else stored the
+      // same bytes is not the caller's business, and an upload of them is still needed.
+      return { path, entry, key, exists: await hub.store.holds(userid, key) };
+    }),
+  );
   const needed = entries
     .filter((file) => !file.exists)
     .reduce((sum, file) => sum + file.entry.length, 0);
   // Early word only: the quota is enforced on the bytes stored, when each upload lands.
-  if (hub.store.storageUsed(userid) + needed > hub.options.maxStorageBytes)
+  if ((await hub.store.storageUsed(userid)) + needed > hub.options.maxStorageBytes)
     return sendText(response, 403, quotaMessage(hub));
   const filedata: Record<string, unknown> = {};
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   for (const { path, entry, key, exists } of entries) {
-    hub.store.recordUpload(userid, path, key);
+    await hub.store.recordUpload(userid, path, key);
     const policy: Policy = {
       key,
       md5: entry.md5,
@@ -186,10 +188,18 @@ async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, strin
     if (counter.md5() !== policy.md5)
       throw new HttpError(400, 'the bytes received do not match Content-MD5');
     const { key, ownerid, length } = policy;
-    if (!hub.store.addHolding(key, ownerid, length, policy.private, hub.options.maxStorageBytes))
+    if (
+      !(await hub.store.addHolding(
+        key,
+        ownerid,
+        length,
+        policy.private,
+        hub.options.maxStorageBytes,
+      ))
+    )
       throw new HttpError(403, quotaMessage(hub), true);
-    await placeObject(temporary, join(hub.objectsDir, key)).catch((error: unknown) => {
-      hub.store.dropHolding(ownerid, key);
+    await placeObject(temporary, join(hub.objectsDir, key)).catch(async (error: unknown) => {
+      await hub.store.dropHolding(ownerid, key);
       throw error;
     });
   } finally {
@@ -253,9 +263,11 @@ function presignature(hub: Hub, key: string, expires: number): string {
   return hmac(hub.keys, `object:${key}:${String(expires)}`);
 }
 
-export function presign(hub: Hub, request: Request, response: ServerResponse): void {
-  const token = serviceClaims(hub, request, 'rawstore') ?? serviceClaims(hub, request, 'source');
-  const user = token ? undefined : userOf(hub, request);
+export async function presign(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const token =
+    (await serviceClaims(hub, request, 'rawstore')) ??
+    (await serviceClaims(hub, request, 'source'));
+  const user = token ? undefined : await userOf(hub, request);
   const caller = token?.userid ?? user?.userid;
   if (typeof caller !== 'string' || !caller) throw new HttpError(401, 'a valid token is required');
   const target = request.url.searchParams.get('url') ?? '';
@@ -265,7 +277,7 @@ export function presign(hub: Hub, request: Request, response: ServerResponse): v
   // Keys are content digests, known to anyone who knows the bytes' MD5: a key is no proof
   // of anything, so the hub presigns only objects the caller stored, and serves raw objects
   // only at presigned URLs. Published data is read at the dataset's own addresses.
-  if (!hub.store.holds(caller, key)) throw new HttpError(404, 'not found');
+  if (!(await hub.store.holds(caller, key))) throw new HttpError(404, 'not found');
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   sendJson(response, 200, {
     url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,
@@ -282,7 +294,7 @@ export async function object(
   const signature = request.url.searchParams.get('signature') ?? '';
   const signed =
     expires * 1000 > Date.now() && sameSecret(signature, presignature(hub, key, expires));
-  if (!signed || !hub.store.hasObject(key)) throw new HttpError(404, 'not found');
+  if (!signed || !(await hub.store.hasObject(key))) throw new HttpError(404, 'not found');
   await sendFile(request.raw, response, join(hub.objectsDir, key), {
     name: key,
     etag: key.replace(/\..*$/, ''),

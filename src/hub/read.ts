@@ -17,7 +17,7 @@ export async function sendPublished(
   name: string,
   pick: Pick,
 ): Promise<void> {
-  const found = pick(published(hub, request, owner, name));
+  const found = pick(await published(hub, request, owner, name));
   await sendFile(request.raw, response, found.path, { name: found.name });
 }
 

@@ -5,7 +5,7 @@ import type { Hub } from './context.js';
 import { STEP_RUNNERS, StepFailure, type Work } from './pipeline.js';
 import type { FlowSpec } from './pipeline-store.js';
 import { STEPS, initialPipelines, type StepId } from './steps.js';
-import type { PipelineStatus, Revision } from './store.js';
+import type { PipelineStatus, Revision } from './metadata/types.js';
 
 export interface RunnerHooks {
   /** Called after each step; returning 'halt' stops the runner there, as a crash would. */
@@ -38,8 +38,8 @@ export class Runner {
     this.chains.set(key, next);
   }
 
-  resumeUnfinished(): void {
-    for (const revision of this.hub.store.unfinished())
+  async resumeUnfinished(): Promise<void> {
+    for (const revision of await this.hub.store.unfinished())
       this.enqueue(revision.ownerid, revision.dataset, revision.revision);
   }
 
@@ -59,12 +59,14 @@ export class Runner {
   private async process(ownerid: string, dataset: string, number: number): Promise<void> {
     if (this.halted) return;
     const store = this.hub.store;
-    const revision = store.revision(ownerid, dataset, String(number));
+    const revision = await store.revision(ownerid, dataset, String(number));
     if (!revision || revision.state === 'SUCCEEDED' || revision.state === 'FAILED') return;
     const pipelines = initialPipelines();
-    const save = (changes: Partial<Pick<Revision, 'state' | 'error_log'>> = {}): void =>
-      store.updateRevision(revision, { ...changes, pipelines: JSON.stringify(pipelines) });
-    save({ state: 'INPROGRESS' });
+    const save = async (
+      changes: Partial<Pick<Revision, 'state' | 'error_log'>> = {},
+    ): Promise<void> =>
+      await store.updateRevision(revision, { ...changes, pipelines: JSON.stringify(pipelines) });
+    await save({ state: 'INPROGRESS' });
     const work: Work = {
       hub: this.hub,
       ownerid,
@@ -83,7 +85,7 @@ export class Runner {
       await rm(`${work.workDir}.out`, { recursive: true, force: true });
     }
     // Said to be finished only once its work folder is gone.
-    if (outcome) save(outcome);
+    if (outcome) await save(outcome);
   }
 
   /** What a failed step tells the user: its own words, or a plain reason with no internals. */
@@ -101,7 +103,7 @@ export class Runner {
   private async runSteps(
     work: Work,
     pipelines: Record<StepId, PipelineStatus>,
-    save: (changes?: Partial<Pick<Revision, 'state' | 'error_log'>>) => void,
+    save: (changes?: Partial<Pick<Revision, 'state' | 'error_log'>>) => Promise<void>,
   ): Promise<Outcome | undefined> {
     const store = this.hub.store;
     const revision = work;
@@ -109,7 +111,7 @@ export class Runner {
     for (const step of STEPS) {
       const status: PipelineStatus = pipelines[step.id];
       status.status = 'INPROGRESS';
-      save();
+      await save();
       try {
         status.stats = await STEP_RUNNERS[step.id](work);
         status.status = 'SUCCEEDED';
@@ -118,7 +120,7 @@ export class Runner {
         status.error_log = this.failureLog(step.id, error);
         for (const later of STEPS.slice(STEPS.indexOf(step) + 1))
           pipelines[later.id].status = 'SKIPPED';
-        store.updateRevision(revision, {
+        await store.updateRevision(revision, {
           report: work.report ? JSON.stringify(work.report) : null,
         });
         return {
@@ -127,8 +129,8 @@ export class Runner {
         };
       }
       if (step.id === 'validate' && work.report)
-        store.updateRevision(revision, { report: JSON.stringify(work.report) });
-      save();
+        await store.updateRevision(revision, { report: JSON.stringify(work.report) });
+      await save();
       if (this.hooks.afterStep?.(step.id, number) === 'halt') {
         this.halted = true;
         throw new Halted();

@@ -14,7 +14,7 @@ import * as rawstore from './rawstore.js';
 import { OBJECT_KEY } from './rawstore.js';
 import * as read from './read.js';
 import { Runner, type RunnerHooks } from './runner.js';
-import { Store } from './store.js';
+import { SqliteMetadata } from './metadata/sqlite.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/pages.js';
 
@@ -181,7 +181,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   // What a stopped hub left half-done: unfinished uploads and pipeline work folders.
   for (const entry of readdirSync(dirs.tmpDir))
     rmSync(join(dirs.tmpDir, entry), { recursive: true, force: true });
-  const store = new Store(dataDir);
+  const store = new SqliteMetadata(dataDir);
   const keys = loadKeys(dataDir);
   const settings: HubOptions = {
     dataDir,
@@ -225,7 +225,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   hub.base =
     options.publicUrl?.replace(/\/+$/, '') ??
     `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
-  runner.resumeUnfinished();
+  await runner.resumeUnfinished();
   const running = runner;
   return {
     url: hub.base,
@@ -238,7 +238,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await running.idle();
-      store.close();
+      await store.close();
     },
   };
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Hub } from './context.js';
 import { HttpError, redirect, sendText, type Request } from './http.js';
-import type { User } from './store.js';
+import type { User } from './metadata/types.js';
 import { hmac, sameSecret, signToken } from './tokens.js';
 import { continuePage } from './views/login.js';
 
@@ -129,19 +129,19 @@ export function readTicket(hub: Hub, ticket: string): { userid: string; next: st
  * is sent only once the user has confirmed in a page of this hub (`confirmed`), so that no
  * link can make a browser hand a token to a loopback port on its own.
  */
-export function finishSignIn(
+export async function finishSignIn(
   hub: Hub,
   response: ServerResponse,
   user: User,
   request: SignInRequest,
   confirmed: boolean,
-): void {
+): Promise<void> {
   const next = safeNext(hub, request.next);
   if (!next || isHubPage(hub, next))
     return startSession(hub, response, user, next ? `${next.pathname}${next.search}` : '/');
   if (request.response === 'code' && request.challenge) {
     const code = randomBytes(32).toString('base64url');
-    hub.store.saveLoginCode({
+    await hub.store.saveLoginCode({
       code: codeKey(code),
       challenge: request.challenge,
       next: next.href,

@@ -1,4 +1,4 @@
-import type { PipelineStatus, Revision } from './store.js';
+import type { PipelineStatus, Revision } from './metadata/types.js';
 
 /** The identity pipeline: each step is one entry of a revision's status. */
 export const STEPS = [

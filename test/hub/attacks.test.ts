@@ -172,7 +172,7 @@ describe('deleting a dataset', () => {
         (await publish(url, ada, CITIES, { dataset: 'secret', findability: 'private' })).flowId,
         ada,
       );
-      const ownerid = hub.store.userByName('ada')?.userid ?? '';
+      const ownerid = (await hub.store.userByName('ada'))?.userid ?? '';
       const mallory = await browserLogin(url, 'mallory');
       const remove = (dataset: string, headers: Record<string, string>) =>
         fetch(`${url}/source/${ownerid}/${dataset}`, { method: 'DELETE', headers });

@@ -1,4 +1,4 @@
-import type { Identity } from '../store.js';
+import type { Identity } from '../metadata/types.js';
 
 /** An identity provider configured by the operator. */
 export interface Provider {

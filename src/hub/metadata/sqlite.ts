@@ -1,82 +1,20 @@
+/* eslint-disable @typescript-eslint/require-await --
+   The interface is asynchronous for the engines that are; node:sqlite answers at once. */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { RESERVED_NAMES } from './names.js';
-
-export type RevisionState = 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
-export type Findability = 'published' | 'unlisted' | 'private';
-
-export interface User {
-  userid: string;
-  username: string;
-  email: string;
-  name: string;
-  provider: string;
-  join_date: string;
-}
-
-export interface Dataset {
-  ownerid: string;
-  name: string;
-  findability: Findability;
-  title: string | null;
-  description: string | null;
-  published_revision: number | null;
-  modified: string;
-}
-
-export interface PipelineStatus {
-  title: string;
-  status: 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED' | 'SKIPPED';
-  stats: Record<string, unknown>;
-  error_log: string[];
-}
-
-export interface Revision {
-  ownerid: string;
-  dataset: string;
-  revision: number;
-  state: RevisionState;
-  spec: string;
-  pipelines: string;
-  error_log: string;
-  descriptor: string | null;
-  report: string | null;
-  created: string;
-  modified: string;
-  /** Set when queued if the spec named one; applied to the dataset when the revision succeeds. */
-  findability: Findability | null;
-  /** JSON: each local resource path of the revision and the object key holding its bytes. */
-  files: string | null;
-}
-
-/** Who signed in, as a provider tells it. */
-export interface Identity {
-  provider: string;
-  subject: string;
-  username: string;
-  email: string;
-  name: string;
-}
-
-export interface LoginCode {
-  code: string;
-  challenge: string;
-  next: string;
-  userid: string;
-  expires: number;
-}
-
-/** A sign-in under way at an identity provider: what the callback needs to finish it. */
-export interface LoginState {
-  state: string;
-  provider: string;
-  verifier: string;
-  nonce: string;
-  /** JSON of where the sign-in goes after the provider: next, response kind, challenge. */
-  request: string;
-  expires: number;
-}
+import { RESERVED_NAMES } from '../names.js';
+import type {
+  Dataset,
+  Findability,
+  Identity,
+  LoginCode,
+  LoginState,
+  Metadata,
+  Revision,
+  SearchPage,
+  User,
+} from './types.js';
 
 /**
  * Each entry moves the schema one version up; `pragma user_version` says how many have run.
@@ -121,8 +59,8 @@ const MIGRATIONS = [
     request text not null, expires integer not null);`,
 ];
 
-/** The hub's metadata in SQLite: users, stored objects, datasets and their revisions. */
-export class Store {
+/** The hub's metadata in SQLite, the embedded default: one file next to the data. */
+export class SqliteMetadata implements Metadata {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   /** Grows with every write, so that readers can cache what they looked up. */
@@ -155,8 +93,9 @@ export class Store {
     }
   }
 
-  close(): void {
+  close(): Promise<void> {
     this.db.close();
+    return Promise.resolve();
   }
 
   /** Prepared once: the read endpoints run a few of these per request. */
@@ -184,7 +123,7 @@ export class Store {
   }
 
   /** The user of an identity, created on first sign-in with a user name nobody holds. */
-  userForIdentity(identity: Identity): User {
+  async userForIdentity(identity: Identity): Promise<User> {
     return this.transaction(() => {
       const known = this.prepare('select * from users where provider = ? and subject = ?').get(
         identity.provider,
@@ -218,28 +157,44 @@ export class Store {
   private freeUsername(wanted: string): string {
     for (let suffix = 1; ; suffix++) {
       const candidate = suffix === 1 ? wanted : `${wanted.slice(0, 36)}-${String(suffix)}`;
-      if (!this.userByName(candidate) && !RESERVED_NAMES.has(candidate)) return candidate;
+      if (!this.findUserByName(candidate) && !RESERVED_NAMES.has(candidate)) return candidate;
     }
   }
 
-  userById(userid: string): User | undefined {
+  async userById(userid: string): Promise<User | undefined> {
     return this.prepare('select * from users where userid = ?').get(userid) as User | undefined;
   }
 
-  userByName(username: string): User | undefined {
+  private findUserByName(username: string): User | undefined {
     return this.prepare('select * from users where username = ?').get(username) as User | undefined;
   }
 
   /** Whether this user holds the object: stored it, or stored the same bytes. */
-  holds(ownerid: string, key: string): boolean {
+  private holdsNow(ownerid: string, key: string): boolean {
     return (
       this.prepare('select 1 from holdings where ownerid = ? and key = ?').get(ownerid, key) !==
       undefined
     );
   }
 
+  async holds(ownerid: string, key: string): Promise<boolean> {
+    return this.holdsNow(ownerid, key);
+  }
+
+  async storageUsed(ownerid: string): Promise<number> {
+    return this.usedBytes(ownerid);
+  }
+
+  async dataset(ownerid: string, name: string): Promise<Dataset | undefined> {
+    return this.findDataset(ownerid, name);
+  }
+
+  async userByName(username: string): Promise<User | undefined> {
+    return this.findUserByName(username);
+  }
+
   /** Whether the bytes are stored at all, by anyone: only storage itself may ask this. */
-  hasObject(key: string): boolean {
+  async hasObject(key: string): Promise<boolean> {
     return this.prepare('select 1 from objects where key = ?').get(key) !== undefined;
   }
 
@@ -247,16 +202,16 @@ export class Store {
    * Records that a user stored bytes, if the user's quota allows them; atomic, so that
    * uploads racing each other cannot pass the quota together. False when over quota.
    */
-  addHolding(
+  async addHolding(
     key: string,
     ownerid: string,
     bytes: number,
     isPrivate: boolean,
     quota: number,
-  ): boolean {
+  ): Promise<boolean> {
     return this.transaction(() => {
       const now = new Date().toISOString();
-      if (this.holds(ownerid, key)) {
+      if (this.holdsNow(ownerid, key)) {
         if (!isPrivate)
           this.prepare('update holdings set private = 0 where ownerid = ? and key = ?').run(
             ownerid,
@@ -264,7 +219,7 @@ export class Store {
           );
         return true;
       }
-      if (this.storageUsed(ownerid) + bytes > quota) return false;
+      if (this.usedBytes(ownerid) + bytes > quota) return false;
       this.prepare(
         'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
       ).run(key, ownerid, bytes, isPrivate ? 1 : 0, now);
@@ -275,19 +230,19 @@ export class Store {
     });
   }
 
-  dropHolding(ownerid: string, key: string): void {
+  async dropHolding(ownerid: string, key: string): Promise<void> {
     this.version++;
     this.prepare('delete from holdings where ownerid = ? and key = ?').run(ownerid, key);
   }
 
   /** Remembers the object last authorized for a path, for flow specs that omit it. */
-  recordUpload(ownerid: string, path: string, key: string): void {
+  async recordUpload(ownerid: string, path: string, key: string): Promise<void> {
     this.prepare(
       'insert into uploads (ownerid, path, key) values (?, ?, ?) on conflict do update set key = excluded.key',
     ).run(ownerid, path, key);
   }
 
-  lastUpload(ownerid: string, path: string): string | undefined {
+  async lastUpload(ownerid: string, path: string): Promise<string | undefined> {
     const row = this.prepare('select key from uploads where ownerid = ? and path = ?').get(
       ownerid,
       path,
@@ -296,7 +251,7 @@ export class Store {
   }
 
   /** Bytes a user's quota counts: the objects the user holds and every revision spec kept. */
-  storageUsed(ownerid: string): number {
+  private usedBytes(ownerid: string): number {
     const row = this.prepare(
       `select (select coalesce(sum(bytes), 0) from holdings where ownerid = ?)
         + (select coalesce(sum(spec_bytes), 0) from revisions where ownerid = ?) as used`,
@@ -304,7 +259,7 @@ export class Store {
     return row.used;
   }
 
-  datasetCount(ownerid: string): number {
+  private datasetCount(ownerid: string): number {
     return (
       this.prepare('select count(*) as n from datasets where ownerid = ?').get(ownerid) as {
         n: number;
@@ -312,7 +267,7 @@ export class Store {
     ).n;
   }
 
-  dataset(ownerid: string, name: string): Dataset | undefined {
+  private findDataset(ownerid: string, name: string): Dataset | undefined {
     return this.prepare('select * from datasets where ownerid = ? and name = ?').get(
       ownerid,
       name,
@@ -324,21 +279,21 @@ export class Store {
    * dataset count and the storage quota (the spec's own bytes included) are checked in the
    * same transaction. A new dataset stays private until a revision of it succeeds.
    */
-  createRevision(
+  async createRevision(
     ownerid: string,
     dataset: string,
     findability: Findability | null,
     spec: string,
     pipelines: string,
     limits: { maxDatasets: number; maxStorageBytes: number },
-  ): { revision: number } | { refused: 'datasets' | 'storage' } {
+  ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }> {
     const now = new Date().toISOString();
     const specBytes = Buffer.byteLength(spec);
     return this.transaction(() => {
-      const existing = this.dataset(ownerid, dataset);
+      const existing = this.findDataset(ownerid, dataset);
       if (!existing && this.datasetCount(ownerid) >= limits.maxDatasets)
         return { refused: 'datasets' as const };
-      if (this.storageUsed(ownerid) + specBytes > limits.maxStorageBytes)
+      if (this.usedBytes(ownerid) + specBytes > limits.maxStorageBytes)
         return { refused: 'storage' as const };
       if (!existing)
         this.prepare(
@@ -355,7 +310,7 @@ export class Store {
     });
   }
 
-  revision(ownerid: string, dataset: string, which: string): Revision | undefined {
+  async revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
     const base = 'select * from revisions where ownerid = ? and dataset = ?';
     if (which === 'latest')
       return this.prepare(`${base} order by revision desc limit 1`).get(ownerid, dataset) as
@@ -371,12 +326,12 @@ export class Store {
       Revision | undefined;
   }
 
-  updateRevision(
+  async updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
       Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
-  ): void {
+  ): Promise<void> {
     this.version++;
     const entries = Object.entries(changes);
     const sets = entries.map(([column]) => `${column} = ?`).join(', ');
@@ -391,7 +346,7 @@ export class Store {
     );
   }
 
-  unfinished(): Revision[] {
+  async unfinished(): Promise<Revision[]> {
     return this.prepare(
       "select * from revisions where state in ('QUEUED', 'INPROGRESS') order by created",
     ).all() as unknown as Revision[];
@@ -401,17 +356,17 @@ export class Store {
    * Makes a succeeded revision the published one, and only then applies its findability: a
    * revision that says none keeps what the dataset had (private for a new dataset).
    */
-  publish(
+  async publish(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     title: string | null,
     description: string | null,
-  ): void {
+  ): Promise<void> {
     this.transaction(() => {
       const { ownerid, dataset, revision: number } = revision;
       const row = this.prepare(
         'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
       ).get(ownerid, dataset, number) as { findability: Findability | null } | undefined;
-      const current = this.dataset(ownerid, dataset);
+      const current = this.findDataset(ownerid, dataset);
       const findability =
         row?.findability ??
         (current?.published_revision == null ? 'published' : current.findability);
@@ -425,7 +380,7 @@ export class Store {
     });
   }
 
-  revoke(jti: string, expires: number): void {
+  async revoke(jti: string, expires: number): Promise<void> {
     this.prepare('insert or ignore into revoked_tokens (jti, expires) values (?, ?)').run(
       jti,
       expires,
@@ -433,11 +388,11 @@ export class Store {
     this.prepare('delete from revoked_tokens where expires < ?').run(Math.floor(Date.now() / 1000));
   }
 
-  isRevoked(jti: string): boolean {
+  async isRevoked(jti: string): Promise<boolean> {
     return this.prepare('select 1 from revoked_tokens where jti = ?').get(jti) !== undefined;
   }
 
-  saveLoginCode(code: LoginCode): void {
+  async saveLoginCode(code: LoginCode): Promise<void> {
     this.prepare('delete from login_codes where expires < ?').run(Date.now());
     this.prepare(
       'insert into login_codes (code, challenge, next, userid, expires) values (?, ?, ?, ?, ?)',
@@ -445,11 +400,11 @@ export class Store {
   }
 
   /** The code's record, removed in the same step: a code is good once. */
-  takeLoginCode(code: string): LoginCode | undefined {
+  async takeLoginCode(code: string): Promise<LoginCode | undefined> {
     return this.takeOnce('login_codes', 'code', code) as LoginCode | undefined;
   }
 
-  saveLoginState(state: LoginState): void {
+  async saveLoginState(state: LoginState): Promise<void> {
     this.prepare('delete from login_states where expires < ?').run(Date.now());
     this.prepare(
       'insert into login_states (state, provider, verifier, nonce, request, expires) values (?, ?, ?, ?, ?, ?)',
@@ -457,7 +412,7 @@ export class Store {
   }
 
   /** The sign-in attempt of a `state`, removed in the same step: a callback is good once. */
-  takeLoginState(state: string): LoginState | undefined {
+  async takeLoginState(state: string): Promise<LoginState | undefined> {
     return this.takeOnce('login_states', 'state', state) as LoginState | undefined;
   }
 
@@ -476,14 +431,14 @@ export class Store {
   }
 
   /** Every revision of a dataset, newest first: what `data history` lists. */
-  revisions(ownerid: string, dataset: string): Revision[] {
+  async revisions(ownerid: string, dataset: string): Promise<Revision[]> {
     return this.prepare(
       'select * from revisions where ownerid = ? and dataset = ? order by revision desc',
     ).all(ownerid, dataset) as unknown as Revision[];
   }
 
   /** Removes a dataset and its revisions; the files stay in their owner's storage. */
-  deleteDataset(ownerid: string, dataset: string): boolean {
+  async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {
     return this.transaction(() => {
       this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);
       const removed = this.prepare('delete from datasets where ownerid = ? and name = ?').run(
@@ -495,13 +450,13 @@ export class Store {
   }
 
   /** Published datasets a viewer may find: listed ones, and all of the viewer's own. */
-  search(
+  async search(
     text: string,
     viewer: string | undefined,
     size: number,
     from: number,
     ownerid = '',
-  ): { rows: (Dataset & { username: string })[]; total: number } {
+  ): Promise<SearchPage> {
     const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
       and (? = '' or d.ownerid = ?)
       and (? = '' or d.name like ? or coalesce(d.title, '') like ? or coalesce(d.description, '') like ?)`;

@@ -1,0 +1,144 @@
+export type RevisionState = 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
+export type Findability = 'published' | 'unlisted' | 'private';
+
+export interface User {
+  userid: string;
+  username: string;
+  email: string;
+  name: string;
+  provider: string;
+  join_date: string;
+}
+
+export interface Dataset {
+  ownerid: string;
+  name: string;
+  findability: Findability;
+  title: string | null;
+  description: string | null;
+  published_revision: number | null;
+  modified: string;
+}
+
+export interface PipelineStatus {
+  title: string;
+  status: 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED' | 'SKIPPED';
+  stats: Record<string, unknown>;
+  error_log: string[];
+}
+
+export interface Revision {
+  ownerid: string;
+  dataset: string;
+  revision: number;
+  state: RevisionState;
+  spec: string;
+  pipelines: string;
+  error_log: string;
+  descriptor: string | null;
+  report: string | null;
+  created: string;
+  modified: string;
+  /** Set when queued if the spec named one; applied to the dataset when the revision succeeds. */
+  findability: Findability | null;
+  /** JSON: each local resource path of the revision and the object key holding its bytes. */
+  files: string | null;
+}
+
+/** Who signed in, as a provider tells it. */
+export interface Identity {
+  provider: string;
+  subject: string;
+  username: string;
+  email: string;
+  name: string;
+}
+
+export interface LoginCode {
+  code: string;
+  challenge: string;
+  next: string;
+  userid: string;
+  expires: number;
+}
+
+/** A sign-in under way at an identity provider: what the callback needs to finish it. */
+export interface LoginState {
+  state: string;
+  provider: string;
+  verifier: string;
+  nonce: string;
+  /** JSON of where the sign-in goes after the provider: next, response kind, challenge. */
+  request: string;
+  expires: number;
+}
+
+/** What a search returns: a page of datasets with their owners' names, and how many match. */
+export interface SearchPage {
+  rows: (Dataset & { username: string })[];
+  total: number;
+}
+
+/**
+ * The hub's metadata: users, stored objects and who holds them, datasets and their
+ * revisions, sign-in codes and revoked tokens. One implementation per engine; every service
+ * of the hub goes through this.
+ */
+export interface Metadata {
+  /** Grows with every write this process makes, so that readers can cache lookups. */
+  readonly version: number;
+  close(): Promise<void>;
+  userForIdentity(identity: Identity): Promise<User>;
+  userById(userid: string): Promise<User | undefined>;
+  userByName(username: string): Promise<User | undefined>;
+  holds(ownerid: string, key: string): Promise<boolean>;
+  hasObject(key: string): Promise<boolean>;
+  addHolding(
+    key: string,
+    ownerid: string,
+    bytes: number,
+    isPrivate: boolean,
+    quota: number,
+  ): Promise<boolean>;
+  dropHolding(ownerid: string, key: string): Promise<void>;
+  recordUpload(ownerid: string, path: string, key: string): Promise<void>;
+  lastUpload(ownerid: string, path: string): Promise<string | undefined>;
+  storageUsed(ownerid: string): Promise<number>;
+  dataset(ownerid: string, name: string): Promise<Dataset | undefined>;
+  createRevision(
+    ownerid: string,
+    dataset: string,
+    findability: Findability | null,
+    spec: string,
+    pipelines: string,
+    limits: { maxDatasets: number; maxStorageBytes: number },
+  ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }>;
+  revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined>;
+  updateRevision(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    changes: Partial<
+      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
+    >,
+  ): Promise<void>;
+  unfinished(): Promise<Revision[]>;
+  publish(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    title: string | null,
+    description: string | null,
+  ): Promise<void>;
+  revoke(jti: string, expires: number): Promise<void>;
+  isRevoked(jti: string): Promise<boolean>;
+  saveLoginCode(code: LoginCode): Promise<void>;
+  takeLoginCode(code: string): Promise<LoginCode | undefined>;
+  saveLoginState(state: LoginState): Promise<void>;
+  takeLoginState(state: string): Promise<LoginState | undefined>;
+  revisions(ownerid: string, dataset: string): Promise<Revision[]>;
+  deleteDataset(ownerid: string, dataset: string): Promise<boolean>;
+  search(
+    text: string,
+    viewer: string | undefined,
+    size: number,
+    from: number,
+    ownerid?: string,
+  ): Promise<SearchPage>;
+}
