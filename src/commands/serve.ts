@@ -15,6 +15,7 @@ export interface ServeOptions {
   config: string | undefined;
   devSignIn: boolean | undefined;
   publicUrl: string | undefined;
+  database: string | undefined;
 }
 
 export function registerServe(
@@ -39,6 +40,10 @@ export function registerServe(
       'offer the development sign-in (anyone signs in under any name) beyond loopback too',
     )
     .option('--public-url <url>', 'the address users reach the hub at, behind a proxy')
+    .option(
+      '--database <url>',
+      'metadata database: a SQLite file (default <data-dir>/hub.sqlite) or postgres://… (also DATA_HUB_DATABASE)',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  data serve                       # http://127.0.0.1:8080, state in ./data-hub, development sign-in\n  data serve --host 0.0.0.0 --config hub.json --public-url https://hub.example.org',
@@ -46,6 +51,19 @@ export function registerServe(
     .action(async (options: ServeOptions, command: Command) => {
       setExitCode(await runServe(options, contextFor(command)));
     });
+}
+
+/** --database, then DATA_HUB_DATABASE, then the configuration file; a file path is from here. */
+function databaseOf(
+  options: ServeOptions,
+  configured: string | undefined,
+  ctx: Context,
+): { database?: string } {
+  const database = options.database ?? ctx.io.env.DATA_HUB_DATABASE ?? configured;
+  if (database === undefined || database === '') return {};
+  return {
+    database: /^postgres(ql)?:\/\//i.test(database) ? database : resolve(ctx.io.cwd, database),
+  };
 }
 
 async function startConfigured(options: ServeOptions, ctx: Context) {
@@ -65,6 +83,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       ...(devSignIn !== undefined ? { devSignIn } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       dataDir: resolve(ctx.io.cwd, options.dataDir),
+      ...databaseOf(options, config.database, ctx),
       host: options.host,
       port: options.port,
       tokenDays: options.tokenDays,

@@ -15,6 +15,8 @@ export interface HubConfig {
   limits?: Partial<HubLimits>;
   publicUrl?: string;
   devSignIn?: boolean;
+  /** The metadata database; a secret, since its URL may carry a password. */
+  database?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -115,5 +117,8 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     limits: limits(parsed.limits),
     ...(typeof parsed.publicUrl === 'string' ? { publicUrl: parsed.publicUrl } : {}),
     ...(typeof parsed.devSignIn === 'boolean' ? { devSignIn: parsed.devSignIn } : {}),
+    ...(parsed.database === undefined
+      ? {}
+      : { database: secret('database', parsed.database, env) }),
   };
 }

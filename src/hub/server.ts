@@ -15,11 +15,14 @@ import { OBJECT_KEY } from './rawstore.js';
 import * as read from './read.js';
 import { Runner, type RunnerHooks } from './runner.js';
 import { SqliteMetadata } from './metadata/sqlite.js';
+import type { Metadata } from './metadata/types.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/pages.js';
 
 export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   dataDir: string;
+  /** The metadata database: a SQLite file (default <dataDir>/hub.sqlite) or postgres://… */
+  database?: string | undefined;
   limits?: Partial<HubLimits>;
   host?: string;
   port?: number;
@@ -169,6 +172,15 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
+/** The metadata engine a database address names: PostgreSQL for postgres:// URLs, else SQLite. */
+async function openMetadata(database: string): Promise<Metadata> {
+  if (/^postgres(ql)?:\/\//i.test(database)) {
+    const { PostgresMetadata } = await import('./metadata/postgres.js');
+    return PostgresMetadata.open(database);
+  }
+  return new SqliteMetadata(database);
+}
+
 /** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
 export async function startHub(options: StartOptions): Promise<RunningHub> {
   const dataDir = options.dataDir;
@@ -181,7 +193,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   // What a stopped hub left half-done: unfinished uploads and pipeline work folders.
   for (const entry of readdirSync(dirs.tmpDir))
     rmSync(join(dirs.tmpDir, entry), { recursive: true, force: true });
-  const store = new SqliteMetadata(dataDir);
+  const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite'));
   const keys = loadKeys(dataDir);
   const settings: HubOptions = {
     dataDir,

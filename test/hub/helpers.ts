@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import pg from 'pg';
+import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHub, type RunningHub, type StartOptions } from '../../src/hub/server.js';
@@ -9,16 +12,62 @@ export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'data-hub-'));
 }
 
+/**
+ * A database for one hub on the PostgreSQL run of the hub tests (a new one each time), and
+ * undefined on the default run (SQLite in the data folder).
+ */
+export async function testDatabase(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  if (process.env.DATA_TEST_DATABASE !== 'postgres') return undefined;
+  const admin = inject('postgresUrl');
+  const name = `hub_${randomBytes(8).toString('hex')}`;
+  const client = new pg.Client({ connectionString: admin });
+  await client.connect();
+  try {
+    await client.query(`create database ${name}`);
+  } finally {
+    await client.end();
+  }
+  const url = admin.replace(/\/postgres$/, `/${name}`);
+  return {
+    url,
+    drop: async () => {
+      const dropper = new pg.Client({ connectionString: admin });
+      await dropper.connect();
+      try {
+        await dropper.query(`drop database if exists ${name} with (force)`);
+      } finally {
+        await dropper.end();
+      }
+    },
+  };
+}
+
+/** The database of each data folder a test starts hubs on more than once. */
+const databases = new Map<string, { url: string; drop(): Promise<void> }>();
+
 export async function withHub<T>(
   options: Partial<StartOptions>,
   run: (hub: RunningHub) => Promise<T>,
 ): Promise<T> {
   const dataDir = options.dataDir ?? tempDir();
-  const hub = await startHub({ log: () => undefined, ...options, dataDir });
+  // A hub started again on the same data folder finds the same database.
+  let database = options.dataDir === undefined ? undefined : databases.get(options.dataDir);
+  const fresh = database === undefined && options.database === undefined;
+  if (fresh) {
+    database = await testDatabase();
+    if (database && options.dataDir !== undefined) databases.set(options.dataDir, database);
+  }
+  const hub = await startHub({
+    log: () => undefined,
+    ...options,
+    dataDir,
+    ...(database ? { database: database.url } : {}),
+  });
   try {
     return await run(hub);
   } finally {
     await hub.close();
+    if (fresh && options.dataDir === undefined) await database?.drop();
     if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

@@ -2,7 +2,6 @@
    The interface is asynchronous for the engines that are; node:sqlite answers at once. */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { RESERVED_NAMES } from '../names.js';
 import type {
   Dataset,
@@ -66,8 +65,8 @@ export class SqliteMetadata implements Metadata {
   /** Grows with every write, so that readers can cache what they looked up. */
   version = 0;
 
-  constructor(dataDir: string) {
-    this.db = new DatabaseSync(join(dataDir, 'hub.sqlite'));
+  constructor(file: string) {
+    this.db = new DatabaseSync(file);
     this.db.exec(
       'pragma journal_mode = wal; pragma synchronous = normal; pragma busy_timeout = 5000;',
     );

@@ -1,0 +1,483 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { RESERVED_NAMES } from '../names.js';
+import type {
+  Dataset,
+  Findability,
+  Identity,
+  LoginCode,
+  LoginState,
+  Metadata,
+  Revision,
+  SearchPage,
+  User,
+} from './types.js';
+
+/**
+ * Each entry moves the schema one version up; `schema_version` says how many have run.
+ * Entries are never edited once released. The same tables as the SQLite engine, so that a
+ * hub moves from one to the other row for row.
+ */
+const MIGRATIONS = [
+  `create table users (
+    userid text primary key, username text unique not null, email text not null, name text not null,
+    provider text not null, subject text not null, join_date text not null, unique (provider, subject));
+  create table objects (
+    key text primary key, ownerid text not null, bytes bigint not null, private integer not null,
+    created text not null);
+  create table holdings (
+    ownerid text not null, key text not null, bytes bigint not null, private integer not null,
+    created text not null, primary key (ownerid, key));
+  create table uploads (
+    ownerid text not null, path text not null, key text not null, primary key (ownerid, path));
+  create table datasets (
+    ownerid text not null, name text not null, findability text not null, title text, description text,
+    published_revision integer, modified text not null, primary key (ownerid, name));
+  create table revisions (
+    ownerid text not null, dataset text not null, revision integer not null, state text not null,
+    spec text not null, spec_bytes bigint not null, pipelines text not null, error_log text not null,
+    descriptor text, report text, created text not null, modified text not null, findability text,
+    files text, primary key (ownerid, dataset, revision));
+  create index revisions_unfinished on revisions (state) where state in ('QUEUED', 'INPROGRESS');
+  create table revoked_tokens (jti text primary key, expires bigint not null);
+  create table login_codes (
+    code text primary key, challenge text not null, next text not null, userid text not null,
+    expires bigint not null);
+  create table login_states (
+    state text primary key, provider text not null, verifier text not null, nonce text not null,
+    request text not null, expires bigint not null);`,
+];
+
+/** One lock for migrations, whichever process starts first: the others wait, then find them done. */
+const MIGRATION_LOCK = 7_310_001;
+
+type Client = pg.PoolClient | pg.Pool;
+
+// pg gives 64-bit integers as strings; the sums and sizes here are numbers (below 2^53).
+pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+
+/**
+ * The hub's metadata in PostgreSQL, for a hub of several processes on several machines:
+ * pooled connections, transactions that lock what they count (one owner's quota, the user
+ * names), migrations under an advisory lock.
+ */
+export class PostgresMetadata implements Metadata {
+  version = 0;
+
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(url: string): Promise<PostgresMetadata> {
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    // An idle connection the server closed (a restart, a failover) is dropped from the pool
+    // and replaced on the next query; unhandled, its error would end the process.
+    pool.on('error', () => undefined);
+    const metadata = new PostgresMetadata(pool);
+    try {
+      await metadata.migrate();
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return metadata;
+  }
+
+  private async migrate(): Promise<void> {
+    await this.transaction(async (client) => {
+      await client.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await client.query('create table if not exists schema_version (version integer not null)');
+      const { rows } = await client.query<{ version: number }>(
+        'select version from schema_version',
+      );
+      const done = rows[0]?.version ?? 0;
+      for (const [index, sql] of MIGRATIONS.entries()) if (index >= done) await client.query(sql);
+      await client.query('delete from schema_version');
+      await client.query('insert into schema_version (version) values ($1)', [
+        Math.max(done, MIGRATIONS.length),
+      ]);
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.version++;
+    const client = await this.pool.connect();
+    try {
+      await client.query('begin');
+      const result = await work(client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async one<T extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[],
+    client: Client = this.pool,
+  ): Promise<T | undefined> {
+    return (await client.query<T>(sql, params)).rows[0];
+  }
+
+  private async all<T extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<T[]> {
+    return (await this.pool.query<T>(sql, params)).rows;
+  }
+
+  async userForIdentity(identity: Identity): Promise<User> {
+    return this.transaction(async (client) => {
+      // User names are handed out one at a time across every process.
+      await client.query('lock table users in share row exclusive mode');
+      const known = await this.one<User>(
+        'select userid, username, email, name, provider, join_date from users where provider = $1 and subject = $2',
+        [identity.provider, identity.subject],
+        client,
+      );
+      if (known) return known;
+      const user: User = {
+        userid: randomBytes(16).toString('hex'),
+        username: await this.freeUsername(identity.username, client),
+        email: identity.email,
+        name: identity.name,
+        provider: identity.provider,
+        join_date: new Date().toISOString(),
+      };
+      await client.query(
+        'insert into users (userid, username, email, name, provider, subject, join_date) values ($1, $2, $3, $4, $5, $6, $7)',
+        [
+          user.userid,
+          user.username,
+          user.email,
+          user.name,
+          user.provider,
+          identity.subject,
+          user.join_date,
+        ],
+      );
+      return user;
+    });
+  }
+
+  private async freeUsername(wanted: string, client: Client): Promise<string> {
+    for (let suffix = 1; ; suffix++) {
+      const candidate = suffix === 1 ? wanted : `${wanted.slice(0, 36)}-${String(suffix)}`;
+      const taken = await this.one('select 1 from users where username = $1', [candidate], client);
+      if (!taken && !RESERVED_NAMES.has(candidate)) return candidate;
+    }
+  }
+
+  private static readonly USER_COLUMNS = 'userid, username, email, name, provider, join_date';
+
+  userById(userid: string): Promise<User | undefined> {
+    return this.one<User>(`select ${PostgresMetadata.USER_COLUMNS} from users where userid = $1`, [
+      userid,
+    ]);
+  }
+
+  userByName(username: string): Promise<User | undefined> {
+    return this.one<User>(
+      `select ${PostgresMetadata.USER_COLUMNS} from users where username = $1`,
+      [username],
+    );
+  }
+
+  async holds(ownerid: string, key: string, client: Client = this.pool): Promise<boolean> {
+    return (
+      (await this.one(
+        'select 1 from holdings where ownerid = $1 and key = $2',
+        [ownerid, key],
+        client,
+      )) !== undefined
+    );
+  }
+
+  async hasObject(key: string): Promise<boolean> {
+    return (await this.one('select 1 from objects where key = $1', [key])) !== undefined;
+  }
+
+  /** Serializes what counts one owner's quota, across every process. */
+  private async lockOwner(client: pg.PoolClient, ownerid: string): Promise<void> {
+    await client.query('select pg_advisory_xact_lock(hashtext($1))', [`owner:${ownerid}`]);
+  }
+
+  async addHolding(
+    key: string,
+    ownerid: string,
+    bytes: number,
+    isPrivate: boolean,
+    quota: number,
+  ): Promise<boolean> {
+    return this.transaction(async (client) => {
+      await this.lockOwner(client, ownerid);
+      const now = new Date().toISOString();
+      if (await this.holds(ownerid, key, client)) {
+        if (!isPrivate)
+          await client.query('update holdings set private = 0 where ownerid = $1 and key = $2', [
+            ownerid,
+            key,
+          ]);
+        return true;
+      }
+      if ((await this.storageUsed(ownerid, client)) + bytes > quota) return false;
+      await client.query(
+        'insert into objects (key, ownerid, bytes, private, created) values ($1, $2, $3, $4, $5) on conflict do nothing',
+        [key, ownerid, bytes, isPrivate ? 1 : 0, now],
+      );
+      await client.query(
+        'insert into holdings (ownerid, key, bytes, private, created) values ($1, $2, $3, $4, $5)',
+        [ownerid, key, bytes, isPrivate ? 1 : 0, now],
+      );
+      return true;
+    });
+  }
+
+  async dropHolding(ownerid: string, key: string): Promise<void> {
+    this.version++;
+    await this.pool.query('delete from holdings where ownerid = $1 and key = $2', [ownerid, key]);
+  }
+
+  async recordUpload(ownerid: string, path: string, key: string): Promise<void> {
+    await this.pool.query(
+      'insert into uploads (ownerid, path, key) values ($1, $2, $3) on conflict (ownerid, path) do update set key = excluded.key',
+      [ownerid, path, key],
+    );
+  }
+
+  async lastUpload(ownerid: string, path: string): Promise<string | undefined> {
+    return (
+      await this.one<{ key: string }>('select key from uploads where ownerid = $1 and path = $2', [
+        ownerid,
+        path,
+      ])
+    )?.key;
+  }
+
+  async storageUsed(ownerid: string, client: Client = this.pool): Promise<number> {
+    const row = await this.one<{ used: number }>(
+      `select ((select coalesce(sum(bytes), 0) from holdings where ownerid = $1)
+        + (select coalesce(sum(spec_bytes), 0) from revisions where ownerid = $1))::bigint as used`,
+      [ownerid],
+      client,
+    );
+    return row?.used ?? 0;
+  }
+
+  dataset(ownerid: string, name: string, client: Client = this.pool): Promise<Dataset | undefined> {
+    return this.one<Dataset>(
+      'select * from datasets where ownerid = $1 and name = $2',
+      [ownerid, name],
+      client,
+    );
+  }
+
+  async createRevision(
+    ownerid: string,
+    dataset: string,
+    findability: Findability | null,
+    spec: string,
+    pipelines: string,
+    limits: { maxDatasets: number; maxStorageBytes: number },
+  ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }> {
+    const now = new Date().toISOString();
+    const specBytes = Buffer.byteLength(spec);
+    return this.transaction(async (client) => {
+      await this.lockOwner(client, ownerid);
+      const existing = await this.dataset(ownerid, dataset, client);
+      if (!existing) {
+        const count = await this.one<{ n: number }>(
+          'select count(*)::integer as n from datasets where ownerid = $1',
+          [ownerid],
+          client,
+        );
+        if ((count?.n ?? 0) >= limits.maxDatasets) return { refused: 'datasets' as const };
+      }
+      if ((await this.storageUsed(ownerid, client)) + specBytes > limits.maxStorageBytes)
+        return { refused: 'storage' as const };
+      if (!existing)
+        await client.query(
+          "insert into datasets (ownerid, name, findability, modified) values ($1, $2, 'private', $3)",
+          [ownerid, dataset, now],
+        );
+      const row = await this.one<{ last: number }>(
+        'select coalesce(max(revision), 0) as last from revisions where ownerid = $1 and dataset = $2',
+        [ownerid, dataset],
+        client,
+      );
+      const revision = (row?.last ?? 0) + 1;
+      await client.query(
+        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified) values ($1, $2, $3, 'QUEUED', $4, $5, $6, $7, '[]', $8, $9)",
+        [ownerid, dataset, revision, spec, specBytes, findability, pipelines, now, now],
+      );
+      return { revision };
+    });
+  }
+
+  private static readonly REVISION_COLUMNS =
+    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files';
+
+  revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
+    const base = `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2`;
+    if (which === 'latest')
+      return this.one<Revision>(`${base} order by revision desc limit 1`, [ownerid, dataset]);
+    if (which === 'successful')
+      return this.one<Revision>(`${base} and state = 'SUCCEEDED' order by revision desc limit 1`, [
+        ownerid,
+        dataset,
+      ]);
+    if (!/^\d{1,9}$/.test(which)) return Promise.resolve(undefined);
+    return this.one<Revision>(`${base} and revision = $3`, [ownerid, dataset, Number(which)]);
+  }
+
+  async updateRevision(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    changes: Partial<
+      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
+    >,
+  ): Promise<void> {
+    this.version++;
+    const entries = Object.entries(changes);
+    const sets = entries.map(([column], index) => `${column} = $${String(index + 1)}`).join(', ');
+    const next = entries.length + 1;
+    await this.pool.query(
+      `update revisions set ${sets}, modified = $${String(next)} where ownerid = $${String(next + 1)} and dataset = $${String(next + 2)} and revision = $${String(next + 3)}`,
+      [
+        ...entries.map(([, value]) => value ?? null),
+        new Date().toISOString(),
+        revision.ownerid,
+        revision.dataset,
+        revision.revision,
+      ],
+    );
+  }
+
+  unfinished(): Promise<Revision[]> {
+    return this.all<Revision>(
+      `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where state in ('QUEUED', 'INPROGRESS') order by created`,
+      [],
+    );
+  }
+
+  async publish(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    title: string | null,
+    description: string | null,
+  ): Promise<void> {
+    await this.transaction(async (client) => {
+      const { ownerid, dataset, revision: number } = revision;
+      await this.lockOwner(client, ownerid);
+      const row = await this.one<{ findability: Findability | null }>(
+        'select findability from revisions where ownerid = $1 and dataset = $2 and revision = $3',
+        [ownerid, dataset, number],
+        client,
+      );
+      const current = await this.dataset(ownerid, dataset, client);
+      const findability =
+        row?.findability ??
+        (current?.published_revision == null ? 'published' : current.findability);
+      await client.query(
+        'update revisions set findability = $1 where ownerid = $2 and dataset = $3 and revision = $4',
+        [findability, ownerid, dataset, number],
+      );
+      if (current?.published_revision != null && current.published_revision > number) return;
+      await client.query(
+        'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, modified = $5 where ownerid = $6 and name = $7',
+        [number, findability, title, description, new Date().toISOString(), ownerid, dataset],
+      );
+    });
+  }
+
+  async revoke(jti: string, expires: number): Promise<void> {
+    await this.pool.query(
+      'insert into revoked_tokens (jti, expires) values ($1, $2) on conflict do nothing',
+      [jti, expires],
+    );
+    await this.pool.query('delete from revoked_tokens where expires < $1', [
+      Math.floor(Date.now() / 1000),
+    ]);
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return (await this.one('select 1 from revoked_tokens where jti = $1', [jti])) !== undefined;
+  }
+
+  async saveLoginCode(code: LoginCode): Promise<void> {
+    await this.pool.query('delete from login_codes where expires < $1', [Date.now()]);
+    await this.pool.query(
+      'insert into login_codes (code, challenge, next, userid, expires) values ($1, $2, $3, $4, $5)',
+      [code.code, code.challenge, code.next, code.userid, code.expires],
+    );
+  }
+
+  /** The code's record, removed in the same statement: a code is good once, on any process. */
+  async takeLoginCode(code: string): Promise<LoginCode | undefined> {
+    const row = await this.one<LoginCode>('delete from login_codes where code = $1 returning *', [
+      code,
+    ]);
+    return row && row.expires > Date.now() ? row : undefined;
+  }
+
+  async saveLoginState(state: LoginState): Promise<void> {
+    await this.pool.query('delete from login_states where expires < $1', [Date.now()]);
+    await this.pool.query(
+      'insert into login_states (state, provider, verifier, nonce, request, expires) values ($1, $2, $3, $4, $5, $6)',
+      [state.state, state.provider, state.verifier, state.nonce, state.request, state.expires],
+    );
+  }
+
+  async takeLoginState(state: string): Promise<LoginState | undefined> {
+    const row = await this.one<LoginState>(
+      'delete from login_states where state = $1 returning *',
+      [state],
+    );
+    return row && row.expires > Date.now() ? row : undefined;
+  }
+
+  revisions(ownerid: string, dataset: string): Promise<Revision[]> {
+    return this.all<Revision>(
+      `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2 order by revision desc`,
+      [ownerid, dataset],
+    );
+  }
+
+  async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {
+    return this.transaction(async (client) => {
+      await client.query('delete from revisions where ownerid = $1 and dataset = $2', [
+        ownerid,
+        dataset,
+      ]);
+      const removed = await client.query('delete from datasets where ownerid = $1 and name = $2', [
+        ownerid,
+        dataset,
+      ]);
+      return (removed.rowCount ?? 0) > 0;
+    });
+  }
+
+  async search(
+    text: string,
+    viewer: string | undefined,
+    size: number,
+    from: number,
+    ownerid = '',
+  ): Promise<SearchPage> {
+    const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = $1)
+      and ($2 = '' or d.ownerid = $2)
+      and ($3 = '' or d.name ilike $4 or coalesce(d.title, '') ilike $4 or coalesce(d.description, '') ilike $4)`;
+    const like = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    const params = [viewer ?? '', ownerid, text, like];
+    const total = await this.one<{ n: number }>(
+      `select count(*)::integer as n from datasets d where ${where}`,
+      params,
+    );
+    const rows = await this.all<Dataset & { username: string }>(
+      `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by d.modified desc limit $5 offset $6`,
+      [...params, size, from],
+    );
+    return { rows, total: total?.n ?? 0 };
+  }
+}
