@@ -1,6 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { RESERVED_NAMES } from '../names.js';
+import {
+  isReservedName,
+  newUser,
+  publishedFindability,
+  supersedes,
+  unexpired,
+  usernameCandidate,
+} from './rules.js';
 import type {
   Dataset,
   Findability,
@@ -139,14 +145,7 @@ export class PostgresMetadata implements Metadata {
         client,
       );
       if (known) return known;
-      const user: User = {
-        userid: randomBytes(16).toString('hex'),
-        username: await this.freeUsername(identity.username, client),
-        email: identity.email,
-        name: identity.name,
-        provider: identity.provider,
-        join_date: new Date().toISOString(),
-      };
+      const user = newUser(identity, await this.freeUsername(identity.username, client));
       await client.query(
         'insert into users (userid, username, email, name, provider, subject, join_date) values ($1, $2, $3, $4, $5, $6, $7)',
         [
@@ -164,10 +163,10 @@ export class PostgresMetadata implements Metadata {
   }
 
   private async freeUsername(wanted: string, client: Client): Promise<string> {
-    for (let suffix = 1; ; suffix++) {
-      const candidate = suffix === 1 ? wanted : `${wanted.slice(0, 36)}-${String(suffix)}`;
+    for (let attempt = 1; ; attempt++) {
+      const candidate = usernameCandidate(wanted, attempt);
       const taken = await this.one('select 1 from users where username = $1', [candidate], client);
-      if (!taken && !RESERVED_NAMES.has(candidate)) return candidate;
+      if (!taken && !isReservedName(candidate)) return candidate;
     }
   }
 
@@ -376,14 +375,12 @@ export class PostgresMetadata implements Metadata {
         client,
       );
       const current = await this.dataset(ownerid, dataset, client);
-      const findability =
-        row?.findability ??
-        (current?.published_revision == null ? 'published' : current.findability);
+      const findability = publishedFindability(row?.findability, current);
       await client.query(
         'update revisions set findability = $1 where ownerid = $2 and dataset = $3 and revision = $4',
         [findability, ownerid, dataset, number],
       );
-      if (current?.published_revision != null && current.published_revision > number) return;
+      if (!supersedes(current, number)) return;
       await client.query(
         'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, modified = $5 where ownerid = $6 and name = $7',
         [number, findability, title, description, new Date().toISOString(), ownerid, dataset],
@@ -418,7 +415,7 @@ export class PostgresMetadata implements Metadata {
     const row = await this.one<LoginCode>('delete from login_codes where code = $1 returning *', [
       code,
     ]);
-    return row && row.expires > Date.now() ? row : undefined;
+    return unexpired(row);
   }
 
   async saveLoginState(state: LoginState): Promise<void> {
@@ -434,7 +431,7 @@ export class PostgresMetadata implements Metadata {
       'delete from login_states where state = $1 returning *',
       [state],
     );
-    return row && row.expires > Date.now() ? row : undefined;
+    return unexpired(row);
   }
 
   revisions(ownerid: string, dataset: string): Promise<Revision[]> {

@@ -1,8 +1,14 @@
 /* eslint-disable @typescript-eslint/require-await --
    The interface is asynchronous for the engines that are; node:sqlite answers at once. */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { randomBytes } from 'node:crypto';
-import { RESERVED_NAMES } from '../names.js';
+import {
+  isReservedName,
+  newUser,
+  publishedFindability,
+  supersedes,
+  unexpired,
+  usernameCandidate,
+} from './rules.js';
 import type {
   Dataset,
   Findability,
@@ -129,14 +135,7 @@ export class SqliteMetadata implements Metadata {
         identity.subject,
       ) as User | undefined;
       if (known) return known;
-      const user: User = {
-        userid: randomBytes(16).toString('hex'),
-        username: this.freeUsername(identity.username),
-        email: identity.email,
-        name: identity.name,
-        provider: identity.provider,
-        join_date: new Date().toISOString(),
-      };
+      const user = newUser(identity, this.freeUsername(identity.username));
       this.prepare(
         'insert into users (userid, username, email, name, provider, subject, join_date) values (?, ?, ?, ?, ?, ?, ?)',
       ).run(
@@ -154,9 +153,9 @@ export class SqliteMetadata implements Metadata {
 
   /** `wanted`, or `wanted-2`, `wanted-3`… : the first that no user holds. */
   private freeUsername(wanted: string): string {
-    for (let suffix = 1; ; suffix++) {
-      const candidate = suffix === 1 ? wanted : `${wanted.slice(0, 36)}-${String(suffix)}`;
-      if (!this.findUserByName(candidate) && !RESERVED_NAMES.has(candidate)) return candidate;
+    for (let attempt = 1; ; attempt++) {
+      const candidate = usernameCandidate(wanted, attempt);
+      if (!this.findUserByName(candidate) && !isReservedName(candidate)) return candidate;
     }
   }
 
@@ -366,13 +365,11 @@ export class SqliteMetadata implements Metadata {
         'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
       ).get(ownerid, dataset, number) as { findability: Findability | null } | undefined;
       const current = this.findDataset(ownerid, dataset);
-      const findability =
-        row?.findability ??
-        (current?.published_revision == null ? 'published' : current.findability);
+      const findability = publishedFindability(row?.findability, current);
       this.prepare(
         'update revisions set findability = ? where ownerid = ? and dataset = ? and revision = ?',
       ).run(findability, ownerid, dataset, number);
-      if (current?.published_revision != null && current.published_revision > number) return;
+      if (!supersedes(current, number)) return;
       this.prepare(
         'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, modified = ? where ownerid = ? and name = ?',
       ).run(number, findability, title, description, new Date().toISOString(), ownerid, dataset);
@@ -425,7 +422,7 @@ export class SqliteMetadata implements Metadata {
       const row = this.prepare(`select * from ${table} where ${column} = ?`).get(key) as
         { expires: number } | undefined;
       this.prepare(`delete from ${table} where ${column} = ?`).run(key);
-      return row && row.expires > Date.now() ? row : undefined;
+      return unexpired(row);
     });
   }
 

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { RESERVED_NAMES } from '../names.js';
+import type { Dataset, Findability, Identity, User } from './types.js';
+
+/** The user name to try at `attempt` (from 1): `wanted`, then `wanted-2`, `wanted-3`… */
+export function usernameCandidate(wanted: string, attempt: number): string {
+  return attempt === 1 ? wanted : `${wanted.slice(0, 36)}-${String(attempt)}`;
+}
+
+export function isReservedName(name: string): boolean {
+  return RESERVED_NAMES.has(name);
+}
+
+/** A new user of an identity, under a user name nobody holds. */
+export function newUser(identity: Identity, username: string): User {
+  return {
+    userid: randomBytes(16).toString('hex'),
+    username,
+    email: identity.email,
+    name: identity.name,
+    provider: identity.provider,
+    join_date: new Date().toISOString(),
+  };
+}
+
+/**
+ * The findability a succeeded revision is published with: its own if it named one, else
+ * what the dataset had, and published for a dataset's first publication.
+ */
+export function publishedFindability(
+  asked: Findability | null | undefined,
+  current: Dataset | undefined,
+): Findability {
+  return asked ?? (current?.published_revision == null ? 'published' : current.findability);
+}
+
+/** Whether a revision becomes the dataset's published one: not when a later one already is. */
+export function supersedes(current: Dataset | undefined, revision: number): boolean {
+  return current?.published_revision == null || current.published_revision <= revision;
+}
+
+/** A one-time record taken from the database, if it had not expired. */
+export function unexpired<T extends { expires: number }>(row: T | undefined): T | undefined {
+  return row && row.expires > Date.now() ? row : undefined;
+}
