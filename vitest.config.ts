@@ -15,7 +15,15 @@ export default defineConfig({
     restoreMocks: true,
     unstubEnvs: true,
     projects: [
-      { extends: true, test: { name: 'default', include: ['test/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['test/**/*.test.ts'],
+          // Processes sharing one database: PostgreSQL's alone.
+          exclude: ['test/hub/processes.test.ts'],
+        },
+      },
       ...(withPostgres
         ? [
             {

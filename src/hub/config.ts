@@ -3,6 +3,7 @@ import { DEFAULT_LIMITS, type HubLimits } from './context.js';
 import { gitHubProvider } from './providers/github.js';
 import { oidcProvider } from './providers/oidc.js';
 import type { Provider } from './providers/types.js';
+import type { RunnerOptions } from './runner.js';
 
 /** The hub configuration file is wrong: what is wrong, and where. */
 export class ConfigError extends Error {
@@ -17,6 +18,7 @@ export interface HubConfig {
   devSignIn?: boolean;
   /** The metadata database; a secret, since its URL may carry a password. */
   database?: string;
+  pipeline?: RunnerOptions;
 }
 
 type Env = Record<string, string | undefined>;
@@ -92,6 +94,23 @@ function limits(value: unknown): Partial<HubLimits> {
   return result;
 }
 
+const PIPELINE_KEYS = { leaseSeconds: 'leaseMs', pollSeconds: 'pollMs', workers: 'slots' } as const;
+
+/** `pipeline`: seconds a claimed revision's lease lasts, seconds between looks, workers. */
+function pipeline(value: unknown): RunnerOptions {
+  if (value === undefined) return {};
+  if (!isObject(value)) throw new ConfigError('pipeline must be an object');
+  const result: RunnerOptions = {};
+  for (const [key, option] of Object.entries(PIPELINE_KEYS)) {
+    const number = value[key];
+    if (number === undefined) continue;
+    if (typeof number !== 'number' || !Number.isFinite(number) || number <= 0)
+      throw new ConfigError(`pipeline.${key} must be a number above 0`);
+    result[option] = option === 'slots' ? Math.ceil(number) : number * 1000;
+  }
+  return result;
+}
+
 /** Reads the hub configuration file (JSON). */
 export function readHubConfig(path: string, env: Env): HubConfig {
   let parsed: unknown;
@@ -117,6 +136,7 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     limits: limits(parsed.limits),
     ...(typeof parsed.publicUrl === 'string' ? { publicUrl: parsed.publicUrl } : {}),
     ...(typeof parsed.devSignIn === 'boolean' ? { devSignIn: parsed.devSignIn } : {}),
+    ...(parsed.pipeline === undefined ? {} : { pipeline: pipeline(parsed.pipeline) }),
     ...(parsed.database === undefined
       ? {}
       : { database: secret('database', parsed.database, env) }),

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Hub } from './context.js';
@@ -16,62 +18,118 @@ class Halted extends Error {}
 
 type Outcome = Partial<Pick<Revision, 'state' | 'error_log'>>;
 
+export interface RunnerOptions {
+  /** How long a claimed revision stays this worker's without a renewal. */
+  leaseMs?: number;
+  /** How often an idle worker looks for revisions queued through other processes. */
+  pollMs?: number;
+  /** Revisions processed at once. */
+  slots?: number;
+}
+
 /**
- * Processes revisions in the hub's process: one at a time per dataset, in order.
- * A revision left unfinished by a stopped hub is processed again from its first step.
+ * Processes revisions queued in the metadata database, by any hub process sharing it. Each
+ * revision is claimed under a lease that is renewed while it is processed; a revision whose
+ * worker stopped or died is taken over, from its first step, when the lease runs out.
  */
 export class Runner {
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly worker = `${hostname()}:${String(process.pid)}:${randomBytes(4).toString('hex')}`;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly slots: number;
   private halted = false;
+  private active = 0;
+  private loops: Promise<void>[] = [];
+  private wake: (() => void)[] = [];
 
   constructor(
     private readonly hub: Hub,
     private readonly hooks: RunnerHooks = {},
-  ) {}
-
-  enqueue(ownerid: string, dataset: string, revision: number): void {
-    const key = `${ownerid}/${dataset}`;
-    const previous = this.chains.get(key) ?? Promise.resolve();
-    const next = previous
-      .then(() => this.process(ownerid, dataset, revision))
-      .catch(() => undefined);
-    this.chains.set(key, next);
+    options: RunnerOptions = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? 30_000;
+    this.pollMs = options.pollMs ?? 1000;
+    this.slots = options.slots ?? 2;
   }
 
-  async resumeUnfinished(): Promise<void> {
-    for (const revision of await this.hub.store.unfinished())
-      this.enqueue(revision.ownerid, revision.dataset, revision.revision);
+  /** A revision was queued here: an idle worker looks at once. */
+  enqueue(): void {
+    for (const wake of this.wake.splice(0)) wake();
   }
 
+  /** Starts the workers; revisions left unfinished are among what they find. */
+  start(): void {
+    this.loops = Array.from({ length: this.slots }, () => this.loop());
+  }
+
+  /** Resolves once this runner has nothing in progress and nothing it could take. */
   async idle(): Promise<void> {
-    while (this.chains.size > 0) {
-      const pending = [...this.chains.entries()];
-      await Promise.all(pending.map(([, chain]) => chain));
-      for (const [key, chain] of pending)
-        if (this.chains.get(key) === chain) this.chains.delete(key);
+    for (;;) {
+      if (this.halted || (this.active === 0 && !(await this.hub.store.hasWaiting()))) return;
+      this.enqueue();
+      await delay(20);
     }
   }
 
-  stop(): void {
+  /** Stops taking revisions and waits for those in progress to reach a step's end. */
+  async stop(): Promise<void> {
     this.halted = true;
+    this.enqueue();
+    await Promise.all(this.loops);
   }
 
-  private async process(ownerid: string, dataset: string, number: number): Promise<void> {
-    if (this.halted) return;
+  private async loop(): Promise<void> {
+    while (!this.halted) {
+      const revision = await this.hub.store
+        .claimRevision(this.worker, Date.now() + this.leaseMs)
+        .catch((error: unknown) => {
+          this.hub.log(`the pipeline could not take a revision: ${String(error)}`);
+          return undefined;
+        });
+      if (!revision) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.pollMs);
+          this.wake.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        continue;
+      }
+      this.active++;
+      try {
+        await this.process(revision);
+      } catch {
+        // Halted, or the store failed: the lease runs out and the revision is taken again.
+      } finally {
+        this.active--;
+      }
+    }
+  }
+
+  private async process(revision: Revision): Promise<void> {
     const store = this.hub.store;
-    const revision = await store.revision(ownerid, dataset, String(number));
-    if (!revision || revision.state === 'SUCCEEDED' || revision.state === 'FAILED') return;
+    const lease = { lost: false };
+    const renewal = setInterval(() => {
+      store
+        .renewLease(revision, this.worker, Date.now() + this.leaseMs)
+        .then((held) => {
+          if (!held) lease.lost = true;
+        })
+        .catch(() => undefined);
+    }, this.leaseMs / 3);
     const pipelines = initialPipelines();
     const save = async (
       changes: Partial<Pick<Revision, 'state' | 'error_log'>> = {},
-    ): Promise<void> =>
+    ): Promise<void> => {
+      if (lease.lost) throw new Halted();
       await store.updateRevision(revision, { ...changes, pipelines: JSON.stringify(pipelines) });
-    await save({ state: 'INPROGRESS' });
+    };
     const work: Work = {
       hub: this.hub,
-      ownerid,
-      dataset,
-      revision: number,
+      ownerid: revision.ownerid,
+      dataset: revision.dataset,
+      revision: revision.revision,
       spec: JSON.parse(revision.spec) as FlowSpec,
       workDir: join(this.hub.tmpDir, 'work', randomBytes(12).toString('hex')),
       descriptor: {},
@@ -79,8 +137,10 @@ export class Runner {
     };
     let outcome: Outcome | undefined;
     try {
+      await save({ state: 'INPROGRESS' });
       outcome = await this.runSteps(work, pipelines, save);
     } finally {
+      clearInterval(renewal);
       await rm(work.workDir, { recursive: true, force: true });
       await rm(`${work.workDir}.out`, { recursive: true, force: true });
     }

@@ -13,7 +13,7 @@ import * as pipelineStore from './pipeline-store.js';
 import * as rawstore from './rawstore.js';
 import { OBJECT_KEY } from './rawstore.js';
 import * as read from './read.js';
-import { Runner, type RunnerHooks } from './runner.js';
+import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
 import { SqliteMetadata } from './metadata/sqlite.js';
 import type { Metadata } from './metadata/types.js';
 import { loadKeys } from './tokens.js';
@@ -33,6 +33,8 @@ export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   /** The address users reach the hub at, when a proxy stands in front (https://hub.example.org). */
   publicUrl?: string;
   hooks?: RunnerHooks;
+  /** The pipeline's workers: lease, polling and how many revisions at once. */
+  pipeline?: RunnerOptions;
   /** Where problems that are not the client's fault are reported. */
   log?: (line: string) => void;
 }
@@ -223,9 +225,9 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     devSignIn,
     log,
     lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
-    enqueue: (ownerid, dataset, revision) => queue.runner?.enqueue(ownerid, dataset, revision),
+    enqueue: () => queue.runner?.enqueue(),
   };
-  const runner = new Runner(hub, options.hooks);
+  const runner = new Runner(hub, options.hooks, options.pipeline);
   queue.runner = runner;
   const server: Server = createServer(handler(hub, log));
   await new Promise<void>((resolve, reject) => {
@@ -237,7 +239,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   hub.base =
     options.publicUrl?.replace(/\/+$/, '') ??
     `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
-  await runner.resumeUnfinished();
+  runner.start();
   const running = runner;
   return {
     url: hub.base,
@@ -250,6 +252,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
         setTimeout(() => server.closeAllConnections(), 2000).unref();
       });
       await running.idle();
+      await running.stop();
       await store.close();
     },
   };

@@ -44,7 +44,12 @@ describe('revisions', () => {
   it('finishes a revision left in progress by a crash, after a restart', async () => {
     const dataDir = join(tmpdir(), `hub-crash-${String(process.pid)}-${String(Date.now())}`);
     const { flowId, jwt } = await withHub(
-      { dataDir, hooks: { afterStep: (step) => (step === 'validate' ? 'halt' : undefined) } },
+      {
+        dataDir,
+        hooks: { afterStep: (step) => (step === 'validate' ? 'halt' : undefined) },
+        // The revision is taken over once the stopped worker's lease runs out.
+        pipeline: { leaseMs: 600 },
+      },
       async ({ url, runner }) => {
         const token = await browserLogin(url);
         const published = await publish(url, token, CITIES);

@@ -52,6 +52,9 @@ const MIGRATIONS = [
   create table login_states (
     state text primary key, provider text not null, verifier text not null, nonce text not null,
     request text not null, expires bigint not null);`,
+  // The pipeline queue: a worker holds a revision in progress under a lease.
+  `alter table revisions add column lease_owner text;
+  alter table revisions add column lease_until bigint;`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -61,6 +64,14 @@ type Client = pg.PoolClient | pg.Pool;
 
 // pg gives 64-bit integers as strings; the sums and sizes here are numbers (below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, Number);
+
+/**
+ * A revision waiting for a worker ($3 is now, in ms): queued, or in progress under a lease
+ * that ran out, with no earlier unfinished revision of its dataset.
+ */
+const WAITING = `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < $3))
+  and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset
+    and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
 
 /**
  * The hub's metadata in PostgreSQL, for a hub of several processes on several machines:
@@ -354,11 +365,33 @@ export class PostgresMetadata implements Metadata {
     );
   }
 
-  unfinished(): Promise<Revision[]> {
-    return this.all<Revision>(
-      `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where state in ('QUEUED', 'INPROGRESS') order by created`,
-      [],
+  /** Row locks skipped, not waited for: workers on other processes take other revisions. */
+  claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined> {
+    return this.one<Revision>(
+      `update revisions set state = 'INPROGRESS', lease_owner = $1, lease_until = $2
+        where (ownerid, dataset, revision) = (
+          select ownerid, dataset, revision from revisions r where ${WAITING}
+          order by created limit 1 for update skip locked)
+        returning ${PostgresMetadata.REVISION_COLUMNS}`,
+      [worker, leaseUntil, Date.now()],
     );
+  }
+
+  async renewLease(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    worker: string,
+    leaseUntil: number,
+  ): Promise<boolean> {
+    const changed = await this.pool.query(
+      "update revisions set lease_until = $1 where ownerid = $2 and dataset = $3 and revision = $4 and lease_owner = $5 and state = 'INPROGRESS'",
+      [leaseUntil, revision.ownerid, revision.dataset, revision.revision, worker],
+    );
+    return (changed.rowCount ?? 0) > 0;
+  }
+
+  async hasWaiting(): Promise<boolean> {
+    const sql = `select 1 from revisions r where ${WAITING.replace('$3', '$1')} limit 1`;
+    return (await this.one(sql, [Date.now()])) !== undefined;
   }
 
   async publish(

@@ -62,7 +62,18 @@ const MIGRATIONS = [
   create table login_states (
     state text primary key, provider text not null, verifier text not null, nonce text not null,
     request text not null, expires integer not null);`,
+  // The pipeline queue: a worker holds a revision in progress under a lease.
+  `alter table revisions add column lease_owner text;
+  alter table revisions add column lease_until integer;`,
 ];
+
+/**
+ * A revision waiting for a worker (the one parameter is now, in ms): queued, or in progress
+ * under a lease that ran out, with no earlier unfinished revision of its dataset.
+ */
+const WAITING = `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < ?))
+  and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset
+    and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
 
 /** The hub's metadata in SQLite, the embedded default: one file next to the data. */
 export class SqliteMetadata implements Metadata {
@@ -344,10 +355,35 @@ export class SqliteMetadata implements Metadata {
     );
   }
 
-  async unfinished(): Promise<Revision[]> {
-    return this.prepare(
-      "select * from revisions where state in ('QUEUED', 'INPROGRESS') order by created",
-    ).all() as unknown as Revision[];
+  async claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined> {
+    return this.transaction(() => {
+      const row = this.prepare(
+        `select * from revisions r where ${WAITING} order by created limit 1`,
+      ).get(Date.now()) as Revision | undefined;
+      if (!row) return undefined;
+      this.prepare(
+        "update revisions set state = 'INPROGRESS', lease_owner = ?, lease_until = ? where ownerid = ? and dataset = ? and revision = ?",
+      ).run(worker, leaseUntil, row.ownerid, row.dataset, row.revision);
+      return { ...row, state: 'INPROGRESS' as const };
+    });
+  }
+
+  async renewLease(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    worker: string,
+    leaseUntil: number,
+  ): Promise<boolean> {
+    const changed = this.prepare(
+      "update revisions set lease_until = ? where ownerid = ? and dataset = ? and revision = ? and lease_owner = ? and state = 'INPROGRESS'",
+    ).run(leaseUntil, revision.ownerid, revision.dataset, revision.revision, worker);
+    return changed.changes > 0;
+  }
+
+  async hasWaiting(): Promise<boolean> {
+    return (
+      this.prepare(`select 1 from revisions r where ${WAITING} limit 1`).get(Date.now()) !==
+      undefined
+    );
   }
 
   /**

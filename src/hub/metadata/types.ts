@@ -120,7 +120,21 @@ export interface Metadata {
       Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
   ): Promise<void>;
-  unfinished(): Promise<Revision[]>;
+  /**
+   * Takes the oldest revision waiting to be processed, for `worker` until `leaseUntil`
+   * (milliseconds since the epoch): a queued one, or one in progress whose worker's lease
+   * ran out (it stopped or died). Revisions of one dataset are taken in order: none while an
+   * earlier one is unfinished. No two workers, on any process, take the same revision.
+   */
+  claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined>;
+  /** Extends a lease the worker still holds; false when the revision is no longer its own. */
+  renewLease(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    worker: string,
+    leaseUntil: number,
+  ): Promise<boolean>;
+  /** Whether any revision could be claimed now. */
+  hasWaiting(): Promise<boolean>;
   publish(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     title: string | null,

@@ -1,0 +1,154 @@
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { browserLogin, publish, testDatabase } from './helpers.js';
+
+/**
+ * Real `data serve` processes sharing one PostgreSQL database and one data folder: what one
+ * queues, another may process; what one was processing when it died, another finishes.
+ * Runs in the PostgreSQL project only (vitest.config.ts).
+ */
+const ROOT = join(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/data');
+const work = mkdtempSync(join(tmpdir(), 'data-processes-'));
+const children: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+function serve(database: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+  const config = join(work, 'hub.json');
+  // Short leases, so that a dead process's revision is taken over within seconds.
+  writeFileSync(config, JSON.stringify({ pipeline: { leaseSeconds: 2, pollSeconds: 0.2 } }));
+  const child = spawn(process.execPath, [
+    BIN,
+    'serve',
+    '--port',
+    '0',
+    '--data-dir',
+    join(work, 'hub'),
+    '--database',
+    database,
+    '--config',
+    config,
+  ]);
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
+      if (url) resolve({ child, url });
+    });
+    child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
+  });
+}
+
+/** A package whose validation takes long enough to be caught in progress. */
+function bigPackage(name: string, rows: number): string {
+  const dir = join(work, name);
+  mkdirSync(dir, { recursive: true });
+  const lines = ['id,name,amount'];
+  for (let id = 1; id <= rows; id++)
+    lines.push(`${String(id)},item ${String(id)},${String(id % 997)}.25`);
+  writeFileSync(join(dir, 'data.csv'), `${lines.join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({
+      name,
+      resources: [
+        {
+          name: 'data',
+          path: 'data.csv',
+          schema: {
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'name', type: 'string' },
+              { name: 'amount', type: 'number' },
+            ],
+            primaryKey: ['id'],
+          },
+        },
+      ],
+    }),
+  );
+  return dir;
+}
+
+async function stateOf(url: string, flowId: string): Promise<string> {
+  const status = (await (await fetch(`${url}/source/${flowId}`)).json()) as { state: string };
+  return status.state;
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`not reached in ${String(ms)} ms`);
+}
+
+describe('hub processes sharing PostgreSQL and a data folder', () => {
+  it('finish a revision whose process was killed, and serve what another published', async () => {
+    const database = await testDatabase();
+    if (!database) throw new Error('this test runs on the PostgreSQL project');
+    try {
+      const first = await serve(database.url);
+      const jwt = await browserLogin(first.url);
+      const dir = bigPackage('big-table', 600_000);
+      const { flowId } = await publish(first.url, jwt, dir);
+      await until(async () => (await stateOf(first.url, flowId)) === 'INPROGRESS', 20_000);
+      first.child.kill('SIGKILL');
+
+      const second = await serve(database.url);
+      await until(async () => (await stateOf(second.url, flowId)) !== 'INPROGRESS', 30_000);
+      expect(await stateOf(second.url, flowId)).toBe('SUCCEEDED');
+
+      // Published through the first, fetched through the second with the real client.
+      const out = mkdtempSync(join(work, 'get-'));
+      const get = spawnSync(process.execPath, [BIN, 'get', 'ada/big-table'], {
+        cwd: out,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          DATA_API: second.url,
+          DATA_TOKEN: '',
+          DATA_KEYCHAIN: '0',
+          CI: 'true',
+        },
+      });
+      expect(get.status).toBe(0);
+      expect(
+        readFileSync(join(out, 'ada', 'big-table', 'data.csv')).equals(
+          readFileSync(join(dir, 'data.csv')),
+        ),
+      ).toBe(true);
+
+      // Two processes again, each publishing at once: both revisions succeed, once each.
+      const third = await serve(database.url);
+      const [a, b] = await Promise.all([
+        publish(third.url, jwt, bigPackage('table-a', 20_000)),
+        publish(second.url, jwt, bigPackage('table-b', 20_000)),
+      ]);
+      for (const [url, flow] of [
+        [third.url, a.flowId],
+        [second.url, b.flowId],
+      ] as const)
+        await until(async () => (await stateOf(url, flow)) === 'SUCCEEDED', 30_000);
+      for (const name of ['table-a', 'table-b']) {
+        const history = (await (
+          await fetch(`${third.url}/source/${a.userid}/${name}/revisions`, {
+            headers: { 'Auth-Token': jwt },
+          })
+        ).json()) as { revisions: { state: string }[] };
+        expect(history.revisions.map((revision) => revision.state)).toEqual(['SUCCEEDED']);
+      }
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await database.drop();
+    }
+  }, 120_000);
+});
