@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
@@ -16,6 +16,7 @@ export interface ServeOptions {
   devSignIn: boolean | undefined;
   publicUrl: string | undefined;
   database: string | undefined;
+  role: 'api' | 'worker' | 'all';
 }
 
 export function registerServe(
@@ -40,6 +41,14 @@ export function registerServe(
       'offer the development sign-in (anyone signs in under any name) beyond loopback too',
     )
     .option('--public-url <url>', 'the address users reach the hub at, behind a proxy')
+    .addOption(
+      new Option(
+        '--role <role>',
+        'api: answer requests only; worker: process revisions only (no port); all: both',
+      )
+        .choices(['api', 'worker', 'all'])
+        .default('all'),
+    )
     .option(
       '--database <url>',
       'metadata database: a SQLite file (default <data-dir>/hub.sqlite) or postgres://… (also DATA_HUB_DATABASE)',
@@ -84,6 +93,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       dataDir: resolve(ctx.io.cwd, options.dataDir),
       ...databaseOf(options, config.database, ctx),
+      role: options.role,
       host: options.host,
       port: options.port,
       tokenDays: options.tokenDays,
@@ -151,6 +161,8 @@ export async function runServe(options: ServeOptions, ctx: Context): Promise<num
     ctx.io.stdout.write(
       `${JSON.stringify({ url: hub.url, dataDir: resolve(ctx.io.cwd, options.dataDir) })}\n`,
     );
+  else if (options.role === 'worker')
+    ctx.io.stdout.write('data hub worker: processing revisions from its database\n');
   else ctx.io.stdout.write(`data hub listening on ${hub.url}\n`);
   await new Promise<void>((done) => {
     if (ctx.signal.aborted) done();

@@ -49,7 +49,7 @@ export interface Hub {
   readonly packagesDir: string;
   readonly tmpDir: string;
   /** Read lookups, each valid while the store's version is the one it was made at. */
-  readonly lookups: BoundedCache<{ version: number; value: unknown }>;
+  readonly lookups: BoundedCache<{ version: string; value: unknown }>;
   /** Identity providers the operator configured, by name. */
   readonly providers: ReadonlyMap<string, Provider>;
   /** Whether the development sign-in (a form that believes what it is told) is offered. */

@@ -38,6 +38,7 @@ export class Runner {
   private readonly pollMs: number;
   private readonly slots: number;
   private halted = false;
+  private stopping = false;
   private active = 0;
   private loops: Promise<void>[] = [];
   private wake: (() => void)[] = [];
@@ -71,15 +72,15 @@ export class Runner {
     }
   }
 
-  /** Stops taking revisions and waits for those in progress to reach a step's end. */
+  /** Takes no more revisions, and waits for those in progress to finish. */
   async stop(): Promise<void> {
-    this.halted = true;
+    this.stopping = true;
     this.enqueue();
     await Promise.all(this.loops);
   }
 
   private async loop(): Promise<void> {
-    while (!this.halted) {
+    while (!this.halted && !this.stopping) {
       const revision = await this.hub.store
         .claimRevision(this.worker, Date.now() + this.leaseMs)
         .catch((error: unknown) => {

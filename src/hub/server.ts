@@ -35,9 +35,16 @@ export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   hooks?: RunnerHooks;
   /** The pipeline's workers: lease, polling and how many revisions at once. */
   pipeline?: RunnerOptions;
+  /**
+   * What this process does: `api` answers requests and processes nothing, `worker`
+   * processes revisions and listens on no port, `all` (the default) both.
+   */
+  role?: HubRole;
   /** Where problems that are not the client's fault are reported. */
   log?: (line: string) => void;
 }
+
+export type HubRole = 'api' | 'worker' | 'all';
 
 export interface RunningHub {
   readonly url: string;
@@ -183,6 +190,20 @@ async function openMetadata(database: string): Promise<Metadata> {
   return new SqliteMetadata(database);
 }
 
+async function listen(
+  hub: Hub,
+  log: (line: string) => void,
+  host: string,
+  port: number,
+): Promise<Server> {
+  const server: Server = createServer(handler(hub, log));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
 /** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
 export async function startHub(options: StartOptions): Promise<RunningHub> {
   const dataDir = options.dataDir;
@@ -229,29 +250,27 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   };
   const runner = new Runner(hub, options.hooks, options.pipeline);
   queue.runner = runner;
-  const server: Server = createServer(handler(hub, log));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
-  });
-  const address = server.address();
+  const role = options.role ?? 'all';
+  const server = role === 'worker' ? undefined : await listen(hub, log, host, options.port ?? 0);
+  const address = server?.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  hub.base =
-    options.publicUrl?.replace(/\/+$/, '') ??
-    `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
-  runner.start();
+  hub.base = server
+    ? (options.publicUrl?.replace(/\/+$/, '') ??
+      `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`)
+    : '';
+  if (role !== 'api') runner.start();
   const running = runner;
   return {
     url: hub.base,
     hub,
     runner: running,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-        setTimeout(() => server.closeAllConnections(), 2000).unref();
-      });
-      await running.idle();
+      if (server)
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), 2000).unref();
+        });
       await running.stop();
       await store.close();
     },

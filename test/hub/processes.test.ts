@@ -19,7 +19,10 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-function serve(database: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
+function serve(
+  database: string,
+  options: { dataDir?: string; role?: string } = {},
+): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
   const config = join(work, 'hub.json');
   // Short leases, so that a dead process's revision is taken over within seconds.
   writeFileSync(config, JSON.stringify({ pipeline: { leaseSeconds: 2, pollSeconds: 0.2 } }));
@@ -29,17 +32,21 @@ function serve(database: string): Promise<{ child: ChildProcessWithoutNullStream
     '--port',
     '0',
     '--data-dir',
-    join(work, 'hub'),
+    options.dataDir ?? join(work, 'hub'),
     '--database',
     database,
     '--config',
     config,
+    '--role',
+    options.role ?? 'all',
   ]);
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
-      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
+      const text = chunk.toString();
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(text)?.[1];
       if (url) resolve({ child, url });
+      else if (text.includes('data hub worker')) resolve({ child, url: '' });
     });
     child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
   });
@@ -151,4 +158,42 @@ describe('hub processes sharing PostgreSQL and a data folder', () => {
       await database.drop();
     }
   }, 120_000);
+
+  it('split into an API process and a worker: one queues, the other publishes, and reads follow', async () => {
+    const database = await testDatabase();
+    if (!database) throw new Error('this test runs on the PostgreSQL project');
+    const dataDir = join(work, 'split');
+    try {
+      const api = await serve(database.url, { dataDir, role: 'api' });
+      const worker = await serve(database.url, { dataDir, role: 'worker' });
+      expect(worker.url).toBe('');
+      const jwt = await browserLogin(api.url);
+      const dir = bigPackage('titled', 200_000);
+      const title = async (): Promise<unknown> => {
+        const response = await fetch(`${api.url}/ada/titled/datapackage.json`);
+        return response.ok ? ((await response.json()) as { title?: string }).title : undefined;
+      };
+      for (const wanted of ['first', 'second']) {
+        const descriptor = JSON.parse(
+          readFileSync(join(dir, 'datapackage.json'), 'utf8'),
+        ) as object;
+        writeFileSync(
+          join(dir, 'datapackage.json'),
+          JSON.stringify({ ...descriptor, title: wanted }),
+        );
+        const { flowId } = await publish(api.url, jwt, dir);
+        // Read (and cached by the API process) while the worker is still at it: no later
+        // write of the API process makes it look again.
+        const before = await title();
+        expect(before).not.toBe(wanted);
+        await until(async () => (await stateOf(api.url, flowId)) === 'SUCCEEDED', 30_000);
+        // The worker's publication is seen within a second.
+        await until(async () => (await title()) === wanted, 2_500);
+      }
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await database.drop();
+    }
+  }, 60_000);
 });

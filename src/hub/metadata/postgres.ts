@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  freshness,
   isReservedName,
   newUser,
   publishedFindability,
@@ -79,7 +80,11 @@ const WAITING = `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.l
  * names), migrations under an advisory lock.
  */
 export class PostgresMetadata implements Metadata {
-  version = 0;
+  private writes = 0;
+
+  get version(): string {
+    return freshness(this.writes);
+  }
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -119,7 +124,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    this.version++;
+    this.writes++;
     const client = await this.pool.connect();
     try {
       await client.query('begin');
@@ -247,7 +252,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   async dropHolding(ownerid: string, key: string): Promise<void> {
-    this.version++;
+    this.writes++;
     await this.pool.query('delete from holdings where ownerid = $1 and key = $2', [ownerid, key]);
   }
 
@@ -349,7 +354,7 @@ export class PostgresMetadata implements Metadata {
       Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
   ): Promise<void> {
-    this.version++;
+    this.writes++;
     const entries = Object.entries(changes);
     const sets = entries.map(([column], index) => `${column} = $${String(index + 1)}`).join(', ');
     const next = entries.length + 1;

@@ -43,3 +43,8 @@ export function supersedes(current: Dataset | undefined, revision: number): bool
 export function unexpired<T extends { expires: number }>(row: T | undefined): T | undefined {
   return row && row.expires > Date.now() ? row : undefined;
 }
+
+/** A cache version: this process's write count and the current second. */
+export function freshness(writes: number): string {
+  return `${String(writes)}:${String(Math.floor(Date.now() / 1000))}`;
+}

@@ -2,6 +2,7 @@
    The interface is asynchronous for the engines that are; node:sqlite answers at once. */
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
+  freshness,
   isReservedName,
   newUser,
   publishedFindability,
@@ -79,8 +80,11 @@ const WAITING = `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.l
 export class SqliteMetadata implements Metadata {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
-  /** Grows with every write, so that readers can cache what they looked up. */
-  version = 0;
+  private writes = 0;
+
+  get version(): string {
+    return freshness(this.writes);
+  }
 
   constructor(file: string) {
     this.db = new DatabaseSync(file);
@@ -126,7 +130,7 @@ export class SqliteMetadata implements Metadata {
 
   /** Runs `work` in one write transaction: what it reads, nothing else changes meanwhile. */
   transaction<T>(work: () => T): T {
-    this.version++;
+    this.writes++;
     this.db.exec('begin immediate');
     try {
       const result = work();
@@ -240,7 +244,7 @@ export class SqliteMetadata implements Metadata {
   }
 
   async dropHolding(ownerid: string, key: string): Promise<void> {
-    this.version++;
+    this.writes++;
     this.prepare('delete from holdings where ownerid = ? and key = ?').run(ownerid, key);
   }
 
@@ -341,7 +345,7 @@ export class SqliteMetadata implements Metadata {
       Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
   ): Promise<void> {
-    this.version++;
+    this.writes++;
     const entries = Object.entries(changes);
     const sets = entries.map(([column]) => `${column} = ?`).join(', ');
     this.prepare(

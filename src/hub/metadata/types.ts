@@ -85,8 +85,11 @@ export interface SearchPage {
  * of the hub goes through this.
  */
 export interface Metadata {
-  /** Grows with every write this process makes, so that readers can cache lookups. */
-  readonly version: number;
+  /**
+   * Changes at every write this process makes and at least every second, so that readers
+   * may cache lookups: another process's writes are seen within a second.
+   */
+  readonly version: string;
   close(): Promise<void>;
   userForIdentity(identity: Identity): Promise<User>;
   userById(userid: string): Promise<User | undefined>;
