@@ -1,6 +1,7 @@
 import pg from 'pg';
 import {
   freshness,
+  waitingRevision,
   isReservedName,
   newUser,
   publishedFindability,
@@ -66,13 +67,7 @@ type Client = pg.PoolClient | pg.Pool;
 // pg gives 64-bit integers as strings; the sums and sizes here are numbers (below 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, Number);
 
-/**
- * A revision waiting for a worker ($3 is now, in ms): queued, or in progress under a lease
- * that ran out, with no earlier unfinished revision of its dataset.
- */
-const WAITING = `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < $3))
-  and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset
-    and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
+const WAITING = waitingRevision('$3');
 
 /**
  * The hub's metadata in PostgreSQL, for a hub of several processes on several machines:
@@ -395,7 +390,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   async hasWaiting(): Promise<boolean> {
-    const sql = `select 1 from revisions r where ${WAITING.replace('$3', '$1')} limit 1`;
+    const sql = `select 1 from revisions r where ${waitingRevision('$1')} limit 1`;
     return (await this.one(sql, [Date.now()])) !== undefined;
   }
 

@@ -48,3 +48,14 @@ export function unexpired<T extends { expires: number }>(row: T | undefined): T 
 export function freshness(writes: number): string {
   return `${String(writes)}:${String(Math.floor(Date.now() / 1000))}`;
 }
+
+/**
+ * SQL for a revision `r` waiting for a worker, in either engine's dialect (`now` is the
+ * placeholder of the current time in ms): queued, or in progress under a lease that ran
+ * out, with no earlier unfinished revision of its dataset.
+ */
+export function waitingRevision(now: string): string {
+  return `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < ${now}))
+  and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset
+    and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
+}

@@ -3,6 +3,7 @@
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
   freshness,
+  waitingRevision,
   isReservedName,
   newUser,
   publishedFindability,
@@ -68,13 +69,7 @@ const MIGRATIONS = [
   alter table revisions add column lease_until integer;`,
 ];
 
-/**
- * A revision waiting for a worker (the one parameter is now, in ms): queued, or in progress
- * under a lease that ran out, with no earlier unfinished revision of its dataset.
- */
-const WAITING = `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < ?))
-  and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset
-    and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
+const WAITING = waitingRevision('?');
 
 /** The hub's metadata in SQLite, the embedded default: one file next to the data. */
 export class SqliteMetadata implements Metadata {
