@@ -168,6 +168,26 @@ describe('read endpoints', () => {
     });
   });
 
+  it('finds datasets by the words of their name, title and description, and by a word begun', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      await waitForState(url, (await publish(url, jwt, CITIES)).flowId);
+      await waitForState(url, (await publish(url, jwt, join(EXAMPLES, 'sales-v2'))).flowId);
+      const names = async (q: string): Promise<string[]> =>
+        (
+          (await (await fetch(`${url}/metastore/search?q=${encodeURIComponent(q)}`)).json()) as {
+            results: { name: string }[];
+          }
+        ).results.map((result) => result.name);
+      expect(await names('cities')).toEqual(['world-cities']);
+      expect(await names('World')).toEqual(['world-cities']);
+      expect(await names('citi')).toEqual(['world-cities']);
+      expect(await names('sales')).toEqual(['shop-sales']);
+      expect(await names('world shop')).toEqual([]);
+      expect((await names('')).sort()).toEqual(['shop-sales', 'world-cities']);
+    });
+  });
+
   it('lists published datasets in search, not unlisted ones, which stay readable', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);

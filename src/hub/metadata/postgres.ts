@@ -57,6 +57,10 @@ const MIGRATIONS = [
   // The pipeline queue: a worker holds a revision in progress under a lease.
   `alter table revisions add column lease_owner text;
   alter table revisions add column lease_until bigint;`,
+  // Search by PostgreSQL's own full-text index over name, title and description.
+  `alter table datasets add column search tsvector generated always as (
+    to_tsvector('simple', name || ' ' || coalesce(title, '') || ' ' || coalesce(description, ''))) stored;
+  create index datasets_search on datasets using gin (search);`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -488,6 +492,10 @@ export class PostgresMetadata implements Metadata {
     });
   }
 
+  /**
+   * Every word of the text, as a prefix (`citi` finds "cities"), must be in the dataset's
+   * name, title or description; the best matches first, then the latest.
+   */
   async search(
     text: string,
     viewer: string | undefined,
@@ -495,17 +503,22 @@ export class PostgresMetadata implements Metadata {
     from: number,
     ownerid = '',
   ): Promise<SearchPage> {
+    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+    if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
+    const query = words.map((word) => `${word}:*`).join(' & ');
     const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = $1)
       and ($2 = '' or d.ownerid = $2)
-      and ($3 = '' or d.name ilike $4 or coalesce(d.title, '') ilike $4 or coalesce(d.description, '') ilike $4)`;
-    const like = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    const params = [viewer ?? '', ownerid, text, like];
+      and ($3 = '' or d.search @@ to_tsquery('simple', $3))`;
+    const params = [viewer ?? '', ownerid, query];
     const total = await this.one<{ n: number }>(
       `select count(*)::integer as n from datasets d where ${where}`,
       params,
     );
     const rows = await this.all<Dataset & { username: string }>(
-      `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by d.modified desc limit $5 offset $6`,
+      `select d.ownerid, d.name, d.findability, d.title, d.description, d.published_revision, d.modified, u.username
+        from datasets d join users u on u.userid = d.ownerid where ${where}
+        order by case when $3 = '' then 0 else ts_rank(d.search, to_tsquery('simple', $3)) end desc, d.modified desc
+        limit $4 offset $5`,
       [...params, size, from],
     );
     return { rows, total: total?.n ?? 0 };
