@@ -1,6 +1,6 @@
 import { makeDirectorySync } from '../files/directories.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './auth.js';
 import { DEFAULT_LIMITS, type Hub, type HubLimits, type HubOptions } from './context.js';
@@ -16,6 +16,7 @@ import * as read from './read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
 import { SqliteMetadata } from './metadata/sqlite.js';
 import type { Metadata } from './metadata/types.js';
+import { scratchFolder } from './scratch.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/pages.js';
 
@@ -207,15 +208,11 @@ async function listen(
 /** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
 export async function startHub(options: StartOptions): Promise<RunningHub> {
   const dataDir = options.dataDir;
-  const dirs = {
-    objectsDir: join(dataDir, 'objects'),
-    packagesDir: join(dataDir, 'packages'),
-    tmpDir: join(dataDir, 'tmp'),
-  };
-  for (const dir of Object.values(dirs)) makeDirectorySync(dir);
-  // What a stopped hub left half-done: unfinished uploads and pipeline work folders.
-  for (const entry of readdirSync(dirs.tmpDir))
-    rmSync(join(dirs.tmpDir, entry), { recursive: true, force: true });
+  const objectsDir = join(dataDir, 'objects');
+  const packagesDir = join(dataDir, 'packages');
+  for (const dir of [objectsDir, packagesDir]) makeDirectorySync(dir);
+  // What a stopped hub left half-done goes; another running process's work stays.
+  const dirs = { objectsDir, packagesDir, tmpDir: scratchFolder(join(dataDir, 'tmp')) };
   const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite'));
   const keys = loadKeys(dataDir);
   const settings: HubOptions = {
@@ -273,6 +270,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
         });
       await running.stop();
       await store.close();
+      rmSync(dirs.tmpDir, { recursive: true, force: true });
     },
   };
 }

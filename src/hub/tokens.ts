@@ -9,7 +9,7 @@ import {
   verify,
   type KeyObject,
 } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The hub's secrets, created on first start and kept in the data folder. */
@@ -25,6 +25,11 @@ interface StoredKeys {
   secret: string;
 }
 
+/**
+ * The hub's signing keys, made on first start. Hub processes starting at once on one data
+ * folder agree on one set: each writes its candidate aside and links it into place, which
+ * only the first does; a reader never sees a half-written file.
+ */
 export function loadKeys(dataDir: string): Keys {
   const file = join(dataDir, 'keys.json');
   if (!existsSync(file)) {
@@ -33,7 +38,15 @@ export function loadKeys(dataDir: string): Keys {
       privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       secret: randomBytes(32).toString('hex'),
     };
-    writeFileSync(file, JSON.stringify(stored), { mode: 0o600, flag: 'wx' });
+    const candidate = `${file}.${randomBytes(6).toString('hex')}`;
+    writeFileSync(candidate, JSON.stringify(stored), { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(candidate, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      unlinkSync(candidate);
+    }
   }
   const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredKeys;
   const privateKey = createPrivateKey(stored.privateKey);

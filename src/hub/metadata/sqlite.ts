@@ -83,23 +83,26 @@ export class SqliteMetadata implements Metadata {
 
   constructor(file: string) {
     this.db = new DatabaseSync(file);
+    // The wait first: switching to WAL takes a lock that another starting process may hold.
     this.db.exec(
-      'pragma journal_mode = wal; pragma synchronous = normal; pragma busy_timeout = 5000;',
+      'pragma busy_timeout = 5000; pragma journal_mode = wal; pragma synchronous = normal;',
     );
     this.migrate();
   }
 
   /** Runs the migrations this database has not seen, each in its own transaction. */
   private migrate(): void {
-    const { user_version: done } = this.db.prepare('pragma user_version').get() as {
-      user_version: number;
-    };
     for (const [index, sql] of MIGRATIONS.entries()) {
-      if (index < done) continue;
       this.db.exec('begin immediate');
       try {
-        this.db.exec(sql);
-        this.db.exec(`pragma user_version = ${String(index + 1)}`);
+        // Read under the write lock: another process starting at once may have run it.
+        const { user_version: done } = this.db.prepare('pragma user_version').get() as {
+          user_version: number;
+        };
+        if (index >= done) {
+          this.db.exec(sql);
+          this.db.exec(`pragma user_version = ${String(index + 1)}`);
+        }
         this.db.exec('commit');
       } catch (error) {
         this.db.exec('rollback');

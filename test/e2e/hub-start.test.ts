@@ -1,0 +1,60 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { browserLogin } from '../hub/protocol.js';
+
+const BIN = join(import.meta.dirname, '../../bin/data');
+const work = mkdtempSync(join(tmpdir(), 'data-start-'));
+const children: ChildProcessWithoutNullStreams[] = [];
+afterAll(() => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+});
+
+function serve(dataDir: string): Promise<string> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir]);
+  children.push(child);
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
+      if (url) resolve(url);
+    });
+    child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}: ${err}`)));
+  });
+}
+
+describe('hub processes starting at once on one new data folder', () => {
+  it('all start, agree on one signing key, and leave each other’s scratch work alone', async () => {
+    for (let trial = 0; trial < 3; trial++) {
+      const dataDir = join(work, `hub-${String(trial)}`);
+      const urls = await Promise.all([1, 2, 3, 4].map(() => serve(dataDir)));
+      const jwt = await browserLogin(urls[0] ?? '');
+      for (const url of urls) {
+        const check = (await (
+          await fetch(`${url}/auth/check`, { headers: { 'Auth-Token': jwt } })
+        ).json()) as { authenticated: boolean };
+        expect(check.authenticated).toBe(true);
+      }
+      // Each process works in its own scratch folder; one more process starting removes
+      // what a dead one left and nothing of the living.
+      const scratch = join(dataDir, 'tmp');
+      const living = readdirSync(scratch).sort();
+      expect(living).toHaveLength(4);
+      mkdirSync(join(scratch, `p999999.0bad.${hostname()}`)); // a dead process here
+      mkdirSync(join(scratch, 'p12.0a.other-machine')); // a live one elsewhere, for all we know
+      const stale = join(scratch, 'p13.0b.other-machine'); // silent for two days
+      mkdirSync(stale);
+      const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+      utimesSync(stale, twoDaysAgo, twoDaysAgo);
+      writeFileSync(join(scratch, 'upload.part'), 'left by an earlier version');
+      await serve(dataDir);
+      const after = readdirSync(scratch);
+      expect(after).toHaveLength(6);
+      for (const name of [...living, 'p12.0a.other-machine']) expect(after).toContain(name);
+    }
+  }, 60_000);
+});
