@@ -137,16 +137,29 @@ function keepYoungGenerationSmall(): void {
   setFlagsFromString('--semi-space-growth-factor=1');
 }
 
+/** How long a command may take to wind down after its output closed, before it is cut off. */
+const WIND_DOWN_MS = 2000;
+
 /**
  * A reader that went away (`data validate | head -1`) ends the command at once and quietly,
- * as SIGPIPE ends other programs; a closed stderr is ignored.
+ * as SIGPIPE ends other programs; a closed stderr is ignored. The command is stopped as
+ * Ctrl-C stops it and the process ends by itself: process.exit() while V8 compiles in the
+ * background can deadlock (the compiler thread waits for a collection the exiting main
+ * thread never runs), which hung `data validate --json | head -1` now and then.
  */
-function stopQuietlyWhenOutputCloses(): void {
+function stopQuietlyWhenOutputCloses(controller: AbortController): { closed: boolean } {
+  const output = { closed: false };
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    // Writes after the first failure fail too: the output is gone already.
+    if (output.closed) return;
     if (error.code !== 'EPIPE') throw error;
-    process.exit(EXIT.closedOutput);
+    output.closed = true;
+    process.exitCode = EXIT.closedOutput;
+    controller.abort();
+    setTimeout(() => process.exit(EXIT.closedOutput), WIND_DOWN_MS).unref();
   });
   process.stderr.on('error', () => undefined);
+  return output;
 }
 
 /** Entry point of bin/data: the only place that sets the process exit code. */
@@ -158,18 +171,19 @@ export async function main(): Promise<void> {
     return;
   }
   keepYoungGenerationSmall();
-  stopQuietlyWhenOutputCloses();
   const controller = new AbortController();
+  const output = stopQuietlyWhenOutputCloses(controller);
   const interrupt = (): void => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
     controller.abort();
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);
-  process.exitCode = await run(process.argv.slice(2), systemIO(), {
+  const code = await run(process.argv.slice(2), systemIO(), {
     signal: controller.signal,
     isolate: true,
   });
+  process.exitCode = output.closed ? EXIT.closedOutput : code;
   process.off('SIGINT', interrupt);
   process.off('SIGTERM', interrupt);
 }
