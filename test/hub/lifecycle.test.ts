@@ -184,6 +184,9 @@ describe('read endpoints', () => {
       expect(await names('citi')).toEqual(['world-cities']);
       expect(await names('sales')).toEqual(['shop-sales']);
       expect(await names('world shop')).toEqual([]);
+      // Wildcards of SQL are characters here: they match nothing in these names.
+      expect(await names('%')).toEqual([]);
+      expect(await names('w_rld')).toEqual([]);
       expect((await names('')).sort()).toEqual(['shop-sales', 'world-cities']);
     });
   });

@@ -493,8 +493,10 @@ export class SqliteMetadata implements Metadata {
   ): Promise<SearchPage> {
     const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
       and (? = '' or d.ownerid = ?)
-      and (? = '' or d.name like ? or coalesce(d.title, '') like ? or coalesce(d.description, '') like ?)`;
-    const like = `%${text}%`;
+      and (? = '' or d.name like ? escape '\\' or coalesce(d.title, '') like ? escape '\\'
+        or coalesce(d.description, '') like ? escape '\\')`;
+    // The text is matched as written: % and _ in it are characters, not wildcards.
+    const like = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
     const params = [viewer ?? '', ownerid, ownerid, text, like, like, like];
     const total = (
       this.prepare(`select count(*) as n from datasets d where ${where}`).get(...params) as {
