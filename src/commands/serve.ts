@@ -3,6 +3,7 @@ import { port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { isPostgresUrl } from '../hub/metadata/rules.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface ServeOptions {
@@ -71,7 +72,7 @@ function databaseOf(
   const database = options.database ?? ctx.io.env.DATA_HUB_DATABASE ?? configured;
   if (database === undefined || database === '') return {};
   return {
-    database: /^postgres(ql)?:\/\//i.test(database) ? database : resolve(ctx.io.cwd, database),
+    database: isPostgresUrl(database) ? database : resolve(ctx.io.cwd, database),
   };
 }
 

@@ -56,8 +56,8 @@ export interface Hub {
   readonly devSignIn: boolean;
   /** Where problems that are not a client's fault are reported, for the operator. */
   log(line: string): void;
-  /** Queues a revision for processing. */
-  enqueue(ownerid: string, dataset: string, revision: number): void;
+  /** Says a revision was queued (in the database): this process's idle workers look at once. */
+  enqueue(): void;
 }
 
 export { RESERVED_NAMES } from './names.js';

@@ -137,7 +137,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       ],
     });
   const revision = created.revision;
-  hub.enqueue(claims.userid, dataset, revision);
+  hub.enqueue();
   sendJson(response, 200, {
     success: true,
     dataset_id: `${claims.userid}/${dataset}`,

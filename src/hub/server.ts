@@ -16,6 +16,7 @@ import * as read from './read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
 import { SqliteMetadata } from './metadata/sqlite.js';
 import type { Metadata } from './metadata/types.js';
+import { isPostgresUrl } from './metadata/rules.js';
 import { scratchFolder } from './scratch.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/pages.js';
@@ -184,7 +185,7 @@ export function isLoopback(host: string): boolean {
 
 /** The metadata engine a database address names: PostgreSQL for postgres:// URLs, else SQLite. */
 async function openMetadata(database: string): Promise<Metadata> {
-  if (/^postgres(ql)?:\/\//i.test(database)) {
+  if (isPostgresUrl(database)) {
     const { PostgresMetadata } = await import('./metadata/postgres.js');
     return PostgresMetadata.open(database);
   }

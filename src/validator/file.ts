@@ -56,19 +56,33 @@ export async function readFile(
 ): Promise<FileResult> {
   if (algorithms.length === 0 && !locations.some(isRemote))
     return { bytes: await localSize(locations), digests: {}, complete: true };
+  return { ...(await countAndHash(locations, algorithms, fetch, signal)), complete: true };
+}
+
+/**
+ * Streams the parts one after another, counting and hashing them; `onChunk` sees each chunk
+ * (valid only until it returns) with the bytes read so far. An empty source is an error.
+ */
+export async function countAndHash(
+  locations: string[],
+  algorithms: readonly string[],
+  fetch: Fetch,
+  signal?: AbortSignal,
+  onChunk?: (chunk: Uint8Array, read: number) => Promise<void> | void,
+): Promise<{ bytes: number; digests: Record<string, string> }> {
   const hashers = algorithms.map((name) => [name, createHash(name)] as const);
   let bytes = 0;
   for (const location of locations) {
     for await (const chunk of await openBytes(location, fetch, signal)) {
       bytes += chunk.length;
       for (const [, hasher] of hashers) hasher.update(chunk);
+      await onChunk?.(chunk, bytes);
     }
   }
   if (bytes === 0) throw new SourceFailure('source-error', 'the source is empty');
   return {
     bytes,
     digests: Object.fromEntries(hashers.map(([name, hasher]) => [name, hasher.digest('hex')])),
-    complete: true,
   };
 }
 

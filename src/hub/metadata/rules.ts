@@ -59,3 +59,8 @@ export function waitingRevision(now: string): string {
   and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset
     and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
 }
+
+/** Whether a database address names a PostgreSQL server rather than a SQLite file. */
+export function isPostgresUrl(database: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(database);
+}

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -7,7 +6,8 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { isRemote } from '../descriptor/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
-import { openBytes, SourceFailure } from '../location.js';
+import { SourceFailure } from '../location.js';
+import { countAndHash } from '../file.js';
 import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
 import { checkRow, type RowLimits } from '../table/row-limits.js';
 import { readOds } from './ods.js';
@@ -69,7 +69,6 @@ interface WholeFile {
  * directory is at its end and its parts are read out of order.
  */
 async function fetchWhole(location: string, options: ReadOptions): Promise<WholeFile> {
-  const hashers = options.hashes.map((name) => [name, createHash(name)] as const);
   const remote = isRemote(location);
   const dir = remote ? await mkdtemp(join(tmpdir(), 'data-workbook-')) : undefined;
   const path = dir ? join(dir, 'workbook') : location;
@@ -78,21 +77,20 @@ async function fetchWhole(location: string, options: ReadOptions): Promise<Whole
   };
   try {
     const copy = dir ? createWriteStream(path) : undefined;
-    let bytes = 0;
-    for await (const chunk of await openBytes(location, options.fetch, options.signal)) {
-      bytes += chunk.length;
-      for (const [, hasher] of hashers) hasher.update(chunk);
-      if (copy && !copy.write(Buffer.from(chunk))) await once(copy, 'drain');
-      options.onBytes?.(bytes);
-    }
+    const { bytes, digests } = await countAndHash(
+      [location],
+      options.hashes,
+      options.fetch,
+      options.signal,
+      async (chunk, read) => {
+        if (copy && !copy.write(Buffer.from(chunk))) await once(copy, 'drain');
+        options.onBytes?.(read);
+      },
+    );
     if (copy) {
       copy.end();
       await finished(copy);
     }
-    if (bytes === 0) throw new SourceFailure('source-error', 'the source is empty');
-    const digests = Object.fromEntries(
-      hashers.map(([name, hasher]) => [name, hasher.digest('hex')]),
-    );
     return { path, bytes, digests, cleanup };
   } catch (error) {
     await cleanup();

@@ -3,7 +3,7 @@ import type { ReportError } from '../report/types.js';
 import { tupleKey } from '../schema/keys.js';
 import { INVALID } from '../schema/types/index.js';
 import { numberHash, NumberRowTable, StringRowTable, stringHash } from './key-tables.js';
-import { SPILL_PARTS, SpillFiles } from './spill.js';
+import { SPILL_PARTS, spillPart, SpillFiles } from './spill.js';
 import type { LookupKeys } from './lookup-keys.js';
 
 /** A set of key tuples read from a referenced resource. */
@@ -147,9 +147,7 @@ export class KeyTracker {
 }
 
 function partOf(key: Key): number {
-  const hash = key.kind === NUMBER ? numberHash(key.value) : stringHash(key.value);
-  // Mixed again: the number hash keeps sequential ids sequential, all in its low bits.
-  return (Math.imul(hash, 0x9e3779b1) >>> 0) % SPILL_PARTS;
+  return spillPart(key.kind === NUMBER ? numberHash(key.value) : stringHash(key.value));
 }
 
 /** [kind u8][row u32][number f64 | text length u32, text][cells as JSON] */

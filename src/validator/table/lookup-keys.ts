@@ -1,11 +1,11 @@
 import { StringKeySet, stringHash } from './key-tables.js';
-import { SPILL_PARTS, SpillFiles } from './spill.js';
+import { spillPart, SpillFiles } from './spill.js';
 
 /** Every this many keys added, a lookup measures itself against its memory budget. */
 const BUDGET_KEYS = 65_536;
 
 export function spillPartOf(key: string): number {
-  return (Math.imul(stringHash(key), 0x9e3779b1) >>> 0) % SPILL_PARTS;
+  return spillPart(stringHash(key));
 }
 
 /**

@@ -10,6 +10,11 @@ import { join } from 'node:path';
 export const SPILL_PARTS = 64;
 const BUFFER_BYTES = 64 * 1024;
 
+/** The part a key of this hash goes to, mixed again: a number hash keeps ids in its low bits. */
+export function spillPart(hash: number): number {
+  return (Math.imul(hash, 0x9e3779b1) >>> 0) % SPILL_PARTS;
+}
+
 export class SpillFiles {
   private readonly dir = mkdtempSync(join(tmpdir(), 'data-keys-'));
   private readonly fds: number[] = [];
