@@ -3,10 +3,12 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * The hub's tests run twice: on the embedded default (SQLite and a folder) and on
- * PostgreSQL, started for the run. Without PostgreSQL installed the second run is left out,
- * except under CI, where it then fails.
+ * PostgreSQL and OpenStack Swift (S3), both started for the run. Without them installed the
+ * second run is left out, except under CI, where it then fails.
  */
-const withPostgres = Boolean(process.env.CI) || existsSync('/usr/lib/postgresql');
+const withServices =
+  Boolean(process.env.CI) ||
+  (existsSync('/usr/lib/postgresql') && existsSync('/usr/bin/swift-proxy-server'));
 
 export default defineConfig({
   test: {
@@ -24,15 +26,21 @@ export default defineConfig({
           exclude: ['test/hub/processes.test.ts'],
         },
       },
-      ...(withPostgres
+      ...(withServices
         ? [
             {
               extends: true,
               test: {
-                name: 'postgres',
+                name: 'postgres-swift',
                 include: ['test/hub/**/*.test.ts'],
-                env: { DATA_TEST_DATABASE: 'postgres' },
-                globalSetup: ['test/helpers/postgres-setup.ts'],
+                env: {
+                  DATA_TEST_DATABASE: 'postgres',
+                  DATA_TEST_STORAGE: 's3',
+                  // Swift's tempauth account, read by the AWS SDK's own credential chain.
+                  AWS_ACCESS_KEY_ID: 'test:tester',
+                  AWS_SECRET_ACCESS_KEY: 'testing',
+                },
+                globalSetup: ['test/helpers/postgres-setup.ts', 'test/helpers/swift-setup.ts'],
               },
             },
           ]

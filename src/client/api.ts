@@ -11,6 +11,12 @@ export interface CheckResult {
 export interface UploadTarget {
   upload_url: string;
   upload_query: Record<string, string>;
+  /** Ours: `PUT` when the hub's store takes the bytes at a presigned URL; else a POST form. */
+  upload_method?: string;
+  /** Headers the PUT must send, exactly (length and Content-MD5 are in its signature). */
+  upload_headers?: Record<string, string>;
+  /** The stored object's URL for the resource mapping. */
+  object_url?: string;
   exists: boolean;
 }
 

@@ -79,7 +79,8 @@ async function presignAll(
 ): Promise<Map<string, string>> {
   const signed = new Map<string, string>();
   await eachLimited(files, 8, async (file) => {
-    const url = `${file.target.upload_url}/${file.target.upload_query.key ?? ''}`;
+    const url =
+      file.target.object_url ?? `${file.target.upload_url}/${file.target.upload_query.key ?? ''}`;
     signed.set(file.path, await api.presign(token, ownerid, url));
   });
   return signed;

@@ -17,6 +17,7 @@ export interface ServeOptions {
   devSignIn: boolean | undefined;
   publicUrl: string | undefined;
   database: string | undefined;
+  storage: string | undefined;
   role: 'api' | 'worker' | 'all';
 }
 
@@ -54,6 +55,10 @@ export function registerServe(
       '--database <url>',
       'metadata database: a SQLite file (default <data-dir>/hub.sqlite) or postgres://… (also DATA_HUB_DATABASE)',
     )
+    .option(
+      '--storage <url>',
+      'where files go: a folder (default <data-dir>), file://… or s3://<bucket>[/<prefix>]?endpoint=…&region=…&path_style=true (also DATA_HUB_STORAGE)',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  data serve                       # http://127.0.0.1:8080, state in ./data-hub, development sign-in\n  data serve --host 0.0.0.0 --config hub.json --public-url https://hub.example.org',
@@ -76,6 +81,19 @@ function databaseOf(
   };
 }
 
+/** --storage, then DATA_HUB_STORAGE, then the configuration file; a folder is from here. */
+function storageOf(
+  options: ServeOptions,
+  configured: string | undefined,
+  ctx: Context,
+): { storage?: string } {
+  const storage = options.storage ?? ctx.io.env.DATA_HUB_STORAGE ?? configured;
+  if (storage === undefined || storage === '') return {};
+  return {
+    storage: /^[a-z][a-z0-9+.-]*:\/\//i.test(storage) ? storage : resolve(ctx.io.cwd, storage),
+  };
+}
+
 async function startConfigured(options: ServeOptions, ctx: Context) {
   const { startHub, HubRefused } = await import('../hub/server.js');
   const { readHubConfig, ConfigError } = await import('../hub/config.js');
@@ -94,6 +112,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       dataDir: resolve(ctx.io.cwd, options.dataDir),
       ...databaseOf(options, config.database, ctx),
+      ...storageOf(options, config.storage, ctx),
       role: options.role,
       host: options.host,
       port: options.port,

@@ -18,6 +18,8 @@ export interface HubConfig {
   devSignIn?: boolean;
   /** The metadata database; a secret, since its URL may carry a password. */
   database?: string;
+  /** Where files go: a folder, file://… or s3://bucket[/prefix]?endpoint=…&region=…&path_style=true */
+  storage?: string;
   pipeline?: RunnerOptions;
 }
 
@@ -140,5 +142,6 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     ...(parsed.database === undefined
       ? {}
       : { database: secret('database', parsed.database, env) }),
+    ...(parsed.storage === undefined ? {} : { storage: text('storage', parsed.storage) }),
   };
 }

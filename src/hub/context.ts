@@ -1,5 +1,6 @@
 import type { BoundedCache } from './bounded-cache.js';
 import type { Keys } from './tokens.js';
+import type { Storage } from './storage/types.js';
 import type { Metadata, User } from './metadata/types.js';
 import { verifyToken, type Claims } from './tokens.js';
 import type { Request } from './http.js';
@@ -45,8 +46,9 @@ export interface Hub {
   readonly keys: Keys;
   /** The origin the hub is reached at, e.g. http://127.0.0.1:8080 (no trailing slash). */
   readonly base: string;
-  readonly objectsDir: string;
-  readonly packagesDir: string;
+  /** Objects, staged uploads and the files the pipeline writes: a folder or a bucket. */
+  readonly storage: Storage;
+  /** This process's own scratch folder, always local. */
   readonly tmpDir: string;
   /** Read lookups, each valid while the store's version is the one it was made at. */
   readonly lookups: BoundedCache<{ version: string; value: unknown }>;

@@ -1,18 +1,19 @@
-import { readFile, stat } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { fileHead } from '../files/chunks.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
 import type { Report } from '../validator/index.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
-import { revisionDir } from './pipeline.js';
-import { storedPath, visibleDataset } from './published.js';
+import { storedKey, visibleDataset } from './published.js';
+import { readAll } from './send-file.js';
+import { packagePath, type Storage } from './storage/types.js';
 import { searchText } from './metastore.js';
 import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
 import { STYLESHEET } from './views/layout.js';
 import type { Revision } from './metadata/types.js';
 
 const PREVIEW_ROWS = 10;
+const PREVIEW_BYTES = 64 * 1024;
+const README_BYTES = 1024 * 1024;
 const HTML = 'text/html; charset=utf-8';
 
 export function stylesheet(_hub: Hub, _request: Request, response: ServerResponse): void {
@@ -33,18 +34,36 @@ export async function home(hub: Hub, request: Request, response: ServerResponse)
   sendText(response, 200, homePage(cards, query, total, viewer?.username), HTML);
 }
 
-async function preview(path: string, dialect: unknown): Promise<ResourceRow['preview']> {
-  const head = await fileHead(path, 64 * 1024).catch(() => undefined);
-  if (!head) return undefined;
+/** The first bytes of a stored file, or undefined when it cannot be read. */
+async function head(storage: Storage, key: string, bytes: number): Promise<Buffer | undefined> {
+  try {
+    return await readAll(await storage.read(key), bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+async function preview(
+  storage: Storage,
+  key: string,
+  dialect: unknown,
+): Promise<ResourceRow['preview']> {
+  const bytes = await head(storage, key, PREVIEW_BYTES);
+  if (!bytes) return undefined;
   const delimiter =
     typeof (dialect as { delimiter?: unknown } | undefined)?.delimiter === 'string'
       ? (dialect as { delimiter: string }).delimiter
       : ',';
-  const [labels = [], ...rows] = firstRecords(head.toString('utf8'), delimiter, PREVIEW_ROWS + 1);
+  const [labels = [], ...rows] = firstRecords(
+    bytes.subarray(0, PREVIEW_BYTES).toString('utf8'),
+    delimiter,
+    PREVIEW_ROWS + 1,
+  );
   return { labels, rows };
 }
 
 async function resourceRows(
+  storage: Storage,
   descriptor: Record<string, unknown>,
   locate: (path: string) => string | undefined,
 ): Promise<ResourceRow[]> {
@@ -59,7 +78,7 @@ async function resourceRows(
           ? resource.format
           : (/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '');
       const file = path ? locate(path) : undefined;
-      const bytes = file ? (await stat(file).catch(() => undefined))?.size : undefined;
+      const bytes = file ? (await storage.stat(file).catch(() => undefined))?.size : undefined;
       const isTable = ['csv', 'tsv'].includes(format);
       return {
         index,
@@ -69,7 +88,7 @@ async function resourceRows(
         fileName: path.split('/').pop() ?? path,
         preview:
           isTable && file && bytes !== undefined
-            ? await preview(file, resource.dialect)
+            ? await preview(storage, file, resource.dialect)
             : undefined,
       };
     }),
@@ -77,19 +96,20 @@ async function resourceRows(
 }
 
 async function readme(
+  storage: Storage,
   descriptor: Record<string, unknown>,
-  file: string | undefined,
+  key: string | undefined,
 ): Promise<string | null> {
   if (typeof descriptor.readme === 'string') return descriptor.readme;
-  if (!file) return null;
-  const text = await readFile(file, 'utf8').catch(() => undefined);
-  return text ?? null;
+  if (!key) return null;
+  const bytes = await head(storage, key, README_BYTES);
+  return bytes ? bytes.subarray(0, README_BYTES).toString('utf8') : null;
 }
 
 /** Where each local path of a revision is stored: its object, or (older hubs) its folder. */
-function locator(hub: Hub, revision: Revision, dir: string): (path: string) => string | undefined {
+function locator(revision: Revision, prefix: string): (path: string) => string | undefined {
   const files = revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined;
-  return (path) => storedPath(files, dir, hub.objectsDir, path);
+  return (path) => storedKey(files, prefix, path);
 }
 
 export async function dataset(
@@ -128,8 +148,9 @@ export async function dataset(
           }
         ).inputs?.[0]?.parameters?.descriptor
   ) as Record<string, unknown> | undefined;
-  const dir = good ? revisionDir(hub, owner.userid, name, good.revision) : '';
-  const locate = good ? locator(hub, good, dir) : () => undefined;
+  const locate = good
+    ? locator(good, packagePath(owner.userid, name, good.revision))
+    : () => undefined;
   const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
   const reportSource = latest.state === 'FAILED' ? latest : good;
   const view = {
@@ -137,11 +158,11 @@ export async function dataset(
     name,
     title: typeof descriptor?.title === 'string' ? descriptor.title : name,
     description: typeof descriptor?.description === 'string' ? descriptor.description : null,
-    readme: good && descriptor ? await readme(descriptor, locate('README.md')) : null,
+    readme: good && descriptor ? await readme(hub.storage, descriptor, locate('README.md')) : null,
     revision: shown.revision,
     state: latest.state,
     findability: found.dataset.findability,
-    resources: good && descriptor ? await resourceRows(descriptor, locate) : [],
+    resources: good && descriptor ? await resourceRows(hub.storage, descriptor, locate) : [],
     report: reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined,
     failure: failed,
     viewer: viewer?.username,

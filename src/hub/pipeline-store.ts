@@ -3,8 +3,7 @@ import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { flowId, initialPipelines, statusOf } from './steps.js';
 import type { Dataset, Findability, Revision } from './metadata/types.js';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { packagePath } from './storage/types.js';
 import { objectKeyOfUrl, quotaMessage } from './rawstore.js';
 
 export interface FlowSpec {
@@ -224,6 +223,9 @@ export async function remove(
     throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
   if (user.userid !== ownerid) throw new HttpError(403, 'only its owner may delete a dataset');
   await hub.store.deleteDataset(ownerid, dataset);
-  void rm(join(hub.packagesDir, ownerid, dataset), { recursive: true, force: true });
+  // The revisions' own files go; the objects stay, held by the owner (and maybe by others).
+  void hub.storage
+    .deletePrefix(packagePath(ownerid, dataset))
+    .catch((error: unknown) => hub.log(`deleting ${ownerid}/${dataset}: ${String(error)}`));
   sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });
 }

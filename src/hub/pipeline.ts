@@ -1,10 +1,10 @@
 import { makeDirectory } from '../files/directories.js';
-import { rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateIsolated } from '../validator/isolated.js';
 import { RemoteUnreachable } from '../validator/location.js';
-import { objectKeyOfUrl } from './rawstore.js';
+import { claimStaged, objectKeyOfUrl } from './rawstore.js';
+import { objectPath, packagePath } from './storage/types.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import {
   bomOf,
@@ -16,6 +16,7 @@ import { sniffDelimiter } from '../validator/table/dialect.js';
 import { fileHead } from '../files/chunks.js';
 import type { Report } from '../validator/index.js';
 import type { Hub } from './context.js';
+import { HttpError } from './http.js';
 import type { FlowSpec } from './pipeline-store.js';
 import type { StepId } from './steps.js';
 
@@ -100,7 +101,7 @@ async function load(work: Work): Promise<Record<string, unknown>> {
       (await work.hub.store.lastUpload(work.ownerid, path));
     const unsafe = unsafeReason(path, version);
     if (unsafe) problems.push(`path "${path}" is not safe (${unsafe})`);
-    else if (!key || !(await work.hub.store.holds(work.ownerid, key)))
+    else if (!key || !(await holdsOrClaims(work, key)))
       problems.push(`no stored object of yours for "${path}": upload it first`);
     else work.files[path] = key;
   }
@@ -111,9 +112,20 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   for (const [path, key] of Object.entries(work.files)) {
     const target = join(work.workDir, path);
     await makeDirectory(dirname(target));
-    await symlink(join(work.hub.objectsDir, key), target);
+    await work.hub.storage.materialize(objectPath(key), target);
   }
   return { files: paths.length };
+}
+
+/** Whether the owner holds the object, taking in what the owner put at a presigned URL. */
+async function holdsOrClaims(work: Work, key: string): Promise<boolean> {
+  if (await work.hub.store.holds(work.ownerid, key)) return true;
+  try {
+    return await claimStaged(work.hub, work.ownerid, key, work.spec.meta.findability === 'private');
+  } catch (error) {
+    if (error instanceof HttpError) throw new StepFailure([error.message]);
+    throw error;
+  }
 }
 
 async function encoding(work: Work): Promise<Record<string, unknown>> {
@@ -200,26 +212,23 @@ async function check(work: Work): Promise<Record<string, unknown>> {
   return { errors: 0, tasks: report.stats.tasks };
 }
 
-export function revisionDir(hub: Hub, ownerid: string, dataset: string, revision: number): string {
-  return join(hub.packagesDir, ownerid, dataset, String(revision));
-}
-
 /**
- * Writes the revision's descriptor and report, the only files the hub writes, into a folder
- * of their own (the data stays in the object store): created fresh, then moved in place.
+ * Writes the revision's descriptor and report, the only files the hub writes (the data stays
+ * in the object store), each replaced whole. Nothing reads them before the register step.
  */
 async function dump(work: Work): Promise<Record<string, unknown>> {
-  const target = revisionDir(work.hub, work.ownerid, work.dataset, work.revision);
-  const fresh = `${work.workDir}.out`;
-  await rm(fresh, { recursive: true, force: true });
-  await makeDirectory(fresh);
-  const write = (name: string, text: string) =>
-    writeFile(join(fresh, name), text, { flag: 'wx', mode: 0o444 });
-  await write('datapackage.json', `${JSON.stringify(work.descriptor, null, 2)}\n`);
-  await write('validation_report.json', JSON.stringify(work.report));
-  await rm(target, { recursive: true, force: true });
-  await makeDirectory(dirname(target));
-  await rename(fresh, target);
+  const prefix = packagePath(work.ownerid, work.dataset, work.revision);
+  const { storage } = work.hub;
+  await storage.putText(
+    `${prefix}datapackage.json`,
+    `${JSON.stringify(work.descriptor, null, 2)}\n`,
+    'application/json',
+  );
+  await storage.putText(
+    `${prefix}validation_report.json`,
+    JSON.stringify(work.report),
+    'application/json',
+  );
   return {};
 }
 

@@ -1,7 +1,7 @@
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { userOf, type Hub } from './context.js';
 import { HttpError, type Request } from './http.js';
-import { revisionDir } from './pipeline.js';
+import { objectPath, packagePath } from './storage/types.js';
 import type { Dataset, Revision, User } from './metadata/types.js';
 
 export interface Published {
@@ -9,11 +9,10 @@ export interface Published {
   dataset: Dataset;
   revision: Revision;
   descriptor: Record<string, unknown> & { resources: Record<string, unknown>[] };
-  /** The folder of the files the hub wrote for the revision: descriptor and report. */
-  dir: string;
+  /** The storage prefix of the files the hub wrote for the revision: descriptor and report. */
+  prefix: string;
   /** Each local path and its object key; undefined for revisions of older hubs. */
   files: Record<string, string> | undefined;
-  objectsDir: string;
 }
 
 /**
@@ -99,29 +98,27 @@ async function lookUp(
     dataset,
     revision,
     descriptor,
-    dir: revisionDir(hub, owner.userid, name, revision.revision),
+    prefix: packagePath(owner.userid, name, revision.revision),
     files: revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined,
-    objectsDir: hub.objectsDir,
   };
 }
 
 /**
- * Where a resource path's bytes are: its stored object, or, for revisions published before
- * the hub kept data in the object store only, the file in the revision's folder.
+ * The storage key of a resource path's bytes: its stored object, or, for revisions published
+ * before the hub kept data in the object store only, the file in the revision's folder.
  */
-export function storedPath(
+export function storedKey(
   files: Record<string, string> | undefined,
-  dir: string,
-  objectsDir: string,
+  prefix: string,
   path: string,
 ): string | undefined {
-  if (!files) return join(dir, path);
+  if (!files) return `${prefix}${path}`;
   const key = files[path];
-  return key ? join(objectsDir, key) : undefined;
+  return key ? objectPath(key) : undefined;
 }
 
 function fileOf(pkg: Published, path: string): string {
-  const found = storedPath(pkg.files, pkg.dir, pkg.objectsDir, path);
+  const found = storedKey(pkg.files, pkg.prefix, path);
   if (!found) throw new HttpError(404, 'not found');
   return found;
 }
@@ -133,14 +130,14 @@ function extensionOf(resource: Record<string, unknown>): string {
 }
 
 /** The stored file of the resource whose `path` is exactly this relative path. */
-export function resourceAtPath(pkg: Published, path: string): { path: string; name: string } {
+export function resourceAtPath(pkg: Published, path: string): { key: string; name: string } {
   const resource = pkg.descriptor.resources.find((candidate) => candidate.path === path);
   if (!resource) throw new HttpError(404, 'not found');
-  return { path: fileOf(pkg, path), name: basename(path) };
+  return { key: fileOf(pkg, path), name: basename(path) };
 }
 
 /** The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`. */
-export function resourceFile(pkg: Published, fileName: string): { path: string; name: string } {
+export function resourceFile(pkg: Published, fileName: string): { key: string; name: string } {
   const resources = pkg.descriptor.resources;
   const byIndex = /^(\d+)\.([a-z0-9]+)$/i.exec(fileName);
   let resource: Record<string, unknown> | undefined;
@@ -157,5 +154,5 @@ export function resourceFile(pkg: Published, fileName: string): { path: string; 
   });
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');
-  return { path: fileOf(pkg, resource.path), name: basename(resource.path) };
+  return { key: fileOf(pkg, resource.path), name: basename(resource.path) };
 }

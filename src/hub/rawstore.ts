@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, link, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -8,7 +8,8 @@ import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './http.js';
-import { sendFile } from './send-file.js';
+import { sendStored } from './send-file.js';
+import { objectPath, stagedPath } from './storage/types.js';
 import { hmac, sameSecret } from './tokens.js';
 
 const POLICY_SECONDS = 3600;
@@ -84,13 +85,17 @@ export async function authorize(
   const userid = String(claims.userid);
   if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
   const isPrivate = body.metadata.findability === 'private';
+  const canPut =
+    Array.isArray(body.upload_methods) && body.upload_methods.includes('PUT') && hub.storage.direct;
   const entries = await Promise.all(
     Object.entries(body.filedata).map(async ([path, value]) => {
       const entry = fileEntry(path, value);
       const key = objectKey(entry.md5, path);
       // `exists` speaks of the caller's own objects only: whether anyone else stored the
       // same bytes is not the caller's business, and an upload of them is still needed.
-      return { path, entry, key, exists: await hub.store.holds(userid, key) };
+      const exists =
+        (await hub.store.holds(userid, key)) || (await claimStaged(hub, userid, key, isPrivate));
+      return { path, entry, key, exists };
     }),
   );
   const needed = entries
@@ -103,6 +108,19 @@ export async function authorize(
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   for (const { path, entry, key, exists } of entries) {
     await hub.store.recordUpload(userid, path, key);
+    const objectUrl = `${objectsUrl(hub)}/${key}`;
+    if (canPut) {
+      const put = await canPut.presignPut(stagedPath(userid, key), entry, POLICY_SECONDS);
+      filedata[path] = {
+        upload_method: 'PUT',
+        upload_url: put.url,
+        upload_headers: put.headers,
+        upload_query: { key },
+        object_url: objectUrl,
+        exists,
+      };
+      continue;
+    }
     const policy: Policy = {
       key,
       md5: entry.md5,
@@ -123,6 +141,7 @@ export async function authorize(
         Policy: encoded,
         Signature: hmac(hub.keys, encoded),
       },
+      object_url: objectUrl,
       exists,
     };
   }
@@ -198,28 +217,49 @@ async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, strin
       ))
     )
       throw new HttpError(403, quotaMessage(hub), true);
-    await placeObject(temporary, join(hub.objectsDir, key)).catch(async (error: unknown) => {
-      await hub.store.dropHolding(ownerid, key);
-      throw error;
-    });
+    await hub.storage
+      .putFile(objectPath(key), temporary, { md5: policy.md5, length, type: policy.type })
+      .catch(async (error: unknown) => {
+        await hub.store.dropHolding(ownerid, key);
+        throw error;
+      });
   } finally {
     await rm(temporary, { force: true });
   }
 }
 
 /**
- * Puts verified bytes in place under their content key. A stored object is immutable: it is
- * never replaced or opened for writing again, and is read-only on disk. The same bytes
- * stored already are simply kept.
+ * Takes in an object its owner put at a presigned URL: the URL was for the owner's own
+ * staging key, with length and Content-MD5 bound into its signature, so bytes there are
+ * the owner's and are the key's. The quota counts them from here. False when none is there.
  */
-async function placeObject(temporary: string, target: string): Promise<void> {
+export async function claimStaged(
+  hub: Hub,
+  ownerid: string,
+  key: string,
+  isPrivate: boolean,
+): Promise<boolean> {
+  if (!hub.storage.direct) return false;
+  const staged = stagedPath(ownerid, key);
+  const info = await hub.storage.stat(staged);
+  if (!info) return false;
+  const etag = /^"?([0-9a-f]{32})"?:/.exec(info.version)?.[1];
+  if (etag !== undefined && etag !== key.slice(0, 32)) {
+    await hub.storage.delete(staged);
+    return false;
+  }
+  if (
+    !(await hub.store.addHolding(key, ownerid, info.size, isPrivate, hub.options.maxStorageBytes))
+  )
+    throw new HttpError(403, quotaMessage(hub), true);
   try {
-    await link(temporary, target);
+    if (!(await hub.storage.stat(objectPath(key)))) await hub.storage.copy(staged, objectPath(key));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    await hub.store.dropHolding(ownerid, key);
     throw error;
   }
-  await chmod(target, 0o444);
+  await hub.storage.delete(staged);
+  return true;
 }
 
 export function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
@@ -277,7 +317,11 @@ export async function presign(hub: Hub, request: Request, response: ServerRespon
   // Keys are content digests, known to anyone who knows the bytes' MD5: a key is no proof
   // of anything, so the hub presigns only objects the caller stored, and serves raw objects
   // only at presigned URLs. Published data is read at the dataset's own addresses.
-  if (!(await hub.store.holds(caller, key))) throw new HttpError(404, 'not found');
+  // An object put at a presigned URL is taken in here, when the client first names it.
+  const held =
+    (await hub.store.holds(caller, key)) ||
+    (OBJECT_KEY.test(key) && (await claimStaged(hub, caller, key, true)));
+  if (!held) throw new HttpError(404, 'not found');
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
   sendJson(response, 200, {
     url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,
@@ -295,7 +339,7 @@ export async function object(
   const signed =
     expires * 1000 > Date.now() && sameSecret(signature, presignature(hub, key, expires));
   if (!signed || !(await hub.store.hasObject(key))) throw new HttpError(404, 'not found');
-  await sendFile(request.raw, response, join(hub.objectsDir, key), {
+  await sendStored(request.raw, response, hub.storage, objectPath(key), {
     name: key,
     etag: key.replace(/\..*$/, ''),
   });

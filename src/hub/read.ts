@@ -1,12 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { join } from 'node:path';
 import type { Hub } from './context.js';
 import type { Request } from './http.js';
 import { published, resourceAtPath, resourceFile, type Published } from './published.js';
-import { sendFile } from './send-file.js';
+import { sendStored } from './send-file.js';
 
 /** Which file of a published revision to send, and the name its type is told by. */
-export type Pick = (pkg: Published) => { path: string; name: string };
+export type Pick = (pkg: Published) => { key: string; name: string };
 
 /** Sends one file of a visible, published revision of owner/name; `pick` says which. */
 export async function sendPublished(
@@ -18,13 +17,13 @@ export async function sendPublished(
   pick: Pick,
 ): Promise<void> {
   const found = pick(await published(hub, request, owner, name));
-  await sendFile(request.raw, response, found.path, { name: found.name });
+  await sendStored(request.raw, response, hub.storage, found.key, { name: found.name });
 }
 
 /** A file the pipeline stored beside the data: datapackage.json, validation_report.json. */
 export const stored =
   (file: string): Pick =>
-  (pkg) => ({ path: join(pkg.dir, file), name: file });
+  (pkg) => ({ key: `${pkg.prefix}${file}`, name: file });
 
 /** `/r/<file name>` or `/r/<index>.<extension>`. */
 export const byFileName =

@@ -1,15 +1,19 @@
-import { createReadStream, type Stats } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { HttpError } from './http.js';
+import type { Storage, StoredInfo } from './storage/types.js';
 
 /** Files up to this size are read whole and sent in one write. */
 const SMALL_FILE = 64 * 1024;
 const SMALL_FILES_KEPT_BYTES = 16 * 1024 * 1024;
 
+/** Files larger than this are read at the store's own signed URL, where it has them. */
+const REDIRECT_ABOVE = 1024 * 1024;
+const REDIRECT_SECONDS = 300;
+
 /**
- * The small files sent last, while their size, inode and times stay the same. Reading one
+ * The small files sent last, while their version stays the same. Reading one
  * takes four trips through the thread pool (open, fstat, read, close) after the stat that
  * every request makes anyway, and 64 requests at once queue for its four threads: kept, a
  * 1 KB resource went from about 6,000 to 20,000 requests/s (npm run bench:hub).
@@ -22,15 +26,27 @@ function forget(path: string): void {
   smallFiles.delete(path);
 }
 
-async function readSmall(path: string, info: Stats): Promise<Buffer> {
-  const version = `${String(info.ino)}:${String(info.size)}:${String(info.mtimeMs)}:${String(info.ctimeMs)}`;
+export async function readAll(stream: Readable, limit = Infinity): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    length += chunk.length;
+    if (length >= limit) break;
+  }
+  stream.destroy();
+  return Buffer.concat(chunks);
+}
+
+async function readSmall(storage: Storage, key: string, info: StoredInfo): Promise<Buffer> {
+  const path = `${storage.location}\0${key}`;
   const kept = smallFiles.get(path);
-  if (kept?.version === version) return kept.bytes;
+  if (kept?.version === info.version) return kept.bytes;
   forget(path);
-  const bytes = await readFile(path);
+  const bytes = await readAll(await storage.read(key));
   // A file rewritten between the stat and the read is sent, not kept.
   if (bytes.length !== info.size) return bytes;
-  smallFiles.set(path, { version, bytes });
+  smallFiles.set(path, { version: info.version, bytes });
   smallFilesBytes += bytes.length;
   for (const oldest of smallFiles.keys()) {
     if (smallFilesBytes <= SMALL_FILES_KEPT_BYTES) break;
@@ -69,21 +85,36 @@ function parseRange(header: string, size: number): { start: number; end: number 
   return start <= end && start < size ? { start, end } : undefined;
 }
 
-/** Streams a file with Content-Length, an ETag, conditional GET and single byte ranges. */
-export async function sendFile(
+/**
+ * Sends a stored file with Content-Length, an ETag, conditional GET and single byte ranges;
+ * a large one of a store that serves reads itself is a redirect to a short-lived signed URL
+ * of it, as the original service answered reads.
+ */
+export async function sendStored(
   request: IncomingMessage,
   response: ServerResponse,
-  path: string,
+  storage: Storage,
+  key: string,
   options: { name: string; etag?: string; type?: string },
 ): Promise<void> {
-  const info = await stat(path).catch(() => undefined);
-  if (!info?.isFile()) throw new HttpError(404, 'not found');
-  const etag = `"${options.etag ?? `${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}`}"`;
+  const info = await storage.stat(key);
+  if (!info) throw new HttpError(404, 'not found');
+  const type = options.type ?? contentType(options.name);
+  const etag = `"${options.etag ?? `${info.size.toString(16)}-${Math.floor(info.modified.getTime()).toString(16)}`}"`;
+  if (storage.direct && info.size > REDIRECT_ABOVE && request.headers['if-none-match'] !== etag) {
+    const url = await storage.direct.presignGet(
+      key,
+      { name: options.name, type },
+      REDIRECT_SECONDS,
+    );
+    response.writeHead(302, { Location: url, 'Cache-Control': 'private, no-store' }).end();
+    return;
+  }
   const headers: Record<string, string | number> = {
-    'Content-Type': options.type ?? contentType(options.name),
+    'Content-Type': type,
     ETag: etag,
     'Accept-Ranges': 'bytes',
-    'Last-Modified': info.mtime.toUTCString(),
+    'Last-Modified': info.modified.toUTCString(),
   };
   if (request.headers['if-none-match'] === etag) {
     response.writeHead(304, headers).end();
@@ -111,11 +142,8 @@ export async function sendFile(
     return;
   }
   if (!range && info.size <= SMALL_FILE) {
-    response.end(await readSmall(path, info));
+    response.end(await readSmall(storage, key, info));
     return;
   }
-  const stream = createReadStream(path, { highWaterMark: 1 << 20, ...(range ?? {}) });
-  await new Promise<void>((resolve, reject) => {
-    pipeline(stream, response, (error) => (error ? reject(error) : resolve()));
-  });
+  await pipeline(await storage.read(key, range), response);
 }

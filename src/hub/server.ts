@@ -18,6 +18,8 @@ import { SqliteMetadata } from './metadata/sqlite.js';
 import type { Metadata } from './metadata/types.js';
 import { isPostgresUrl } from './metadata/rules.js';
 import { scratchFolder } from './scratch.js';
+import { openStorage } from './storage/open.js';
+import { StorageAddressError, type Storage } from './storage/types.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/pages.js';
 
@@ -25,6 +27,8 @@ export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   dataDir: string;
   /** The metadata database: a SQLite file (default <dataDir>/hub.sqlite) or postgres://… */
   database?: string | undefined;
+  /** Where the bytes go: a folder (default dataDir), file://… or s3://bucket[/prefix]?… */
+  storage?: string | undefined;
   limits?: Partial<HubLimits>;
   host?: string;
   port?: number;
@@ -192,6 +196,20 @@ async function openMetadata(database: string): Promise<Metadata> {
   return new SqliteMetadata(database);
 }
 
+/** The storage an address names; a bucket that cannot be reached stops the start. */
+async function openHubStorage(address: string): Promise<Storage> {
+  try {
+    return await openStorage(address);
+  } catch (error) {
+    if (error instanceof StorageAddressError)
+      throw new HubRefused(
+        error.message,
+        'check the address, that the bucket exists, and the credentials the AWS SDK finds (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile or an instance role)',
+      );
+    throw error;
+  }
+}
+
 async function listen(
   hub: Hub,
   log: (line: string) => void,
@@ -209,12 +227,16 @@ async function listen(
 /** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
 export async function startHub(options: StartOptions): Promise<RunningHub> {
   const dataDir = options.dataDir;
-  const objectsDir = join(dataDir, 'objects');
-  const packagesDir = join(dataDir, 'packages');
-  for (const dir of [objectsDir, packagesDir]) makeDirectorySync(dir);
+  makeDirectorySync(dataDir);
+  const storage = await openHubStorage(options.storage ?? dataDir);
   // What a stopped hub left half-done goes; another running process's work stays.
-  const dirs = { objectsDir, packagesDir, tmpDir: scratchFolder(join(dataDir, 'tmp')) };
-  const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite'));
+  const dirs = { storage, tmpDir: scratchFolder(join(dataDir, 'tmp')) };
+  const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite')).catch(
+    (error: unknown) => {
+      storage.close();
+      throw error;
+    },
+  );
   const keys = loadKeys(dataDir);
   const settings: HubOptions = {
     dataDir,
@@ -271,6 +293,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
         });
       await running.stop();
       await store.close();
+      storage.close();
       rmSync(dirs.tmpDir, { recursive: true, force: true });
     },
   };

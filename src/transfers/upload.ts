@@ -4,12 +4,24 @@ import { ApiError } from '../errors.js';
 import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
 
 export interface UploadForm {
+  method: 'POST';
   url: string;
   fields: Record<string, string>;
   path: string;
   length: number;
   contentType: string;
 }
+
+/** A presigned PUT: the file is the body, with the headers the signature binds. */
+export interface UploadPut {
+  method: 'PUT';
+  url: string;
+  headers: Record<string, string>;
+  path: string;
+  length: number;
+}
+
+export type Upload = UploadForm | UploadPut;
 
 /**
  * multipart/form-data with every field, then the file last, streamed with a known length.
@@ -50,6 +62,30 @@ function multipart(
   };
 }
 
+function fileBody(
+  upload: UploadPut,
+  onBytes: (sent: number) => void,
+): { body: AsyncIterable<Uint8Array>; headers: Record<string, string> } {
+  async function* body(): AsyncIterable<Uint8Array> {
+    let sent = 0;
+    for await (const chunk of fileChunks(upload.path, { chunkSize: 1 << 18, buffers: 4 })) {
+      sent += chunk.length;
+      onBytes(sent);
+      yield chunk;
+    }
+  }
+  return { body: body(), headers: { ...upload.headers, 'Content-Length': String(upload.length) } };
+}
+
+function requestOf(
+  upload: Upload,
+  onBytes: (sent: number) => void,
+): { body: AsyncIterable<Uint8Array>; headers: Record<string, string> } {
+  if (upload.method === 'PUT') return fileBody(upload, onBytes);
+  const { body, type, length } = multipart(upload, onBytes);
+  return { body, headers: { 'Content-Type': type, 'Content-Length': String(length) } };
+}
+
 function retryAfterMs(error: unknown): number | undefined {
   return error instanceof RetryAfter ? error.ms : undefined;
 }
@@ -64,25 +100,28 @@ class RetryAfter extends ApiError {
   }
 }
 
-/** Uploads one file through its signed form, again after network errors and 5xx. */
+/**
+ * Uploads one file through its signed form or presigned PUT, again after network errors
+ * and 5xx. No token goes with it: the URL's signature is the permission.
+ */
 export async function uploadFile(
   fetch: HttpFetch,
-  form: UploadForm,
+  upload: Upload,
   label: string,
   onBytes: (sent: number) => void,
   signal?: AbortSignal,
 ): Promise<void> {
   await withRetries(
     async () => {
-      const { body, type, length } = multipart(form, onBytes);
-      const response = await send(fetch, `upload ${label}`, form.url, {
-        method: 'POST',
-        headers: { 'Content-Type': type, 'Content-Length': String(length) },
+      const { body, headers } = requestOf(upload, onBytes);
+      const response = await send(fetch, `upload ${label}`, upload.url, {
+        method: upload.method,
+        headers,
         body,
         duplex: 'half',
         ...(signal ? { signal } : {}),
       });
-      if (response.status >= 200 && response.status <= 204) {
+      if (response.status >= 200 && response.status <= 299) {
         await response.text();
         return;
       }

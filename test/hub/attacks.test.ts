@@ -7,14 +7,17 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loggableTarget } from '../../src/hub/server.js';
+import { loggableTarget, type RunningHub } from '../../src/hub/server.js';
+import { FolderStorage } from '../../src/hub/storage/folder.js';
 import {
   authorizeUploads,
   browserLogin,
   EXAMPLES,
   md5Base64,
   publish,
+  readStored,
   serviceToken,
+  storedObjects,
   uploadForm,
   waitForState,
   withHub,
@@ -114,13 +117,15 @@ function submitFile(
 }
 
 /** Every stored object still holds the bytes its key names. */
-function objectsIntact(objectsDir: string): boolean {
-  return readdirSync(objectsDir).every((key) => {
+async function objectsIntact(hub: RunningHub['hub']): Promise<boolean> {
+  const keys = await storedObjects(hub);
+  for (const key of keys) {
     const digest = createHash('md5')
-      .update(readFileSync(join(objectsDir, key)))
+      .update(await readStored(hub, `objects/${key}`))
       .digest('hex');
-    return key.startsWith(digest);
-  });
+    if (!key.startsWith(digest)) return false;
+  }
+  return keys.length > 0;
 }
 
 describe('writes through shared objects', () => {
@@ -139,7 +144,7 @@ describe('writes through shared objects', () => {
           { name: 'clobber', resources: [{ name: 'x', path }] },
           { [path]: objectUrl },
         );
-        expect(objectsIntact(hub.objectsDir)).toBe(true);
+        expect(await objectsIntact(hub)).toBe(true);
         const served = Buffer.from(
           await (await fetch(`${url}/ada/world-cities/r/cities.csv`)).arrayBuffer(),
         );
@@ -148,13 +153,16 @@ describe('writes through shared objects', () => {
     },
   );
 
-  it('keeps stored objects read-only, with one link each, however often they are published', async () => {
+  it('keeps stored objects intact, read-only and with one link each in a folder, however often they are published', async () => {
     await withHub({}, async ({ url, hub }) => {
       const ada = await browserLogin(url, 'ada');
       for (const dataset of ['one', 'two', 'three'])
         await waitForState(url, (await publish(url, ada, CITIES, { dataset })).flowId);
-      for (const key of readdirSync(hub.objectsDir)) {
-        const info = statSync(join(hub.objectsDir, key));
+      expect(await objectsIntact(hub)).toBe(true);
+      const { storage } = hub;
+      if (!(storage instanceof FolderStorage)) return;
+      for (const key of await storedObjects(hub)) {
+        const info = statSync(storage.pathOf(`objects/${key}`));
         expect(info.nlink).toBe(1);
         expect(info.mode & 0o222).toBe(0);
       }

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEST_BUCKET } from '../helpers/swift.js';
 import { startHub, type RunningHub, type StartOptions } from '../../src/hub/server.js';
 
 export const EXAMPLES = join(import.meta.dirname, '../../examples');
@@ -42,6 +43,27 @@ export async function testDatabase(): Promise<{ url: string; drop(): Promise<voi
   };
 }
 
+/**
+ * Storage for one hub on the Swift run of the hub tests (a prefix of its own in the test
+ * bucket), and undefined on the default run (the data folder).
+ */
+export function testStorage(): string | undefined {
+  if (process.env.DATA_TEST_STORAGE !== 's3') return undefined;
+  const endpoint = encodeURIComponent(inject('swiftEndpoint'));
+  return `s3://${TEST_BUCKET}/hub-${randomBytes(8).toString('hex')}?endpoint=${endpoint}&path_style=true`;
+}
+
+/** The storage of each data folder a test starts hubs on more than once. */
+const storages = new Map<string, string>();
+
+function storageFor(options: Partial<StartOptions>): { storage?: string } {
+  if (options.storage !== undefined) return {};
+  const known = options.dataDir === undefined ? undefined : storages.get(options.dataDir);
+  const storage = known ?? testStorage();
+  if (storage && options.dataDir !== undefined) storages.set(options.dataDir, storage);
+  return storage ? { storage } : {};
+}
+
 /** The database of each data folder a test starts hubs on more than once. */
 const databases = new Map<string, { url: string; drop(): Promise<void> }>();
 
@@ -62,6 +84,7 @@ export async function withHub<T>(
     ...options,
     dataDir,
     ...(database ? { database: database.url } : {}),
+    ...storageFor(options),
   });
   try {
     return await run(hub);
@@ -75,3 +98,17 @@ export async function withHub<T>(
 export * from './protocol.js';
 
 export const CITIES_DIR = join(EXAMPLES, 'cities');
+
+/** The object keys a hub's storage holds, whichever engine it is. */
+export async function storedObjects(hub: RunningHub['hub']): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const { key } of hub.storage.list('objects/')) keys.push(key.slice('objects/'.length));
+  return keys.sort();
+}
+
+export async function readStored(hub: RunningHub['hub'], key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of (await hub.storage.read(key)) as AsyncIterable<Buffer>)
+    chunks.push(chunk);
+  return Buffer.concat(chunks);
+}

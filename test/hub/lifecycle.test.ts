@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -122,15 +122,13 @@ describe('read endpoints', () => {
       await waitForState(url, (await publish(url, jwt, CITIES)).flowId);
       const bytes = readFileSync(join(CITIES, 'data/cities.csv'));
       const key = `${createHash('md5').update(bytes).digest('hex')}.csv`;
-      // Stored objects are read-only; the test stands in for something outside the hub.
-      const path = join(hub.objectsDir, key);
-      chmodSync(path, 0o644);
+      // The test stands in for something outside the hub that replaces the stored bytes.
       const get = async () => (await fetch(`${url}/ada/world-cities/r/1.csv`)).text();
-      const before = readFileSync(path, 'utf8');
+      const before = bytes.toString('utf8');
       expect([await get(), await get()]).toEqual([before, before]);
       const after = before.toUpperCase();
       expect(after.length).toBe(before.length);
-      writeFileSync(path, after);
+      await hub.storage.putText(`objects/${key}`, after, 'text/csv');
       expect(await get()).toBe(after);
     });
   });

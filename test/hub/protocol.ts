@@ -114,7 +114,14 @@ export function readPackage(dir: string): LocalPackage {
 export interface AuthorizeReply {
   filedata: Record<
     string,
-    { upload_url: string; upload_query: Record<string, string>; exists: boolean }
+    {
+      upload_url: string;
+      upload_query: Record<string, string>;
+      upload_method?: string;
+      upload_headers?: Record<string, string>;
+      object_url?: string;
+      exists: boolean;
+    }
   >;
 }
 
@@ -123,6 +130,7 @@ export async function authorizeUploads(
   rawstore: { token: string; userid: string },
   files: Map<string, Buffer>,
   findability = 'published',
+  methods?: string[],
 ): Promise<Response> {
   const filedata = Object.fromEntries(
     [...files].map(([path, bytes]) => [
@@ -133,7 +141,11 @@ export async function authorizeUploads(
   return fetch(`${base}/rawstore/authorize`, {
     method: 'POST',
     headers: { 'Auth-Token': rawstore.token, 'content-type': 'application/json' },
-    body: JSON.stringify({ metadata: { owner: rawstore.userid, findability }, filedata }),
+    body: JSON.stringify({
+      metadata: { owner: rawstore.userid, findability },
+      filedata,
+      ...(methods ? { upload_methods: methods } : {}),
+    }),
   });
 }
 

@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import {
+  chmod,
+  copyFile,
+  link,
+  opendir,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { makeDirectory, makeDirectorySync } from '../../files/directories.js';
+import type { ByteRange, Storage, StoredInfo } from './types.js';
+
+/** The embedded default: every key a file under one folder, written by rename or link. */
+export class FolderStorage implements Storage {
+  constructor(readonly root: string) {
+    for (const folder of ['objects', 'packages']) makeDirectorySync(join(root, folder));
+  }
+
+  get location(): string {
+    return this.root;
+  }
+
+  /** The file of a key; keys are the hub's own, made of checked parts. */
+  pathOf(key: string): string {
+    return join(this.root, ...key.split('/').filter(Boolean));
+  }
+
+  async stat(key: string): Promise<StoredInfo | undefined> {
+    const info = await stat(this.pathOf(key)).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    return {
+      size: info.size,
+      modified: info.mtime,
+      version: `${String(info.ino)}:${String(info.size)}:${String(info.mtimeMs)}:${String(info.ctimeMs)}`,
+    };
+  }
+
+  read(key: string, range?: ByteRange): Promise<Readable> {
+    const stream = createReadStream(this.pathOf(key), { highWaterMark: 1 << 20, ...range });
+    return new Promise((resolve, reject) => {
+      stream.once('open', () => resolve(stream));
+      stream.once('error', reject);
+    });
+  }
+
+  /** Links the verified file in place, or copies it first when it is on another disk. */
+  async putFile(key: string, file: string): Promise<void> {
+    const target = this.pathOf(key);
+    await makeDirectory(dirname(target));
+    try {
+      await link(file, target);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return;
+      if (code !== 'EXDEV') throw error;
+      const near = `${target}.${randomBytes(6).toString('hex')}.part`;
+      try {
+        await copyFile(file, near);
+        await link(near, target).catch((linkError: unknown) => {
+          if ((linkError as NodeJS.ErrnoException).code !== 'EEXIST') throw linkError;
+        });
+      } finally {
+        await rm(near, { force: true });
+      }
+    }
+    await chmod(target, 0o444);
+  }
+
+  async putText(key: string, text: string): Promise<void> {
+    const target = this.pathOf(key);
+    await makeDirectory(dirname(target));
+    const fresh = `${target}.${randomBytes(6).toString('hex')}.part`;
+    try {
+      await writeFile(fresh, text, { flag: 'wx', mode: 0o444 });
+      await rename(fresh, target);
+    } finally {
+      await rm(fresh, { force: true });
+    }
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    await this.putFile(to, this.pathOf(from));
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    await rm(this.pathOf(prefix), { recursive: true, force: true });
+  }
+
+  async *list(prefix: string): AsyncIterable<{ key: string; size: number }> {
+    const start = this.pathOf(prefix);
+    const folders = [start];
+    for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+      const entries = await opendir(folder).catch(() => undefined);
+      if (!entries) continue;
+      for await (const entry of entries) {
+        const path = join(folder, entry.name);
+        if (entry.isDirectory()) folders.push(path);
+        else if (entry.isFile() && !entry.name.endsWith('.part')) {
+          const info = await stat(path).catch(() => undefined);
+          if (info) yield { key: relative(this.root, path).split(sep).join('/'), size: info.size };
+        }
+      }
+    }
+  }
+
+  /** A link: validation only reads, and nothing is ever written through it. */
+  async materialize(key: string, target: string): Promise<void> {
+    await symlink(this.pathOf(key), target);
+  }
+
+  close(): void {}
+}

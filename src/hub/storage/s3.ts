@@ -1,0 +1,301 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  DeleteObjectsCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import {
+  StorageAddressError,
+  type ByteRange,
+  type DirectAccess,
+  type ObjectMeta,
+  type Storage,
+  type StoredInfo,
+} from './types.js';
+
+/** What an `s3://bucket/prefix?endpoint=…&region=…&path_style=true` address says. */
+export interface S3Address {
+  bucket: string;
+  /** '' or a prefix ending in '/'. */
+  prefix: string;
+  endpoint?: string;
+  region?: string;
+  pathStyle: boolean;
+}
+
+export function parseS3Address(address: string): S3Address {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new StorageAddressError(`"${address}" is not an s3:// address`);
+  }
+  if (url.protocol !== 's3:' || url.hostname === '')
+    throw new StorageAddressError(`"${address}" is not an s3://<bucket>[/<prefix>] address`);
+  if (url.username || url.password)
+    throw new StorageAddressError(
+      'put no credentials in the storage address: the AWS SDK reads them (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, profiles, instance roles)',
+    );
+  const known = new Set(['endpoint', 'region', 'path_style']);
+  for (const name of url.searchParams.keys())
+    if (!known.has(name))
+      throw new StorageAddressError(
+        `unknown storage option "${name}" (known: endpoint, region, path_style)`,
+      );
+  const endpoint = url.searchParams.get('endpoint') ?? undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/]/.test(endpoint))
+    throw new StorageAddressError(`the storage endpoint "${endpoint}" is not an http(s) address`);
+  const pathStyle = url.searchParams.get('path_style');
+  if (pathStyle !== null && pathStyle !== 'true' && pathStyle !== 'false')
+    throw new StorageAddressError('path_style is true or false');
+  const prefix = decodeURIComponent(url.pathname).replace(/^\/+|\/+$/g, '');
+  const region = url.searchParams.get('region') ?? undefined;
+  return {
+    bucket: url.hostname,
+    prefix: prefix === '' ? '' : `${prefix}/`,
+    ...(endpoint === undefined ? {} : { endpoint }),
+    ...(region === undefined ? {} : { region }),
+    pathStyle: pathStyle === 'true',
+  };
+}
+
+function isNotFound(error: unknown): boolean {
+  return (
+    error instanceof S3ServiceException &&
+    (error.$metadata.httpStatusCode === 404 ||
+      error.name === 'NotFound' ||
+      error.name === 'NoSuchKey')
+  );
+}
+
+/**
+ * Objects in an S3-compatible bucket through the AWS SDK v3, credentials from its own chain.
+ * Checksums are sent only where the S3 API requires them: S3-compatible stores do not all
+ * take the SDK's newer default ones, and every upload is bound to its Content-MD5 anyway.
+ */
+export class S3Storage implements Storage {
+  readonly direct: DirectAccess;
+
+  private constructor(
+    private readonly client: S3Client,
+    private readonly address: S3Address,
+  ) {
+    this.direct = {
+      presignPut: (key, meta, seconds) => this.presignPut(key, meta, seconds),
+      presignGet: (key, response, seconds) => this.presignGet(key, response, seconds),
+    };
+  }
+
+  /** Connects and checks that the bucket is there and answers with these credentials. */
+  static async open(address: string): Promise<S3Storage> {
+    const parsed = parseS3Address(address);
+    const settings = {
+      ...(parsed.endpoint === undefined ? {} : { endpoint: parsed.endpoint }),
+      forcePathStyle: parsed.pathStyle,
+      requestChecksumCalculation: 'WHEN_REQUIRED' as const,
+      responseChecksumValidation: 'WHEN_REQUIRED' as const,
+    };
+    let client = new S3Client({ ...settings, ...(parsed.region ? { region: parsed.region } : {}) });
+    // Without a region anywhere (address, AWS_REGION, profile), S3-compatible stores take any.
+    if (!parsed.region && !(await client.config.region().catch(() => undefined))) {
+      client.destroy();
+      client = new S3Client({ ...settings, region: 'us-east-1' });
+    }
+    const storage = new S3Storage(client, parsed);
+    try {
+      await client.send(new HeadBucketCommand({ Bucket: parsed.bucket }));
+    } catch (error) {
+      client.destroy();
+      throw new StorageAddressError(
+        `the bucket ${storage.location} cannot be reached: ${describe(error)}`,
+      );
+    }
+    return storage;
+  }
+
+  get location(): string {
+    return `s3://${this.address.bucket}/${this.address.prefix}`;
+  }
+
+  private key(key: string): string {
+    return `${this.address.prefix}${key}`;
+  }
+
+  private get bucket(): string {
+    return this.address.bucket;
+  }
+
+  async stat(key: string): Promise<StoredInfo | undefined> {
+    try {
+      const head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }),
+      );
+      return {
+        size: head.ContentLength ?? 0,
+        modified: head.LastModified ?? new Date(0),
+        version: `${head.ETag ?? ''}:${String(head.ContentLength)}`,
+      };
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async read(key: string, range?: ByteRange): Promise<Readable> {
+    const reply = await this.client.send(
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        ...(range ? { Range: `bytes=${String(range.start)}-${String(range.end)}` } : {}),
+      }),
+    );
+    return reply.Body as Readable;
+  }
+
+  async putFile(key: string, file: string, meta: ObjectMeta): Promise<void> {
+    if (await this.stat(key)) return;
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        Body: createReadStream(file),
+        ContentLength: meta.length,
+        ContentMD5: meta.md5,
+        ContentType: meta.type,
+      }),
+    );
+  }
+
+  async putText(key: string, text: string, type: string): Promise<void> {
+    await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        Body: text,
+        ContentType: type,
+      }),
+    );
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    await this.client.send(
+      new CopyObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(to),
+        CopySource: `${this.bucket}/${encodeURI(this.key(from))}`,
+      }),
+    );
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
+  }
+
+  async deletePrefix(prefix: string): Promise<void> {
+    let batch: string[] = [];
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      await this.client.send(
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
+      );
+      batch = [];
+    };
+    for await (const { key } of this.list(prefix)) {
+      batch.push(this.key(key));
+      if (batch.length === 1000) await flush();
+    }
+    await flush();
+  }
+
+  async *list(prefix: string): AsyncIterable<{ key: string; size: number }> {
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: this.key(prefix),
+          ...(token ? { ContinuationToken: token } : {}),
+        }),
+      );
+      for (const entry of page.Contents ?? [])
+        if (entry.Key)
+          yield { key: entry.Key.slice(this.address.prefix.length), size: entry.Size ?? 0 };
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+  }
+
+  /** A copy for the validator, which reads local files. */
+  async materialize(key: string, target: string): Promise<void> {
+    await pipeline(await this.read(key), createWriteStream(target, { flags: 'wx' }));
+  }
+
+  private async presignPut(
+    key: string,
+    meta: ObjectMeta,
+    seconds: number,
+  ): Promise<{ url: string; headers: Record<string, string> }> {
+    const url = await getSignedUrl(
+      this.client,
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        ContentMD5: meta.md5,
+        ContentLength: meta.length,
+        ContentType: meta.type,
+      }),
+      {
+        expiresIn: seconds,
+        // Bound into the signature: the store takes these bytes, of this length, only.
+        signableHeaders: new Set(['content-md5', 'content-length', 'content-type']),
+      },
+    );
+    return {
+      url,
+      headers: {
+        'Content-MD5': meta.md5,
+        'Content-Length': String(meta.length),
+        'Content-Type': meta.type,
+      },
+    };
+  }
+
+  private presignGet(
+    key: string,
+    response: { name: string; type: string },
+    seconds: number,
+  ): Promise<string> {
+    return getSignedUrl(
+      this.client,
+      new GetObjectCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        ResponseContentType: response.type,
+        ResponseContentDisposition: `inline; filename="${response.name.replace(/["\\\r\n]/g, '_')}"`,
+      }),
+      { expiresIn: seconds },
+    );
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof S3ServiceException)
+    return `${error.name} (HTTP ${String(error.$metadata.httpStatusCode ?? '?')})`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,204 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Hub } from '../../src/hub/context.js';
+import {
+  authorizeUploads,
+  browserLogin,
+  EXAMPLES,
+  md5Base64,
+  serviceToken,
+  storedObjects,
+  uploadForm,
+  waitForState,
+  withHub,
+  type AuthorizeReply,
+} from './helpers.js';
+
+const BIN = join(import.meta.dirname, '../../bin/data');
+
+function data(args: string[], env: Record<string, string>, cwd: string) {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: {
+      ...(process.env as Record<string, string>),
+      DATA_CONFIG_DIR: join(cwd, '.config'),
+      DATA_KEYCHAIN: '0',
+      NO_COLOR: '1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, out, err })),
+  );
+}
+
+/** A package with a table past the size the hub serves itself from a store that can. */
+function largePackage(dir: string): Buffer {
+  cpSync(join(EXAMPLES, 'cities'), dir, { recursive: true });
+  const rows = ['id,name,value'];
+  for (let id = 1; rows.length <= 60_000; id++)
+    rows.push(`${String(id)},row ${String(id)},${String(id * 7)}`);
+  const bytes = Buffer.from(`${rows.join('\n')}\n`);
+  writeFileSync(join(dir, 'data/large.csv'), bytes);
+  const descriptor = JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8')) as {
+    resources: unknown[];
+  };
+  descriptor.resources.push({ name: 'large', path: 'data/large.csv', format: 'csv' });
+  writeFileSync(join(dir, 'datapackage.json'), JSON.stringify(descriptor));
+  return bytes;
+}
+
+async function staged(hub: Hub): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const { key } of hub.storage.list('uploads/')) keys.push(key);
+  return keys;
+}
+
+describe('uploads straight to the store', () => {
+  it('data publish sends the bytes where the store takes them, and data get reads them back byte-identical', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'data-direct-'));
+    try {
+      await withHub({}, async ({ url, hub }) => {
+        const large = largePackage(join(work, 'pkg'));
+        expect(large.length).toBeGreaterThan(1024 * 1024);
+        const env = { DATA_API: url, DATA_TOKEN: await browserLogin(url, 'ada') };
+        const published = await data(['publish', 'pkg'], env, work);
+        expect(published.err).not.toMatch(/^error/m);
+        expect(published.code).toBe(0);
+        expect(await staged(hub)).toEqual([]);
+        expect(await storedObjects(hub)).toContain(
+          `${Buffer.from(md5Base64(large), 'base64').toString('hex')}.csv`,
+        );
+        const read = await fetch(`${url}/ada/world-cities/r/large.csv`, { redirect: 'manual' });
+        if (hub.storage.direct) {
+          // A large file is read from the store itself, at a short-lived signed address.
+          expect(read.status).toBe(302);
+          const location = read.headers.get('location') ?? '';
+          expect(new URL(location).origin).not.toBe(new URL(url).origin);
+          expect(location).toContain('X-Amz-Signature=');
+        } else expect(read.status).toBe(200);
+        await read.body?.cancel();
+        const got = await data(['get', 'ada/world-cities', '--out', 'copy'], env, work);
+        expect(got.code).toBe(0);
+        expect(readFileSync(join(work, 'copy/data/large.csv')).equals(large)).toBe(true);
+        expect(
+          readFileSync(join(work, 'copy/data/cities.csv')).equals(
+            readFileSync(join(EXAMPLES, 'cities/data/cities.csv')),
+          ),
+        ).toBe(true);
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
+  it('offers a presigned PUT only where the store takes one, bound to the length and MD5 asked for', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+      const bytes = Buffer.from('id,name\n1,one\n');
+      const reply = (await (
+        await authorizeUploads(url, ada, new Map([['one.csv', bytes]]), 'published', [
+          'PUT',
+          'POST',
+        ])
+      ).json()) as AuthorizeReply;
+      const entry = reply.filedata['one.csv'];
+      const key = `${Buffer.from(md5Base64(bytes), 'base64').toString('hex')}.csv`;
+      expect(entry?.object_url).toBe(`${url}/rawstore/objects/${key}`);
+      if (!hub.storage.direct) {
+        expect(entry?.upload_method).toBeUndefined();
+        expect(entry?.upload_query.Policy).toBeTruthy();
+        return;
+      }
+      expect(entry?.upload_method).toBe('PUT');
+      const put = (body: Buffer, headers = entry?.upload_headers ?? {}) =>
+        fetch(entry?.upload_url ?? '', {
+          method: 'PUT',
+          headers: Object.fromEntries(
+            Object.entries(headers).filter(([name]) => name !== 'Content-Length'),
+          ),
+          body,
+        });
+      const other = Buffer.from('id,name\n1,two\n');
+      expect((await put(other)).status).toBeGreaterThanOrEqual(400);
+      expect(
+        (await put(other, { ...entry?.upload_headers, 'Content-MD5': md5Base64(other) })).status,
+      ).toBeGreaterThanOrEqual(400);
+      expect((await put(Buffer.concat([bytes, bytes]))).status).toBeGreaterThanOrEqual(400);
+      expect(await staged(hub)).toEqual([]);
+      expect((await put(bytes)).status).toBe(200);
+      // Asked again, the hub takes the upload in and says it exists.
+      const again = (await (
+        await authorizeUploads(url, ada, new Map([['one.csv', bytes]]), 'published', ['PUT'])
+      ).json()) as AuthorizeReply;
+      expect(again.filedata['one.csv']?.exists).toBe(true);
+      expect(await staged(hub)).toEqual([]);
+      expect(await storedObjects(hub)).toEqual([key]);
+    });
+  });
+
+  it('never lets the MD5 of bytes someone else put in the store stand for an upload', async () => {
+    await withHub({}, async ({ url }) => {
+      const adaJwt = await browserLogin(url, 'ada');
+      const ada = await serviceToken(url, adaJwt, 'rawstore');
+      const secret = Buffer.from('id,secret\n1,launch codes\n');
+      const files = new Map([['secret.csv', secret]]);
+      const entry = (
+        (await (
+          await authorizeUploads(url, ada, files, 'private', ['PUT', 'POST'])
+        ).json()) as AuthorizeReply
+      ).filedata['secret.csv'];
+      if (!entry) throw new Error('no entry');
+      const sent = entry.upload_method
+        ? await fetch(entry.upload_url, {
+            method: 'PUT',
+            headers: { 'Content-MD5': md5Base64(secret), 'Content-Type': 'text/csv' },
+            body: secret,
+          })
+        : await fetch(entry.upload_url, {
+            method: 'POST',
+            body: uploadForm(entry.upload_query, secret),
+          });
+      expect(sent.ok).toBe(true);
+      const malloryJwt = await browserLogin(url, 'mallory');
+      const mallory = await serviceToken(url, malloryJwt, 'rawstore');
+      const guess = (
+        (await (
+          await authorizeUploads(url, mallory, files, 'private', ['PUT', 'POST'])
+        ).json()) as AuthorizeReply
+      ).filedata['secret.csv'];
+      expect(guess?.exists).toBe(false);
+      const source = await serviceToken(url, malloryJwt, 'source');
+      const submitted = (await (
+        await fetch(`${url}/source/upload`, {
+          method: 'POST',
+          headers: { 'Auth-Token': source.token, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            meta: { ownerid: mallory.userid, owner: 'mallory', dataset: 'stolen' },
+            inputs: [
+              {
+                kind: 'datapackage',
+                url: `${url}/rawstore/objects/x`,
+                parameters: {
+                  descriptor: { name: 'stolen', resources: [{ name: 's', path: 'secret.csv' }] },
+                  'resource-mapping': { 'secret.csv': guess?.object_url },
+                },
+              },
+            ],
+          }),
+        })
+      ).json()) as { flow_id: string };
+      const status = await waitForState(url, submitted.flow_id, malloryJwt);
+      expect(status.state).toBe('FAILED');
+      expect(status.error_log.join(' ')).toContain('no stored object of yours');
+    });
+  });
+});
