@@ -237,7 +237,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
       throw error;
     },
   );
-  const keys = loadKeys(dataDir);
+  const keys = await loadKeys(dataDir, store);
   const settings: HubOptions = {
     dataDir,
     tokenDays: options.tokenDays ?? 14,

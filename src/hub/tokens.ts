@@ -9,10 +9,11 @@ import {
   verify,
   type KeyObject,
 } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Metadata } from './metadata/types.js';
 
-/** The hub's secrets, created on first start and kept in the data folder. */
+/** The hub's secrets, created on first start and kept in its database. */
 export interface Keys {
   privateKey: KeyObject;
   publicPem: string;
@@ -26,29 +27,25 @@ interface StoredKeys {
 }
 
 /**
- * The hub's signing keys, made on first start. Hub processes starting at once on one data
- * folder agree on one set: each writes its candidate aside and links it into place, which
- * only the first does; a reader never sees a half-written file.
+ * The hub's signing keys, in the database, so that every hub process signs and verifies
+ * with the same ones. Made by the first process to start; a hub that kept them in
+ * `keys.json` in its data folder (before they moved) offers those, so tokens stay valid.
  */
-export function loadKeys(dataDir: string): Keys {
-  const file = join(dataDir, 'keys.json');
-  if (!existsSync(file)) {
+export async function loadKeys(
+  dataDir: string,
+  store: Pick<Metadata, 'sharedValue'>,
+): Promise<Keys> {
+  const text = await store.sharedValue('signing-keys', () => {
+    const file = join(dataDir, 'keys.json');
+    if (existsSync(file)) return readFileSync(file, 'utf8');
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const stored: StoredKeys = {
+    const fresh: StoredKeys = {
       privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
       secret: randomBytes(32).toString('hex'),
     };
-    const candidate = `${file}.${randomBytes(6).toString('hex')}`;
-    writeFileSync(candidate, JSON.stringify(stored), { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(candidate, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      unlinkSync(candidate);
-    }
-  }
-  const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredKeys;
+    return JSON.stringify(fresh);
+  });
+  const stored = JSON.parse(text) as StoredKeys;
   const privateKey = createPrivateKey(stored.privateKey);
   return {
     privateKey,

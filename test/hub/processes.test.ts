@@ -2,13 +2,14 @@ import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:chil
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { browserLogin, publish, testDatabase } from './helpers.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { datahubPush, installDatahubCli } from '../helpers/datahub-cli.js';
+import { browserLogin, EXAMPLES, publish, testDatabase, testStorage } from './helpers.js';
 
 /**
- * Real `data serve` processes sharing one PostgreSQL database and one data folder: what one
- * queues, another may process; what one was processing when it died, another finishes.
- * Runs in the PostgreSQL project only (vitest.config.ts).
+ * Real `data serve` processes sharing one PostgreSQL database and one Swift bucket (S3):
+ * what one queues, another may process; what one was processing when it died, another
+ * finishes. Runs in the PostgreSQL and Swift project only (vitest.config.ts).
  */
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
@@ -19,8 +20,16 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** Where every process of one test keeps its files: a bucket of the Swift run. */
+function sharedStorage(): string {
+  const storage = testStorage();
+  if (!storage) throw new Error('this test runs on the PostgreSQL and Swift project');
+  return storage;
+}
+
 function serve(
   database: string,
+  storage: string,
   options: { dataDir?: string; role?: string } = {},
 ): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
   const config = join(work, 'hub.json');
@@ -35,6 +44,8 @@ function serve(
     options.dataDir ?? join(work, 'hub'),
     '--database',
     database,
+    '--storage',
+    storage,
     '--config',
     config,
     '--role',
@@ -97,19 +108,22 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
   throw new Error(`not reached in ${String(ms)} ms`);
 }
 
-describe('hub processes sharing PostgreSQL and a data folder', () => {
+describe('hub processes sharing PostgreSQL and a bucket', () => {
   it('finish a revision whose process was killed, and serve what another published', async () => {
     const database = await testDatabase();
     if (!database) throw new Error('this test runs on the PostgreSQL project');
+    const storage = sharedStorage();
     try {
-      const first = await serve(database.url);
+      // Each process has a data folder of its own: everything shared is in the database
+      // and the bucket (the folder keeps only the signing key and scratch work).
+      const first = await serve(database.url, storage, { dataDir: join(work, 'one') });
       const jwt = await browserLogin(first.url);
       const dir = bigPackage('big-table', 600_000);
       const { flowId } = await publish(first.url, jwt, dir);
       await until(async () => (await stateOf(first.url, flowId)) === 'INPROGRESS', 20_000);
       first.child.kill('SIGKILL');
 
-      const second = await serve(database.url);
+      const second = await serve(database.url, storage, { dataDir: join(work, 'two') });
       await until(async () => (await stateOf(second.url, flowId)) !== 'INPROGRESS', 30_000);
       expect(await stateOf(second.url, flowId)).toBe('SUCCEEDED');
 
@@ -134,7 +148,7 @@ describe('hub processes sharing PostgreSQL and a data folder', () => {
       ).toBe(true);
 
       // Two processes again, each publishing at once: both revisions succeed, once each.
-      const third = await serve(database.url);
+      const third = await serve(database.url, storage, { dataDir: join(work, 'three') });
       const [a, b] = await Promise.all([
         publish(third.url, jwt, bigPackage('table-a', 20_000)),
         publish(second.url, jwt, bigPackage('table-b', 20_000)),
@@ -163,9 +177,10 @@ describe('hub processes sharing PostgreSQL and a data folder', () => {
     const database = await testDatabase();
     if (!database) throw new Error('this test runs on the PostgreSQL project');
     const dataDir = join(work, 'split');
+    const storage = sharedStorage();
     try {
-      const api = await serve(database.url, { dataDir, role: 'api' });
-      const worker = await serve(database.url, { dataDir, role: 'worker' });
+      const api = await serve(database.url, storage, { dataDir, role: 'api' });
+      const worker = await serve(database.url, storage, { dataDir, role: 'worker' });
       expect(worker.url).toBe('');
       const jwt = await browserLogin(api.url);
       const dir = bigPackage('titled', 200_000);
@@ -196,4 +211,47 @@ describe('hub processes sharing PostgreSQL and a data folder', () => {
       await database.drop();
     }
   }, 60_000);
+
+  describe('the old client', () => {
+    beforeAll(installDatahubCli, 330_000);
+
+    it('datahub-cli 0.6.3 publishes through the form endpoint of one process; a worker processes it; another serves it', async () => {
+      const database = await testDatabase();
+      if (!database) throw new Error('this test runs on the PostgreSQL project');
+      const storage = sharedStorage();
+      try {
+        const front = await serve(database.url, storage, { dataDir: join(work, 'front') });
+        const back = await serve(database.url, storage, {
+          dataDir: join(work, 'back'),
+          role: 'api',
+        });
+        await serve(database.url, storage, { dataDir: join(work, 'worker'), role: 'worker' });
+        const jwt = await browserLogin(front.url);
+        const cities = join(EXAMPLES, 'cities');
+        const { code, out, userid } = await datahubPush(cities, {
+          url: front.url,
+          jwt,
+          username: 'ada',
+        });
+        expect(out).toContain('your data is published');
+        expect(code).toBe(0);
+        await until(
+          async () => (await stateOf(back.url, `${userid}/world-cities/1`)) === 'SUCCEEDED',
+          30_000,
+        );
+        for (const path of ['data/countries.csv', 'data/cities.csv']) {
+          const served = await fetch(
+            `${back.url}/ada/world-cities/r/${path.split('/').pop() ?? ''}`,
+          );
+          expect(
+            Buffer.from(await served.arrayBuffer()).equals(readFileSync(join(cities, path))),
+          ).toBe(true);
+        }
+      } finally {
+        for (const child of children) child.kill('SIGKILL');
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        await database.drop();
+      }
+    }, 120_000);
+  });
 });

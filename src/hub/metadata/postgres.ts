@@ -61,6 +61,8 @@ const MIGRATIONS = [
   `alter table datasets add column search tsvector generated always as (
     to_tsvector('simple', name || ' ' || coalesce(title, '') || ' ' || coalesce(description, ''))) stored;
   create index datasets_search on datasets using gin (search);`,
+  // Values every hub process shares, set once: the signing keys.
+  `create table shared_values (name text primary key, value text not null);`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -433,6 +435,19 @@ export class PostgresMetadata implements Metadata {
     await this.pool.query('delete from revoked_tokens where expires < $1', [
       Math.floor(Date.now() / 1000),
     ]);
+  }
+
+  async sharedValue(name: string, offer: () => string): Promise<string> {
+    const read = async () =>
+      (await this.one<{ value: string }>('select value from shared_values where name = $1', [name]))
+        ?.value;
+    const found = await read();
+    if (found !== undefined) return found;
+    await this.pool.query(
+      'insert into shared_values (name, value) values ($1, $2) on conflict (name) do nothing',
+      [name, offer()],
+    );
+    return (await read()) ?? '';
   }
 
   async isRevoked(jti: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/require-await --
    The interface is asynchronous for the engines that are; node:sqlite answers at once. */
+import { chmodSync, closeSync, openSync } from 'node:fs';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
   freshness,
@@ -67,6 +68,8 @@ const MIGRATIONS = [
   // The pipeline queue: a worker holds a revision in progress under a lease.
   `alter table revisions add column lease_owner text;
   alter table revisions add column lease_until integer;`,
+  // Values every hub process shares, set once: the signing keys.
+  `create table shared_values (name text primary key, value text not null);`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -82,6 +85,9 @@ export class SqliteMetadata implements Metadata {
   }
 
   constructor(file: string) {
+    // It holds sessions and the signing keys: for the hub's user only.
+    closeSync(openSync(file, 'a', 0o600));
+    chmodSync(file, 0o600);
     this.db = new DatabaseSync(file);
     // The wait first: switching to WAL takes a lock that another starting process may hold.
     this.db.exec(
@@ -420,6 +426,21 @@ export class SqliteMetadata implements Metadata {
       expires,
     );
     this.prepare('delete from revoked_tokens where expires < ?').run(Math.floor(Date.now() / 1000));
+  }
+
+  async sharedValue(name: string, offer: () => string): Promise<string> {
+    const read = () =>
+      (
+        this.prepare('select value from shared_values where name = ?').get(name) as
+          { value: string } | undefined
+      )?.value;
+    const found = read();
+    if (found !== undefined) return found;
+    this.prepare('insert or ignore into shared_values (name, value) values (?, ?)').run(
+      name,
+      offer(),
+    );
+    return read() ?? '';
   }
 
   async isRevoked(jti: string): Promise<boolean> {

@@ -145,6 +145,11 @@ export interface Metadata {
   ): Promise<void>;
   revoke(jti: string, expires: number): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
+  /**
+   * A value every hub process shares, set once: the first process to offer one sets it,
+   * and every process, then and later, reads that one.
+   */
+  sharedValue(name: string, offer: () => string): Promise<string>;
   saveLoginCode(code: LoginCode): Promise<void>;
   takeLoginCode(code: string): Promise<LoginCode | undefined>;
   saveLoginState(state: LoginState): Promise<void>;
