@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { isPostgresUrl } from '../hub/metadata/rules.js';
 import type { ContextFor, SetExitCode } from './index.js';
+import { registerServeMigrate } from './serve-migrate.js';
 
 export interface ServeOptions {
   port: number;
@@ -26,7 +27,7 @@ export function registerServe(
   contextFor: ContextFor,
   setExitCode: SetExitCode,
 ): void {
-  program
+  const serve = program
     .command('serve')
     .summary(
       'run a data hub on this machine: auth, uploads, publication pipeline, read endpoints and web pages',
@@ -66,6 +67,7 @@ export function registerServe(
     .action(async (options: ServeOptions, command: Command) => {
       setExitCode(await runServe(options, contextFor(command)));
     });
+  registerServeMigrate(serve, contextFor, setExitCode);
 }
 
 /** --database, then DATA_HUB_DATABASE, then the configuration file; a file path is from here. */

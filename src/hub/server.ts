@@ -14,9 +14,8 @@ import * as rawstore from './rawstore.js';
 import { OBJECT_KEY } from './rawstore.js';
 import * as read from './read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
-import { SqliteMetadata } from './metadata/sqlite.js';
-import type { Metadata } from './metadata/types.js';
-import { isPostgresUrl } from './metadata/rules.js';
+import { openMetadata } from './metadata/open.js';
+import { DatabaseUnavailable } from './metadata/types.js';
 import { scratchFolder } from './scratch.js';
 import { openStorage } from './storage/open.js';
 import { StorageAddressError, type Storage } from './storage/types.js';
@@ -187,24 +186,20 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** The metadata engine a database address names: PostgreSQL for postgres:// URLs, else SQLite. */
-async function openMetadata(database: string): Promise<Metadata> {
-  if (isPostgresUrl(database)) {
-    const { PostgresMetadata } = await import('./metadata/postgres.js');
-    return PostgresMetadata.open(database);
-  }
-  return new SqliteMetadata(database);
-}
+const DATABASE_HINT =
+  'check --database: a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here';
 
 /** The storage an address names; a bucket that cannot be reached stops the start. */
-async function openHubStorage(address: string): Promise<Storage> {
+async function openHubStorage(address: string, dataDir: string): Promise<Storage> {
   try {
     return await openStorage(address);
   } catch (error) {
-    if (error instanceof StorageAddressError)
+    if (error instanceof StorageAddressError) throw new HubRefused(error.message, error.hint);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (address !== dataDir && typeof code === 'string' && code.startsWith('E'))
       throw new HubRefused(
-        error.message,
-        'check the address, that the bucket exists, and the credentials the AWS SDK finds (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile or an instance role)',
+        `the storage folder cannot be used: ${(error as Error).message}`,
+        'choose a --storage folder you can write to',
       );
     throw error;
   }
@@ -228,12 +223,13 @@ async function listen(
 export async function startHub(options: StartOptions): Promise<RunningHub> {
   const dataDir = options.dataDir;
   makeDirectorySync(dataDir);
-  const storage = await openHubStorage(options.storage ?? dataDir);
+  const storage = await openHubStorage(options.storage ?? dataDir, dataDir);
   // What a stopped hub left half-done goes; another running process's work stays.
   const dirs = { storage, tmpDir: scratchFolder(join(dataDir, 'tmp')) };
   const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite')).catch(
     (error: unknown) => {
       storage.close();
+      if (error instanceof DatabaseUnavailable) throw new HubRefused(error.message, DATABASE_HINT);
       throw error;
     },
   );

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import {
   freshness,
+  MOVED_TABLES,
+  portableRow,
   waitingRevision,
   isReservedName,
   newUser,
@@ -8,6 +10,8 @@ import {
   supersedes,
   unexpired,
   usernameCandidate,
+  type MovedTable,
+  type Row,
 } from './rules.js';
 import type {
   Dataset,
@@ -435,6 +439,42 @@ export class PostgresMetadata implements Metadata {
     await this.pool.query('delete from revoked_tokens where expires < $1', [
       Math.floor(Date.now() / 1000),
     ]);
+  }
+
+  async *exportRows(table: MovedTable): AsyncIterable<Row> {
+    const columns = MOVED_TABLES[table].join(', ');
+    const client = await this.pool.connect();
+    try {
+      // Pages by cursor: a table of any size, a bounded number of rows in memory.
+      await client.query('begin');
+      await client.query(`declare moving no scroll cursor for select ${columns} from ${table}`);
+      for (;;) {
+        const { rows } = await client.query<Row>('fetch 500 from moving');
+        if (rows.length === 0) break;
+        for (const row of rows) yield portableRow(table, row);
+      }
+      await client.query('commit');
+    } finally {
+      client.release();
+    }
+  }
+
+  async importRows(table: MovedTable, rows: Row[]): Promise<void> {
+    if (rows.length === 0) return;
+    const columns = MOVED_TABLES[table];
+    const values: unknown[] = [];
+    const tuples = rows.map((row) => {
+      const places = columns.map((column) => {
+        values.push(row[column] ?? null);
+        return `$${String(values.length)}`;
+      });
+      return `(${places.join(', ')})`;
+    });
+    this.writes++;
+    await this.pool.query(
+      `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')} on conflict do nothing`,
+      values,
+    );
   }
 
   async sharedValue(name: string, offer: () => string): Promise<string> {

@@ -64,3 +64,56 @@ export function waitingRevision(now: string): string {
 export function isPostgresUrl(database: string): boolean {
   return /^postgres(ql)?:\/\//i.test(database);
 }
+
+/**
+ * What `data serve migrate-storage` copies from one engine to another, table by table in
+ * this order, with the columns of each: everything but the short-lived sign-in states.
+ */
+export const MOVED_TABLES = {
+  users: ['userid', 'username', 'email', 'name', 'provider', 'subject', 'join_date'],
+  objects: ['key', 'ownerid', 'bytes', 'private', 'created'],
+  holdings: ['ownerid', 'key', 'bytes', 'private', 'created'],
+  uploads: ['ownerid', 'path', 'key'],
+  datasets: [
+    'ownerid',
+    'name',
+    'findability',
+    'title',
+    'description',
+    'published_revision',
+    'modified',
+  ],
+  revisions: [
+    'ownerid',
+    'dataset',
+    'revision',
+    'state',
+    'spec',
+    'spec_bytes',
+    'pipelines',
+    'error_log',
+    'descriptor',
+    'report',
+    'created',
+    'modified',
+    'findability',
+    'files',
+    'lease_owner',
+    'lease_until',
+  ],
+  revoked_tokens: ['jti', 'expires'],
+  shared_values: ['name', 'value'],
+} as const;
+
+export type MovedTable = keyof typeof MOVED_TABLES;
+export type Row = Record<string, unknown>;
+
+/**
+ * A row as another engine takes it. Users made by hubs before identities were kept have no
+ * subject; PostgreSQL requires one, and their user id, which no provider gives, stands in.
+ */
+export function portableRow(table: MovedTable, row: Row): Row {
+  if (table === 'users' && (row.subject === null || row.subject === undefined))
+    return { ...row, subject: `unknown:${String(row.userid)}` };
+  return row;
+}

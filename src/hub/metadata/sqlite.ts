@@ -1,9 +1,11 @@
 /* eslint-disable @typescript-eslint/require-await --
    The interface is asynchronous for the engines that are; node:sqlite answers at once. */
 import { chmodSync, closeSync, openSync } from 'node:fs';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import {
   freshness,
+  MOVED_TABLES,
+  portableRow,
   waitingRevision,
   isReservedName,
   newUser,
@@ -11,6 +13,8 @@ import {
   supersedes,
   unexpired,
   usernameCandidate,
+  type MovedTable,
+  type Row,
 } from './rules.js';
 import type {
   Dataset,
@@ -426,6 +430,23 @@ export class SqliteMetadata implements Metadata {
       expires,
     );
     this.prepare('delete from revoked_tokens where expires < ?').run(Math.floor(Date.now() / 1000));
+  }
+
+  async *exportRows(table: MovedTable): AsyncIterable<Row> {
+    const columns = MOVED_TABLES[table].join(', ');
+    for (const row of this.db.prepare(`select ${columns} from ${table}`).iterate())
+      yield portableRow(table, row);
+  }
+
+  async importRows(table: MovedTable, rows: Row[]): Promise<void> {
+    const columns = MOVED_TABLES[table];
+    const insert = this.prepare(
+      `insert or ignore into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`,
+    );
+    this.transaction(() => {
+      for (const row of rows)
+        insert.run(...columns.map((column) => (row[column] ?? null) as SQLInputValue));
+    });
   }
 
   async sharedValue(name: string, offer: () => string): Promise<string> {

@@ -84,6 +84,10 @@ export interface SearchPage {
  * revisions, sign-in codes and revoked tokens. One implementation per engine; every service
  * of the hub goes through this.
  */
+import type { MovedTable, Row } from './rules.js';
+
+export type { MovedTable, Row };
+
 export interface Metadata {
   /**
    * Changes at every write this process makes and at least every second, so that readers
@@ -150,6 +154,10 @@ export interface Metadata {
    * and every process, then and later, reads that one.
    */
   sharedValue(name: string, offer: () => string): Promise<string>;
+  /** Every row of a table, for copying to another engine. */
+  exportRows(table: MovedTable): AsyncIterable<Row>;
+  /** Rows copied from another engine; rows already here (by primary key) stay as they are. */
+  importRows(table: MovedTable, rows: Row[]): Promise<void>;
   saveLoginCode(code: LoginCode): Promise<void>;
   takeLoginCode(code: string): Promise<LoginCode | undefined>;
   saveLoginState(state: LoginState): Promise<void>;
@@ -163,4 +171,9 @@ export interface Metadata {
     from: number,
     ownerid?: string,
   ): Promise<SearchPage>;
+}
+
+/** The database an address names cannot be opened or reached: why, in the engine's words. */
+export class DatabaseUnavailable extends Error {
+  override readonly name = 'DatabaseUnavailable';
 }

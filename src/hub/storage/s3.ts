@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
+  BUCKET_HINT,
   StorageAddressError,
   type ByteRange,
   type DirectAccess,
@@ -118,6 +119,7 @@ export class S3Storage implements Storage {
       client.destroy();
       throw new StorageAddressError(
         `the bucket ${storage.location} cannot be reached: ${describe(error)}`,
+        BUCKET_HINT,
       );
     }
     return storage;

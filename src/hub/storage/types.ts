@@ -72,4 +72,14 @@ export const packagePath = (ownerid: string, dataset: string, revision?: number)
 /** A storage address that cannot be used: what is wrong with it. */
 export class StorageAddressError extends Error {
   override readonly name = 'StorageAddressError';
+  constructor(
+    message: string,
+    /** What to do about it, where the message alone does not say. */
+    readonly hint = 'give a folder, file://<folder> or s3://<bucket>[/<prefix>]?endpoint=…&region=…&path_style=true',
+  ) {
+    super(message);
+  }
 }
+
+export const BUCKET_HINT =
+  'check the address, that the bucket exists, and the credentials the AWS SDK finds (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, a profile or an instance role)';
