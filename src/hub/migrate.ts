@@ -115,7 +115,8 @@ async function moveFile(
       return { type: 'damaged', key, reason: 'its bytes are not the ones its key names' };
   }
   const there = await to.stat(key);
-  if (there?.size === length) return { type: 'file', key, bytes: size, copied: false };
+  if (there?.size === length && (there.md5 ?? digest.toString('hex')) === digest.toString('hex'))
+    return { type: 'file', key, bytes: size, copied: false };
   await to.putFile(key, path, { md5: digest.toString('base64'), length, type: contentType(name) });
   return { type: 'file', key, bytes: length, copied: true };
 }

@@ -224,7 +224,8 @@ export async function remove(
   if (user.userid !== ownerid) throw new HttpError(403, 'only its owner may delete a dataset');
   await hub.store.deleteDataset(ownerid, dataset);
   // The revisions' own files go; the objects stay, held by the owner (and maybe by others).
-  void hub.storage
+  // The dataset is gone either way: files left by a failure here are only logged.
+  await hub.storage
     .deletePrefix(packagePath(ownerid, dataset))
     .catch((error: unknown) => hub.log(`deleting ${ownerid}/${dataset}: ${String(error)}`));
   sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });

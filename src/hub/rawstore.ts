@@ -243,8 +243,7 @@ export async function claimStaged(
   const staged = stagedPath(ownerid, key);
   const info = await hub.storage.stat(staged);
   if (!info) return false;
-  const etag = /^"?([0-9a-f]{32})"?:/.exec(info.version)?.[1];
-  if (etag !== undefined && etag !== key.slice(0, 32)) {
+  if (info.md5 !== undefined && info.md5 !== key.slice(0, 32)) {
     await hub.storage.delete(staged);
     return false;
   }

@@ -190,8 +190,17 @@ describe('deleting a dataset', () => {
       const rawstore = await serviceToken(url, ada, 'rawstore');
       expect((await remove('world-cities', { 'Auth-Token': rawstore.token })).status).toBe(401);
       expect((await fetch(`${url}/ada/world-cities/datapackage.json`)).status).toBe(200);
+      const files = async (dataset: string) => {
+        const keys = [];
+        for await (const { key } of hub.storage.list(`packages/${ownerid}/${dataset}/`))
+          keys.push(key);
+        return keys;
+      };
+      expect(await files('world-cities')).toHaveLength(2);
       expect((await remove('world-cities', { 'Auth-Token': ada })).status).toBe(200);
       expect((await fetch(`${url}/ada/world-cities/datapackage.json`)).status).toBe(404);
+      expect(await files('world-cities')).toEqual([]);
+      expect(await files('secret')).toHaveLength(2);
     });
   });
 });

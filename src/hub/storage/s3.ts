@@ -4,7 +4,6 @@ import { pipeline } from 'node:stream/promises';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
-  DeleteObjectsCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
@@ -14,6 +13,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { eachLimited } from '../../client/limit.js';
 import {
   BUCKET_HINT,
   StorageAddressError,
@@ -142,10 +142,13 @@ export class S3Storage implements Storage {
       const head = await this.client.send(
         new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(key) }),
       );
+      // A single-part upload's ETag is the MD5 of its bytes (not so for multipart or SSE-KMS).
+      const md5 = /^"?([0-9a-f]{32})"?$/.exec(head.ETag ?? '')?.[1];
       return {
         size: head.ContentLength ?? 0,
         modified: head.LastModified ?? new Date(0),
         version: `${head.ETag ?? ''}:${String(head.ContentLength)}`,
+        ...(md5 === undefined ? {} : { md5 }),
       };
     } catch (error) {
       if (isNotFound(error)) return undefined;
@@ -203,21 +206,20 @@ export class S3Storage implements Storage {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(key) }));
   }
 
+  /**
+   * One DELETE per key, a few at a time. The batch delete of the S3 API needs Content-MD5,
+   * which this SDK no longer sends (it sends its own checksums, which not every
+   * S3-compatible store takes: Swift refuses the request).
+   */
   async deletePrefix(prefix: string): Promise<void> {
     let batch: string[] = [];
     const flush = async (): Promise<void> => {
-      if (batch.length === 0) return;
-      await this.client.send(
-        new DeleteObjectsCommand({
-          Bucket: this.bucket,
-          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
-        }),
-      );
+      await eachLimited(batch, 8, (key) => this.delete(key));
       batch = [];
     };
     for await (const { key } of this.list(prefix)) {
-      batch.push(this.key(key));
-      if (batch.length === 1000) await flush();
+      batch.push(key);
+      if (batch.length === 256) await flush();
     }
     await flush();
   }

@@ -48,6 +48,8 @@ export interface StoredInfo {
   modified: Date;
   /** Changes whenever the bytes may have: the store's ETag, or size and times of a file. */
   version: string;
+  /** The MD5 (hex) the store computed itself, where its ETag is one. */
+  md5?: string;
 }
 
 export interface ByteRange {
