@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } f
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import { freePort } from './postgres.js';
+import { freePort } from './postgres.ts';
 
 /** The tempauth account of the tests, as S3 credentials: access key `account:user`. */
 export const SWIFT_CREDENTIALS = { accessKeyId: 'test:tester', secretAccessKey: 'testing' };
