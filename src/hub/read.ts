@@ -16,8 +16,22 @@ export async function sendPublished(
   name: string,
   pick: Pick,
 ): Promise<void> {
-  const found = pick(await published(hub, request, owner, name));
-  await sendStored(request.raw, response, hub.storage, found.key, { name: found.name });
+  const pkg = await published(hub, request, owner, name);
+  const found = pick(pkg);
+  await sendStored(request.raw, response, hub.storage, found.key, {
+    name: found.name,
+    cache: cachePolicy(pkg),
+  });
+}
+
+/**
+ * What a cache in front of the hub (a CDN) may do: keep what anyone may read, asking the
+ * hub again each time (the ETag makes that cheap, and a new revision is seen at once), and
+ * never keep what only the owner may read: the token rides in a header caches do not know.
+ */
+function cachePolicy(pkg: Published): string {
+  const isPrivate = pkg.dataset.findability === 'private' || pkg.revision.findability === 'private';
+  return isPrivate ? 'private, no-store' : 'public, no-cache';
 }
 
 /** A file the pipeline stored beside the data: datapackage.json, validation_report.json. */

@@ -95,7 +95,7 @@ export async function sendStored(
   response: ServerResponse,
   storage: Storage,
   key: string,
-  options: { name: string; etag?: string; type?: string },
+  options: { name: string; etag?: string; type?: string; cache?: string },
 ): Promise<void> {
   const info = await storage.stat(key);
   if (!info) throw new HttpError(404, 'not found');
@@ -115,6 +115,7 @@ export async function sendStored(
     ETag: etag,
     'Accept-Ranges': 'bytes',
     'Last-Modified': info.modified.toUTCString(),
+    ...(options.cache ? { 'Cache-Control': options.cache } : {}),
   };
   if (request.headers['if-none-match'] === etag) {
     response.writeHead(304, headers).end();

@@ -147,9 +147,12 @@ describe('read endpoints', () => {
         (await fetch(`${url}/ada/world-cities/r/0.csv`, { headers: { 'Auth-Token': other } }))
           .status,
       ).toBe(404);
-      expect(
-        (await fetch(`${url}/ada/world-cities/r/0.csv`, { headers: { 'Auth-Token': jwt } })).status,
-      ).toBe(200);
+      const owned = await fetch(`${url}/ada/world-cities/r/0.csv`, {
+        headers: { 'Auth-Token': jwt },
+      });
+      expect(owned.status).toBe(200);
+      // A cache in front of the hub must not keep it: the token is in a header of our own.
+      expect(owned.headers.get('cache-control')).toBe('private, no-store');
       expect((await fetch(`${url}/ada/world-cities`)).status).toBe(404);
       const search = async (token?: string) =>
         (
@@ -163,6 +166,11 @@ describe('read endpoints', () => {
       expect(await search()).toBe(0);
       expect(await search(other)).toBe(0);
       expect(await search(jwt)).toBe(1);
+      await waitForState(url, (await publish(url, jwt, CITIES, { dataset: 'open' })).flowId);
+      for (const path of ['datapackage.json', 'r/0.csv'])
+        expect((await fetch(`${url}/ada/open/${path}`)).headers.get('cache-control')).toBe(
+          'public, no-cache',
+        );
     });
   });
 

@@ -67,6 +67,8 @@ const MIGRATIONS = [
   create index datasets_search on datasets using gin (search);`,
   // Values every hub process shares, set once: the signing keys.
   `create table shared_values (name text primary key, value text not null);`,
+  // The home page lists the newest datasets first: read in this order, not sorted whole.
+  `create index datasets_modified on datasets (modified);`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */

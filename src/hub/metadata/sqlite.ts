@@ -74,6 +74,8 @@ const MIGRATIONS = [
   alter table revisions add column lease_until integer;`,
   // Values every hub process shares, set once: the signing keys.
   `create table shared_values (name text primary key, value text not null);`,
+  // The home page lists the newest datasets first: read in this order, not sorted whole.
+  `create index datasets_modified on datasets (modified);`,
 ];
 
 const WAITING = waitingRevision('?');
