@@ -254,6 +254,9 @@ export async function claimStaged(
   try {
     if (!(await hub.storage.stat(objectPath(key)))) await hub.storage.copy(staged, objectPath(key));
   } catch (error) {
+    // The owner's other publication may have taken the same upload in meanwhile (and
+    // removed it from staging): then the object is there, and held.
+    if (await hub.storage.stat(objectPath(key))) return true;
     await hub.store.dropHolding(ownerid, key);
     throw error;
   }

@@ -115,8 +115,13 @@ function wantsHtml(request: IncomingMessage): boolean {
   return (request.headers.accept ?? '').includes('text/html');
 }
 
-/** Headers of every answer: pages cannot be framed, sniffed into scripts or leak their address. */
+/**
+ * Headers of every answer: pages cannot be framed, sniffed into scripts or leak their
+ * address, and a cache in front of the hub (a CDN) keeps no answer that does not say it may:
+ * pages and API answers depend on who asks.
+ */
 const SECURITY_HEADERS = {
+  'Cache-Control': 'private, no-cache',
   'Content-Security-Policy':
     "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Hub } from '../../src/hub/context.js';
+import { claimStaged } from '../../src/hub/rawstore.js';
 import {
   authorizeUploads,
   browserLogin,
@@ -199,6 +200,45 @@ describe('uploads straight to the store', () => {
       const status = await waitForState(url, submitted.flow_id, malloryJwt);
       expect(status.state).toBe('FAILED');
       expect(status.error_log.join(' ')).toContain('no stored object of yours');
+    });
+  });
+
+  it('takes an upload in once when two publications of its owner name it at the same time', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+      const bytes = Buffer.from('id,name\n1,twice\n');
+      const key = `${Buffer.from(md5Base64(bytes), 'base64').toString('hex')}.csv`;
+      if (!hub.storage.direct) {
+        // A folder takes no uploads itself: nothing is ever staged there.
+        expect(await claimStaged(hub, ada.userid, key, false)).toBe(false);
+        return;
+      }
+      const entry = (
+        (await (
+          await authorizeUploads(url, ada, new Map([['twice.csv', bytes]]), 'published', ['PUT'])
+        ).json()) as AuthorizeReply
+      ).filedata['twice.csv'];
+      const headers = { ...entry?.upload_headers };
+      delete headers['Content-Length'];
+      expect(
+        (await fetch(entry?.upload_url ?? '', { method: 'PUT', headers, body: bytes })).status,
+      ).toBe(200);
+      // The other claim finishes between this one's look at staging and its copy.
+      const storage = hub.storage;
+      const racing = {
+        ...hub,
+        storage: Object.assign(Object.create(storage) as typeof storage, {
+          copy: async (from: string, to: string) => {
+            await storage.copy(from, to);
+            await storage.delete(from);
+            await storage.copy(from, to);
+          },
+        }),
+      };
+      expect(await claimStaged(racing, ada.userid, key, false)).toBe(true);
+      expect(await hub.store.holds(ada.userid, key)).toBe(true);
+      expect(await storedObjects(hub)).toEqual([key]);
+      expect(await staged(hub)).toEqual([]);
     });
   });
 });

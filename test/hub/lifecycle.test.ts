@@ -171,6 +171,11 @@ describe('read endpoints', () => {
         expect((await fetch(`${url}/ada/open/${path}`)).headers.get('cache-control')).toBe(
           'public, no-cache',
         );
+      // Pages and API answers depend on who asks: no shared cache keeps them.
+      for (const path of ['/ada/open', '/', '/metastore/search?q=%22x%22'])
+        expect((await fetch(`${url}${path}`)).headers.get('cache-control')).toBe(
+          'private, no-cache',
+        );
     });
   });
 

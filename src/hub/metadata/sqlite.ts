@@ -74,8 +74,10 @@ const MIGRATIONS = [
   alter table revisions add column lease_until integer;`,
   // Values every hub process shares, set once: the signing keys.
   `create table shared_values (name text primary key, value text not null);`,
-  // The home page lists the newest datasets first: read in this order, not sorted whole.
-  `create index datasets_modified on datasets (modified);`,
+  // The home page lists the newest datasets first: read in this order, not sorted whole;
+  // workers look for waiting revisions every second: found by state, not by a scan.
+  `create index datasets_modified on datasets (modified);
+  create index revisions_state on revisions (state);`,
 ];
 
 const WAITING = waitingRevision('?');
