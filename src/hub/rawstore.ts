@@ -207,6 +207,17 @@ async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, strin
     if (counter.md5() !== policy.md5)
       throw new HttpError(400, 'the bytes received do not match Content-MD5');
     const { key, ownerid, length } = policy;
+    // The bytes are in place before anyone holds them, so that a holding always names
+    // stored bytes: another upload of the owner's may say they exist as soon as it is held.
+    if ((await hub.store.storageUsed(ownerid)) + length > hub.options.maxStorageBytes)
+      throw new HttpError(403, quotaMessage(hub), true);
+    await hub.storage.putFile(objectPath(key), temporary, {
+      md5: policy.md5,
+      length,
+      type: policy.type,
+    });
+    // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
+    // unheld (their key names them, and a later upload of them is taken as it is).
     if (
       !(await hub.store.addHolding(
         key,
@@ -217,12 +228,6 @@ async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, strin
       ))
     )
       throw new HttpError(403, quotaMessage(hub), true);
-    await hub.storage
-      .putFile(objectPath(key), temporary, { md5: policy.md5, length, type: policy.type })
-      .catch(async (error: unknown) => {
-        await hub.store.dropHolding(ownerid, key);
-        throw error;
-      });
   } finally {
     await rm(temporary, { force: true });
   }
@@ -247,21 +252,30 @@ export async function claimStaged(
     await hub.storage.delete(staged);
     return false;
   }
-  if (
-    !(await hub.store.addHolding(key, ownerid, info.size, isPrivate, hub.options.maxStorageBytes))
-  )
-    throw new HttpError(403, quotaMessage(hub), true);
+  await placeStaged(hub, staged, key);
+  // Held only once the object is in place (see receiveFile).
+  const held = await hub.store.addHolding(
+    key,
+    ownerid,
+    info.size,
+    isPrivate,
+    hub.options.maxStorageBytes,
+  );
+  await hub.storage.delete(staged);
+  if (!held) throw new HttpError(403, quotaMessage(hub), true);
+  return true;
+}
+
+/** Copies a staged upload to its object, unless the object is there already. */
+async function placeStaged(hub: Hub, staged: string, key: string): Promise<void> {
+  if (await hub.storage.stat(objectPath(key))) return;
   try {
-    if (!(await hub.storage.stat(objectPath(key)))) await hub.storage.copy(staged, objectPath(key));
+    await hub.storage.copy(staged, objectPath(key));
   } catch (error) {
     // The owner's other publication may have taken the same upload in meanwhile (and
-    // removed it from staging): then the object is there, and held.
-    if (await hub.storage.stat(objectPath(key))) return true;
-    await hub.store.dropHolding(ownerid, key);
-    throw error;
+    // removed it from staging): then the object is there.
+    if (!(await hub.storage.stat(objectPath(key)))) throw error;
   }
-  await hub.storage.delete(staged);
-  return true;
 }
 
 export function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Hub } from '../../src/hub/context.js';
+import type { Storage } from '../../src/hub/storage/types.js';
 import { claimStaged } from '../../src/hub/rawstore.js';
 import {
   authorizeUploads,
@@ -239,6 +240,54 @@ describe('uploads straight to the store', () => {
       expect(await hub.store.holds(ada.userid, key)).toBe(true);
       expect(await storedObjects(hub)).toEqual([key]);
       expect(await staged(hub)).toEqual([]);
+    });
+  });
+
+  it('holds uploaded bytes only once they are in place, whichever way they came', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+      const bytes = Buffer.from('id,name\n1,slow\n');
+      const key = `${Buffer.from(md5Base64(bytes), 'base64').toString('hex')}.csv`;
+      // The store takes its time over the bytes: until it is done, they are nobody's.
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let storing = (): void => undefined;
+      const started = new Promise<void>((resolve) => (storing = resolve));
+      const storage = hub.storage as { putFile: Storage['putFile']; copy: Storage['copy'] };
+      for (const method of ['putFile', 'copy'] as const) {
+        const original = storage[method].bind(storage) as (...args: unknown[]) => Promise<void>;
+        storage[method] = async (...args: unknown[]) => {
+          storing();
+          await gate;
+          await original(...args);
+        };
+      }
+      const entry = (
+        (await (
+          await authorizeUploads(url, ada, new Map([['slow.csv', bytes]]), 'published', [
+            'PUT',
+            'POST',
+          ])
+        ).json()) as AuthorizeReply
+      ).filedata['slow.csv'];
+      if (!entry) throw new Error('no entry');
+      let done: Promise<unknown>;
+      if (entry.upload_method === 'PUT') {
+        const headers = { ...entry.upload_headers };
+        delete headers['Content-Length'];
+        await fetch(entry.upload_url, { method: 'PUT', headers, body: bytes });
+        done = claimStaged(hub, ada.userid, key, false);
+      } else
+        done = fetch(entry.upload_url, {
+          method: 'POST',
+          body: uploadForm(entry.upload_query, bytes),
+        });
+      await started;
+      expect(await hub.store.holds(ada.userid, key)).toBe(false);
+      release();
+      await done;
+      expect(await hub.store.holds(ada.userid, key)).toBe(true);
+      expect(await storedObjects(hub)).toEqual([key]);
     });
   });
 });

@@ -258,11 +258,6 @@ export class PostgresMetadata implements Metadata {
     });
   }
 
-  async dropHolding(ownerid: string, key: string): Promise<void> {
-    this.writes++;
-    await this.pool.query('delete from holdings where ownerid = $1 and key = $2', [ownerid, key]);
-  }
-
   async recordUpload(ownerid: string, path: string, key: string): Promise<void> {
     await this.pool.query(
       'insert into uploads (ownerid, path, key) values ($1, $2, $3) on conflict (ownerid, path) do update set key = excluded.key',

@@ -255,11 +255,6 @@ export class SqliteMetadata implements Metadata {
     });
   }
 
-  async dropHolding(ownerid: string, key: string): Promise<void> {
-    this.writes++;
-    this.prepare('delete from holdings where ownerid = ? and key = ?').run(ownerid, key);
-  }
-
   /** Remembers the object last authorized for a path, for flow specs that omit it. */
   async recordUpload(ownerid: string, path: string, key: string): Promise<void> {
     this.prepare(

@@ -107,7 +107,6 @@ export interface Metadata {
     isPrivate: boolean,
     quota: number,
   ): Promise<boolean>;
-  dropHolding(ownerid: string, key: string): Promise<void>;
   recordUpload(ownerid: string, path: string, key: string): Promise<void>;
   lastUpload(ownerid: string, path: string): Promise<string | undefined>;
   storageUsed(ownerid: string): Promise<number>;

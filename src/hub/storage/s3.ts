@@ -150,6 +150,8 @@ export class S3Storage implements Storage {
   private readonly known = new BoundedCache<{ info: StoredInfo; until: number }>(4 * 1024 * 1024);
 
   async stat(key: string): Promise<StoredInfo | undefined> {
+    // Staged uploads come and go at any time: asked each time.
+    if (key.startsWith('uploads/')) return this.head(key);
     const kept = this.known.get(key);
     if (kept && kept.until > Date.now()) return kept.info;
     const info = await this.head(key);
