@@ -1,5 +1,13 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,12 +24,12 @@ interface Served {
   dataDir: string;
 }
 
-async function serve(): Promise<Served> {
+async function serve(args: string[] = [], env: Record<string, string> = {}): Promise<Served> {
   const dataDir = mkdtempSync(join(tmpdir(), 'data-serve-'));
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'bin/data'), 'serve', '--port', '0', '--data-dir', dataDir],
-    { env: { ...process.env, NO_COLOR: '1' } },
+    [join(ROOT, 'bin/data'), 'serve', '--port', '0', '--data-dir', dataDir, ...args],
+    { env: { ...process.env, NO_COLOR: '1', ...env } },
   );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -112,6 +120,56 @@ describe('data serve refusing to start', () => {
     expect(run.err).not.toContain('bug');
     expect(run.err).not.toContain('hunter2');
     expect(run.ms).toBeLessThan(5_000);
+  });
+});
+
+describe('data serve where it keeps things', () => {
+  it('takes --database and --storage first, then DATA_HUB_DATABASE and DATA_HUB_STORAGE, then the configuration file', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'data-serve-where-'));
+    const config = join(root, 'hub.json');
+    writeFileSync(
+      config,
+      JSON.stringify({
+        database: join(root, 'config.sqlite'),
+        storage: join(root, 'config-files'),
+      }),
+    );
+    const env = {
+      DATA_HUB_DATABASE: join(root, 'env.sqlite'),
+      DATA_HUB_STORAGE: join(root, 'env-files'),
+    };
+    try {
+      for (const [args, environment, database, storage] of [
+        [['--config', config], {}, 'config.sqlite', 'config-files'],
+        [['--config', config], env, 'env.sqlite', 'env-files'],
+        [
+          [
+            '--config',
+            config,
+            '--database',
+            join(root, 'flag.sqlite'),
+            '--storage',
+            `file://${join(root, 'flag-files')}`,
+          ],
+          env,
+          'flag.sqlite',
+          'flag-files',
+        ],
+      ] as const) {
+        const served = await serve([...args], environment);
+        try {
+          expect(existsSync(join(root, database))).toBe(true);
+          expect(readdirSync(join(root, storage)).sort()).toEqual(['objects', 'packages']);
+          expect(existsSync(join(served.dataDir, 'hub.sqlite'))).toBe(false);
+          expect(existsSync(join(served.dataDir, 'objects'))).toBe(false);
+        } finally {
+          await stop(served);
+          rmSync(served.dataDir, { recursive: true, force: true });
+        }
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -205,6 +205,43 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
         // The worker's publication is seen within a second.
         await until(async () => (await title()) === wanted, 2_500);
       }
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await database.drop();
+    }
+  }, 60_000);
+
+  it('data publish through one process, data get through the other: the same bytes', async () => {
+    const database = await testDatabase();
+    if (!database) throw new Error('this test runs on the PostgreSQL project');
+    const storage = sharedStorage();
+    try {
+      const one = await serve(database.url, storage, { dataDir: join(work, 'publish-one') });
+      const two = await serve(database.url, storage, { dataDir: join(work, 'publish-two') });
+      const jwt = await browserLogin(one.url);
+      const dir = bigPackage('through-two', 100_000);
+      const env = { ...process.env, DATA_TOKEN: jwt, DATA_KEYCHAIN: '0', CI: 'true' };
+      const published = spawnSync(process.execPath, [BIN, 'publish', dir], {
+        encoding: 'utf8',
+        env: { ...env, DATA_API: one.url },
+      });
+      expect(published.stderr).not.toMatch(/^error/m);
+      expect(published.status).toBe(0);
+      const out = mkdtempSync(join(work, 'got-'));
+      const got = spawnSync(process.execPath, [BIN, 'get', 'ada/through-two'], {
+        cwd: out,
+        encoding: 'utf8',
+        env: { ...env, DATA_API: two.url },
+      });
+      expect(got.status).toBe(0);
+      for (const file of ['data.csv', 'datapackage.json'])
+        expect(existsSync(join(out, 'ada', 'through-two', file))).toBe(true);
+      expect(
+        readFileSync(join(out, 'ada', 'through-two', 'data.csv')).equals(
+          readFileSync(join(dir, 'data.csv')),
+        ),
+      ).toBe(true);
     } finally {
       for (const child of children) child.kill('SIGKILL');
       await new Promise((resolve) => setTimeout(resolve, 200));
