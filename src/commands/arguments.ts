@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 
 /** A commander parser for a positive number of some unit (seconds, minutes). */
@@ -26,4 +27,21 @@ export function port(value: string): number {
   if (!/^\d+$/.test(value.trim()) || number > 65_535)
     throw new InvalidArgumentError('expected a port from 0 to 65535 (0: any free port)');
   return number;
+}
+
+/**
+ * Where the hub keeps something: the flag, then its environment variable, then the
+ * configuration file. An address (postgres://, s3://, file://) is taken as it is; a path is
+ * from the folder the command runs in.
+ */
+export function locationOf(
+  ...candidates: (string | undefined)[]
+): (cwd: string) => string | undefined {
+  const value = candidates.find((candidate) => candidate !== undefined);
+  return (cwd) =>
+    value === undefined || value === ''
+      ? undefined
+      : /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
+        ? value
+        : resolve(cwd, value);
 }

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { isPostgresUrl } from '../hub/metadata/rules.js';
+import { locationOf } from './arguments.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 interface MigrateOptions {
@@ -36,17 +36,14 @@ export function registerServeMigrate(
 }
 
 function target(options: MigrateOptions, ctx: Context): { database: string; storage: string } {
-  const database = options.database ?? ctx.io.env.DATA_HUB_DATABASE;
-  const storage = options.storage ?? ctx.io.env.DATA_HUB_STORAGE;
+  const database = locationOf(options.database, ctx.io.env.DATA_HUB_DATABASE)(ctx.io.cwd);
+  const storage = locationOf(options.storage, ctx.io.env.DATA_HUB_STORAGE)(ctx.io.cwd);
   if (!database || !storage)
     throw new UsageError(
       'say where the hub goes: --database and --storage',
       'for example --database postgres://hub@db/hub --storage s3://hub-data',
     );
-  return {
-    database: isPostgresUrl(database) ? database : resolve(ctx.io.cwd, database),
-    storage: /^[a-z][a-z0-9+.-]*:\/\//i.test(storage) ? storage : resolve(ctx.io.cwd, storage),
-  };
+  return { database, storage };
 }
 
 export async function runMigrate(options: MigrateOptions, ctx: Context): Promise<number> {

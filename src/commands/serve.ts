@@ -1,9 +1,8 @@
 import { Option, type Command } from 'commander';
-import { port, whole } from './arguments.js';
+import { locationOf, port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { isPostgresUrl } from '../hub/metadata/rules.js';
 import type { ContextFor, SetExitCode } from './index.js';
 import { registerServeMigrate } from './serve-migrate.js';
 
@@ -70,30 +69,12 @@ export function registerServe(
   registerServeMigrate(serve, contextFor, setExitCode);
 }
 
-/** --database, then DATA_HUB_DATABASE, then the configuration file; a file path is from here. */
-function databaseOf(
-  options: ServeOptions,
-  configured: string | undefined,
-  ctx: Context,
-): { database?: string } {
-  const database = options.database ?? ctx.io.env.DATA_HUB_DATABASE ?? configured;
-  if (database === undefined || database === '') return {};
-  return {
-    database: isPostgresUrl(database) ? database : resolve(ctx.io.cwd, database),
-  };
-}
-
-/** --storage, then DATA_HUB_STORAGE, then the configuration file; a folder is from here. */
-function storageOf(
-  options: ServeOptions,
-  configured: string | undefined,
-  ctx: Context,
-): { storage?: string } {
-  const storage = options.storage ?? ctx.io.env.DATA_HUB_STORAGE ?? configured;
-  if (storage === undefined || storage === '') return {};
-  return {
-    storage: /^[a-z][a-z0-9+.-]*:\/\//i.test(storage) ? storage : resolve(ctx.io.cwd, storage),
-  };
+function defined<T extends Record<string, string | undefined>>(
+  values: T,
+): Partial<Record<keyof T, string>> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, value]) => value !== undefined),
+  ) as Partial<Record<keyof T, string>>;
 }
 
 async function startConfigured(options: ServeOptions, ctx: Context) {
@@ -113,8 +94,18 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       ...(devSignIn !== undefined ? { devSignIn } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       dataDir: resolve(ctx.io.cwd, options.dataDir),
-      ...databaseOf(options, config.database, ctx),
-      ...storageOf(options, config.storage, ctx),
+      ...defined({
+        database: locationOf(
+          options.database,
+          ctx.io.env.DATA_HUB_DATABASE,
+          config.database,
+        )(ctx.io.cwd),
+        storage: locationOf(
+          options.storage,
+          ctx.io.env.DATA_HUB_STORAGE,
+          config.storage,
+        )(ctx.io.cwd),
+      }),
       role: options.role,
       host: options.host,
       port: options.port,

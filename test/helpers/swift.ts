@@ -21,17 +21,22 @@ export interface RunningSwift {
 
 const SERVERS = ['account', 'container', 'object'] as const;
 
-function serverConf(dir: string, server: string, port: number): string {
+/** What every server of the test Swift shares: loopback, one process, its folder, no syslog. */
+function defaults(dir: string, port: number): string {
   return `[DEFAULT]
 bind_ip = 127.0.0.1
 bind_port = ${String(port)}
 workers = 0
 user = ${userInfo().username}
 swift_dir = ${dir}
-devices = ${join(dir, 'srv')}
-mount_check = false
 log_level = WARNING
 log_address = ${join(dir, 'no-syslog')}
+`;
+}
+
+function serverConf(dir: string, server: string, port: number): string {
+  return `${defaults(dir, port)}devices = ${join(dir, 'srv')}
+mount_check = false
 
 [pipeline:main]
 pipeline = ${server}-server
@@ -46,15 +51,7 @@ use = egg:swift#${server}
  * needs a cache object for Swift tokens, and S3 requests are signed, not tokened.
  */
 function proxyConf(dir: string, port: number): string {
-  return `[DEFAULT]
-bind_ip = 127.0.0.1
-bind_port = ${String(port)}
-workers = 0
-user = ${userInfo().username}
-swift_dir = ${dir}
-log_level = WARNING
-log_address = ${join(dir, 'no-syslog')}
-
+  return `${defaults(dir, port)}
 [pipeline:main]
 pipeline = catch_errors gatekeeper healthcheck proxy-logging cache s3api tempauth proxy-logging proxy-server
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import {
   browserLogin,
   EXAMPLES,
   md5Base64,
+  runData,
   serviceToken,
   storedObjects,
   uploadForm,
@@ -18,29 +18,6 @@ import {
   withHub,
   type AuthorizeReply,
 } from './helpers.js';
-
-const BIN = join(import.meta.dirname, '../../bin/data');
-
-function data(args: string[], env: Record<string, string>, cwd: string) {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd,
-    env: {
-      ...(process.env as Record<string, string>),
-      DATA_CONFIG_DIR: join(cwd, '.config'),
-      DATA_KEYCHAIN: '0',
-      NO_COLOR: '1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, out, err })),
-  );
-}
 
 /** A package with a table past the size the hub serves itself from a store that can. */
 function largePackage(dir: string): Buffer {
@@ -72,7 +49,7 @@ describe('uploads straight to the store', () => {
         const large = largePackage(join(work, 'pkg'));
         expect(large.length).toBeGreaterThan(1024 * 1024);
         const env = { DATA_API: url, DATA_TOKEN: await browserLogin(url, 'ada') };
-        const published = await data(['publish', 'pkg'], env, work);
+        const published = await runData(['publish', 'pkg'], { env, cwd: work });
         expect(published.err).not.toMatch(/^error/m);
         expect(published.code).toBe(0);
         expect(await staged(hub)).toEqual([]);
@@ -88,7 +65,7 @@ describe('uploads straight to the store', () => {
           expect(location).toContain('X-Amz-Signature=');
         } else expect(read.status).toBe(200);
         await read.body?.cancel();
-        const got = await data(['get', 'ada/world-cities', '--out', 'copy'], env, work);
+        const got = await runData(['get', 'ada/world-cities', '--out', 'copy'], { env, cwd: work });
         expect(got.code).toBe(0);
         expect(readFileSync(join(work, 'copy/data/large.csv')).equals(large)).toBe(true);
         expect(

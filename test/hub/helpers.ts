@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import pg from 'pg';
@@ -111,4 +112,30 @@ export async function readStored(hub: RunningHub['hub'], key: string): Promise<B
   for await (const chunk of (await hub.storage.read(key)) as AsyncIterable<Buffer>)
     chunks.push(chunk);
   return Buffer.concat(chunks);
+}
+
+const BIN = join(import.meta.dirname, '../../bin/data');
+
+/** Runs the real `bin/data` to its end, with its own configuration folder and no keychain. */
+export function runData(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
+  const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'data-run-'));
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd,
+    env: {
+      ...(process.env as Record<string, string>),
+      DATA_CONFIG_DIR: join(cwd, '.config'),
+      DATA_KEYCHAIN: '0',
+      NO_COLOR: '1',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +7,7 @@ import {
   browserLogin,
   EXAMPLES,
   publish,
+  runData,
   storedObjects,
   tempDir,
   testDatabase,
@@ -15,8 +15,6 @@ import {
   waitForState,
   withHub,
 } from './helpers.js';
-
-const BIN = join(import.meta.dirname, '../../bin/data');
 
 /** Where a hub moves: PostgreSQL and a bucket on that run, another file and folder on this. */
 async function destination(): Promise<{
@@ -38,28 +36,16 @@ async function destination(): Promise<{
 }
 
 function migrate(dataDir: string, to: { database: string; storage: string }) {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'serve',
-      'migrate-storage',
-      '--data-dir',
-      dataDir,
-      '--database',
-      to.database,
-      '--storage',
-      to.storage,
-    ],
-    { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, out, err })),
-  );
+  return runData([
+    'serve',
+    'migrate-storage',
+    '--data-dir',
+    dataDir,
+    '--database',
+    to.database,
+    '--storage',
+    to.storage,
+  ]);
 }
 
 /** A single-machine hub (SQLite and its folder, whatever the run) with two datasets. */

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FolderStorage } from '../../src/hub/storage/folder.js';
 import { openStorage } from '../../src/hub/storage/open.js';
 import { parseS3Address } from '../../src/hub/storage/s3.js';
 import { StorageAddressError, type Storage } from '../../src/hub/storage/types.js';
@@ -80,6 +81,15 @@ describe('storage, on this run’s engine', () => {
     for await (const entry of storage.list('packages/lister/')) left.push(entry.key);
     expect(left).toEqual(['packages/lister/other/1/x.json']);
   });
+});
+
+describe('a folder', () => {
+  it.each(['objects/../../keys.json', 'packages/u/d/1/../../../../etc/passwd', './x', 'a\\..\\b'])(
+    'never turns the key %s into a path outside itself',
+    (key) => {
+      expect(() => new FolderStorage(folder).pathOf(key)).toThrow('leaves the folder');
+    },
+  );
 });
 
 describe('storage addresses', () => {

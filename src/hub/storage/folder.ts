@@ -26,9 +26,15 @@ export class FolderStorage implements Storage {
     return this.root;
   }
 
-  /** The file of a key; keys are the hub's own, made of checked parts. */
+  /**
+   * The file of a key. Keys are the hub's own, made of checked parts; one that would leave
+   * the folder anyway is refused here too, the last line before the file system.
+   */
   pathOf(key: string): string {
-    return join(this.root, ...key.split('/').filter(Boolean));
+    const segments = key.split('/').filter(Boolean);
+    if (segments.some((segment) => segment === '..' || segment === '.' || segment.includes('\\')))
+      throw new Error(`storage key "${key}" leaves the folder`);
+    return join(this.root, ...segments);
   }
 
   async stat(key: string): Promise<StoredInfo | undefined> {
