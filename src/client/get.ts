@@ -4,6 +4,7 @@ import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { isDerived } from '../validator/descriptor/derived.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
 import { json, send, tokenFor, withRetries, type HttpFetch } from './http.js';
@@ -135,7 +136,9 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
   const taken = new Set<string>();
   const wanted = pathFilter(options.include, options.exclude);
+  // The originals: the copies a hub derived in other formats are read at its /r/ addresses.
   descriptor.resources = (descriptor.resources ?? []).filter((resource) => {
+    if (isDerived(resource)) return false;
     const path = resource.path;
     return (
       typeof path !== 'string' || wanted(isRemote(path) ? new URL(path).pathname.slice(1) : path)

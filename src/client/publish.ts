@@ -1,5 +1,6 @@
 import { CliError, InputError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
+import { isDerived } from '../validator/descriptor/derived.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import type { HubApi, FlowStatus } from './api.js';
 import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from './stage.js';
@@ -59,6 +60,8 @@ function packageFiles(source: PublishSource): PackageFile[] {
   const descriptor = source.descriptor;
   const files = new Map([['datapackage.json', 'datapackage.json']]);
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
+    // Copies a hub derived are made anew by the hub from their sources: never uploaded.
+    if (isDerived(resource)) continue;
     const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
     for (const path of paths) {
       if (typeof path === 'string' && !isRemote(path) && !files.has(path))

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
-import type { RowFormat } from '../output/rows.js';
+import type { RowFormat } from '../files/row-formats.js';
 import { storedToken } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -52,7 +52,7 @@ export async function runCat(options: CatOptions, ctx: Context): Promise<number>
   const { catSource } = await import('../client/cat.js');
   const { parseTarget, noSuchDataset } = await import('../client/get.js');
   const { readRows } = await import('../validator/rows.js');
-  const { rowWriter } = await import('../output/rows.js');
+  const { rowWriter } = await import('../files/row-formats.js');
   const format: RowFormat = ctx.globals.json ? 'json' : options.format;
   const token = await storedToken(ctx);
   const targetOf = (input: string) => {

@@ -1,10 +1,12 @@
 import { makeDirectory } from '../files/directories.js';
 import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
-import { OutOfMemory, validateIsolated } from '../validator/isolated.js';
+import { OutOfMemory, validateAndDeriveIsolated } from '../validator/isolated.js';
+import type { DerivedTable } from '../validator/derive.js';
 import { RemoteUnreachable } from '../validator/location.js';
 import { claimStaged, objectKeyOfUrl } from './rawstore.js';
-import { objectPath, packagePath } from './storage/types.js';
+import { DERIVED_FOLDER, objectPath, packagePath } from './storage/types.js';
+import { isDerived } from '../validator/descriptor/derived.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import {
   bomOf,
@@ -14,11 +16,17 @@ import {
 } from '../validator/table/encoding.js';
 import { sniffDelimiter } from '../validator/table/dialect.js';
 import { fileHead } from '../files/chunks.js';
+import { fileDigest } from '../transfers/digest.js';
 import type { Report } from '../validator/index.js';
 import type { Hub } from './context.js';
 import { HttpError } from './http.js';
 import type { FlowSpec } from './pipeline-store.js';
 import type { StepId } from './steps.js';
+
+const DERIVED_COPIES = [
+  { format: 'csv', mediatype: 'text/csv' },
+  { format: 'json', mediatype: 'application/json' },
+] as const;
 
 /** What the steps of one revision share. */
 export interface Work {
@@ -33,6 +41,8 @@ export interface Work {
   /** Each local path of the package and the key of the object holding its bytes. */
   files: Record<string, string>;
   report?: Report;
+  /** The CSV and JSON copies of the tables, written while validating, in scratch. */
+  derived?: DerivedTable[];
 }
 
 export class StepFailure extends Error {
@@ -83,6 +93,10 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   const input = work.spec.inputs[0];
   if (!input) throw new StepFailure(['the flow spec has no input']);
   work.descriptor = structuredClone(input.parameters.descriptor);
+  // Copies a hub derived (a package fetched with `data get` and published again) are made
+  // anew from their sources, never taken as sources themselves.
+  if (Array.isArray(work.descriptor.resources))
+    work.descriptor.resources = resources(work).filter((resource) => !isDerived(resource));
   const limits = work.hub.options.limits;
   if (resources(work).length > limits.resources)
     throw new StepFailure([
@@ -171,7 +185,9 @@ async function check(work: Work): Promise<Record<string, unknown>> {
   const { limits, fetchHosts } = work.hub.options;
   let report: Report;
   try {
-    report = await validateIsolated(
+    const derivedDir = `${work.workDir}.derived`;
+    await makeDirectory(derivedDir);
+    ({ report, derived: work.derived } = await validateAndDeriveIsolated(
       { descriptor: work.descriptor, dir: work.workDir },
       {
         silenceMs: 30_000,
@@ -186,7 +202,8 @@ async function check(work: Work): Promise<Record<string, unknown>> {
           maxSharedTextBytes: limits.processingMemoryMb * 1024 * 1024,
         },
       },
-    );
+      derivedDir,
+    ));
   } catch (error) {
     if (error instanceof RemoteUnreachable)
       throw new StepFailure([`${error.message}: try publishing again later`]);
@@ -219,6 +236,7 @@ async function check(work: Work): Promise<Record<string, unknown>> {
 async function dump(work: Work): Promise<Record<string, unknown>> {
   const prefix = packagePath(work.ownerid, work.dataset, work.revision);
   const { storage } = work.hub;
+  const derived = await storeDerived(work, prefix);
   await storage.putText(
     `${prefix}datapackage.json`,
     `${JSON.stringify(work.descriptor, null, 2)}\n`,
@@ -229,7 +247,48 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
     JSON.stringify(work.report),
     'application/json',
   );
-  return {};
+  return { derived };
+}
+
+/**
+ * Stores the CSV and JSON copies of each table beside the revision's descriptor and names
+ * them in it as derived resources, as the original service recorded them: `<name>_csv` and
+ * `<name>_json`, each saying which resource it comes from.
+ */
+async function storeDerived(work: Work, prefix: string): Promise<number> {
+  const list = resources(work);
+  const taken = new Set(list.map((resource) => resource.name));
+  let stored = 0;
+  for (const table of work.derived ?? []) {
+    const source = list[table.index];
+    if (!source) continue;
+    for (const copy of DERIVED_COPIES) {
+      const name = `${table.name}_${copy.format}`;
+      // A resource of the package's own by that name keeps it.
+      if (taken.has(name)) continue;
+      const path = `${DERIVED_FOLDER}${name}.${copy.format}`;
+      const file = copy.format === 'csv' ? table.csv : table.json;
+      const { length, md5 } = await fileDigest(file);
+      await work.hub.storage.putFile(`${prefix}${path}`, file, {
+        md5,
+        length,
+        type: copy.mediatype,
+      });
+      list.push({
+        name,
+        path,
+        format: copy.format,
+        mediatype: copy.mediatype,
+        encoding: 'utf-8',
+        bytes: length,
+        hash: Buffer.from(md5, 'base64').toString('hex'),
+        ...(copy.format === 'csv' && source.schema !== undefined ? { schema: source.schema } : {}),
+        datahub: { type: `derived/${copy.format}`, derivedFrom: [table.name], rows: table.rows },
+      });
+      stored++;
+    }
+  }
+  return stored;
 }
 
 async function register(work: Work): Promise<Record<string, unknown>> {

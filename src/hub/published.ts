@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import { userOf, type Hub } from './context.js';
 import { HttpError, type Request } from './http.js';
-import { objectPath, packagePath } from './storage/types.js';
+import { DERIVED_FOLDER, objectPath, packagePath } from './storage/types.js';
 import type { Dataset, Revision, User } from './metadata/types.js';
 
 export interface Published {
@@ -112,9 +112,10 @@ export function storedKey(
   prefix: string,
   path: string,
 ): string | undefined {
-  if (!files) return `${prefix}${path}`;
-  const key = files[path];
-  return key ? objectPath(key) : undefined;
+  const key = files?.[path];
+  if (key) return objectPath(key);
+  // Older revisions kept their files in their folder; derived copies are kept there.
+  return !files || path.startsWith(DERIVED_FOLDER) ? `${prefix}${path}` : undefined;
 }
 
 function fileOf(pkg: Published, path: string): string {
@@ -136,21 +137,42 @@ export function resourceAtPath(pkg: Published, path: string): { key: string; nam
   return { key: fileOf(pkg, path), name: basename(path) };
 }
 
-/** The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`. */
+/** The copy of a resource in another format, derived when it was published. */
+function derivedCopy(
+  resources: Record<string, unknown>[],
+  source: Record<string, unknown> | undefined,
+  extension: string,
+): Record<string, unknown> | undefined {
+  if (!source) return undefined;
+  return resources.find((candidate) => {
+    const datahub = candidate.datahub as { type?: unknown; derivedFrom?: unknown } | undefined;
+    return (
+      datahub?.type === `derived/${extension}` &&
+      Array.isArray(datahub.derivedFrom) &&
+      datahub.derivedFrom[0] === source.name
+    );
+  });
+}
+
+/**
+ * The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`:
+ * the original when its format has that extension, else its derived copy in that format.
+ */
 export function resourceFile(pkg: Published, fileName: string): { key: string; name: string } {
   const resources = pkg.descriptor.resources;
-  const byIndex = /^(\d+)\.([a-z0-9]+)$/i.exec(fileName);
+  const asked = /^(.+)\.([a-z0-9]+)$/i.exec(fileName);
+  const extension = asked?.[2]?.toLowerCase() ?? '';
+  const byIndex = /^\d+$/.test(asked?.[1] ?? '') ? resources[Number(asked?.[1])] : undefined;
+  const byName = resources.find((candidate) => candidate.name === asked?.[1]);
   let resource: Record<string, unknown> | undefined;
-  if (byIndex) {
-    const candidate = resources[Number(byIndex[1])];
-    if (candidate && extensionOf(candidate) === byIndex[2]?.toLowerCase()) resource = candidate;
+  for (const source of [byIndex, byName]) {
+    if (resource || !source) continue;
+    resource =
+      extensionOf(source) === extension ? source : derivedCopy(resources, source, extension);
   }
   resource ??= resources.find((candidate) => {
     const path = typeof candidate.path === 'string' ? candidate.path : undefined;
-    return (
-      `${String(candidate.name)}.${extensionOf(candidate)}` === fileName ||
-      (path !== undefined && basename(path) === fileName)
-    );
+    return path !== undefined && basename(path) === fileName;
   });
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');

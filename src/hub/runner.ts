@@ -143,7 +143,7 @@ export class Runner {
     } finally {
       clearInterval(renewal);
       await rm(work.workDir, { recursive: true, force: true });
-      await rm(`${work.workDir}.out`, { recursive: true, force: true });
+      await rm(`${work.workDir}.derived`, { recursive: true, force: true });
     }
     // Said to be finished only once its work folder is gone.
     if (outcome) await save(outcome);

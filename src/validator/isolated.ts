@@ -13,6 +13,7 @@ import {
   type ValidateEvent,
   type ValidateOptions,
 } from './index.js';
+import type { DerivedTable } from './derive.js';
 
 export interface IsolatedRequest {
   /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
@@ -25,11 +26,13 @@ export interface IsolatedRequest {
   silenceMs: number;
   /** When set, only these hosts may be fetched from (the hub's rule: none by default). */
   allowHosts?: string[] | undefined;
+  /** When set and the package is valid, its tables are also written as CSV and JSON here. */
+  deriveTo?: string | undefined;
 }
 
 export type WorkerMessage =
   | { type: 'progress'; event: ValidateEvent }
-  | { type: 'report'; report: Report }
+  | { type: 'report'; report: Report; derived?: DerivedTable[] }
   | { type: 'failure'; kind: FailureKind; message: string; stack: string | undefined };
 
 /** What a failure in the worker was, so that it is thrown again as the same kind here. */
@@ -61,19 +64,44 @@ export class OutOfMemory extends Error {
   override readonly name = 'OutOfMemory';
 }
 
-export function validateIsolated(
+type IsolatedOptions = IsolatedRequest['options'] & {
+  silenceMs: number;
+  allowHosts?: string[];
+  /** Caps the worker's heap; past it the validation fails with OutOfMemory. */
+  heapMb?: number;
+  signal?: AbortSignal;
+  onProgress?: (event: ValidateEvent) => void;
+};
+
+export async function validateIsolated(
   input: IsolatedRequest['input'],
-  options: IsolatedRequest['options'] & {
-    silenceMs: number;
-    allowHosts?: string[];
-    /** Caps the worker's heap; past it the validation fails with OutOfMemory. */
-    heapMb?: number;
-    signal?: AbortSignal;
-    onProgress?: (event: ValidateEvent) => void;
-  },
+  options: IsolatedOptions,
 ): Promise<Report> {
+  return (await runIsolated(input, options, undefined)).report;
+}
+
+/** Validates, and writes the tables of a valid package as CSV and JSON into `deriveTo`. */
+export function validateAndDeriveIsolated(
+  input: IsolatedRequest['input'],
+  options: IsolatedOptions,
+  deriveTo: string,
+): Promise<{ report: Report; derived: DerivedTable[] }> {
+  return runIsolated(input, options, deriveTo);
+}
+
+function runIsolated(
+  input: IsolatedRequest['input'],
+  options: IsolatedOptions,
+  deriveTo: string | undefined,
+): Promise<{ report: Report; derived: DerivedTable[] }> {
   const { signal, onProgress, silenceMs, allowHosts, heapMb, ...serializable } = options;
-  const request: IsolatedRequest = { input, options: serializable, silenceMs, allowHosts };
+  const request: IsolatedRequest = {
+    input,
+    options: serializable,
+    silenceMs,
+    allowHosts,
+    deriveTo,
+  };
   const worker = new Worker(workerUrl(), {
     workerData: request,
     execArgv: [],
@@ -82,7 +110,7 @@ export function validateIsolated(
       ...(heapMb ? { maxOldGenerationSizeMb: heapMb } : {}),
     },
   });
-  return new Promise<Report>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const abort = (): void => {
       void worker.terminate();
       reject(new DOMException('validation interrupted', 'AbortError'));
@@ -90,12 +118,14 @@ export function validateIsolated(
     if (signal?.aborted) abort();
     signal?.addEventListener('abort', abort, { once: true });
     let report: Report | undefined;
+    let derived: DerivedTable[] = [];
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'progress') onProgress?.(message.event);
       else if (message.type === 'report') {
         // Answered once the worker is gone: a process that ends while a worker thread is
         // still winding down (the output closed, process.exit) can hang in that teardown.
         report = message.report;
+        derived = message.derived ?? [];
         void worker.terminate();
       } else {
         const error =
@@ -117,7 +147,7 @@ export function validateIsolated(
     );
     worker.on('exit', () => {
       signal?.removeEventListener('abort', abort);
-      if (report) resolve(report);
+      if (report) resolve({ report, derived });
       else reject(new WorkerFailure('the validation worker stopped without a report'));
     });
   });

@@ -63,7 +63,7 @@ export function formatOf(resource: ResourceDescriptor): string | undefined {
   return first ? /\.([a-z0-9]+)$/i.exec(first)?.[1]?.toLowerCase() : undefined;
 }
 
-function isTable(resource: ResourceDescriptor): boolean {
+export function isTable(resource: ResourceDescriptor): boolean {
   if (resource.data !== undefined) return Array.isArray(resource.data);
   const format = formatOf(resource);
   if (format !== undefined) return TABLE_FORMATS.has(format);

@@ -6,6 +6,13 @@ import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from 
 import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
 import type { ValidateEvent } from './index.js';
+import { deriveTables } from './derive.js';
+import type { ResourceDescriptor } from './descriptor/types.js';
+
+function resourcesOf(descriptor: unknown): ResourceDescriptor[] {
+  const list = (descriptor as { resources?: unknown } | null)?.resources;
+  return Array.isArray(list) ? (list as ResourceDescriptor[]) : [];
+}
 
 const port = parentPort;
 const request = workerData as IsolatedRequest;
@@ -26,7 +33,11 @@ try {
     typeof input === 'string'
       ? await validate(input, options)
       : await validateDescriptor(input.descriptor, input.dir, options);
-  post({ type: 'report', report });
+  const derived =
+    request.deriveTo !== undefined && report.valid && typeof input !== 'string'
+      ? await deriveTables(resourcesOf(input.descriptor), input.dir, request.deriveTo, fetch)
+      : undefined;
+  post({ type: 'report', report, ...(derived ? { derived } : {}) });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   post({

@@ -20,8 +20,12 @@ describe('publishing through the protocol', () => {
       expect(descriptor.resources.map((resource) => resource.name)).toEqual([
         'countries',
         'cities',
+        'countries_csv',
+        'countries_json',
+        'cities_csv',
+        'cities_json',
       ]);
-      for (const [index, resource] of descriptor.resources.entries()) {
+      for (const [index, resource] of descriptor.resources.slice(0, 2).entries()) {
         const original = readFileSync(join(EXAMPLES, 'cities', resource.path));
         const byName = Buffer.from(
           await (await fetch(`${url}/ada/world-cities/r/${resource.name}.csv`)).arrayBuffer(),

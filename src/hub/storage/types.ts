@@ -65,6 +65,10 @@ export interface ObjectMeta {
 }
 
 export const objectPath = (key: string): string => `objects/${key}`;
+
+/** Where a revision's derived copies are, beside its descriptor. */
+export const DERIVED_FOLDER = '_derived/';
+
 export const stagedPath = (ownerid: string, key: string): string => `uploads/${ownerid}/${key}`;
 export const packagePath = (ownerid: string, dataset: string, revision?: number): string =>
   revision === undefined

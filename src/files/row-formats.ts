@@ -1,4 +1,4 @@
-/** Writers of rows in the formats `data cat` prints: each returns the text to write. */
+/** Writers of rows in the formats `data cat` prints and the hub derives: each returns the text to write. */
 export type RowFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'markdown';
 
 export interface RowWriter {

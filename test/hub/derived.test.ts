@@ -1,0 +1,148 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  browserLogin,
+  EXAMPLES,
+  publish,
+  runData,
+  tempDir,
+  waitForState,
+  withHub,
+} from './helpers.js';
+
+/** A table as people write them: Latin-1, semicolons, day-first dates, decimal commas, gaps. */
+function regionalPackage(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const text = 'station;day;rain;note\nZürich;03/01/2024;1,5;"wet; cold"\nGenève;04/01/2024;;\n';
+  writeFileSync(join(dir, 'rain.csv'), Buffer.from(text, 'latin1'));
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({
+      name: 'rain',
+      resources: [
+        {
+          name: 'rain',
+          path: 'rain.csv',
+          encoding: 'iso-8859-1',
+          dialect: { delimiter: ';' },
+          schema: {
+            fields: [
+              { name: 'station', type: 'string' },
+              { name: 'day', type: 'date', format: '%d/%m/%Y' },
+              { name: 'rain', type: 'number', decimalChar: ',' },
+              { name: 'note', type: 'string' },
+            ],
+          },
+        },
+      ],
+    }),
+  );
+}
+
+describe('derived copies of every table', () => {
+  it('serves a CSV copy in one normal form and a typed JSON copy, by index, by name and as named resources', async () => {
+    const dir = tempDir();
+    try {
+      regionalPackage(dir);
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        expect((await waitForState(url, (await publish(url, jwt, dir)).flowId)).state).toBe(
+          'SUCCEEDED',
+        );
+        const read = async (path: string) => {
+          const response = await fetch(`${url}/ada/rain/r/${path}`);
+          expect(response.status).toBe(200);
+          return { type: response.headers.get('content-type'), text: await response.text() };
+        };
+        // The original: its Latin-1 bytes, as they were uploaded.
+        const original = await fetch(`${url}/ada/rain/r/0.csv`);
+        expect(
+          Buffer.from(await original.arrayBuffer()).equals(readFileSync(join(dir, 'rain.csv'))),
+        ).toBe(true);
+        const copy = await read('rain_csv.csv');
+        expect(copy.text).toBe(
+          'station,day,rain,note\nZürich,03/01/2024,"1,5",wet; cold\nGenève,04/01/2024,,\n',
+        );
+        const json = await read('0.json');
+        expect(json.type).toContain('application/json');
+        expect(JSON.parse(json.text)).toEqual([
+          { station: 'Zürich', day: '2024-01-03', rain: 1.5, note: 'wet; cold' },
+          { station: 'Genève', day: '2024-01-04', rain: null, note: null },
+        ]);
+        expect((await read('rain.json')).text).toBe(json.text);
+        expect((await read('rain_json.json')).text).toBe(json.text);
+        const descriptor = (await (await fetch(`${url}/ada/rain/datapackage.json`)).json()) as {
+          resources: { name: string; datahub?: { type: string; derivedFrom: string[] } }[];
+        };
+        expect(
+          descriptor.resources.map((resource) => [resource.name, resource.datahub?.type]),
+        ).toEqual([
+          ['rain', undefined],
+          ['rain_csv', 'derived/csv'],
+          ['rain_json', 'derived/json'],
+        ]);
+        expect((await fetch(`${url}/ada/rain/r/0.xlsx`)).status).toBe(404);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('writes each sheet of a workbook as CSV and JSON', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const example = join(EXAMPLES, 'weather-stations');
+      const state = await waitForState(url, (await publish(url, jwt, example)).flowId);
+      expect(state.state).toBe('SUCCEEDED');
+      const descriptor = JSON.parse(readFileSync(join(example, 'datapackage.json'), 'utf8')) as {
+        name: string;
+        resources: { name: string; path: string }[];
+      };
+      for (const [index, resource] of descriptor.resources.entries()) {
+        const csv = await fetch(`${url}/ada/${descriptor.name}/r/${String(index)}.csv`);
+        expect(csv.status).toBe(200);
+        const rows = (await csv.text()).trimEnd().split('\n');
+        const json = (await (
+          await fetch(`${url}/ada/${descriptor.name}/r/${resource.name}.json`)
+        ).json()) as unknown[];
+        expect(rows.length - 1).toBe(json.length);
+        expect(json.length).toBeGreaterThan(0);
+      }
+    });
+  });
+
+  it('publishes a folder fetched with data get again as it is, deriving the copies anew', async () => {
+    const work = tempDir();
+    try {
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        const env = { DATA_API: url, DATA_TOKEN: jwt };
+        const cities = join(EXAMPLES, 'cities');
+        expect((await runData(['publish', cities], { env, cwd: work })).code).toBe(0);
+        const got = await runData(['get', 'ada/world-cities', '--out', 'copy'], { env, cwd: work });
+        expect(got.code).toBe(0);
+        const saved = JSON.parse(readFileSync(join(work, 'copy', 'datapackage.json'), 'utf8')) as {
+          resources: { name: string }[];
+        };
+        expect(saved.resources.map((resource) => resource.name)).toEqual(['countries', 'cities']);
+        const again = await runData(['publish', 'copy', '--force'], { env, cwd: work });
+        expect(again.err).not.toMatch(/^error/m);
+        expect(again.code).toBe(0);
+        const descriptor = (await (
+          await fetch(`${url}/ada/world-cities/datapackage.json`)
+        ).json()) as { resources: { name: string }[] };
+        expect(descriptor.resources.map((resource) => resource.name)).toEqual([
+          'countries',
+          'cities',
+          'countries_csv',
+          'countries_json',
+          'cities_csv',
+          'cities_json',
+        ]);
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
