@@ -100,6 +100,16 @@ export * from './protocol.js';
 
 export const CITIES_DIR = join(EXAMPLES, 'cities');
 
+/** The resources of the cities example as the hub publishes it: the originals, then copies. */
+export const CITIES_PUBLISHED = [
+  'countries',
+  'cities',
+  'countries_csv',
+  'countries_json',
+  'cities_csv',
+  'cities_json',
+];
+
 /** The object keys a hub's storage holds, whichever engine it is. */
 export async function storedObjects(hub: RunningHub['hub']): Promise<string[]> {
   const keys: string[] = [];
