@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { rowWriter, type RowFormat } from '../files/row-formats.js';
 import type { ResourceDescriptor } from './descriptor/types.js';
@@ -81,13 +81,20 @@ export async function deriveTables(
     const paths = asList(declared.path);
     if (!isTable(declared) || typeof declared.name !== 'string') continue;
     if (declared.data === undefined && (paths.length === 0 || paths.some(isRemote))) continue;
-    const resource = await withSchema(declared, dir, fetch);
     const files = {
       csv: join(outDir, `${String(index)}.csv`),
       json: join(outDir, `${String(index)}.json`),
     };
-    const rows = await writeCopies(resource, dir, files, fetch);
-    derived.push({ index, name: resource.name, ...files, rows });
+    try {
+      const resource = await withSchema(declared, dir, fetch);
+      const rows = await writeCopies(resource, dir, files, fetch);
+      derived.push({ index, name: declared.name, ...files, rows });
+    } catch {
+      // The package is valid: a table whose copies cannot be written is published without
+      // them (a schema by reference gone since, say), not failed.
+      rmSync(files.csv, { force: true });
+      rmSync(files.json, { force: true });
+    }
   }
   return derived;
 }
