@@ -1,3 +1,4 @@
+import type { TableSinks } from './table/row-sink.js';
 import { detectVersion } from './descriptor/paths.js';
 import { parseDescriptor, resolveReferences } from './descriptor/load.js';
 import { checkPackage } from './descriptor/rules.js';
@@ -48,6 +49,8 @@ export interface ValidateOptions {
   sheet?: string;
   /** Bytes unique and primary keys may take in memory before they go to disk (1 GB). */
   keyMemory?: number;
+  /** Sinks for the rows of tables, as they are validated (the hub's derived copies). */
+  tableSinks?: TableSinks;
   onProgress?: (event: ValidateEvent) => void;
 }
 
@@ -178,6 +181,7 @@ function context(
     signal: options.signal,
     rowLimits: options.rowLimits,
     keyMemory: options.keyMemory,
+    tableSinks: options.tableSinks,
     onProgress: options.onProgress,
     limits: {
       limitErrors: options.limitErrors ?? 1000,

@@ -1,3 +1,4 @@
+import type { TableSinks } from './table/row-sink.js';
 import { stat } from 'node:fs/promises';
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
@@ -42,6 +43,8 @@ export interface ResourceContext {
   lookups: Map<string, Promise<LookupKeys>>;
   /** Bytes unique and primary keys may take in memory before they go to disk. */
   keyMemory?: number | undefined;
+  /** Sinks for the rows of tables, as they are validated. */
+  tableSinks?: TableSinks | undefined;
 }
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
@@ -63,7 +66,7 @@ export function formatOf(resource: ResourceDescriptor): string | undefined {
   return first ? /\.([a-z0-9]+)$/i.exec(first)?.[1]?.toLowerCase() : undefined;
 }
 
-export function isTable(resource: ResourceDescriptor): boolean {
+function isTable(resource: ResourceDescriptor): boolean {
   if (resource.data !== undefined) return Array.isArray(resource.data);
   const format = formatOf(resource);
   if (format !== undefined) return TABLE_FORMATS.has(format);
@@ -141,6 +144,7 @@ async function validateTable(
     schema.fieldsMatch ?? 'exact',
     collector,
     ctx.keyMemory,
+    ctx.tableSinks?.(resource, ctx.resources.indexOf(resource), schema),
   );
   let result: ReadResult | undefined;
   try {

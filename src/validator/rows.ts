@@ -14,17 +14,14 @@ import { resolveDialect } from './table/dialect.js';
 /** A table read as it is written: labels once, then each data row (header and comments left out). */
 export interface RowHandler {
   labels(labels: string[]): void;
-  /**
-   * The row's values: typed by the schema when `typed`, else the cells as written; and the
-   * cells as the source holds them (text, or a workbook's numbers, booleans and dates).
-   */
-  row(values: unknown[], cells: readonly unknown[]): void;
+  /** The row's values: typed by the schema when `typed`, else the cells as written. */
+  row(values: unknown[]): void;
   /** False once the reader wants no more rows (a closed output). */
   readonly open: boolean;
 }
 
 /** A workbook's date cell as the text the Table Schema writes it in; other cells as they are. */
-export function asWritten(cell: unknown): unknown {
+function asWritten(cell: unknown): unknown {
   return cell instanceof SheetDate ? cell.toString() : cell;
 }
 
@@ -37,43 +34,21 @@ function jsonValue(value: unknown): unknown {
 
 const TYPED_AS_VALUES = new Set(['integer', 'number', 'boolean', 'object', 'array', 'geojson']);
 
-/** Temporal values (milliseconds since 1970, UTC) as ISO 8601 text, by field type. */
-const ISO: Record<string, (ms: number) => string> = {
-  date: (ms) => new Date(ms).toISOString().slice(0, 10),
-  datetime: (ms) => new Date(ms).toISOString().replace('.000Z', 'Z'),
-  time: (ms) =>
-    new Date(ms)
-      .toISOString()
-      .slice(11, 23)
-      .replace(/\.000$/, ''),
-};
-
 /**
- * Casts each cell by its field: numbers, booleans and JSON types become values; dates and
- * times stay as written, or become ISO 8601 text with `isoDates`; the rest stays as
- * written; missing values become null; a cell its type refuses stays as written.
+ * Casts each cell by its field: numbers, booleans and JSON types become values; dates,
+ * times and the rest stay as written; missing values become null; a cell its type refuses
+ * stays as written.
  */
-function typer(
-  schema: SchemaDescriptor,
-  isoDates: boolean,
-): (cells: readonly unknown[]) => unknown[] {
-  const fields = schema.fields.map((field) => {
-    const type = field.type ?? 'string';
-    return {
-      compiled: compileField(field, schema, 2),
-      asValue: TYPED_AS_VALUES.has(type),
-      iso: isoDates ? ISO[type] : undefined,
-    };
-  });
+function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown[] {
+  const fields = schema.fields.map((field) => ({
+    compiled: compileField(field, schema, 2),
+    asValue: TYPED_AS_VALUES.has(field.type ?? 'string'),
+  }));
   return (cells) =>
     cells.map((cell, index) => {
       const field = fields[index];
       if (!field) return asWritten(cell);
       if (typeof cell === 'string' && field.compiled.missing.has(cell)) return null;
-      if (field.iso) {
-        const value = field.compiled.cast(cell);
-        return typeof value === 'number' ? field.iso(value) : asWritten(cell);
-      }
       if (!field.asValue) return asWritten(cell);
       const value = field.compiled.cast(cell);
       return value === INVALID ? asWritten(cell) : jsonValue(value);
@@ -114,7 +89,7 @@ function layoutSink(
         return;
       }
       if (!labelled) return;
-      handler.row(cast(cells), cells);
+      handler.row(cast(cells));
     },
     get open() {
       return handler.open;
@@ -129,22 +104,14 @@ function layoutSink(
 export async function readRows(
   resource: ResourceDescriptor,
   base: Base,
-  options: {
-    fetch: Fetch;
-    signal?: AbortSignal | undefined;
-    typed: boolean;
-    /** Dates and times as ISO 8601 text, whatever format they are written in. */
-    isoDates?: boolean;
-  },
+  options: { fetch: Fetch; signal?: AbortSignal | undefined; typed: boolean },
   handler: RowHandler,
 ): Promise<void> {
   let schema = typeof resource.schema === 'object' ? resource.schema : undefined;
   if (!schema && options.typed && base.dir !== undefined)
     schema = await inferResourceSchema(resource, base.dir);
   const cast =
-    options.typed && schema
-      ? typer(schema, options.isoDates ?? false)
-      : (cells: readonly unknown[]) => cells.map(asWritten);
+    options.typed && schema ? typer(schema) : (cells: readonly unknown[]) => cells.map(asWritten);
   if (resource.data !== undefined) {
     const records = inlineRecords(resource.data);
     if (typeof records === 'string') throw new Error(records);

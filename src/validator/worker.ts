@@ -6,13 +6,7 @@ import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from 
 import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
 import type { ValidateEvent } from './index.js';
-import { deriveTables } from './derive.js';
-import type { ResourceDescriptor } from './descriptor/types.js';
-
-function resourcesOf(descriptor: unknown): ResourceDescriptor[] {
-  const list = (descriptor as { resources?: unknown } | null)?.resources;
-  return Array.isArray(list) ? (list as ResourceDescriptor[]) : [];
-}
+import { TableCopies } from './derive.js';
 
 const port = parentPort;
 const request = workerData as IsolatedRequest;
@@ -23,9 +17,11 @@ const fetch = clientFetch(
 const post = (message: WorkerMessage): void => port?.postMessage(message);
 
 try {
+  const copies = request.deriveTo === undefined ? undefined : new TableCopies(request.deriveTo);
   const options = {
     ...request.options,
     fetch,
+    ...(copies ? { tableSinks: copies.sinks } : {}),
     onProgress: (event: ValidateEvent) => post({ type: 'progress', event }),
   };
   const input = request.input;
@@ -33,10 +29,7 @@ try {
     typeof input === 'string'
       ? await validate(input, options)
       : await validateDescriptor(input.descriptor, input.dir, options);
-  const derived =
-    request.deriveTo !== undefined && report.valid && typeof input !== 'string'
-      ? await deriveTables(resourcesOf(input.descriptor), input.dir, request.deriveTo, fetch)
-      : undefined;
+  const derived = copies?.finish(report.valid);
   post({ type: 'report', report, ...(derived ? { derived } : {}) });
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);

@@ -8,6 +8,7 @@ import { mapHeader, positionalMap, type ColumnMap, type FieldsMatch } from './he
 import { describeBytes } from '../../text/bytes.js';
 import { spillPartOf } from './lookup-keys.js';
 import { SPILL_PARTS, SpillFiles } from './spill.js';
+import type { TableRowSink } from './row-sink.js';
 import {
   foreignKeyError,
   foreignKeyMissing,
@@ -91,6 +92,8 @@ export class TableValidator {
     private readonly collector: TaskCollector,
     /** Bytes the key tables may take before they go to disk. */
     private readonly keyMemory = DEFAULT_KEY_MEMORY,
+    /** Where each row goes once checked, for a copy written in the same pass. */
+    private readonly sink?: TableRowSink,
   ) {
     this.headerEnd = layout.headerRows.length > 0 ? Math.max(...layout.headerRows) : 0;
     if (this.headerEnd === 0) this.map = positionalMap(fields.length);
@@ -142,6 +145,7 @@ export class TableValidator {
     if (this.stopped) return;
     this.rows++;
     this.row(cells, rowNumber, map);
+    this.sink?.row(cells, this.values, map.columns);
   }
 
   /** Called once the data is read, so that a header-only table still gets its labels checked. */
