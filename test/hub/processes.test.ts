@@ -27,6 +27,24 @@ function sharedStorage(): string {
   return storage;
 }
 
+/**
+ * Runs a test on a database and a bucket of its own, shared by the processes it starts;
+ * every process is killed and the database dropped afterwards.
+ */
+async function onSharedEngines(
+  test: (database: string, storage: string) => Promise<void>,
+): Promise<void> {
+  const database = await testDatabase();
+  if (!database) throw new Error('this test runs on the PostgreSQL project');
+  try {
+    await test(database.url, sharedStorage());
+  } finally {
+    for (const child of children) child.kill('SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await database.drop();
+  }
+}
+
 function serve(
   database: string,
   storage: string,
@@ -110,20 +128,17 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
 
 describe('hub processes sharing PostgreSQL and a bucket', () => {
   it('finish a revision whose process was killed, and serve what another published', async () => {
-    const database = await testDatabase();
-    if (!database) throw new Error('this test runs on the PostgreSQL project');
-    const storage = sharedStorage();
-    try {
+    await onSharedEngines(async (database, storage) => {
       // Each process has a data folder of its own: everything shared is in the database
       // and the bucket (the folder keeps only the signing key and scratch work).
-      const first = await serve(database.url, storage, { dataDir: join(work, 'one') });
+      const first = await serve(database, storage, { dataDir: join(work, 'one') });
       const jwt = await browserLogin(first.url);
       const dir = bigPackage('big-table', 600_000);
       const { flowId } = await publish(first.url, jwt, dir);
       await until(async () => (await stateOf(first.url, flowId)) === 'INPROGRESS', 20_000);
       first.child.kill('SIGKILL');
 
-      const second = await serve(database.url, storage, { dataDir: join(work, 'two') });
+      const second = await serve(database, storage, { dataDir: join(work, 'two') });
       await until(async () => (await stateOf(second.url, flowId)) !== 'INPROGRESS', 30_000);
       expect(await stateOf(second.url, flowId)).toBe('SUCCEEDED');
 
@@ -148,7 +163,7 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
       ).toBe(true);
 
       // Two processes again, each publishing at once: both revisions succeed, once each.
-      const third = await serve(database.url, storage, { dataDir: join(work, 'three') });
+      const third = await serve(database, storage, { dataDir: join(work, 'three') });
       const [a, b] = await Promise.all([
         publish(third.url, jwt, bigPackage('table-a', 20_000)),
         publish(second.url, jwt, bigPackage('table-b', 20_000)),
@@ -166,21 +181,14 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
         ).json()) as { revisions: { state: string }[] };
         expect(history.revisions.map((revision) => revision.state)).toEqual(['SUCCEEDED']);
       }
-    } finally {
-      for (const child of children) child.kill('SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await database.drop();
-    }
+    });
   }, 120_000);
 
   it('split into an API process and a worker: one queues, the other publishes, and reads follow', async () => {
-    const database = await testDatabase();
-    if (!database) throw new Error('this test runs on the PostgreSQL project');
     const dataDir = join(work, 'split');
-    const storage = sharedStorage();
-    try {
-      const api = await serve(database.url, storage, { dataDir, role: 'api' });
-      const worker = await serve(database.url, storage, { dataDir, role: 'worker' });
+    await onSharedEngines(async (database, storage) => {
+      const api = await serve(database, storage, { dataDir, role: 'api' });
+      const worker = await serve(database, storage, { dataDir, role: 'worker' });
       expect(worker.url).toBe('');
       const jwt = await browserLogin(api.url);
       const dir = bigPackage('titled', 200_000);
@@ -205,20 +213,13 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
         // The worker's publication is seen within a second.
         await until(async () => (await title()) === wanted, 2_500);
       }
-    } finally {
-      for (const child of children) child.kill('SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await database.drop();
-    }
+    });
   }, 60_000);
 
   it('data publish through one process, data get through the other: the same bytes', async () => {
-    const database = await testDatabase();
-    if (!database) throw new Error('this test runs on the PostgreSQL project');
-    const storage = sharedStorage();
-    try {
-      const one = await serve(database.url, storage, { dataDir: join(work, 'publish-one') });
-      const two = await serve(database.url, storage, { dataDir: join(work, 'publish-two') });
+    await onSharedEngines(async (database, storage) => {
+      const one = await serve(database, storage, { dataDir: join(work, 'publish-one') });
+      const two = await serve(database, storage, { dataDir: join(work, 'publish-two') });
       const jwt = await browserLogin(one.url);
       const dir = bigPackage('through-two', 100_000);
       const env = { ...process.env, DATA_TOKEN: jwt, DATA_KEYCHAIN: '0', CI: 'true' };
@@ -242,27 +243,20 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
           readFileSync(join(dir, 'data.csv')),
         ),
       ).toBe(true);
-    } finally {
-      for (const child of children) child.kill('SIGKILL');
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      await database.drop();
-    }
+    });
   }, 60_000);
 
   describe('the old client', () => {
     beforeAll(installDatahubCli, 330_000);
 
     it('datahub-cli 0.6.3 publishes through the form endpoint of one process; a worker processes it; another serves it', async () => {
-      const database = await testDatabase();
-      if (!database) throw new Error('this test runs on the PostgreSQL project');
-      const storage = sharedStorage();
-      try {
-        const front = await serve(database.url, storage, { dataDir: join(work, 'front') });
-        const back = await serve(database.url, storage, {
+      await onSharedEngines(async (database, storage) => {
+        const front = await serve(database, storage, { dataDir: join(work, 'front') });
+        const back = await serve(database, storage, {
           dataDir: join(work, 'back'),
           role: 'api',
         });
-        await serve(database.url, storage, { dataDir: join(work, 'worker'), role: 'worker' });
+        await serve(database, storage, { dataDir: join(work, 'worker'), role: 'worker' });
         const jwt = await browserLogin(front.url);
         const cities = join(EXAMPLES, 'cities');
         const { code, out, userid } = await datahubPush(cities, {
@@ -284,11 +278,7 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
             Buffer.from(await served.arrayBuffer()).equals(readFileSync(join(cities, path))),
           ).toBe(true);
         }
-      } finally {
-        for (const child of children) child.kill('SIGKILL');
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        await database.drop();
-      }
+      });
     }, 120_000);
   });
 });
