@@ -37,7 +37,11 @@ export async function home(hub: Hub, request: Request, response: ServerResponse)
 /** The first bytes of a stored file, or undefined when it cannot be read. */
 async function head(storage: Storage, key: string, bytes: number): Promise<Buffer | undefined> {
   try {
-    return await readAll(await storage.read(key), bytes);
+    // Asked for by range: a bucket then sends these bytes only, not the whole file.
+    const size = (await storage.stat(key))?.size;
+    if (size === undefined) return undefined;
+    if (size === 0) return Buffer.alloc(0);
+    return await readAll(await storage.read(key, { start: 0, end: Math.min(size, bytes) - 1 }));
   } catch {
     return undefined;
   }
