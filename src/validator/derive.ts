@@ -5,7 +5,7 @@ import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
 import { INVALID } from './schema/types/index.js';
-import { SheetDate } from './sheets/cells.js';
+import { asWritten, jsonValue, TYPED_AS_VALUES } from './rows.js';
 import type { TableRowSink, TableSinks } from './table/row-sink.js';
 
 /** The copies of one table in the normal forms: where they were written, and their rows. */
@@ -54,11 +54,6 @@ class FileText {
   }
 }
 
-/** A cell as the Table Schema writes it: a workbook's date as its text, the rest as it is. */
-function asWritten(cell: unknown): unknown {
-  return cell instanceof SheetDate ? cell.toString() : cell;
-}
-
 const DAY_MS = 86_400_000;
 const pad2 = (n: number): string => (n < 10 ? `0${String(n)}` : String(n));
 
@@ -98,8 +93,6 @@ const ISO: Record<string, (ms: number) => string> = {
       .replace(/\.000$/, ''),
 };
 
-const AS_VALUES = new Set(['integer', 'number', 'boolean', 'object', 'array', 'geojson']);
-
 /**
  * How each field's cast value goes into the JSON copy: numbers, booleans and JSON types as
  * values, dates and times as ISO 8601 text, the rest (durations, years…) as written; a
@@ -113,10 +106,7 @@ function jsonConverters(schema: SchemaDescriptor): ((value: unknown, cell: unkno
       if (value === null) return null;
       if (value === INVALID) return asWritten(cell);
       if (iso && typeof value === 'number') return iso(value);
-      if (!AS_VALUES.has(type)) return asWritten(cell);
-      if (typeof value === 'bigint')
-        return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
-      return value;
+      return TYPED_AS_VALUES.has(type) ? jsonValue(value) : asWritten(cell);
     };
   });
 }

@@ -21,18 +21,25 @@ export interface RowHandler {
 }
 
 /** A workbook's date cell as the text the Table Schema writes it in; other cells as they are. */
-function asWritten(cell: unknown): unknown {
+export function asWritten(cell: unknown): unknown {
   return cell instanceof SheetDate ? cell.toString() : cell;
 }
 
 /** A value as JSON can hold it: big integers as text, missing values as null. */
-function jsonValue(value: unknown): unknown {
+export function jsonValue(value: unknown): unknown {
   if (typeof value === 'bigint')
     return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   return value;
 }
 
-const TYPED_AS_VALUES = new Set(['integer', 'number', 'boolean', 'object', 'array', 'geojson']);
+export const TYPED_AS_VALUES = new Set([
+  'integer',
+  'number',
+  'boolean',
+  'object',
+  'array',
+  'geojson',
+]);
 
 /**
  * Casts each cell by its field: numbers, booleans and JSON types become values; dates,

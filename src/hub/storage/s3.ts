@@ -73,7 +73,7 @@ export function parseS3Address(address: string): S3Address {
 
 const STAT_MS = 60_000;
 
-export function isNotFound(error: unknown): boolean {
+function isNotFound(error: unknown): boolean {
   return (
     error instanceof S3ServiceException &&
     (error.$metadata.httpStatusCode === 404 ||
