@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { eachLimited } from '../client/limit.js';
@@ -81,10 +82,10 @@ async function moveFiles(
   result: MigrationResult,
   onEvent?: (event: MigrationEvent) => void,
 ): Promise<void> {
-  const entries: { key: string; size: number }[] = [];
+  const entries: { key: string }[] = [];
   const flush = () =>
     eachLimited(entries.splice(0), FILES_AT_ONCE, async (entry) => {
-      const event = await moveFile(from, to, entry.key, entry.size);
+      const event = await moveFile(from, to, entry.key);
       if (event.type === 'damaged') result.damaged.push(entry.key);
       else {
         if (event.copied) result.copied++;
@@ -100,12 +101,7 @@ async function moveFiles(
   await flush();
 }
 
-async function moveFile(
-  from: FolderStorage,
-  to: Storage,
-  key: string,
-  size: number,
-): Promise<FileEvent> {
+async function moveFile(from: FolderStorage, to: Storage, key: string): Promise<FileEvent> {
   const name = key.split('/').pop() ?? key;
   const path = from.pathOf(key);
   const { length, digest } = await hashFile(path, 'md5');
@@ -115,10 +111,20 @@ async function moveFile(
       return { type: 'damaged', key, reason: 'its bytes are not the ones its key names' };
   }
   const there = await to.stat(key);
-  if (there?.size === length && (there.md5 ?? digest.toString('hex')) === digest.toString('hex'))
-    return { type: 'file', key, bytes: size, copied: false };
+  const hex = digest.toString('hex');
+  if (there?.size === length && (there.md5 ?? (await md5Of(to, key))) === hex)
+    return { type: 'file', key, bytes: length, copied: false };
+  // Storage keeps what a key holds: other bytes there (a broken earlier move) go first.
+  if (there) await to.delete(key);
   await to.putFile(key, path, { md5: digest.toString('base64'), length, type: contentType(name) });
   return { type: 'file', key, bytes: length, copied: true };
+}
+
+/** The MD5 (hex) of what a key holds, read through, for stores that do not tell it. */
+async function md5Of(storage: Storage, key: string): Promise<string> {
+  const hash = createHash('md5');
+  for await (const chunk of (await storage.read(key)) as AsyncIterable<Buffer>) hash.update(chunk);
+  return hash.digest('hex');
 }
 
 async function moveRows(

@@ -3,9 +3,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { migrateHub } from '../../src/hub/migrate.js';
 import { FolderStorage } from '../../src/hub/storage/folder.js';
+import { openStorage } from '../../src/hub/storage/open.js';
+import type { Storage } from '../../src/hub/storage/types.js';
+import { readAll } from '../../src/hub/send-file.js';
 import {
   browserLogin,
   EXAMPLES,
+  md5Base64,
   publish,
   runData,
   storedObjects,
@@ -46,6 +50,10 @@ function migrate(dataDir: string, to: { database: string; storage: string }) {
     '--storage',
     to.storage,
   ]);
+}
+
+async function readStoredFrom(storage: Storage, key: string): Promise<Buffer> {
+  return readAll(await storage.read(key));
 }
 
 /** A single-machine hub (SQLite and its folder, whatever the run) with two datasets. */
@@ -125,6 +133,37 @@ describe('data serve migrate-storage', () => {
         });
         expect((await waitForState(url, flowId)).state).toBe('SUCCEEDED');
       });
+    } finally {
+      await to.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('replaces other bytes of the same size found at a key where it moves a file', async () => {
+    const dataDir = tempDir();
+    const to = await destination();
+    try {
+      await embeddedHub(dataDir);
+      const folder = new FolderStorage(dataDir);
+      let key = '';
+      for await (const entry of folder.list('objects/'))
+        if (entry.key.endsWith('.csv')) key = entry.key;
+      const right = readFileSync(folder.pathOf(key));
+      const wrong = Buffer.from(right.toString('latin1').toUpperCase(), 'latin1');
+      expect(wrong.length).toBe(right.length);
+      expect(wrong.equals(right)).toBe(false);
+      const target = await openStorage(to.storage);
+      const scratch = join(tempDir(), 'wrong');
+      writeFileSync(scratch, wrong);
+      await target.putFile(key, scratch, {
+        md5: md5Base64(wrong),
+        length: wrong.length,
+        type: 'text/csv',
+      });
+      const moved = await migrate(dataDir, to);
+      expect(moved.code).toBe(0);
+      expect((await readStoredFrom(target, key)).equals(right)).toBe(true);
+      target.close();
     } finally {
       await to.drop();
       rmSync(dataDir, { recursive: true, force: true });
