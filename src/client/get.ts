@@ -1,5 +1,5 @@
 import { makeDirectory } from '../files/directories.js';
-import { readdir, rename, writeFile } from 'node:fs/promises';
+import { readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { CliError, UsageError } from '../errors.js';
@@ -9,6 +9,7 @@ import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
 import { json, send, tokenFor, withRetries, type HttpFetch } from './http.js';
 import { eachLimited } from './limit.js';
+import type { GetFormat } from './formats.js';
 
 export interface Target {
   /** URL of datapackage.json, or of a single file. */
@@ -57,8 +58,58 @@ export interface GetOptions {
   /** Globs of the resource paths to fetch, and of those to leave out. */
   include?: string[] | undefined;
   exclude?: string[] | undefined;
+  /** The tables as uploaded, or the hub's CSV or JSON copies of them. */
+  format?: GetFormat | undefined;
   onEvent?: (event: GetEvent) => void;
 }
+
+type Resource = Record<string, unknown>;
+
+/** The copy of a resource a hub derived in a format (`derived/csv`, `derived/zip`…). */
+function derivedOf(resources: Resource[], type: string, source?: string): Resource | undefined {
+  return resources.find((candidate) => {
+    const datahub = candidate.datahub as { type?: unknown; derivedFrom?: unknown } | undefined;
+    if (datahub?.type !== type) return false;
+    return (
+      source === undefined ||
+      (Array.isArray(datahub.derivedFrom) && datahub.derivedFrom[0] === source)
+    );
+  });
+}
+
+/** What a resource's copy keeps of it: what describes the data, not how it was written. */
+const KEPT = ['name', 'title', 'description', 'licenses', 'sources', 'profile'];
+
+/**
+ * The resources to save in a format: each table the hub copied into it becomes its copy,
+ * under the table's name and at `data/<name>.<format>` (the CSV copy keeps the schema,
+ * which describes it, since its cells are as written); the rest stay as they are.
+ */
+function inFormat(resources: Resource[], format: GetFormat): Resource[] {
+  const originals = resources.filter((resource) => !isDerived(resource));
+  if (format === 'original') return originals;
+  return originals.map((resource) => {
+    const copy = derivedOf(resources, `derived/${format}`, String(resource.name));
+    if (!copy || typeof copy.path !== 'string') return resource;
+    const kept = Object.fromEntries(
+      KEPT.filter((key) => key in resource).map((key) => [key, resource[key]]),
+    );
+    return {
+      ...kept,
+      path: `data/${String(resource.name)}.${format}`,
+      format,
+      mediatype: copy.mediatype,
+      encoding: 'utf-8',
+      ...(typeof copy.bytes === 'number' ? { bytes: copy.bytes } : {}),
+      ...(typeof copy.hash === 'string' ? { hash: copy.hash } : {}),
+      ...(format === 'csv' && resource.schema !== undefined ? { schema: resource.schema } : {}),
+      [FROM]: copy.path,
+    };
+  });
+}
+
+/** Where a resource's bytes are read from on the hub, when not at its own path. */
+const FROM = Symbol('read from');
 
 export type GetEvent =
   | { type: 'plan'; files: { path: string; bytes: number | undefined }[] }
@@ -112,17 +163,12 @@ export function noSuchDataset(target: Target, signedIn: boolean): CliError {
   });
 }
 
-/** Downloads a dataset's descriptor and every resource into a folder that validates offline. */
-export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
-  const folder = options.out;
-  if (!options.force && !(await isEmptyFolder(folder))) {
-    throw new UsageError(
-      `${folder} is not empty`,
-      'pass --force to write into it, or --out to choose another folder',
-    );
-  }
+async function fetchDescriptor(
+  target: Target,
+  options: GetOptions,
+): Promise<Record<string, unknown> & { resources?: Resource[] }> {
   const signal = options.signal ? { signal: options.signal } : {};
-  const descriptor = (await withRetries(async () => {
+  return (await withRetries(async () => {
     const response = await send(options.fetch, 'get descriptor', target.url, {
       headers: options.token ? { 'Auth-Token': options.token } : {},
       ...signal,
@@ -132,18 +178,32 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       throw noSuchDataset(target, options.token !== undefined);
     }
     return json(`get ${target.url}`, response);
-  }, signal)) as Record<string, unknown> & { resources?: Record<string, unknown>[] };
+  }, signal)) as Record<string, unknown> & { resources?: Resource[] };
+}
+
+/** Downloads a dataset's descriptor and every resource into a folder that validates offline. */
+export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
+  const folder = options.out;
+  if (!options.force && !(await isEmptyFolder(folder))) {
+    throw new UsageError(
+      `${folder} is not empty`,
+      'pass --force to write into it, or --out to choose another folder',
+    );
+  }
+  const descriptor = await fetchDescriptor(target, options);
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
   const taken = new Set<string>();
   const wanted = pathFilter(options.include, options.exclude);
-  // The originals: the copies a hub derived in other formats are read at its /r/ addresses.
-  descriptor.resources = (descriptor.resources ?? []).filter((resource) => {
-    if (isDerived(resource)) return false;
-    const path = resource.path;
-    return (
-      typeof path !== 'string' || wanted(isRemote(path) ? new URL(path).pathname.slice(1) : path)
-    );
-  });
+  // The originals (or their copies in the format asked for): the other copies a hub derived
+  // are read at its /r/ addresses.
+  descriptor.resources = inFormat(descriptor.resources ?? [], options.format ?? 'original').filter(
+    (resource) => {
+      const path = resource.path;
+      return (
+        typeof path !== 'string' || wanted(isRemote(path) ? new URL(path).pathname.slice(1) : path)
+      );
+    },
+  );
   const revision = new URL(target.url).searchParams.get('v');
   for (const resource of descriptor.resources) {
     const path = resource.path;
@@ -160,7 +220,8 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       // Two resources may share one file: it is fetched once.
       if (taken.has(path)) continue;
       taken.add(path);
-      const url = new URL(path, target.url);
+      const from = (resource as { [FROM]?: string })[FROM];
+      const url = new URL(from ?? path, target.url);
       // A revision asked for by `?v=` holds for its files too.
       if (revision) url.searchParams.set('v', revision);
       jobs.push({ url: url.href, path, resource });
@@ -206,4 +267,35 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
   });
   options.onEvent?.({ type: 'saved', path: name, bytes });
   return { folder: options.out, files: [{ path: name, bytes }] };
+}
+
+/** Downloads the zip of a whole dataset a hub made when it published it. */
+export async function getZip(target: Target, options: GetOptions): Promise<GetResult> {
+  const descriptor = await fetchDescriptor(target, options);
+  const zip = derivedOf(descriptor.resources ?? [], 'derived/zip');
+  if (typeof zip?.path !== 'string')
+    throw new CliError('this hub offers no zip of the dataset', {
+      code: 'E_NO_ZIP',
+      exitCode: EXIT.usage,
+      hint: 'fetch it without --zip: `data get` writes the same folder',
+    });
+  const name = `${typeof descriptor.name === 'string' ? descriptor.name : 'dataset'}.zip`;
+  const path = inside(options.out, name);
+  if (!options.force && (await stat(path).catch(() => undefined)))
+    throw new UsageError(`${path} exists`, 'pass --force to replace it');
+  const url = new URL(zip.path, target.url);
+  const revision = new URL(target.url).searchParams.get('v');
+  if (revision) url.searchParams.set('v', revision);
+  const bytes = typeof zip.bytes === 'number' ? zip.bytes : undefined;
+  options.onEvent?.({ type: 'plan', files: [{ path: name, bytes }] });
+  await makeDirectory(options.out);
+  const saved = await downloadFile(options.fetch, url.href, path, {
+    token: tokenFor(url.href, target.url, options.token),
+    bytes,
+    hash: typeof zip.hash === 'string' ? zip.hash : undefined,
+    signal: options.signal,
+    onBytes: (received) => options.onEvent?.({ type: 'progress', path: name, received, bytes }),
+  });
+  options.onEvent?.({ type: 'saved', path: name, bytes: saved });
+  return { folder: options.out, files: [{ path: name, bytes: saved }] };
 }

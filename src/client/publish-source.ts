@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
@@ -19,6 +19,31 @@ async function readDescriptor(file: string): Promise<Record<string, unknown>> {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new InputError(`${file} is not a descriptor (a JSON object)`);
   return parsed as Record<string, unknown>;
+}
+
+const README_BYTES = 1024 * 1024;
+
+/**
+ * The package's README.md, carried in the descriptor's `readme` as the old DataHub CLI
+ * carried it: the hub shows it on the dataset's page and puts it in the dataset's zip.
+ */
+async function withReadme(
+  dir: string,
+  descriptor: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  if (descriptor.readme !== undefined) return descriptor;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const found = names.find((name) => /^readme\.md$/i.test(name));
+  if (!found) return descriptor;
+  const file = join(dir, found);
+  const info = await stat(file);
+  if (!info.isFile()) return descriptor;
+  if (info.size > README_BYTES)
+    throw new InputError(
+      `${file} is larger than 1 MB`,
+      'a README is read on the dataset page: put long documents in the package as resources',
+    );
+  return { ...descriptor, readme: await readFile(file, 'utf8') };
 }
 
 /**
@@ -46,7 +71,7 @@ export async function resolvePublishSource(path: string, name?: string): Promise
       );
     return {
       dir: path,
-      descriptor: await readDescriptor(descriptorFile),
+      descriptor: await withReadme(path, await readDescriptor(descriptorFile)),
       descriptorFile,
       cleanup: nothing,
     };
@@ -54,7 +79,7 @@ export async function resolvePublishSource(path: string, name?: string): Promise
   if (!single)
     return {
       dir: dirname(path),
-      descriptor: await readDescriptor(path),
+      descriptor: await withReadme(dirname(path), await readDescriptor(path)),
       descriptorFile: path,
       cleanup: nothing,
     };

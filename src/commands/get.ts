@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { GET_FORMATS, type GetFormat } from '../client/formats.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -13,6 +14,8 @@ export interface GetOptions {
   revision?: number | undefined;
   include?: string[] | undefined;
   exclude?: string[] | undefined;
+  format?: GetFormat | undefined;
+  zip?: boolean | undefined;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -35,9 +38,18 @@ export function registerGet(
     )
     .option('--include <glob>', 'only the files whose path matches (repeatable)', collect)
     .option('--exclude <glob>', 'leave out the files whose path matches (repeatable)', collect)
+    .addOption(
+      new Option(
+        '--format <format>',
+        'the tables as uploaded, or the copies the hub made of them in CSV or JSON',
+      )
+        .choices(GET_FORMATS)
+        .default('original'),
+    )
+    .option('--zip', 'download the zip of the whole dataset the hub made, as <dataset>.zip')
     .addHelpText(
       'after',
-      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities --revision 3\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
+      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities --revision 3\n  data get ada/world-cities --format csv\n  data get ada/world-cities --zip\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
     )
     .action(async (target: string, options: Omit<GetOptions, 'target'>, command: Command) => {
       setExitCode(await runGet({ ...options, target }, contextFor(command)));
@@ -54,10 +66,17 @@ function withRevision<T extends { url: string }>(target: T, revision: number | u
 }
 
 export async function runGet(options: GetOptions, ctx: Context): Promise<number> {
-  const { parseTarget, getDataset, getFile } = await import('../client/get.js');
+  const { parseTarget, getDataset, getFile, getZip } = await import('../client/get.js');
   const target = withRevision(parseTarget(options.target, ctx.hub().site), options.revision);
+  if (target.single && (options.zip || (options.format ?? 'original') !== 'original'))
+    throw new UsageError(
+      '--zip and --format are for a whole dataset, not one file',
+      'name the copy you want instead: owner/dataset/r/<name>.csv or .json',
+    );
+  if (options.zip && (options.format ?? 'original') !== 'original')
+    throw new UsageError('--zip holds every format already: leave out --format');
   const token = await storedToken(ctx);
-  const out = resolve(ctx.io.cwd, options.out ?? target.folder);
+  const out = resolve(ctx.io.cwd, options.out ?? (options.zip ? '.' : target.folder));
   const { getProgress } = await import('../output/get.js');
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `fetching ${options.target}`);
@@ -68,11 +87,16 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
     force: options.force || target.single,
     include: options.include,
     exclude: options.exclude,
+    format: options.format,
     signal: ctx.signal,
     onEvent: getProgress(progress.update, progress.log),
   };
   const result = await (
-    target.single ? getFile(target, settings) : getDataset(target, settings)
+    target.single
+      ? getFile(target, settings)
+      : options.zip
+        ? getZip(target, settings)
+        : getDataset(target, settings)
   ).finally(() => {
     progress.stop();
   });

@@ -2,7 +2,9 @@ import { makeDirectory } from '../files/directories.js';
 import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateAndDeriveIsolated } from '../validator/isolated.js';
-import type { DerivedTable } from '../validator/derive.js';
+import { PREVIEW_ROWS, type DerivedTable } from '../validator/derive.js';
+import { writeDatasetZip, type ZipEntry } from './dataset-zip.js';
+import { rm, writeFile } from 'node:fs/promises';
 import { RemoteUnreachable } from '../validator/location.js';
 import { claimStaged, objectKeyOfUrl } from './rawstore.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from './storage/types.js';
@@ -22,11 +24,6 @@ import type { Hub } from './context.js';
 import { HttpError } from './http.js';
 import type { FlowSpec } from './pipeline-store.js';
 import type { StepId } from './steps.js';
-
-const DERIVED_COPIES = [
-  { format: 'csv', mediatype: 'text/csv' },
-  { format: 'json', mediatype: 'application/json' },
-] as const;
 
 /** What the steps of one revision share. */
 export interface Work {
@@ -230,13 +227,14 @@ async function check(work: Work): Promise<Record<string, unknown>> {
 }
 
 /**
- * Writes the revision's descriptor and report, the only files the hub writes (the data stays
- * in the object store), each replaced whole. Nothing reads them before the register step.
+ * Writes the revision's descriptor, report, derived copies and zip, each replaced whole
+ * (the uploaded data stays in the object store). Nothing reads them before the register step.
  */
 async function dump(work: Work): Promise<Record<string, unknown>> {
   const prefix = packagePath(work.ownerid, work.dataset, work.revision);
   const { storage } = work.hub;
-  const derived = await storeDerived(work, prefix);
+  const copies = await storeDerived(work, prefix);
+  await storeZip(work, prefix, copies);
   await storage.putText(
     `${prefix}datapackage.json`,
     `${JSON.stringify(work.descriptor, null, 2)}\n`,
@@ -247,27 +245,39 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
     JSON.stringify(work.report),
     'application/json',
   );
-  return { derived };
+  return { derived: copies.length };
 }
 
+const DERIVED_COPIES = [
+  { suffix: 'csv', format: 'csv', type: 'derived/csv', mediatype: 'text/csv' },
+  { suffix: 'json', format: 'json', type: 'derived/json', mediatype: 'application/json' },
+  { suffix: 'csv_preview', format: 'json', type: 'derived/preview', mediatype: 'application/json' },
+] as const;
+
 /**
- * Stores the CSV and JSON copies of each table beside the revision's descriptor and names
- * them in it as derived resources, as the original service recorded them: `<name>_csv` and
- * `<name>_json`, each saying which resource it comes from.
+ * Stores the CSV and JSON copies and the preview of each table beside the revision's
+ * descriptor and names them in it as derived resources, as the original service recorded
+ * them: `<name>_csv`, `<name>_json` and `<name>_csv_preview`, each saying which resource it
+ * comes from. Returns each copy's path and scratch file, for the zip.
  */
-async function storeDerived(work: Work, prefix: string): Promise<number> {
+async function storeDerived(work: Work, prefix: string): Promise<ZipEntry[]> {
   const list = resources(work);
   const taken = new Set(list.map((resource) => resource.name));
-  let stored = 0;
+  const stored: ZipEntry[] = [];
   for (const table of work.derived ?? []) {
     const source = list[table.index];
     if (!source) continue;
     for (const copy of DERIVED_COPIES) {
-      const name = `${table.name}_${copy.format}`;
+      const name = `${table.name}_${copy.suffix}`;
       // A resource of the package's own by that name keeps it.
       if (taken.has(name)) continue;
       const path = `${DERIVED_FOLDER}${name}.${copy.format}`;
-      const file = copy.format === 'csv' ? table.csv : table.json;
+      const file =
+        copy.type === 'derived/csv'
+          ? table.csv
+          : copy.type === 'derived/json'
+            ? table.json
+            : table.preview;
       const { length, md5 } = await fileDigest(file);
       await work.hub.storage.putFile(`${prefix}${path}`, file, {
         md5,
@@ -283,12 +293,60 @@ async function storeDerived(work: Work, prefix: string): Promise<number> {
         bytes: length,
         hash: Buffer.from(md5, 'base64').toString('hex'),
         ...(copy.format === 'csv' && source.schema !== undefined ? { schema: source.schema } : {}),
-        datahub: { type: `derived/${copy.format}`, derivedFrom: [table.name], rows: table.rows },
+        datahub: {
+          type: copy.type,
+          derivedFrom: [table.name],
+          rows: copy.type === 'derived/preview' ? Math.min(table.rows, PREVIEW_ROWS) : table.rows,
+        },
       });
-      stored++;
+      stored.push({ path, file });
     }
   }
   return stored;
+}
+
+/**
+ * Stores the zip of the whole revision, `<dataset>_zip`, as the original service named it,
+ * and names it in the descriptor. The descriptor inside the zip is the one before this
+ * resource was added: a file cannot hold its own hash.
+ */
+async function storeZip(work: Work, prefix: string, copies: ZipEntry[]): Promise<void> {
+  const name = `${work.dataset}_zip`;
+  if (resources(work).some((resource) => resource.name === name)) return;
+  const path = `${DERIVED_FOLDER}${name}.zip`;
+  const file = `${work.workDir}.zip`;
+  const originals = Object.keys(work.files)
+    .sort()
+    .map((local) => ({ path: local, file: join(work.workDir, local) }));
+  const readme = work.descriptor.readme;
+  try {
+    if (typeof readme === 'string' && !work.files['README.md']) {
+      await writeFile(`${work.workDir}.readme`, readme, { flag: 'wx' });
+      originals.push({ path: 'README.md', file: `${work.workDir}.readme` });
+    }
+    await writeDatasetZip(file, work.dataset, `${JSON.stringify(work.descriptor, null, 2)}\n`, [
+      ...originals,
+      ...copies,
+    ]);
+    const { length, md5 } = await fileDigest(file);
+    await work.hub.storage.putFile(`${prefix}${path}`, file, {
+      md5,
+      length,
+      type: 'application/zip',
+    });
+    resources(work).push({
+      name,
+      path,
+      format: 'zip',
+      mediatype: 'application/zip',
+      bytes: length,
+      hash: Buffer.from(md5, 'base64').toString('hex'),
+      datahub: { type: 'derived/zip' },
+    });
+  } finally {
+    await rm(file, { force: true });
+    await rm(`${work.workDir}.readme`, { force: true });
+  }
 }
 
 async function register(work: Work): Promise<Record<string, unknown>> {

@@ -15,8 +15,13 @@ export interface DerivedTable {
   name: string;
   csv: string;
   json: string;
+  /** The first rows, cells as written, for a page to show without reading the table. */
+  preview: string;
   rows: number;
 }
+
+/** How many rows a table's preview holds. */
+export const PREVIEW_ROWS = 100;
 
 const FLUSH_BYTES = 256 * 1024;
 
@@ -111,10 +116,12 @@ function jsonConverters(schema: SchemaDescriptor): ((value: unknown, cell: unkno
   });
 }
 
+const KINDS = ['csv', 'json', 'preview'] as const;
+
 interface OpenCopy {
   table: DerivedTable;
-  files: { csv: FileText; json: FileText };
-  writers: { csv: RowWriter; json: RowWriter };
+  files: { csv: FileText; json: FileText; preview: FileText };
+  writers: { csv: RowWriter; json: RowWriter; preview: RowWriter };
 }
 
 /**
@@ -143,17 +150,21 @@ export class TableCopies {
       name,
       csv: join(this.outDir, `${String(index)}.csv`),
       json: join(this.outDir, `${String(index)}.json`),
+      preview: join(this.outDir, `${String(index)}.preview.json`),
       rows: 0,
     };
     const copy: OpenCopy = {
       table,
-      files: { csv: new FileText(table.csv), json: new FileText(table.json) },
-      writers: { csv: rowWriter('csv'), json: rowWriter('json') },
+      files: {
+        csv: new FileText(table.csv),
+        json: new FileText(table.json),
+        preview: new FileText(table.preview),
+      },
+      writers: { csv: rowWriter('csv'), json: rowWriter('json'), preview: rowWriter('json') },
     };
     this.copies.push(copy);
     const labels = schema.fields.map((field) => field.name);
-    copy.files.csv.write(copy.writers.csv.start(labels));
-    copy.files.json.write(copy.writers.json.start(labels));
+    for (const kind of KINDS) copy.files[kind].write(copy.writers[kind].start(labels));
     const converters = jsonConverters(schema);
     const width = labels.length;
     const cellsOut = new Array<unknown>(width);
@@ -169,6 +180,8 @@ export class TableCopies {
         }
         copy.files.csv.write(copy.writers.csv.row(cellsOut));
         copy.files.json.write(copy.writers.json.row(valuesOut));
+        if (table.rows <= PREVIEW_ROWS)
+          copy.files.preview.write(copy.writers.preview.row(cellsOut));
       },
     };
   }
@@ -176,13 +189,10 @@ export class TableCopies {
   /** Closes the copies: kept for a valid package, removed otherwise. */
   finish(keep: boolean): DerivedTable[] {
     for (const copy of this.copies) {
-      copy.files.csv.write(copy.writers.csv.end());
-      copy.files.json.write(copy.writers.json.end());
-      copy.files.csv.close();
-      copy.files.json.close();
-      if (!keep) {
-        rmSync(copy.table.csv, { force: true });
-        rmSync(copy.table.json, { force: true });
+      for (const kind of KINDS) {
+        copy.files[kind].write(copy.writers[kind].end());
+        copy.files[kind].close();
+        if (!keep) rmSync(copy.table[kind], { force: true });
       }
     }
     return keep ? this.copies.map((copy) => copy.table) : [];

@@ -11,6 +11,7 @@ import {
   waitForState,
   withHub,
 } from './helpers.js';
+import { unzipTo, zipEntries } from '../helpers/unzip.js';
 
 /** A table as people write them: Latin-1, semicolons, day-first dates, decimal commas, gaps. */
 function regionalPackage(dir: string): void {
@@ -82,11 +83,148 @@ describe('derived copies of every table', () => {
           ['rain', undefined],
           ['rain_csv', 'derived/csv'],
           ['rain_json', 'derived/json'],
+          ['rain_csv_preview', 'derived/preview'],
+          ['rain_zip', 'derived/zip'],
         ]);
         expect((await fetch(`${url}/ada/rain/r/0.xlsx`)).status).toBe(404);
+        const preview = await read('rain_csv_preview.json');
+        expect(JSON.parse(preview.text)).toEqual([
+          { station: 'Zürich', day: '03/01/2024', rain: '1,5', note: 'wet; cold' },
+          { station: 'Genève', day: '04/01/2024', rain: '', note: '' },
+        ]);
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('zips the whole dataset once per revision, a folder that can be published again', async () => {
+    const dir = tempDir();
+    try {
+      regionalPackage(dir);
+      writeFileSync(join(dir, 'README.md'), '# Rain\n');
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        const env = { DATA_API: url, DATA_TOKEN: jwt };
+        expect((await runData(['publish', dir], { env })).code).toBe(0);
+        const response = await fetch(`${url}/ada/rain/r/rain_zip.zip`);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('application/zip');
+        const zipped = Buffer.from(await response.arrayBuffer());
+        const files = await zipEntries(zipped);
+        expect([...files.keys()].sort()).toEqual([
+          'rain/README.md',
+          'rain/_derived/rain_csv.csv',
+          'rain/_derived/rain_csv_preview.json',
+          'rain/_derived/rain_json.json',
+          'rain/datapackage.json',
+          'rain/rain.csv',
+        ]);
+        expect(files.get('rain/rain.csv')?.equals(readFileSync(join(dir, 'rain.csv')))).toBe(true);
+        expect(files.get('rain/_derived/rain_csv.csv')?.toString()).toBe(
+          await (await fetch(`${url}/ada/rain/r/0.csv`.replace('0.csv', 'rain_csv.csv'))).text(),
+        );
+        const inside = JSON.parse(files.get('rain/datapackage.json')?.toString() ?? '{}') as {
+          resources: { name: string }[];
+        };
+        expect(inside.resources.map((resource) => resource.name)).not.toContain('rain_zip');
+        const published = (await (await fetch(`${url}/ada/rain/datapackage.json`)).json()) as {
+          resources: { name: string; bytes?: number }[];
+        };
+        expect(published.resources.find((resource) => resource.name === 'rain_zip')?.bytes).toBe(
+          zipped.length,
+        );
+        // Unzipped, it is a package: published again, its copies are made anew.
+        const unzipped = tempDir();
+        try {
+          await unzipTo(zipped, unzipped);
+          const again = await runData(['publish', join(unzipped, 'rain'), '--force'], { env });
+          expect(again.err).not.toMatch(/^error/m);
+          expect(again.code).toBe(0);
+          const latest = (await (await fetch(`${url}/ada/rain/datapackage.json`)).json()) as {
+            resources: { name: string }[];
+          };
+          expect(latest.resources.map((resource) => resource.name)).toEqual([
+            'rain',
+            'rain_csv',
+            'rain_json',
+            'rain_csv_preview',
+            'rain_zip',
+          ]);
+        } finally {
+          rmSync(unzipped, { recursive: true, force: true });
+        }
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('data get saves the tables as uploaded, as CSV or as JSON copies, or the zip', async () => {
+    const dir = tempDir();
+    const work = tempDir();
+    try {
+      regionalPackage(dir);
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        const env = { DATA_API: url, DATA_TOKEN: jwt };
+        expect((await runData(['publish', dir], { env })).code).toBe(0);
+        const saved = (folder: string) =>
+          JSON.parse(readFileSync(join(work, folder, 'datapackage.json'), 'utf8')) as {
+            resources: Record<string, unknown>[];
+          };
+        const csv = await runData(['get', 'ada/rain', '--format', 'csv', '--out', 'as-csv'], {
+          env,
+          cwd: work,
+        });
+        expect(csv.code).toBe(0);
+        const [table] = saved('as-csv').resources;
+        expect(table).toMatchObject({ name: 'rain', path: 'data/rain.csv', format: 'csv' });
+        expect(table?.dialect).toBeUndefined();
+        expect(readFileSync(join(work, 'as-csv', 'data', 'rain.csv'), 'utf8')).toBe(
+          await (await fetch(`${url}/ada/rain/r/rain_csv.csv`)).text(),
+        );
+        // The copy and its schema agree: it validates, and publishes again as a source.
+        expect((await runData(['validate', 'as-csv'], { env, cwd: work })).code).toBe(0);
+        expect((await runData(['publish', 'as-csv', '--force'], { env, cwd: work })).code).toBe(0);
+
+        expect(
+          (
+            await runData(['get', 'ada/rain', '--format', 'json', '--out', 'as-json'], {
+              env,
+              cwd: work,
+            })
+          ).code,
+        ).toBe(0);
+        expect(saved('as-json').resources[0]).toMatchObject({
+          name: 'rain',
+          path: 'data/rain.json',
+        });
+        expect(
+          JSON.parse(readFileSync(join(work, 'as-json', 'data', 'rain.json'), 'utf8')),
+        ).toEqual(await (await fetch(`${url}/ada/rain/r/0.json`)).json());
+
+        const zip = await runData(['get', 'ada/rain', '--zip'], { env, cwd: work });
+        expect(zip.code).toBe(0);
+        expect(
+          readFileSync(join(work, 'rain.zip')).equals(
+            Buffer.from(await (await fetch(`${url}/ada/rain/r/rain_zip.zip`)).arrayBuffer()),
+          ),
+        ).toBe(true);
+        const again = await runData(['get', 'ada/rain', '--zip'], { env, cwd: work });
+        expect(again.code).toBe(2);
+        expect(again.err).toMatch(/rain\.zip exists/);
+        const both = await runData(['get', 'ada/rain', '--zip', '--format', 'csv'], {
+          env,
+          cwd: work,
+        });
+        expect(both.code).toBe(2);
+        const bad = await runData(['get', 'ada/rain', '--format', 'xml'], { env, cwd: work });
+        expect(bad.code).toBe(2);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(work, { recursive: true, force: true });
     }
   });
 

@@ -106,8 +106,11 @@ export const CITIES_PUBLISHED = [
   'cities',
   'countries_csv',
   'countries_json',
+  'countries_csv_preview',
   'cities_csv',
   'cities_json',
+  'cities_csv_preview',
+  'world-cities_zip',
 ];
 
 /** The object keys a hub's storage holds, whichever engine it is. */
