@@ -17,6 +17,7 @@ export interface PublishCommandOptions {
   wait: boolean;
   force?: boolean | undefined;
   timeout: number;
+  sheets?: string | undefined;
 }
 
 export function registerPublish(
@@ -42,12 +43,16 @@ export function registerPublish(
         .choices(['published', 'unlisted', 'private'])
         .default('published'),
     )
+    .option(
+      '--sheets <which>',
+      'for workbooks: all, or sheet numbers or names, comma-separated, each a table (default: the first sheet, or the one the dialect names)',
+    )
     .option('--no-wait', 'return once the hub has the package, without waiting for publication')
     .option('--force', 'make a new revision even when nothing changed since the published one')
     .option('--timeout <minutes>', 'how long to wait for publication', positive('minutes'), 20)
     .addHelpText(
       'after',
-      '\nExamples:\n  data publish                         # the package in this folder\n  data push examples/cities --findability unlisted\n  data publish prices.csv --name prices-2026   # one file, as a one-resource package\n  DATA_TOKEN=… data publish --json     # in CI',
+      '\nExamples:\n  data publish                         # the package in this folder\n  data push examples/cities --findability unlisted\n  data publish prices.csv --name prices-2026   # one file, as a one-resource package\n  data publish book.xlsx --sheets all  # each sheet a table\n  DATA_TOKEN=… data publish --json     # in CI',
     )
     .action(
       async (path: string, options: Omit<PublishCommandOptions, 'path'>, command: Command) => {
@@ -65,6 +70,14 @@ export async function runPublish(
   const { resolvePublishSource } = await import('../client/publish-source.js');
   const source = await resolvePublishSource(options.path, options.name);
   try {
+    if (options.sheets !== undefined) {
+      const { chooseSheets, parseSheets } = await import('../client/sheets.js');
+      source.descriptor = await chooseSheets(
+        source.descriptor,
+        source.dir,
+        parseSheets(options.sheets),
+      );
+    }
     return await validateAndPublish(options, source, found, ctx, pollMs);
   } finally {
     await source.cleanup();
@@ -85,7 +98,12 @@ async function validateAndPublish(
     skipErrors: undefined,
     format: 'text' as const,
   };
-  const report = await validateSource(check, ctx);
+  // Sheets chosen on the command line are in the descriptor held here, not in the file.
+  const report = await validateSource(
+    check,
+    ctx,
+    options.sheets === undefined ? undefined : { descriptor: source.descriptor, dir: source.dir },
+  );
   if (!report.valid) {
     ctx.io.stderr.write('error: the package is invalid; nothing was uploaded\n');
     await printReport(report, check, ctx);

@@ -143,16 +143,30 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
 }
 
 /** Validates with progress on a terminal, in a worker for the real CLI; shared with publish. */
+/** A descriptor held in memory (changed by `data publish --sheets`) and its package's folder. */
+export interface HeldDescriptor {
+  descriptor: Record<string, unknown>;
+  dir: string;
+}
+
 export async function validateSource(
   options: Omit<ValidateCommandOptions, 'format'>,
   ctx: Context,
+  held?: HeldDescriptor,
 ): Promise<Report> {
-  const { validate, SourceNotFound, RemoteUnreachable } = await import('../validator/index.js');
+  const { validate, validateDescriptor, SourceNotFound, RemoteUnreachable } =
+    await import('../validator/index.js');
   const { validateIsolated } = await import('../validator/isolated.js');
   const run = ctx.isolate
-    ? validateIsolated
+    ? (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
+        validateIsolated(held ?? input, settings)
     : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
-        validate(input, { ...settings, fetch: ctx.fetch });
+        held
+          ? validateDescriptor(structuredClone(held.descriptor), held.dir, {
+              ...settings,
+              fetch: ctx.fetch,
+            })
+          : validate(input, { ...settings, fetch: ctx.fetch });
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `validating ${options.source}`);
   const { validateProgress } = await import('../output/validate-progress.js');

@@ -251,6 +251,62 @@ describe('derived copies of every table', () => {
     });
   });
 
+  it('publish --sheets makes each chosen sheet of a workbook a table, and names the sheets when one is missing', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const env = { DATA_API: url, DATA_TOKEN: jwt };
+      const book = join(EXAMPLES, 'weather-stations', 'data', 'stations.xlsx');
+      const all = await runData(['publish', book, '--name', 'book', '--sheets', 'all'], { env });
+      expect(all.err).not.toMatch(/^error/m);
+      expect(all.code).toBe(0);
+      const descriptor = (await (await fetch(`${url}/ada/book/datapackage.json`)).json()) as {
+        resources: { name: string; dialect?: { sheetName?: string }; datahub?: unknown }[];
+      };
+      const tables = descriptor.resources.filter((resource) => resource.datahub === undefined);
+      expect(tables.map((resource) => [resource.name, resource.dialect?.sheetName])).toEqual([
+        ['book', 'stations'],
+        ['book-readings', 'readings'],
+      ]);
+      const readings = (await (await fetch(`${url}/ada/book/r/1.json`)).json()) as Record<
+        string,
+        unknown
+      >[];
+      expect(Object.keys(readings[0] ?? {})).toEqual([
+        'station',
+        'taken',
+        'temperature_c',
+        'checked',
+      ]);
+      const stations = await (await fetch(`${url}/ada/book/r/book.csv`)).text();
+      expect(stations.split('\n')[0]).toBe('id,name,region,opened,elevation_m');
+
+      const second = await runData(['publish', book, '--name', 'book2', '--sheets', '2'], { env });
+      expect(second.code).toBe(0);
+      const one = (await (await fetch(`${url}/ada/book2/datapackage.json`)).json()) as {
+        resources: { name: string; dialect?: { sheetName?: string } }[];
+      };
+      expect(one.resources[0]).toMatchObject({
+        name: 'book2',
+        dialect: { sheetName: 'readings' },
+      });
+
+      for (const missing of ['3', 'prices', '1,prices']) {
+        const refused = await runData(['publish', book, '--name', 'book3', '--sheets', missing], {
+          env,
+        });
+        expect(refused.code).toBe(2);
+        expect(refused.err).toContain('its sheets are 1. "stations", 2. "readings"');
+      }
+      const empty = await runData(['publish', book, '--name', 'book3', '--sheets', '1,'], { env });
+      expect(empty.code).toBe(2);
+      const noBook = await runData(['publish', join(EXAMPLES, 'cities'), '--sheets', 'all'], {
+        env,
+      });
+      expect(noBook.code).toBe(2);
+      expect(noBook.err).toMatch(/has none/);
+    });
+  });
+
   it('publishes a folder fetched with data get again as it is, deriving the copies anew', async () => {
     const work = tempDir();
     try {

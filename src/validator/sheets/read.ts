@@ -11,7 +11,7 @@ import { countAndHash } from '../file.js';
 import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
 import { checkRow, type RowLimits } from '../table/row-limits.js';
 import { readOds } from './ods.js';
-import { MAX_SHEET_ROWS, type EmitRow, type SheetChoice } from './workbook.js';
+import { MAX_SHEET_ROWS, NoSuchSheet, type EmitRow, type SheetChoice } from './workbook.js';
 import { readXls } from './xls.js';
 import { readXlsx } from './xlsx.js';
 import { ZipParts } from './zip.js';
@@ -102,6 +102,24 @@ const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const COMPOUND_FILE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
 
 /** Tells the workbook's format by its first bytes, whatever its name says. */
+/** The names of a local workbook's sheets, in order. */
+export async function sheetNames(path: string): Promise<readonly string[]> {
+  try {
+    // A sheet past any a workbook can have: the reader names them all and reads none.
+    await readWorkbook(
+      path,
+      { number: Number.MAX_SAFE_INTEGER },
+      () => undefined,
+      () => false,
+      undefined,
+    );
+  } catch (error) {
+    if (error instanceof NoSuchSheet) return error.sheets;
+    throw error;
+  }
+  return [];
+}
+
 async function readWorkbook(
   path: string,
   choice: SheetChoice,

@@ -42,13 +42,26 @@ export function isChosen(choice: SheetChoice, name: string, position: number): b
   return (choice.number ?? 1) === position;
 }
 
-/** The error for a sheet the workbook does not have, naming those it has. */
-export function noSuchSheet(choice: SheetChoice, names: readonly string[]): SourceFailure {
-  const list = names.map((name, index) => `${String(index + 1)}. "${name}"`).join(', ');
-  return new SourceFailure(
-    'format-error',
-    `the workbook has no ${describeChoice(choice)}; its sheets are ${list || 'none'}`,
-  );
+/** A sheet the workbook does not have; it names those it has. */
+export class NoSuchSheet extends SourceFailure {
+  constructor(
+    choice: SheetChoice,
+    readonly sheets: readonly string[],
+  ) {
+    super(
+      'format-error',
+      `the workbook has no ${describeChoice(choice)}; its sheets are ${listSheets(sheets)}`,
+    );
+  }
+}
+
+/** Sheets as a list people read: `1. "Prices", 2. "Notes"`. */
+export function listSheets(names: readonly string[]): string {
+  return names.map((name, index) => `${String(index + 1)}. "${name}"`).join(', ') || 'none';
+}
+
+export function noSuchSheet(choice: SheetChoice, names: readonly string[]): NoSuchSheet {
+  return new NoSuchSheet(choice, names);
 }
 
 export function tooWide(rowNumber: number): SourceFailure {
