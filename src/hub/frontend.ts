@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import { firstRecords } from '../validator/table/csv-parser.js';
 import type { Report } from '../validator/index.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
@@ -7,13 +6,20 @@ import { storedKey, visibleDataset } from './published.js';
 import { readAll } from './send-file.js';
 import { packagePath, type Storage } from './storage/types.js';
 import { searchText } from './metastore.js';
-import { datasetPage, homePage, type ResourceRow } from './views/pages.js';
-import { STYLESHEET } from './views/layout.js';
-import type { Revision } from './metadata/types.js';
+import { visibleToOthers } from './pipeline-store.js';
+import { eachRecord, rowsPage } from './table-rows.js';
+import { DATASET_SORTS, type DatasetSort, type Revision } from './metadata/types.js';
+import { datasetPage, type DatasetView, type ResourceRow } from './views/dataset.js';
+import { listingPage, type DatasetCard } from './views/listing.js';
+import { FAVICON, SCRIPT, STYLESHEET, escape } from './views/layout.js';
+import { humanBytes, count, day } from './views/format.js';
+import type { ChartData, SimpleView } from './views/chart.js';
+import { schemaRows } from './views/schema.js';
 
-const PREVIEW_ROWS = 10;
-const PREVIEW_BYTES = 64 * 1024;
+const PAGE_SIZE = 20;
+const PREVIEW_ROWS = 20;
 const README_BYTES = 1024 * 1024;
+const CHART_POINTS = 1000;
 const HTML = 'text/html; charset=utf-8';
 
 export function stylesheet(_hub: Hub, _request: Request, response: ServerResponse): void {
@@ -21,17 +27,108 @@ export function stylesheet(_hub: Hub, _request: Request, response: ServerRespons
   sendText(response, 200, STYLESHEET, 'text/css; charset=utf-8');
 }
 
-export async function home(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const query = searchText(request.url.searchParams.get('q'));
-  const viewer = await userOf(hub, request);
-  const { rows, total } = await hub.store.search(query, viewer?.userid, 50, 0);
-  const cards = rows.map((row) => ({
+export function favicon(_hub: Hub, _request: Request, response: ServerResponse): void {
+  response.setHeader('Cache-Control', 'public, max-age=86400');
+  sendText(response, 200, FAVICON, 'image/svg+xml');
+}
+
+export function script(_hub: Hub, _request: Request, response: ServerResponse): void {
+  response.setHeader('Cache-Control', 'public, max-age=3600');
+  sendText(response, 200, SCRIPT, 'text/javascript; charset=utf-8');
+}
+
+/** `?sort=` and `?page=` of a listing; anything else there is a 400, not a guess. */
+function listingParams(request: Request): { sort: DatasetSort; page: number } {
+  const params = request.url.searchParams;
+  const sort = params.get('sort') ?? 'updated';
+  if (!(DATASET_SORTS as readonly string[]).includes(sort))
+    throw new HttpError(400, `"sort" is one of ${DATASET_SORTS.join(', ')}`);
+  const page = params.get('page') ?? '1';
+  if (!/^[1-9][0-9]{0,5}$/.test(page)) throw new HttpError(400, '"page" must be a page number');
+  return { sort: sort as DatasetSort, page: Number(page) };
+}
+
+function cardOf(row: Awaited<ReturnType<Hub['store']['search']>>['rows'][number]): DatasetCard {
+  return {
     owner: row.username,
     name: row.name,
     title: row.title,
     description: row.description,
-  }));
-  sendText(response, 200, homePage(cards, query, total, viewer?.username), HTML);
+    bytes: row.bytes,
+    rows: row.row_count,
+    license: row.license,
+    updated: row.modified,
+    findability: row.findability,
+  };
+}
+
+export async function home(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const query = searchText(request.url.searchParams.get('q'));
+  const { sort, page } = listingParams(request);
+  const viewer = await userOf(hub, request);
+  const { rows, total } = await hub.store.search(
+    query,
+    viewer?.userid,
+    PAGE_SIZE,
+    (page - 1) * PAGE_SIZE,
+    '',
+    // A search is ranked by relevance unless an order is asked for.
+    query && !request.url.searchParams.has('sort') ? undefined : sort,
+  );
+  const html = listingPage({
+    path: '/',
+    heading: query ? `Datasets matching “${query}”` : 'Datasets',
+    intro: query ? '' : '<p class="muted">Open data packages, validated on publication.</p>',
+    query,
+    sort,
+    page,
+    pageSize: PAGE_SIZE,
+    total,
+    cards: rows.map(cardOf),
+    empty: query
+      ? 'Nothing matches this search.'
+      : 'No dataset is published yet. Publish one with <code>data publish</code>.',
+    viewer: viewer?.username,
+  });
+  sendText(response, 200, html, HTML);
+}
+
+/** `/<owner>`: the datasets of one owner; private and unlisted ones to that owner only. */
+export async function owner(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerName: string,
+): Promise<void> {
+  const user = await hub.store.userByName(ownerName);
+  if (!user) throw new HttpError(404, 'not found');
+  const { sort, page } = listingParams(request);
+  const viewer = await userOf(hub, request);
+  const isOwner = viewer?.userid === user.userid;
+  const { rows, total } = await hub.store.search(
+    '',
+    viewer?.userid,
+    PAGE_SIZE,
+    (page - 1) * PAGE_SIZE,
+    user.userid,
+    sort,
+  );
+  const html = listingPage({
+    path: `/${encodeURIComponent(user.username)}`,
+    heading: `Datasets of ${user.username}`,
+    intro: isOwner
+      ? '<p class="muted">Your datasets, the private and unlisted ones too: only you see those.</p>'
+      : '',
+    query: '',
+    sort,
+    page,
+    pageSize: PAGE_SIZE,
+    total,
+    cards: rows.map(cardOf),
+    empty: `${escape(user.username)} has no dataset to show.`,
+    viewer: viewer?.username,
+  });
+  sendText(response, 200, html, HTML);
 }
 
 /** The first bytes of a stored file, or undefined when it cannot be read. */
@@ -47,61 +144,207 @@ async function head(storage: Storage, key: string, bytes: number): Promise<Buffe
   }
 }
 
-async function preview(
+type Resource = Record<string, unknown>;
+type Locate = (path: string) => string | undefined;
+
+interface DerivedInfo {
+  type?: unknown;
+  derivedFrom?: unknown;
+  rows?: unknown;
+}
+
+function derivedOf(resources: Resource[], source: string, type: string): Resource | undefined {
+  return resources.find((candidate) => {
+    const datahub = candidate.datahub as DerivedInfo | undefined;
+    return (
+      datahub?.type === type &&
+      Array.isArray(datahub.derivedFrom) &&
+      datahub.derivedFrom[0] === source
+    );
+  });
+}
+
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value !== '' ? value : undefined;
+
+/** Which table's rows the page shows from where: `?table=<index>&rows=<offset>`. */
+function pagedTable(request: Request): { index: number; offset: number } | undefined {
+  const params = request.url.searchParams;
+  const table = params.get('table');
+  if (table === null) return undefined;
+  const rows = params.get('rows') ?? '0';
+  if (!/^[0-9]{1,4}$/.test(table) || !/^[0-9]{1,12}$/.test(rows))
+    throw new HttpError(400, '"table" and "rows" must be whole numbers');
+  return { index: Number(table), offset: Number(rows) };
+}
+
+async function previewOf(
   storage: Storage,
-  key: string,
-  dialect: unknown,
+  locate: Locate,
+  resources: Resource[],
+  source: Resource,
+  offset: number,
 ): Promise<ResourceRow['preview']> {
-  const bytes = await head(storage, key, PREVIEW_BYTES);
-  if (!bytes) return undefined;
-  const delimiter =
-    typeof (dialect as { delimiter?: unknown } | undefined)?.delimiter === 'string'
-      ? (dialect as { delimiter: string }).delimiter
-      : ',';
-  const [labels = [], ...rows] = firstRecords(
-    bytes.subarray(0, PREVIEW_BYTES).toString('utf8'),
-    delimiter,
-    PREVIEW_ROWS + 1,
-  );
-  return { labels, rows };
+  const name = String(source.name);
+  const csv = derivedOf(resources, name, 'derived/csv');
+  const preview = derivedOf(resources, name, 'derived/preview');
+  const size = PREVIEW_ROWS;
+  try {
+    // The first rows come from the small preview file; rows further on from the CSV copy.
+    if (offset === 0 && typeof preview?.path === 'string') {
+      const key = locate(preview.path);
+      const bytes = key ? await head(storage, key, 4 * 1024 * 1024) : undefined;
+      if (bytes) {
+        const records = JSON.parse(bytes.toString('utf8')) as Record<string, string | null>[];
+        const labels = Object.keys(records[0] ?? {});
+        const fields = (source.schema as { fields?: { name?: unknown }[] } | undefined)?.fields;
+        const header = fields ? fields.map((field) => String(field.name)) : labels;
+        return {
+          labels: header,
+          rows: records.slice(0, size).map((record) => header.map((label) => record[label] ?? '')),
+          offset: 0,
+          more: records.length > size,
+          size,
+        };
+      }
+    }
+    if (typeof csv?.path !== 'string') return undefined;
+    const key = locate(csv.path);
+    if (!key) return undefined;
+    return { ...(await rowsPage(storage, key, offset, size)), offset, size };
+  } catch {
+    return undefined;
+  }
 }
 
 async function resourceRows(
   storage: Storage,
-  descriptor: Record<string, unknown>,
-  locate: (path: string) => string | undefined,
+  descriptor: Resource,
+  locate: Locate,
+  paged: { index: number; offset: number } | undefined,
+  report: Report | undefined,
 ): Promise<ResourceRow[]> {
-  const resources = Array.isArray(descriptor.resources)
-    ? (descriptor.resources as Record<string, unknown>[])
-    : [];
+  const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
+  const originals = resources
+    .map((resource, index) => ({ resource, index }))
+    .filter(({ resource }) => (resource.datahub as DerivedInfo | undefined) === undefined);
   return Promise.all(
-    resources.map(async (resource, index) => {
-      const path = typeof resource.path === 'string' ? resource.path : '';
+    originals.map(async ({ resource, index }) => {
+      const path = text(resource.path) ?? '';
+      const name = String(resource.name);
       const format =
-        typeof resource.format === 'string'
-          ? resource.format
-          : (/\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '');
-      const file = path ? locate(path) : undefined;
-      const bytes = file ? (await storage.stat(file).catch(() => undefined))?.size : undefined;
-      const isTable = ['csv', 'tsv'].includes(format);
+        text(resource.format)?.toLowerCase() ??
+        /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ??
+        '';
+      const task = report?.tasks.find((each) => each.name === name);
+      const csv = derivedOf(resources, name, 'derived/csv');
+      const copies = ['csv', 'json'].filter(
+        (extension) =>
+          extension !== format && derivedOf(resources, name, `derived/${extension}`) !== undefined,
+      );
+      const file = path && !/^https?:/i.test(path) ? locate(path) : undefined;
+      const bytes =
+        typeof resource.bytes === 'number'
+          ? resource.bytes
+          : (task?.stats.bytes ??
+            (file ? (await storage.stat(file).catch(() => undefined))?.size : undefined));
+      const rows = (csv?.datahub as DerivedInfo | undefined)?.rows;
       return {
         index,
-        name: String(resource.name),
+        name,
+        title: text(resource.title),
         format,
         bytes,
+        rows: typeof rows === 'number' ? rows : task?.stats.rows,
         fileName: path.split('/').pop() ?? path,
-        preview:
-          isTable && file && bytes !== undefined
-            ? await preview(storage, file, resource.dialect)
-            : undefined,
+        copies,
+        schema: schemaRows(resource.schema),
+        preview: csv
+          ? await previewOf(
+              storage,
+              locate,
+              resources,
+              resource,
+              paged?.index === index ? paged.offset : 0,
+            )
+          : undefined,
       };
     }),
   );
 }
 
+/** A number as a table cell holds it, under the field's decimal and group characters. */
+function numberIn(
+  cell: string,
+  field: { decimalChar?: unknown; groupChar?: unknown },
+): number | null {
+  let written = cell.trim();
+  if (written === '') return null;
+  if (typeof field.groupChar === 'string' && field.groupChar !== '')
+    written = written.split(field.groupChar).join('');
+  if (typeof field.decimalChar === 'string' && field.decimalChar !== '.')
+    written = written.replace(field.decimalChar, '.');
+  const value = Number(written);
+  return Number.isFinite(value) ? value : null;
+}
+
+/** The Data Package `views` the page can draw: simple line and bar charts of one table. */
+async function charts(
+  storage: Storage,
+  descriptor: Resource,
+  locate: Locate,
+): Promise<{ view: SimpleView; data: ChartData }[]> {
+  const views = Array.isArray(descriptor.views) ? (descriptor.views as Resource[]) : [];
+  const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
+  const drawn: { view: SimpleView; data: ChartData }[] = [];
+  for (const view of views.slice(0, 10)) {
+    const spec = view.spec as { type?: unknown; group?: unknown; series?: unknown } | undefined;
+    const type = spec?.type;
+    const group = text(spec?.group);
+    const series = Array.isArray(spec?.series)
+      ? spec.series.filter((name): name is string => typeof name === 'string')
+      : [];
+    if ((type !== 'line' && type !== 'bar') || !group || series.length === 0) continue;
+    const wanted: unknown = Array.isArray(view.resources) ? view.resources[0] : 0;
+    const source =
+      typeof wanted === 'number'
+        ? resources[wanted]
+        : resources.find((resource) => resource.name === wanted);
+    const csv = source ? derivedOf(resources, String(source.name), 'derived/csv') : undefined;
+    const key = typeof csv?.path === 'string' ? locate(csv.path) : undefined;
+    if (!source || !key) continue;
+    const fields =
+      (source.schema as { fields?: Record<string, unknown>[] } | undefined)?.fields ?? [];
+    const data: ChartData = { labels: [], values: series.map(() => []) };
+    let columns: number[] = [];
+    try {
+      await eachRecord(storage, key, (cells) => {
+        if (columns.length === 0) {
+          columns = [group, ...series].map((name) => cells.indexOf(name));
+          return !columns.includes(-1);
+        }
+        data.labels.push(cells[columns[0] ?? 0] ?? '');
+        series.forEach((name, which) => {
+          const field = fields.find((each) => each.name === name) ?? {};
+          data.values[which]?.push(numberIn(cells[columns[which + 1] ?? 0] ?? '', field));
+        });
+        return data.labels.length < CHART_POINTS;
+      });
+    } catch {
+      continue;
+    }
+    if (columns.includes(-1) || data.labels.length === 0) continue;
+    drawn.push({
+      view: { title: text(view.title) ?? text(view.name) ?? 'Chart', type, group, series },
+      data,
+    });
+  }
+  return drawn;
+}
+
 async function readme(
   storage: Storage,
-  descriptor: Record<string, unknown>,
+  descriptor: Resource,
   key: string | undefined,
 ): Promise<string | null> {
   if (typeof descriptor.readme === 'string') return descriptor.readme;
@@ -111,9 +354,74 @@ async function readme(
 }
 
 /** Where each local path of a revision is stored: its object, or (older hubs) its folder. */
-function locator(revision: Revision, prefix: string): (path: string) => string | undefined {
+function locator(revision: Revision, prefix: string): Locate {
   const files = revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined;
   return (path) => storedKey(files, prefix, path);
+}
+
+/** A link, only to the web: a descriptor's `path` to a licence may be anything. */
+function link(label: string, address: unknown): string {
+  const url = text(address);
+  return url && /^https?:\/\//i.test(url)
+    ? `<a href="${escape(url)}" rel="nofollow noopener noreferrer">${escape(label)}</a>`
+    : escape(label);
+}
+
+function namedList(list: unknown, label: (item: Resource) => string | undefined): string[] {
+  return (Array.isArray(list) ? (list as Resource[]) : [])
+    .map((item) => {
+      const name = typeof item === 'object' && item !== null ? label(item) : undefined;
+      return name ? link(name, item.path ?? item.url ?? item.email) : undefined;
+    })
+    .filter((item): item is string => item !== undefined);
+}
+
+function facts(
+  descriptor: Resource,
+  dates: { created: string | undefined; updated: string | undefined },
+  totals: { bytes: number | undefined; rows: number | undefined },
+): DatasetView['facts'] {
+  const list: DatasetView['facts'] = [];
+  const add = (label: string, html: string | undefined) => {
+    if (html) list.push({ label, html });
+  };
+  add(
+    'Licence',
+    namedList(descriptor.licenses, (item) => text(item.title) ?? text(item.name)).join(', ') ||
+      undefined,
+  );
+  add(
+    'Sources',
+    namedList(descriptor.sources, (item) => text(item.title) ?? text(item.path)).join(', ') ||
+      undefined,
+  );
+  add(
+    'Contributors',
+    namedList(descriptor.contributors, (item) => {
+      const name = text(item.title) ?? text(item.givenName) ?? text(item.organization);
+      const role = text(item.role) ?? (Array.isArray(item.roles) ? text(item.roles[0]) : undefined);
+      return name && role ? `${name} (${role})` : name;
+    }).join(', ') || undefined,
+  );
+  add(
+    'Keywords',
+    Array.isArray(descriptor.keywords)
+      ? descriptor.keywords
+          .filter((word): word is string => typeof word === 'string')
+          .map(escape)
+          .join(', ') || undefined
+      : undefined,
+  );
+  add('Version', text(descriptor.version) ? escape(text(descriptor.version)) : undefined);
+  add(
+    'Homepage',
+    text(descriptor.homepage) ? link(String(descriptor.homepage), descriptor.homepage) : undefined,
+  );
+  add('Size', totals.bytes !== undefined ? humanBytes(totals.bytes) : undefined);
+  add('Rows', totals.rows !== undefined ? count(totals.rows) : undefined);
+  add('Created', dates.created ? day(dates.created) : undefined);
+  add('Updated', dates.updated ? day(dates.updated) : undefined);
+  return list;
 }
 
 export async function dataset(
@@ -126,19 +434,19 @@ export async function dataset(
 ): Promise<void> {
   const found = await visibleDataset(hub, request, ownerName, name);
   if (!found) throw new HttpError(404, 'not found');
-  const { owner } = found;
+  const { owner: user } = found;
   const latest = await hub.store.revision(
-    owner.userid,
+    user.userid,
     name,
     version === undefined ? 'latest' : String(version),
   );
   const viewer = await userOf(hub, request);
-  const isOwner = viewer?.userid === owner.userid;
-  if (!latest || (latest.findability === 'private' && !isOwner))
+  const isOwner = viewer?.userid === user.userid;
+  if (!latest || (!isOwner && !visibleToOthers(found.dataset, latest)))
     throw new HttpError(404, 'not found');
   const good =
     version === undefined
-      ? await hub.store.revision(owner.userid, name, 'successful')
+      ? await hub.store.revision(user.userid, name, 'successful')
       : latest.state === 'SUCCEEDED'
         ? latest
         : undefined;
@@ -151,23 +459,63 @@ export async function dataset(
             inputs?: { parameters?: { descriptor?: unknown } }[];
           }
         ).inputs?.[0]?.parameters?.descriptor
-  ) as Record<string, unknown> | undefined;
+  ) as Resource | undefined;
   const locate = good
-    ? locator(good, packagePath(owner.userid, name, good.revision))
+    ? locator(good, packagePath(user.userid, name, good.revision))
     : () => undefined;
   const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
   const reportSource = latest.state === 'FAILED' ? latest : good;
-  const view = {
-    owner: owner.username,
+  const report = reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined;
+  const history = (await hub.store.revisions(user.userid, name))
+    .filter((revision) => isOwner || visibleToOthers(found.dataset, revision))
+    .slice(0, 50)
+    .map((revision) => ({
+      revision: revision.revision,
+      state: revision.state,
+      created: revision.created,
+      published: revision.revision === found.dataset.published_revision,
+    }));
+  const resources =
+    good && descriptor
+      ? await resourceRows(
+          hub.storage,
+          descriptor,
+          locate,
+          pagedTable(request),
+          good.report ? (JSON.parse(good.report) as Report) : undefined,
+        )
+      : [];
+  const sum = (values: (number | undefined)[]) =>
+    values.some((value) => value !== undefined)
+      ? values.reduce<number>((total, value) => total + (value ?? 0), 0)
+      : undefined;
+  const zip = (
+    Array.isArray(descriptor?.resources) ? (descriptor.resources as Resource[]) : []
+  ).find((resource) => (resource.datahub as DerivedInfo | undefined)?.type === 'derived/zip');
+  const view: DatasetView = {
+    owner: user.username,
     name,
-    title: typeof descriptor?.title === 'string' ? descriptor.title : name,
-    description: typeof descriptor?.description === 'string' ? descriptor.description : null,
+    title: text(descriptor?.title) ?? name,
+    description: text(descriptor?.description) ?? null,
     readme: good && descriptor ? await readme(hub.storage, descriptor, locate('README.md')) : null,
     revision: shown.revision,
     state: latest.state,
     findability: found.dataset.findability,
-    resources: good && descriptor ? await resourceRows(hub.storage, descriptor, locate) : [],
-    report: reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined,
+    facts: descriptor
+      ? facts(
+          descriptor,
+          { created: history.at(-1)?.created, updated: good?.modified },
+          {
+            bytes: sum(resources.map((row) => row.bytes)),
+            rows: sum(resources.map((row) => row.rows)),
+          },
+        )
+      : [],
+    resources,
+    zip: typeof zip?.path === 'string' ? zip.path.split('/').pop() : undefined,
+    charts: good && descriptor ? await charts(hub.storage, descriptor, locate) : [],
+    history,
+    report,
     failure: failed,
     viewer: viewer?.username,
   };

@@ -156,7 +156,7 @@ async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<b
  * Whether others may see a revision: one meant to be public, unless the dataset they would
  * learn about has since been made private. The owner sees every revision.
  */
-function visibleToOthers(found: Dataset, revision: Revision): boolean {
+export function visibleToOthers(found: Dataset, revision: Revision): boolean {
   const meant =
     revision.findability ?? (found.published_revision == null ? 'published' : found.findability);
   const meantPublic = meant === 'published' || meant === 'unlisted';

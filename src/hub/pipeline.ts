@@ -349,6 +349,33 @@ async function storeZip(work: Work, prefix: string, copies: ZipEntry[]): Promise
   }
 }
 
+/**
+ * What a listing says of a revision: the bytes and rows the validation counted in its own
+ * files (the copies the hub made are not counted), and its first licence.
+ */
+export function summaryOf(
+  descriptor: Record<string, unknown>,
+  report: Report | undefined,
+): { bytes: number | null; rows: number | null; license: string | null } {
+  const sum = (values: (number | undefined)[]): number | null =>
+    values.some((value) => value !== undefined)
+      ? values.reduce<number>((total, value) => total + (value ?? 0), 0)
+      : null;
+  const tasks = report?.tasks ?? [];
+  const licenses = descriptor.licenses;
+  const first = Array.isArray(licenses)
+    ? (licenses[0] as Record<string, unknown> | undefined)
+    : undefined;
+  const named = [first?.name, first?.title, first?.path].find(
+    (value): value is string => typeof value === 'string',
+  );
+  return {
+    bytes: sum(tasks.map((task) => task.stats.bytes)),
+    rows: sum(tasks.map((task) => task.stats.rows)),
+    license: named ?? null,
+  };
+}
+
 async function register(work: Work): Promise<Record<string, unknown>> {
   const text = (key: string): string | null =>
     typeof work.descriptor[key] === 'string' ? work.descriptor[key] : null;
@@ -356,7 +383,11 @@ async function register(work: Work): Promise<Record<string, unknown>> {
     descriptor: JSON.stringify(work.descriptor),
     files: JSON.stringify(work.files),
   });
-  await work.hub.store.publish(work, text('title'), text('description'));
+  await work.hub.store.publish(work, {
+    title: text('title'),
+    description: text('description'),
+    ...summaryOf(work.descriptor, work.report),
+  });
   return {};
 }
 

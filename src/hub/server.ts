@@ -20,7 +20,7 @@ import { scratchFolder } from './scratch.js';
 import { openStorage } from './storage/open.js';
 import { StorageAddressError, type Storage } from './storage/types.js';
 import { loadKeys } from './tokens.js';
-import { notFoundPage } from './views/pages.js';
+import { notFoundPage } from './views/layout.js';
 
 export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   dataDir: string;
@@ -73,6 +73,9 @@ const API: Record<string, Route> = {
   'POST /auth/logout': auth.logout,
   'GET /auth/logout': auth.signOutForm,
   'GET /static/hub.css': frontend.stylesheet,
+  'GET /static/hub.js': frontend.script,
+  'GET /static/favicon.svg': frontend.favicon,
+  'GET /favicon.ico': frontend.favicon,
   'POST /rawstore/authorize': rawstore.authorize,
   'POST /rawstore/objects': rawstore.upload,
   'GET /rawstore/presign': rawstore.presign,
@@ -100,7 +103,9 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   }
   if (first === 'source' && second && third && fourth && count === 4)
     return pipelineStore.status(hub, request, response, second, third, fourth);
-  if (!first || !second || auth.isReserved(first)) throw new HttpError(404, 'not found');
+  if (!first || auth.isReserved(first)) throw new HttpError(404, 'not found');
+  if (count === 1) return frontend.owner(hub, request, response, first);
+  if (!second) throw new HttpError(404, 'not found');
   if (count === 2) return frontend.dataset(hub, request, response, first, second);
   if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth))
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
@@ -123,7 +128,7 @@ function wantsHtml(request: IncomingMessage): boolean {
 const SECURITY_HEADERS = {
   'Cache-Control': 'private, no-cache',
   'Content-Security-Policy':
-    "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',

@@ -259,7 +259,7 @@ describe('web pages', () => {
       for (const text of [
         '<h1>World cities and their countries</h1>',
         'href="/ada/world-cities/r/cities.csv"',
-        'href="/ada/world-cities/r/1.csv"',
+        'href="/ada/world-cities/r/cities.json"',
         '<td>Sydney, NSW</td>',
         'Every resource passed validation',
       ]) {

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import {
   freshness,
+  listingOrder,
   MOVED_TABLES,
   portableRow,
   waitingRevision,
@@ -15,6 +16,8 @@ import {
 } from './rules.js';
 import type {
   Dataset,
+  DatasetSort,
+  DatasetSummary,
   Findability,
   Identity,
   LoginCode,
@@ -69,6 +72,13 @@ const MIGRATIONS = [
   `create table shared_values (name text primary key, value text not null);`,
   // The home page lists the newest datasets first: read in this order, not sorted whole.
   `create index datasets_modified on datasets (modified);`,
+  // Listings show and sort by each dataset's size, rows and licence.
+  `alter table datasets add column bytes bigint;
+  alter table datasets add column row_count bigint;
+  alter table datasets add column license text;
+  create index datasets_name on datasets (name);
+  create index datasets_bytes on datasets (bytes);
+  create index datasets_row_count on datasets (row_count);`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -403,8 +413,7 @@ export class PostgresMetadata implements Metadata {
 
   async publish(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
-    title: string | null,
-    description: string | null,
+    summary: DatasetSummary,
   ): Promise<void> {
     await this.transaction(async (client) => {
       const { ownerid, dataset, revision: number } = revision;
@@ -422,8 +431,19 @@ export class PostgresMetadata implements Metadata {
       );
       if (!supersedes(current, number)) return;
       await client.query(
-        'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, modified = $5 where ownerid = $6 and name = $7',
-        [number, findability, title, description, new Date().toISOString(), ownerid, dataset],
+        'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, bytes = $5, row_count = $6, license = $7, modified = $8 where ownerid = $9 and name = $10',
+        [
+          number,
+          findability,
+          summary.title,
+          summary.description,
+          summary.bytes,
+          summary.rows,
+          summary.license,
+          new Date().toISOString(),
+          ownerid,
+          dataset,
+        ],
       );
     });
   }
@@ -554,6 +574,7 @@ export class PostgresMetadata implements Metadata {
     size: number,
     from: number,
     ownerid = '',
+    sort?: DatasetSort,
   ): Promise<SearchPage> {
     const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
     if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
@@ -567,9 +588,15 @@ export class PostgresMetadata implements Metadata {
       params,
     );
     const rows = await this.all<Dataset & { username: string }>(
-      `select d.ownerid, d.name, d.findability, d.title, d.description, d.published_revision, d.modified, u.username
+      `select d.ownerid, d.name, d.findability, d.title, d.description, d.published_revision, d.modified,
+          d.bytes, d.row_count, d.license, u.username
         from datasets d join users u on u.userid = d.ownerid where ${where}
-        order by case when $3 = '' then 0 else ts_rank(d.search, to_tsquery('simple', $3)) end desc, d.modified desc
+        order by ${
+          // Matches by relevance unless an order is asked for.
+          sort === undefined && query !== ''
+            ? `ts_rank(d.search, to_tsquery('simple', $3)) desc, ${listingOrder('updated')}`
+            : listingOrder(sort ?? 'updated')
+        }
         limit $4 offset $5`,
       [...params, size, from],
     );

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { RESERVED_NAMES } from '../names.js';
-import type { Dataset, Findability, Identity, User } from './types.js';
+import type { Dataset, DatasetSort, Findability, Identity, User } from './types.js';
 
 /** The user name to try at `attempt` (from 1): `wanted`, then `wanted-2`, `wanted-3`… */
 export function usernameCandidate(wanted: string, attempt: number): string {
@@ -82,6 +82,9 @@ export const MOVED_TABLES = {
     'description',
     'published_revision',
     'modified',
+    'bytes',
+    'row_count',
+    'license',
   ],
   revisions: [
     'ownerid',
@@ -116,4 +119,16 @@ export function portableRow(table: MovedTable, row: Row): Row {
   if (table === 'users' && (row.subject === null || row.subject === undefined))
     return { ...row, subject: `unknown:${String(row.userid)}` };
   return row;
+}
+
+/** The ORDER BY of a listing: a sort asked for, ties broken so that pages never overlap. */
+export function listingOrder(sort: DatasetSort): string {
+  const orders: Record<DatasetSort, string> = {
+    updated: 'd.modified desc',
+    name: 'd.name asc',
+    size: 'd.bytes desc nulls last',
+    rows: 'd.row_count desc nulls last',
+  };
+  const first = orders[sort];
+  return `${first}, d.modified desc, d.ownerid, d.name`;
 }

@@ -4,6 +4,7 @@ import { chmodSync, closeSync, openSync } from 'node:fs';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import {
   freshness,
+  listingOrder,
   MOVED_TABLES,
   portableRow,
   waitingRevision,
@@ -18,6 +19,8 @@ import {
 } from './rules.js';
 import type {
   Dataset,
+  DatasetSort,
+  DatasetSummary,
   Findability,
   Identity,
   LoginCode,
@@ -78,6 +81,13 @@ const MIGRATIONS = [
   // workers look for waiting revisions every second: found by state, not by a scan.
   `create index datasets_modified on datasets (modified);
   create index revisions_state on revisions (state);`,
+  // Listings show and sort by each dataset's size, rows and licence.
+  `alter table datasets add column bytes integer;
+  alter table datasets add column row_count integer;
+  alter table datasets add column license text;
+  create index datasets_name on datasets (name);
+  create index datasets_bytes on datasets (bytes);
+  create index datasets_row_count on datasets (row_count);`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -403,8 +413,7 @@ export class SqliteMetadata implements Metadata {
    */
   async publish(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
-    title: string | null,
-    description: string | null,
+    summary: DatasetSummary,
   ): Promise<void> {
     this.transaction(() => {
       const { ownerid, dataset, revision: number } = revision;
@@ -418,8 +427,19 @@ export class SqliteMetadata implements Metadata {
       ).run(findability, ownerid, dataset, number);
       if (!supersedes(current, number)) return;
       this.prepare(
-        'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, modified = ? where ownerid = ? and name = ?',
-      ).run(number, findability, title, description, new Date().toISOString(), ownerid, dataset);
+        'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, bytes = ?, row_count = ?, license = ?, modified = ? where ownerid = ? and name = ?',
+      ).run(
+        number,
+        findability,
+        summary.title,
+        summary.description,
+        summary.bytes,
+        summary.rows,
+        summary.license,
+        new Date().toISOString(),
+        ownerid,
+        dataset,
+      );
     });
   }
 
@@ -531,6 +551,7 @@ export class SqliteMetadata implements Metadata {
     size: number,
     from: number,
     ownerid = '',
+    sort: DatasetSort = 'updated',
   ): Promise<SearchPage> {
     const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
       and (? = '' or d.ownerid = ?)
@@ -545,7 +566,7 @@ export class SqliteMetadata implements Metadata {
       }
     ).n;
     const rows = this.prepare(
-      `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by d.modified desc limit ? offset ?`,
+      `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by ${listingOrder(sort)} limit ? offset ?`,
     ).all(...params, size, from) as unknown as (Dataset & { username: string })[];
     return { rows, total };
   }

@@ -18,7 +18,24 @@ export interface Dataset {
   description: string | null;
   published_revision: number | null;
   modified: string;
+  /** Of the published revision: the bytes of its own files, its tables' rows, its licence. */
+  bytes: number | null;
+  row_count: number | null;
+  license: string | null;
 }
+
+/** What a dataset's listing says of its published revision. */
+export interface DatasetSummary {
+  title: string | null;
+  description: string | null;
+  bytes: number | null;
+  rows: number | null;
+  license: string | null;
+}
+
+/** Orders of a listing: newest first, by name, largest first, most rows first. */
+export const DATASET_SORTS = ['updated', 'name', 'size', 'rows'] as const;
+export type DatasetSort = (typeof DATASET_SORTS)[number];
 
 export interface PipelineStatus {
   title: string;
@@ -143,8 +160,7 @@ export interface Metadata {
   hasWaiting(): Promise<boolean>;
   publish(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
-    title: string | null,
-    description: string | null,
+    summary: DatasetSummary,
   ): Promise<void>;
   revoke(jti: string, expires: number): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
@@ -169,6 +185,7 @@ export interface Metadata {
     size: number,
     from: number,
     ownerid?: string,
+    sort?: DatasetSort,
   ): Promise<SearchPage>;
 }
 
