@@ -251,6 +251,33 @@ describe('derived copies of every table', () => {
     });
   });
 
+  it('gives the same copies of one workbook saved as xlsx, xls and ods', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const env = { DATA_API: url, DATA_TOKEN: jwt };
+      const copies: { csv: string; json: string }[] = [];
+      for (const format of ['xlsx', 'xls', 'ods']) {
+        const book = join(import.meta.dirname, '../fixtures/sheets', `book.${format}`);
+        const name = `book-${format}`;
+        const published = await runData(['publish', book, '--name', name, '--sheets', 'cities'], {
+          env,
+        });
+        expect(published.err).not.toMatch(/^error/m);
+        expect(published.code).toBe(0);
+        copies.push({
+          csv: await (await fetch(`${url}/ada/${name}/r/0.csv`)).text(),
+          json: await (await fetch(`${url}/ada/${name}/r/0.json`)).text(),
+        });
+      }
+      expect(copies[0]?.csv.split('\n').length).toBeGreaterThan(2);
+      expect(copies[1]).toEqual(copies[0]);
+      // The typed copy is the same from all three. The CSV copy holds each cell as the file
+      // wrote it, and OpenDocument writes a date-time at midnight as the date alone.
+      expect(copies[2]?.json).toEqual(copies[0]?.json);
+      expect(copies[2]?.csv).toBe(copies[0]?.csv.replace('2024-05-03T00:00:00', '2024-05-03'));
+    });
+  });
+
   it('publish --sheets makes each chosen sheet of a workbook a table, and names the sheets when one is missing', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);

@@ -1,0 +1,45 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const BIN = join(import.meta.dirname, '../../bin/data');
+
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  /** The most memory the process has held so far (its peak resident set), in MB. */
+  peakMb(): number;
+  stop(): Promise<number | null>;
+}
+
+/** `data serve` as a process of its own, on a free loopback port. */
+export function startServe(args: string[]): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+    env: { ...process.env, NO_COLOR: '1' },
+  });
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
+      if (url)
+        resolve({
+          child,
+          url,
+          peakMb: () => {
+            const status = readFileSync(`/proc/${String(child.pid)}/status`, 'utf8');
+            return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+          },
+          stop: () =>
+            new Promise((stopped) => {
+              if (child.exitCode !== null) stopped(child.exitCode);
+              child.on('exit', (code) => stopped(code));
+              child.kill('SIGINT');
+            }),
+        });
+    });
+    child.on('exit', (code) => reject(new Error(`data serve exited with ${String(code)}: ${err}`)));
+  });
+}
