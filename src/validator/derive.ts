@@ -5,6 +5,7 @@ import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
 import { INVALID } from './schema/types/index.js';
+import { SheetDate } from './sheets/cells.js';
 import { asWritten, jsonValue, TYPED_AS_VALUES } from './rows.js';
 import type { TableRowSink, TableSinks } from './table/row-sink.js';
 
@@ -118,6 +119,22 @@ function jsonConverters(schema: SchemaDescriptor): ((value: unknown, cell: unkno
 
 const KINDS = ['csv', 'json', 'preview'] as const;
 
+const TEMPORAL = new Set(['date', 'datetime', 'time']);
+
+/**
+ * How each field's cell goes into the CSV copy: as written, and a workbook's date in the
+ * form of its field's type (a spreadsheet may store a date-time at midnight as a date), so
+ * that the schema the copy carries describes it.
+ */
+function csvWriters(schema: SchemaDescriptor): ((cell: unknown) => unknown)[] {
+  return schema.fields.map((field) => {
+    const type = field.type ?? 'string';
+    if (!TEMPORAL.has(type)) return asWritten;
+    const kind = type as 'date' | 'datetime' | 'time';
+    return (cell) => (cell instanceof SheetDate ? new SheetDate(cell.ms, kind).toString() : cell);
+  });
+}
+
 interface OpenCopy {
   table: DerivedTable;
   files: { csv: FileText; json: FileText; preview: FileText };
@@ -166,6 +183,7 @@ export class TableCopies {
     const labels = schema.fields.map((field) => field.name);
     for (const kind of KINDS) copy.files[kind].write(copy.writers[kind].start(labels));
     const converters = jsonConverters(schema);
+    const writers = csvWriters(schema);
     const width = labels.length;
     const cellsOut = new Array<unknown>(width);
     const valuesOut = new Array<unknown>(width);
@@ -175,7 +193,8 @@ export class TableCopies {
         for (let field = 0; field < width; field++) {
           const column = columns[field] ?? -1;
           const cell = column >= 0 ? cells[column] : null;
-          cellsOut[field] = asWritten(cell ?? '');
+          cellsOut[field] =
+            cell === null || cell === undefined ? '' : (writers[field] ?? asWritten)(cell);
           valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
         }
         copy.files.csv.write(copy.writers.csv.row(cellsOut));
