@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { chartSvg } from '../../src/hub/views/chart.js';
+
+describe('charts of simple views, drawn as SVG', () => {
+  it('draws bars from zero, below it for negative values, one colour per series', () => {
+    const svg = chartSvg(
+      { title: 'Balance', type: 'bar', group: 'year', series: ['in', 'out'] },
+      {
+        labels: ['2021', '2022', '2023'],
+        values: [
+          [10, 20, null],
+          [-5, 0, 15],
+        ],
+      },
+    );
+    const bars = [
+      ...svg.matchAll(
+        /<rect x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="([\d.]+)" fill="(#\w+)"/g,
+      ),
+    ];
+    // Five values (one missing), each a bar; two colours.
+    expect(bars).toHaveLength(5);
+    expect(new Set(bars.map((bar) => bar[3])).size).toBe(2);
+    // The negative bar starts at the zero line and goes down; the zero bar has no height.
+    const zeroLine = Number(bars[0]?.[1]) + Number(bars[0]?.[2]);
+    const negative = bars.find((bar) => bar[3] === bars[2]?.[3] && Number(bar[2]) > 0);
+    expect(Number(negative?.[1])).toBeCloseTo(zeroLine, 1);
+    expect(bars.some((bar) => Number(bar[2]) === 0)).toBe(true);
+    expect(svg).toContain(
+      'aria-label="Balance. Bar chart of in, out by year, 3 points, from -5 to 20."',
+    );
+    expect(svg).toContain('<span class="swatch c1"></span>out');
+  });
+
+  it('escapes what the descriptor and the data say', () => {
+    const svg = chartSvg(
+      { title: '<script>x</script>', type: 'line', group: 'g"', series: ['<b>'] },
+      { labels: ['<i>', 'b'], values: [[1, 2]] },
+    );
+    expect(svg).not.toMatch(/<(script|b|i)>/);
+    expect(svg).toContain('&lt;script&gt;x&lt;/script&gt;');
+    expect(svg).toMatch(/<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"/);
+  });
+});
