@@ -35,5 +35,5 @@ export async function writeDatasetZip(
       compressionLevel: TEXT.test(entry.path) ? 1 : 0,
     });
   zip.end();
-  await pipeline(zip.outputStream, createWriteStream(target, { flags: 'wx' }));
+  await pipeline(zip.outputStream, createWriteStream(target));
 }

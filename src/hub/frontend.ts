@@ -18,7 +18,11 @@ import { schemaRows } from './views/schema.js';
 
 const PAGE_SIZE = 20;
 const PREVIEW_ROWS = 20;
+/** How deep the pages of a table's rows go; the download has the rest. */
+const PAGED_ROWS = 10_000;
 const README_BYTES = 1024 * 1024;
+/** A preview larger than this (very wide rows) is passed over for the CSV copy. */
+const PREVIEW_FILE_BYTES = 4 * 1024 * 1024;
 const CHART_POINTS = 1000;
 const HTML = 'text/html; charset=utf-8';
 
@@ -175,7 +179,9 @@ function pagedTable(request: Request): { index: number; offset: number } | undef
   const rows = params.get('rows') ?? '0';
   if (!/^[0-9]{1,4}$/.test(table) || !/^[0-9]{1,12}$/.test(rows))
     throw new HttpError(400, '"table" and "rows" must be whole numbers');
-  return { index: Number(table), offset: Number(rows) };
+  // Each page reads the table from its start: the depth pages reach is bounded, so that
+  // no request makes the hub read a whole large table.
+  return { index: Number(table), offset: Math.min(Number(rows), PAGED_ROWS - PREVIEW_ROWS) };
 }
 
 async function previewOf(
@@ -189,32 +195,46 @@ async function previewOf(
   const csv = derivedOf(resources, name, 'derived/csv');
   const preview = derivedOf(resources, name, 'derived/preview');
   const size = PREVIEW_ROWS;
+  // The first rows come from the small preview file; rows further on from the CSV copy.
+  const first =
+    offset === 0 && typeof preview?.path === 'string'
+      ? await previewFile(storage, locate(preview.path), source, size)
+      : undefined;
+  if (first) return first;
+  const key = typeof csv?.path === 'string' ? locate(csv.path) : undefined;
+  if (!key) return undefined;
   try {
-    // The first rows come from the small preview file; rows further on from the CSV copy.
-    if (offset === 0 && typeof preview?.path === 'string') {
-      const key = locate(preview.path);
-      const bytes = key ? await head(storage, key, 4 * 1024 * 1024) : undefined;
-      if (bytes) {
-        const records = JSON.parse(bytes.toString('utf8')) as Record<string, string | null>[];
-        const labels = Object.keys(records[0] ?? {});
-        const fields = (source.schema as { fields?: { name?: unknown }[] } | undefined)?.fields;
-        const header = fields ? fields.map((field) => String(field.name)) : labels;
-        return {
-          labels: header,
-          rows: records.slice(0, size).map((record) => header.map((label) => record[label] ?? '')),
-          offset: 0,
-          more: records.length > size,
-          size,
-        };
-      }
-    }
-    if (typeof csv?.path !== 'string') return undefined;
-    const key = locate(csv.path);
-    if (!key) return undefined;
-    return { ...(await rowsPage(storage, key, offset, size)), offset, size };
+    const page = await rowsPage(storage, key, offset, size);
+    return { ...page, more: page.more && offset + size < PAGED_ROWS, offset, size };
   } catch {
     return undefined;
   }
+}
+
+/** The first rows of a table from its preview file; undefined when it cannot be read whole. */
+async function previewFile(
+  storage: Storage,
+  key: string | undefined,
+  source: Resource,
+  size: number,
+): Promise<ResourceRow['preview']> {
+  const bytes = key ? await head(storage, key, PREVIEW_FILE_BYTES) : undefined;
+  if (!bytes || bytes.length >= PREVIEW_FILE_BYTES) return undefined;
+  let records: Record<string, string | null>[];
+  try {
+    records = JSON.parse(bytes.toString('utf8')) as Record<string, string | null>[];
+  } catch {
+    return undefined;
+  }
+  const fields = (source.schema as { fields?: { name?: unknown }[] } | undefined)?.fields;
+  const labels = fields ? fields.map((field) => String(field.name)) : Object.keys(records[0] ?? {});
+  return {
+    labels,
+    rows: records.slice(0, size).map((record) => labels.map((label) => record[label] ?? '')),
+    offset: 0,
+    more: records.length > size,
+    size,
+  };
 }
 
 async function resourceRows(

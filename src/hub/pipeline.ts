@@ -321,7 +321,7 @@ async function storeZip(work: Work, prefix: string, copies: ZipEntry[]): Promise
   const readme = work.descriptor.readme;
   try {
     if (typeof readme === 'string' && !work.files['README.md']) {
-      await writeFile(`${work.workDir}.readme`, readme, { flag: 'wx' });
+      await writeFile(`${work.workDir}.readme`, readme);
       originals.push({ path: 'README.md', file: `${work.workDir}.readme` });
     }
     await writeDatasetZip(file, work.dataset, `${JSON.stringify(work.descriptor, null, 2)}\n`, [

@@ -163,6 +163,10 @@ describe('the dataset page', () => {
         expect(next.html).toContain('<td>2023-09</td>');
         expect(next.html).not.toContain('Next rows');
         expect((await page(`${url}/ada/rainfall?table=x`)).status).toBe(400);
+        // However deep a page is asked for, the hub reads no further than 10,000 rows.
+        const deep = await page(`${url}/ada/rainfall?table=0&rows=999999999999`);
+        expect(deep.status).toBe(200);
+        expect(deep.html).toContain('No rows there: the table has 45.');
         expect(html).toMatch(/<h2>History<\/h2>.*<a href="\/ada\/rainfall\/v\/1">1<\/a>/s);
         expect(html).toContain('Every resource passed validation');
       });

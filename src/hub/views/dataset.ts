@@ -115,11 +115,17 @@ function previewSection(row: ResourceRow, base: string): string {
   const first = preview.rows.length === 0 ? 0 : preview.offset + 1;
   const last = preview.offset + preview.rows.length;
   const links = [
-    preview.offset > 0
+    preview.offset > 0 && preview.rows.length > 0
       ? `<a rel="prev" href="${at(Math.max(0, preview.offset - preview.size))}">← Previous rows</a>`
       : '',
-    `<span>Rows ${count(first)}–${count(last)}${row.rows !== undefined ? ` of ${count(row.rows)}` : ''}</span>`,
-    preview.more ? `<a rel="next" href="${at(preview.offset + preview.size)}">Next rows →</a>` : '',
+    preview.rows.length === 0 && preview.offset > 0
+      ? `<span>No rows there${row.rows !== undefined ? `: the table has ${count(row.rows)}` : ''}.</span><a href="${at(0)}">First rows</a>`
+      : `<span>Rows ${count(first)}–${count(last)}${row.rows !== undefined ? ` of ${count(row.rows)}` : ''}</span>`,
+    preview.more
+      ? `<a rel="next" href="${at(preview.offset + preview.size)}">Next rows →</a>`
+      : row.rows !== undefined && last < row.rows
+        ? '<span class="muted">The download holds the rest.</span>'
+        : '',
   ].join('');
   return `<section id="table-${String(row.index)}" aria-label="Rows of ${escape(row.name)}"><h3>${escape(row.title ?? row.name)}</h3>
 <div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>
