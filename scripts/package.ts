@@ -43,7 +43,8 @@ await build({
   entryPoints: [join(ROOT, 'src/validator/worker.ts')],
   // Bundled CommonJS dependencies require Node's built-in modules; a module has no require.
   banner: {
-    js: "import { createRequire } from 'node:module';\nconst require = createRequire(process.execPath);",
+    // Names of its own: the bundled modules import createRequire themselves.
+    js: "import { createRequire as __seaCreateRequire } from 'node:module';\nconst require = __seaCreateRequire(process.execPath);",
   },
   format: 'esm',
   outfile: join(WORK, 'worker.mjs'),

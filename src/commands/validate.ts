@@ -142,7 +142,10 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
   return report.valid ? EXIT.ok : EXIT.invalid;
 }
 
-/** Validates with progress on a terminal, in a worker for the real CLI; shared with publish. */
+/**
+ * Validates with progress on a terminal, in a worker for the real CLI (in this thread for a
+ * small local package, which a worker would only slow); shared with publish.
+ */
 /** A descriptor held in memory (changed by `data publish --sheets`) and its package's folder. */
 export interface HeldDescriptor {
   descriptor: Record<string, unknown>;
@@ -157,7 +160,9 @@ export async function validateSource(
   const { validate, validateDescriptor, SourceNotFound, RemoteUnreachable } =
     await import('../validator/index.js');
   const { validateIsolated } = await import('../validator/isolated.js');
-  const run = ctx.isolate
+  const { isSmallLocal } = await import('../validator/small.js');
+  const isolate = ctx.isolate && !(await isSmallLocal(held ?? options.source));
+  const run = isolate
     ? (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
         validateIsolated(held ?? input, settings)
     : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>

@@ -4,7 +4,8 @@ import type { Palette } from './colors.js';
 const MAX_ROW_TEXT = 120;
 
 function plural(count: number, word: string): string {
-  return `${count.toLocaleString('en-US')} ${word}${count === 1 ? '' : 's'}`;
+  // Grouped by hand: toLocaleString loads ICU's data, a tenth of a small validation's time.
+  return `${String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} ${word}${count === 1 ? '' : 's'}`;
 }
 
 function where(error: ReportError): string {

@@ -1,39 +1,71 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { createRequire } from 'node:module';
+import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { FORMATS } from './formats.js';
 import { didYouMean } from '../../text/suggest.js';
 import { dialectProfile, packageProfile, resourceProfile, tableSchemaProfile } from './profiles.js';
 import type { StandardVersion } from './types.js';
 
 export type ProfileName = 'package' | 'resource' | 'schema' | 'dialect';
 
+/** Every profile a descriptor is checked against, by `<name>/<version>`. */
+export const PROFILES: Record<string, () => object> = {
+  'package/1': () => packageProfile(1),
+  'package/2': () => packageProfile(2),
+  'resource/1': () => resourceProfile(1),
+  'resource/2': () => resourceProfile(2),
+  'schema/1': tableSchemaProfile,
+  'schema/2': tableSchemaProfile,
+  'dialect/1': dialectProfile,
+  'dialect/2': dialectProfile,
+};
+
+/**
+ * The validator of every profile, as the build compiled them (scripts/compile-profiles.ts):
+ * compiling them at each start took a third of validating a small package. Running from
+ * the sources (the tests), they are compiled when first needed instead.
+ */
+const PRECOMPILED = 'profiles.compiled.cjs';
+
+/** The Ajv the profiles are checked with; `standalone` for the build to write their code. */
+export function profileAjv(standalone = false): Ajv {
+  return new Ajv({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    formats: FORMATS,
+    ...(standalone ? { code: { source: true, formats: _`require("./formats.js").FORMATS` } } : {}),
+  });
+}
+
 let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
-function instance(): Ajv {
-  if (ajv) return ajv;
-  ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
-  ajv.addFormat('email', /^[^\s@]+@[^\s@]+$/);
-  ajv.addFormat('uri', /^[a-zA-Z][a-zA-Z0-9+.-]*:[^\s]*$/);
-  ajv.addFormat('date-time', {
-    validate: (value: string) =>
-      /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value) &&
-      !Number.isNaN(Date.parse(value)),
-  });
-  return ajv;
+function loadPrecompiled(): void {
+  // Bundled into the single executable (no URL, or a data: URL for its worker), there is no
+  // module file beside this one to load: the profiles are compiled when first needed.
+  const here = (import.meta as { url?: string }).url;
+  if (!here?.startsWith('file:')) return;
+  try {
+    const loaded = createRequire(here)(`./${PRECOMPILED}`) as Record<string, ValidateFunction>;
+    for (const [key, validate] of Object.entries(loaded)) compiled.set(exportKey(key), validate);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+  }
 }
+
+/** `package/1` as a name a module can export, and back. */
+export const exportName = (key: string): string => key.replace('/', '_v');
+const exportKey = (name: string): string => name.replace('_v', '/');
+
+loadPrecompiled();
 
 function validator(name: ProfileName, version: StandardVersion): ValidateFunction {
   const key = `${name}/${String(version)}`;
   let validate = compiled.get(key);
   if (!validate) {
-    const schema =
-      name === 'package'
-        ? packageProfile(version)
-        : name === 'resource'
-          ? resourceProfile(version)
-          : name === 'schema'
-            ? tableSchemaProfile()
-            : dialectProfile();
-    validate = instance().compile(schema);
+    ajv ??= profileAjv();
+    validate = ajv.compile(PROFILES[key]?.() ?? {});
     compiled.set(key, validate);
   }
   return validate;
