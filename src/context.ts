@@ -1,3 +1,4 @@
+import { proxySettings } from './client/proxy.js';
 import type { IO } from './output/io.js';
 import { COLORS, NO_COLORS, colorEnabled, type Palette } from './output/colors.js';
 import { clientFetch, type HttpFetch } from './client/http.js';
@@ -48,16 +49,23 @@ export function createContext(
 ): Context {
   const color = !globals.json && globals.color;
   const silenceMs = silenceLimitMs(io.env);
+  // Behind a proxy every request goes through undici's proxy agent, downloads too: the
+  // hand-written download client speaks to origins only (bench:transport says why it stays).
+  const proxy = proxySettings(io.env);
+  const proxied =
+    proxy && lazy(async () => (await import('./client/transport.js')).proxiedFetch(proxy));
   let hub: HubAddress | undefined;
   return {
     io,
     signal,
     fetch: clientFetch(
-      options.fetch ?? lazy(async () => (await import('./client/transport.js')).fetch),
+      options.fetch ?? proxied ?? lazy(async () => (await import('./client/transport.js')).fetch),
       silenceMs,
     ),
     download: clientFetch(
-      options.fetch ?? lazy(async () => (await import('./client/lending.js')).lendingFetch()),
+      options.fetch ??
+        proxied ??
+        lazy(async () => (await import('./client/lending.js')).lendingFetch()),
       silenceMs,
     ),
     silenceMs,

@@ -161,10 +161,11 @@ export async function validateSource(
     await import('../validator/index.js');
   const { validateIsolated } = await import('../validator/isolated.js');
   const { isSmallLocal } = await import('../validator/small.js');
+  const { proxySettings } = await import('../client/proxy.js');
   const isolate = ctx.isolate && !(await isSmallLocal(held ?? options.source));
   const run = isolate
     ? (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
-        validateIsolated(held ?? input, settings)
+        validateIsolated(held ?? input, { ...settings, proxy: proxySettings(ctx.io.env) })
     : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
         held
           ? validateDescriptor(structuredClone(held.descriptor), held.dir, {

@@ -14,6 +14,7 @@ import {
   type ValidateOptions,
 } from './index.js';
 import type { DerivedTable } from './derive.js';
+import type { ProxySettings } from '../client/proxy.js';
 
 export interface IsolatedRequest {
   /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
@@ -26,6 +27,8 @@ export interface IsolatedRequest {
   silenceMs: number;
   /** When set, only these hosts may be fetched from (the hub's rule: none by default). */
   allowHosts?: string[] | undefined;
+  /** The proxies remote resources are fetched through, when the environment names any. */
+  proxy?: ProxySettings | undefined;
   /** When set and the package is valid, its tables are also written as CSV and JSON here. */
   deriveTo?: string | undefined;
 }
@@ -67,6 +70,7 @@ export class OutOfMemory extends Error {
 type IsolatedOptions = IsolatedRequest['options'] & {
   silenceMs: number;
   allowHosts?: string[];
+  proxy?: ProxySettings | undefined;
   /** Caps the worker's heap; past it the validation fails with OutOfMemory. */
   heapMb?: number;
   signal?: AbortSignal;
@@ -94,12 +98,13 @@ function runIsolated(
   options: IsolatedOptions,
   deriveTo: string | undefined,
 ): Promise<{ report: Report; derived: DerivedTable[] }> {
-  const { signal, onProgress, silenceMs, allowHosts, heapMb, ...serializable } = options;
+  const { signal, onProgress, silenceMs, allowHosts, proxy, heapMb, ...serializable } = options;
   const request: IsolatedRequest = {
     input,
     options: serializable,
     silenceMs,
     allowHosts,
+    proxy,
     deriveTo,
   };
   const worker = new Worker(workerUrl(), {

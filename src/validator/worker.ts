@@ -1,6 +1,6 @@
 /** Runs one validation in a worker thread; see isolated.ts. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { fetch as transportFetch } from '../client/transport.js';
+import { fetch as transportFetch, proxiedFetch } from '../client/transport.js';
 import { clientFetch } from '../client/http.js';
 import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from './index.js';
 import { allowedHostsOnly } from './allowed-hosts.js';
@@ -10,8 +10,9 @@ import { TableCopies } from './derive.js';
 
 const port = parentPort;
 const request = workerData as IsolatedRequest;
+const transport = request.proxy ? proxiedFetch(request.proxy) : transportFetch;
 const fetch = clientFetch(
-  request.allowHosts ? allowedHostsOnly(transportFetch, request.allowHosts) : transportFetch,
+  request.allowHosts ? allowedHostsOnly(transport, request.allowHosts) : transport,
   request.silenceMs,
 );
 const post = (message: WorkerMessage): void => port?.postMessage(message);
