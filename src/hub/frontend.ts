@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Report } from '../validator/index.js';
+import { isDerived } from '../validator/descriptor/derived.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
 import { storedKey, visibleDataset } from './published.js';
@@ -247,7 +248,7 @@ async function resourceRows(
   const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
   const originals = resources
     .map((resource, index) => ({ resource, index }))
-    .filter(({ resource }) => (resource.datahub as DerivedInfo | undefined) === undefined);
+    .filter(({ resource }) => !isDerived(resource));
   return Promise.all(
     originals.map(async ({ resource, index }) => {
       const path = text(resource.path) ?? '';

@@ -68,7 +68,7 @@ describe('listings: home, search and owner pages', () => {
       expect(titles(home.html)).toHaveLength(20);
       expect(titles(home.html)[0]).toBe('Set 22');
       expect(home.html).toContain('Page 1 of 2');
-      expect(home.html).toMatch(/23 kB · 78 rows · CC0-1\.0 · updated \d{4}-\d\d-\d\d/);
+      expect(home.html).toMatch(/23.0 kB · 78 rows · CC0-1\.0 · updated \d{4}-\d\d-\d\d/);
       const second = await page(`${url}/?page=2`);
       expect(titles(second.html)).toEqual(['Set 2', 'Set 1', 'Set 0']);
       expect(titles((await page(`${url}/?sort=name`)).html).slice(0, 2)).toEqual([

@@ -1,14 +1,8 @@
-/** Bytes in the units people read: 1.5 MB, 820 kB (powers of 1000, as file managers show). */
+import { humanBytes as sized } from '../../text/bytes.js';
+
+/** Bytes as the CLI prints them, or a dash when not known. */
 export function humanBytes(bytes: number | null | undefined): string {
-  if (bytes === null || bytes === undefined) return '—';
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
-    unit++;
-  }
-  return `${unit === 0 ? String(value) : value.toFixed(value < 10 ? 1 : 0)} ${units[unit] ?? 'B'}`;
+  return bytes === null || bytes === undefined ? '—' : sized(bytes);
 }
 
 /** A count with thousands separated: 1,234,567. */
