@@ -4,7 +4,7 @@ import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { isDerived } from '../validator/descriptor/derived.js';
+import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
 import { json, send, tokenFor, withRetries, type HttpFetch } from './http.js';
@@ -64,18 +64,6 @@ export interface GetOptions {
 }
 
 type Resource = Record<string, unknown>;
-
-/** The copy of a resource a hub derived in a format (`derived/csv`, `derived/zip`…). */
-function derivedOf(resources: Resource[], type: string, source?: string): Resource | undefined {
-  return resources.find((candidate) => {
-    const datahub = candidate.datahub as { type?: unknown; derivedFrom?: unknown } | undefined;
-    if (datahub?.type !== type) return false;
-    return (
-      source === undefined ||
-      (Array.isArray(datahub.derivedFrom) && datahub.derivedFrom[0] === source)
-    );
-  });
-}
 
 /** What a resource's copy keeps of it: what describes the data, not how it was written. */
 const KEPT = ['name', 'title', 'description', 'licenses', 'sources', 'profile'];

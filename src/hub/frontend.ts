@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Report } from '../validator/index.js';
-import { isDerived } from '../validator/descriptor/derived.js';
+import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
 import { storedKey, visibleDataset } from './published.js';
@@ -158,17 +158,6 @@ interface DerivedInfo {
   rows?: unknown;
 }
 
-function derivedOf(resources: Resource[], source: string, type: string): Resource | undefined {
-  return resources.find((candidate) => {
-    const datahub = candidate.datahub as DerivedInfo | undefined;
-    return (
-      datahub?.type === type &&
-      Array.isArray(datahub.derivedFrom) &&
-      datahub.derivedFrom[0] === source
-    );
-  });
-}
-
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
@@ -193,8 +182,8 @@ async function previewOf(
   offset: number,
 ): Promise<ResourceRow['preview']> {
   const name = String(source.name);
-  const csv = derivedOf(resources, name, 'derived/csv');
-  const preview = derivedOf(resources, name, 'derived/preview');
+  const csv = derivedOf(resources, 'derived/csv', name);
+  const preview = derivedOf(resources, 'derived/preview', name);
   const size = PREVIEW_ROWS;
   // The first rows come from the small preview file; rows further on from the CSV copy.
   const first =
@@ -258,10 +247,10 @@ async function resourceRows(
         /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ??
         '';
       const task = report?.tasks.find((each) => each.name === name);
-      const csv = derivedOf(resources, name, 'derived/csv');
+      const csv = derivedOf(resources, 'derived/csv', name);
       const copies = ['csv', 'json'].filter(
         (extension) =>
-          extension !== format && derivedOf(resources, name, `derived/${extension}`) !== undefined,
+          extension !== format && derivedOf(resources, `derived/${extension}`, name) !== undefined,
       );
       const file = path && !/^https?:/i.test(path) ? locate(path) : undefined;
       const bytes =
@@ -331,7 +320,7 @@ async function charts(
       typeof wanted === 'number'
         ? resources[wanted]
         : resources.find((resource) => resource.name === wanted);
-    const csv = source ? derivedOf(resources, String(source.name), 'derived/csv') : undefined;
+    const csv = source ? derivedOf(resources, 'derived/csv', String(source.name)) : undefined;
     const key = typeof csv?.path === 'string' ? locate(csv.path) : undefined;
     if (!source || !key) continue;
     const fields =
@@ -510,9 +499,10 @@ export async function dataset(
     values.some((value) => value !== undefined)
       ? values.reduce<number>((total, value) => total + (value ?? 0), 0)
       : undefined;
-  const zip = (
-    Array.isArray(descriptor?.resources) ? (descriptor.resources as Resource[]) : []
-  ).find((resource) => (resource.datahub as DerivedInfo | undefined)?.type === 'derived/zip');
+  const zip = derivedOf(
+    Array.isArray(descriptor?.resources) ? (descriptor.resources as Resource[]) : [],
+    'derived/zip',
+  );
   const view: DatasetView = {
     owner: user.username,
     name,

@@ -1,4 +1,5 @@
 import { basename } from 'node:path';
+import { derivedOf } from '../validator/descriptor/derived.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, type Request } from './http.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from './storage/types.js';
@@ -137,23 +138,6 @@ export function resourceAtPath(pkg: Published, path: string): { key: string; nam
   return { key: fileOf(pkg, path), name: basename(path) };
 }
 
-/** The copy of a resource in another format, derived when it was published. */
-function derivedCopy(
-  resources: Record<string, unknown>[],
-  source: Record<string, unknown> | undefined,
-  extension: string,
-): Record<string, unknown> | undefined {
-  if (!source) return undefined;
-  return resources.find((candidate) => {
-    const datahub = candidate.datahub as { type?: unknown; derivedFrom?: unknown } | undefined;
-    return (
-      datahub?.type === `derived/${extension}` &&
-      Array.isArray(datahub.derivedFrom) &&
-      datahub.derivedFrom[0] === source.name
-    );
-  });
-}
-
 /**
  * The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`:
  * the original when its format has that extension, else its derived copy in that format.
@@ -168,7 +152,9 @@ export function resourceFile(pkg: Published, fileName: string): { key: string; n
   for (const source of [byIndex, byName]) {
     if (resource || !source) continue;
     resource =
-      extensionOf(source) === extension ? source : derivedCopy(resources, source, extension);
+      extensionOf(source) === extension
+        ? source
+        : derivedOf(resources, `derived/${extension}`, source.name);
   }
   resource ??= resources.find((candidate) => {
     const path = typeof candidate.path === 'string' ? candidate.path : undefined;
