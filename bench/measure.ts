@@ -1,6 +1,7 @@
 /** One measurement per process, so that no run warms up or pollutes another. */
 import { createReadStream } from 'node:fs';
 import { parse } from 'csv-parse';
+import { inferSchema, initParser, type Parser } from 'udsv';
 import { validateIsolated } from '../dist/validator/isolated.js';
 import { CsvParser } from '../dist/validator/table/csv-parser.js';
 
@@ -47,8 +48,26 @@ async function ownParserRecords(file: string): Promise<number> {
   return records - 1;
 }
 
-async function validateRows(dir: string): Promise<number> {
-  const report = await validateIsolated(dir, { silenceMs: 60_000 });
+/** uDSV's typed parse: numbers, dates and booleans cast, rows handed on one at a time. */
+async function udsvRecords(file: string): Promise<number> {
+  let records = 0;
+  let parser: Parser | undefined;
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  for await (const chunk of createReadStream(file, {
+    highWaterMark: MB,
+  }) as AsyncIterable<Buffer>) {
+    const text = decoder.decode(chunk, { stream: true });
+    parser ??= initParser(inferSchema(text));
+    parser.chunk<unknown[]>(text, parser.typedArrs, () => {
+      records++;
+    });
+  }
+  parser?.end();
+  return records;
+}
+
+async function validateRows(dir: string, split?: false): Promise<number> {
+  const report = await validateIsolated(dir, { silenceMs: 60_000, split });
   if (!report.valid)
     throw new Error(`the bench package is invalid: ${String(report.stats.errors)} errors`);
   return report.tasks.reduce((sum, task) => sum + (task.stats.rows ?? 0), 0);
@@ -58,7 +77,9 @@ const modes: Record<string, (path: string) => Promise<number>> = {
   floor: countNewlines,
   'csv-parse': csvParseRecords,
   parser: ownParserRecords,
-  validate: validateRows,
+  udsv: udsvRecords,
+  validate: (dir) => validateRows(dir),
+  'validate-one': (dir) => validateRows(dir, false),
 };
 
 const run = modes[mode];

@@ -5,6 +5,10 @@ export interface ChunkOptions {
   /** How many buffers take turns; a chunk stays valid while `buffers - 1` more are read. */
   buffers?: number;
   signal?: AbortSignal | undefined;
+  /** The byte to start at (0). */
+  start?: number;
+  /** The byte to stop before (the end of the file). */
+  end?: number;
 }
 
 /**
@@ -14,16 +18,19 @@ export interface ChunkOptions {
  */
 export async function* fileChunks(
   path: string,
-  { chunkSize = 1 << 19, buffers = 1, signal }: ChunkOptions = {},
+  { chunkSize = 1 << 19, buffers = 1, signal, start = 0, end = Infinity }: ChunkOptions = {},
 ): AsyncGenerator<Buffer, void, undefined> {
   const handle = await open(path, 'r');
   try {
     const ring = Array.from({ length: buffers }, () => Buffer.allocUnsafeSlow(chunkSize));
-    for (let turn = 0; ; turn = (turn + 1) % buffers) {
+    let position = start;
+    for (let turn = 0; position < end; turn = (turn + 1) % buffers) {
       signal?.throwIfAborted();
       const buffer = ring[turn] as Buffer;
-      const { bytesRead } = await handle.read(buffer, 0, chunkSize, null);
+      const length = Math.min(chunkSize, end - position);
+      const { bytesRead } = await handle.read(buffer, 0, length, position);
       if (bytesRead === 0) return;
+      position += bytesRead;
       yield buffer.subarray(0, bytesRead);
     }
   } finally {

@@ -21,6 +21,7 @@ import {
 } from './resource.js';
 import { basename, dirname } from 'node:path';
 import type { RowLimits } from './table/read.js';
+import type { SplitOptions } from './table/ranges.js';
 import { nameFromFile, resolveSource, SourceNotFound, type Source } from './source.js';
 
 export type { Report, ReportError, Task } from './report/types.js';
@@ -32,7 +33,9 @@ export type ValidateEvent =
   | { type: 'descriptor'; location: string }
   | { type: 'resource'; name: string; index: number; total: number }
   /** Bytes of a table read so far, and its size when known (local files). */
-  | { type: 'bytes'; name: string; read: number; total: number | undefined };
+  | { type: 'bytes'; name: string; read: number; total: number | undefined }
+  /** A table is validated on this many workers, each a byte range of it. */
+  | { type: 'workers'; name: string; count: number };
 
 export interface ValidateOptions {
   fetch: Fetch;
@@ -51,6 +54,12 @@ export interface ValidateOptions {
   keyMemory?: number;
   /** Sinks for the rows of tables, as they are validated (the hub's derived copies). */
   tableSinks?: TableSinks;
+  /**
+   * A local CSV file of 32 MB or more is validated as two byte ranges on two workers, with
+   * the report one pass gives; false keeps one pass. `minBytes` and `at` move the threshold
+   * and the split (for tests and benchmarks).
+   */
+  split?: SplitOptions | false;
   onProgress?: (event: ValidateEvent) => void;
 }
 
@@ -182,6 +191,7 @@ function context(
     rowLimits: options.rowLimits,
     keyMemory: options.keyMemory,
     tableSinks: options.tableSinks,
+    split: options.split,
     onProgress: options.onProgress,
     limits: {
       limitErrors: options.limitErrors ?? 1000,

@@ -5,7 +5,7 @@
  * at the same speed (npm run bench:memory).
  */
 import { Worker } from 'node:worker_threads';
-import { embedded, singleExecutable } from '../runtime.js';
+import { workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
 import {
   RemoteUnreachable,
   SourceNotFound,
@@ -21,7 +21,14 @@ export interface IsolatedRequest {
   input: string | { descriptor: unknown; dir: string };
   options: Pick<
     ValidateOptions,
-    'limitErrors' | 'pickErrors' | 'skipErrors' | 'rowLimits' | 'strict' | 'sheet' | 'keyMemory'
+    | 'limitErrors'
+    | 'pickErrors'
+    | 'skipErrors'
+    | 'rowLimits'
+    | 'strict'
+    | 'sheet'
+    | 'keyMemory'
+    | 'split'
   >;
   /** How long a server of remote resources may stay silent. */
   silenceMs: number;
@@ -41,25 +48,8 @@ export type WorkerMessage =
 /** What a failure in the worker was, so that it is thrown again as the same kind here. */
 export type FailureKind = 'not-found' | 'unreachable' | 'other';
 
-const YOUNG_GENERATION_MB = 32;
-
 export class WorkerFailure extends Error {
   override readonly name = 'WorkerFailure';
-}
-
-/**
- * The worker's script. Run from the TypeScript sources (the tests do), a worker thread
- * cannot load TypeScript, so it runs the built copy, which `npm test` builds first.
- */
-function workerUrl(): URL {
-  // The single executable carries the worker inside it; a data: URL runs it as a module.
-  if (singleExecutable())
-    return new URL(
-      `data:text/javascript;base64,${Buffer.from(embedded('worker.mjs')).toString('base64')}`,
-    );
-  return import.meta.url.endsWith('.ts')
-    ? new URL('../../dist/validator/worker.js', import.meta.url)
-    : new URL('./worker.js', import.meta.url);
 }
 
 /** The worker reached its heap limit: the input needs more memory than it may have. */

@@ -30,6 +30,8 @@ import {
 import { fileChecks, hashPlan, readFile } from './file.js';
 import type { LookupKeys } from './table/lookup-keys.js';
 import { resolveDialect } from './table/dialect.js';
+import { rangeSplitFor } from './table/range-split.js';
+import type { SplitOptions } from './table/ranges.js';
 
 export interface ResourceContext {
   version: StandardVersion;
@@ -45,6 +47,8 @@ export interface ResourceContext {
   keyMemory?: number | undefined;
   /** Sinks for the rows of tables, as they are validated. */
   tableSinks?: TableSinks | undefined;
+  /** How large local CSV files are split between two workers; false reads them in one pass. */
+  split?: SplitOptions | false | undefined;
 }
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
@@ -146,13 +150,34 @@ async function validateTable(
     ctx.keyMemory,
     ctx.tableSinks?.(resource, ctx.resources.indexOf(resource), schema),
   );
+  const keyMemory = ctx.keyMemory ?? DEFAULT_KEY_MEMORY;
+  const split = await rangeSplitFor(
+    {
+      locations: read.locations.slice(),
+      format: read.format,
+      inline: resource.data !== undefined,
+      onePass: ctx.tableSinks !== undefined || ctx.rowLimits !== undefined,
+      options: ctx.split,
+    },
+    validator,
+    {
+      schema,
+      version: ctx.version,
+      keys,
+      fieldsMatch: schema.fieldsMatch ?? 'exact',
+      limits: ctx.limits,
+      keyMemory: keyMemory / 2,
+      onStart: () => ctx.onProgress?.({ type: 'workers', name: resource.name, count: 2 }),
+    },
+  );
   let result: ReadResult | undefined;
   try {
-    result = await guard(collector, () => feed(resource, read, validator), validator);
+    result = await guard(collector, () => feed(resource, { ...read, split }, validator), validator);
     // A source that could not be read at all (missing, empty) is that one error: no header
     // was read, so there are no label errors to add to it.
     if (result || validator.rowNumber > 0) validator.finish();
   } finally {
+    split?.stop();
     validator.discard();
   }
   const stats = { fields: fields.length, rows: validator.rows };

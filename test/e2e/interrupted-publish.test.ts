@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -91,8 +92,10 @@ it('resumes a publish broken off by a killed hub, uploading only the missing fil
   const port = Number(new URL(first.url).port);
   const token = await browserLogin(first.url);
   const attempt = publish(first.url, token);
-  // Killed once a file is counted as uploaded and another is on its way.
-  while (held().length < 1 || objects().length < 2)
+  // Killed once small.csv is counted as uploaded and another file is on its way (the
+  // descriptor, as small, may be counted first).
+  const smallKey = `${createHash('md5').update('id,name\n1,a\n').digest('hex')}.csv`;
+  while (!held().includes(smallKey) || objects().length < 2)
     await new Promise((resolve) => setTimeout(resolve, 10));
   first.child.kill('SIGKILL');
   const broken = await attempt.done;

@@ -88,6 +88,11 @@ export class CsvParser {
     }
   }
 
+  /** True between records: the text pushed so far ended a record, inside no quoted field. */
+  atRecordStart(): boolean {
+    return this.state === State.FieldStart && this.cells.length === 0 && this.buffer === '';
+  }
+
   /** Flushes the last record when the text does not end with a line break. */
   end(): void {
     if (this.state === State.FieldStart) {

@@ -51,6 +51,18 @@ class NumberSegment {
     return undefined;
   }
 
+  find(key: number, hash: number): number | undefined {
+    const keys = this.keys;
+    if (keys instanceof Int32Array && !isInt32Key(key)) return undefined;
+    const empty = keys instanceof Int32Array ? INT32_EMPTY : EMPTY;
+    const mask = keys.length - 1;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const found = keys[slot] as number;
+      if (found === key) return this.rows[slot];
+      if (found === empty || found !== found) return undefined;
+    }
+  }
+
   private rebuild(capacity: number, toFloat: boolean): void {
     const oldKeys = this.keys;
     const oldRows = this.rows;
@@ -102,6 +114,12 @@ export class NumberRowTable {
     return segment.firstRowOrAdd(key, hash >>> SEGMENT_BITS, row);
   }
 
+  /** The first row of a key that is there, without adding one that is not. */
+  find(key: number): number | undefined {
+    const hash = numberHash(key);
+    return (this.segments[hash & (SEGMENTS - 1)] as NumberSegment).find(key, hash >>> SEGMENT_BITS);
+  }
+
   get size(): number {
     return this.segments.reduce((sum, segment) => sum + segment.size, 0);
   }
@@ -113,6 +131,29 @@ export class NumberRowTable {
   /** Every key with its first row, in no particular order. */
   *entries(): Generator<[number, number]> {
     for (const segment of this.segments) yield* segment.entries();
+  }
+
+  /** The table's slots as they are, empty ones included: cheap to send to another thread. */
+  slots(): NumberSlots[] {
+    return this.segments.map((segment) => ({ keys: segment.keys, rows: segment.rows }));
+  }
+}
+
+/** The slots of one segment of a NumberRowTable. */
+export interface NumberSlots {
+  keys: Int32Array | Float64Array;
+  rows: Uint32Array;
+}
+
+/** The keys held in slots taken from a NumberRowTable, with their rows. */
+export function* slotEntries(slots: readonly NumberSlots[]): Generator<[number, number]> {
+  for (const { keys, rows } of slots) {
+    const ints = keys instanceof Int32Array;
+    for (let slot = 0; slot < keys.length; slot++) {
+      const key = keys[slot] as number;
+      if (key !== key || (ints && key === INT32_EMPTY)) continue;
+      yield [key, rows[slot] as number];
+    }
   }
 }
 

@@ -2,7 +2,14 @@ import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
 import { tupleKey } from '../schema/keys.js';
 import { INVALID } from '../schema/types/index.js';
-import { numberHash, NumberRowTable, StringRowTable, stringHash } from './key-tables.js';
+import {
+  numberHash,
+  NumberRowTable,
+  slotEntries,
+  StringRowTable,
+  stringHash,
+  type NumberSlots,
+} from './key-tables.js';
 import { SPILL_PARTS, spillPart, SpillFiles } from './spill.js';
 import type { LookupKeys } from './lookup-keys.js';
 
@@ -36,6 +43,24 @@ export interface LateRepeat {
   first: number;
   rowNumber: number;
   cells: string[];
+}
+
+/** A tracker's keys with the row each was first seen on, as sent from one worker to another. */
+export interface KeyDump {
+  numbers: NumberSlots[];
+  strings: string[];
+  stringRows: Uint32Array;
+  tagged: string[];
+  taggedRows: Uint32Array;
+}
+
+/** The buffers of a dump, to be moved rather than copied to another thread. */
+export function dumpBuffers(dump: KeyDump): ArrayBuffer[] {
+  return [
+    ...dump.numbers.flatMap(({ keys, rows }) => [keys.buffer, rows.buffer]),
+    dump.stringRows.buffer,
+    dump.taggedRows.buffer,
+  ].filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer);
 }
 
 /** Tracks unique values, primary and unique keys across rows. */
@@ -95,6 +120,39 @@ export class KeyTracker {
     if (key.kind === STRING)
       return (this.strings ??= new StringRowTable()).firstRowOrAdd(key.value, rowNumber);
     return (this.tagged ??= new StringRowTable()).firstRowOrAdd(key.value, rowNumber);
+  }
+
+  /** Every key held in memory, with its first row. */
+  dump(): KeyDump {
+    const strings = [...(this.strings?.rows() ?? [])];
+    const tagged = [...(this.tagged?.rows() ?? [])];
+    return {
+      numbers: this.numbers?.slots() ?? [],
+      strings: strings.map(([key]) => key),
+      stringRows: Uint32Array.from(strings, ([, row]) => row),
+      tagged: tagged.map(([key]) => key),
+      taggedRows: Uint32Array.from(tagged, ([, row]) => row),
+    };
+  }
+
+  /** For each key of `dump` this tracker holds too: the dump's row, then this tracker's. */
+  *sharedWith(dump: KeyDump): Generator<[number, number]> {
+    if (this.numbers)
+      for (const [key, row] of slotEntries(dump.numbers)) {
+        const first = this.numbers.find(key);
+        if (first !== undefined) yield [row, first];
+      }
+    const texts: [StringRowTable | undefined, string[], Uint32Array][] = [
+      [this.strings, dump.strings, dump.stringRows],
+      [this.tagged, dump.tagged, dump.taggedRows],
+    ];
+    for (const [table, keys, rows] of texts) {
+      if (!table) continue;
+      for (let i = 0; i < keys.length; i++) {
+        const first = table.find(keys[i] as string);
+        if (first !== undefined) yield [rows[i] as number, first];
+      }
+    }
   }
 
   /** Bytes the tracker's tables take in memory. */

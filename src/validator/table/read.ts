@@ -1,7 +1,11 @@
 import { createHash, type Hash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { isRemote } from '../descriptor/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { openBytes, SourceFailure, type Fetch } from '../location.js';
 import { CsvParser } from './csv-parser.js';
+import { fileChunks } from '../../files/chunks.js';
+import type { RangeSplit } from './range-split.js';
 import { checkRow, rowTooLong, type RowLimits } from './row-limits.js';
 import { isSpreadsheet, readSpreadsheet } from '../sheets/read.js';
 import { resolveDialect, type ResolvedDialect } from './dialect.js';
@@ -35,6 +39,8 @@ export interface ReadOptions {
   rowLimits?: RowLimits | undefined;
   /** Called after each chunk with the bytes read so far. */
   onBytes?: ((read: number) => void) | undefined;
+  /** For a single local CSV file: where a second worker takes over (see ranges.ts). */
+  split?: RangeSplit | undefined;
 }
 
 export interface ReadResult {
@@ -68,8 +74,18 @@ export async function readTable(options: ReadOptions, sink: RecordSink): Promise
       break;
     }
   }
-  for (const [name, hasher] of hashers) state.digests[name] = hasher.digest('hex');
+  if (state.complete)
+    for (const [name, hasher] of hashers) state.digests[name] = hasher.digest('hex');
+  // A read stopped early has no digest, and its size is the files' (how far it read
+  // depends on where chunks ended).
+  else state.bytes = (await localSize(options.locations)) ?? state.bytes;
   return state;
+}
+
+async function localSize(locations: readonly string[]): Promise<number | undefined> {
+  if (locations.some(isRemote)) return undefined;
+  const sizes = await Promise.all(locations.map((location) => stat(location)));
+  return sizes.reduce((sum, info) => sum + info.size, 0);
 }
 
 function skipFirst(sink: RecordSink): RecordSink {
@@ -92,34 +108,91 @@ async function readPart(
   sink: RecordSink,
   hashers: Map<string, Hash>,
 ): Promise<boolean> {
-  const stream = await openBytes(location, options.fetch, options.signal);
-  const pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let partBytes = 0;
-  let reader: PartReader | undefined;
-  for await (const chunk of stream) {
-    partBytes += chunk.length;
-    state.bytes += chunk.length;
-    for (const hasher of hashers.values()) hasher.update(chunk);
-    if (reader) reader.push(chunk);
-    else {
-      pending.push(Buffer.from(chunk));
-      pendingBytes += chunk.length;
-      if (pendingBytes >= SAMPLE_BYTES)
-        reader = await startPart(Buffer.concat(pending), options, state, sink);
-    }
-    options.onBytes?.(state.bytes);
-    if (!sink.open) return false;
+  const split = options.split;
+  const part = new PartReading(options, state, sink, hashers);
+  if (!split) {
+    if (!(await part.take(await openBytes(location, options.fetch, options.signal)))) return false;
+    return part.end();
   }
-  if (partBytes === 0) throw new SourceFailure('source-error', 'the source is empty');
-  reader ??= await startPart(Buffer.concat(pending), options, state, sink);
-  reader.end();
-  return sink.open;
+  const { at, size } = split.plan;
+  const signal = options.signal;
+  if (!(await part.take(fileChunks(location, { end: at, signal }), split))) return false;
+  const between = split.started && part.atRecordStart();
+  if (between && hashers.size > 0) {
+    // While the other worker validates the rest, this one hashes it.
+    for await (const chunk of fileChunks(location, { start: at, signal }))
+      for (const hasher of hashers.values()) hasher.update(chunk);
+    part.hashed = false;
+  }
+  if (between && (await split.join())) {
+    state.bytes += size - at;
+    return part.end();
+  }
+  split.stop();
+  if (!(await part.take(fileChunks(location, { start: at, signal })))) return false;
+  return part.end();
+}
+
+/** One part of a table read chunk by chunk: the first chunks sampled, the rest parsed. */
+class PartReading {
+  private reader: PartReader | undefined;
+  private readonly pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+  private partBytes = 0;
+  /** False once the rest of the part has been hashed ahead of its parsing. */
+  hashed = true;
+
+  constructor(
+    private readonly options: ReadOptions,
+    private readonly state: ReadResult,
+    private readonly sink: RecordSink,
+    private readonly hashers: Map<string, Hash>,
+  ) {}
+
+  /** Reads chunks until they end (true) or the sink closes (false). */
+  async take(chunks: AsyncIterable<Uint8Array>, split?: RangeSplit): Promise<boolean> {
+    const { options, state } = this;
+    for await (const chunk of chunks) {
+      this.partBytes += chunk.length;
+      state.bytes += chunk.length;
+      if (this.hashed) for (const hasher of this.hashers.values()) hasher.update(chunk);
+      if (this.reader) this.reader.push(chunk);
+      else {
+        this.pending.push(Buffer.from(chunk));
+        this.pendingBytes += chunk.length;
+        if (this.pendingBytes >= SAMPLE_BYTES) await this.start(split);
+      }
+      options.onBytes?.(state.bytes + (options.split?.read ?? 0));
+      if (!this.sink.open) return false;
+    }
+    if (!this.reader) await this.start(split);
+    return true;
+  }
+
+  private async start(split: RangeSplit | undefined): Promise<void> {
+    if (this.partBytes === 0) throw new SourceFailure('source-error', 'the source is empty');
+    const sample = Buffer.concat(this.pending);
+    this.pending.length = 0;
+    this.reader = await startPart(sample, this.options, this.state, this.sink);
+    const { encoding, dialect } = this.state;
+    if (split && encoding !== undefined && dialect) split.begin(encoding, dialect);
+  }
+
+  atRecordStart(): boolean {
+    return this.reader?.atRecordStart() ?? false;
+  }
+
+  /** Flushes the last record; false when the sink closed on it. */
+  end(): boolean {
+    this.reader?.end();
+    return this.sink.open;
+  }
 }
 
 interface PartReader {
   push(chunk: Uint8Array): void;
   end(): void;
+  atRecordStart(): boolean;
 }
 
 async function startPart(
@@ -170,6 +243,7 @@ async function startPart(
       decoder.finish(push);
       parser.end();
     },
+    atRecordStart: () => parser.atRecordStart(),
   };
 }
 

@@ -1,4 +1,5 @@
 import { reportError } from '../report/errors.js';
+import type { ReportError } from '../report/types.js';
 import { SheetDate } from '../sheets/cells.js';
 import type { TaskCollector } from '../report/task.js';
 import type { CompiledField } from '../schema/field.js';
@@ -30,6 +31,24 @@ export function isCommentRow(
     typeof cells[0] === 'string' &&
     cells[0].startsWith(layout.commentChar)
   );
+}
+
+/**
+ * Where an error stands among the errors of its row, for a merge that must put it back in
+ * the order one pass gives: cell and shape errors (phase -1), then one unique tracker after
+ * another (its index), then the primary key (the number of unique trackers). For a repeated
+ * key, `tracker` and `first` give the key's table and the row it was first seen on.
+ */
+export interface ErrorPlace {
+  rows: number;
+  phase: number;
+  tracker: number;
+  first: number;
+}
+
+/** The range validator's keys outgrew its memory: the first range's validator reads on alone. */
+export class RangeKeysTooLarge extends Error {
+  override readonly name = 'RangeKeysTooLarge';
 }
 
 export interface TableLayout {
@@ -94,6 +113,11 @@ export class TableValidator {
     private readonly keyMemory = DEFAULT_KEY_MEMORY,
     /** Where each row goes once checked, for a copy written in the same pass. */
     private readonly sink?: TableRowSink,
+    /**
+     * Set when this validator checks the second byte range of a table: what the first range's
+     * validator needs to merge its findings (see table/ranges.ts).
+     */
+    private readonly places?: ErrorPlace[],
   ) {
     this.headerEnd = layout.headerRows.length > 0 ? Math.max(...layout.headerRows) : 0;
     if (this.headerEnd === 0) this.map = positionalMap(fields.length);
@@ -129,6 +153,8 @@ export class TableValidator {
   }
 
   record(cells: readonly unknown[], sheetRow?: number): void {
+    // Past the error limit nothing more is checked, whatever else the current chunk holds.
+    if (!this.collector.open) return;
     const rowNumber = (this.rowNumber = sheetRow ?? this.rowNumber + 1);
     const layout = this.layout;
     if (isCommentRow(layout, rowNumber, cells)) return;
@@ -148,6 +174,69 @@ export class TableValidator {
     this.sink?.row(cells, this.values, map.columns);
   }
 
+  /** The column map of a header read by another validator, for one that reads on after it. */
+  adoptHeader(map: ColumnMap, labels: string[]): void {
+    this.map = map;
+    this.collector.labels = labels;
+  }
+
+  /** The header's map once read, unless it stops validation. */
+  get header(): ColumnMap | undefined {
+    return this.stopped ? undefined : this.map;
+  }
+
+  /** The key tables, in the order `ErrorPlace.tracker` numbers them. */
+  get trackers(): KeyTracker[] {
+    return this.primary && !this.primaryShared ? [...this.unique, this.primary] : this.unique;
+  }
+
+  /** The phase of a tracker's unique errors, or undefined for a primary key of its own. */
+  uniquePhase(tracker: number): number | undefined {
+    return tracker < this.unique.length ? tracker : undefined;
+  }
+
+  get primaryPhase(): number {
+    return this.unique.length;
+  }
+
+  /** The index among `trackers` of the primary key's table, or -1 without a primary key. */
+  get primaryTracker(): number {
+    return this.primary ? this.trackers.indexOf(this.primary) : -1;
+  }
+
+  /** Reports a row's unique key as the repeat of an earlier row's (another range found it). */
+  reportUniqueRepeat(
+    tracker: number,
+    first: number,
+    cells: readonly unknown[],
+    rowNumber: number,
+  ): void {
+    const keys = this.trackers[tracker];
+    const map = this.map;
+    if (!keys || !map) return;
+    const index = keys.fields[0] ?? 0;
+    const note = `${keys.label}the same as in row "${String(first)}"`;
+    this.cellError('unique-error', note, cells, rowNumber, index, cells[map.columns[index] ?? -1]);
+  }
+
+  reportPrimaryRepeat(first: number, cells: readonly unknown[], rowNumber: number): void {
+    this.add(primaryKeyError(first, cells.map(cellText), rowNumber));
+  }
+
+  /** Adds an error another validator found, as it found it. */
+  addFound(error: ReportError): void {
+    this.add(error);
+  }
+
+  private add(error: ReportError, key?: Omit<ErrorPlace, 'rows'>): void {
+    const places = this.places;
+    if (!places) return this.collector.add(error);
+    const before = this.collector.errors.length;
+    this.collector.add(error);
+    if (this.collector.errors.length > before)
+      places.push({ rows: this.rows, phase: -1, tracker: -1, first: -1, ...key });
+  }
+
   /** Called once the data is read, so that a header-only table still gets its labels checked. */
   finish(): void {
     if (!this.map && !this.stopped) this.readHeader();
@@ -162,10 +251,6 @@ export class TableValidator {
     this.deferred.clear();
   }
 
-  private get trackers(): KeyTracker[] {
-    return this.primary && !this.primaryShared ? [...this.unique, this.primary] : this.unique;
-  }
-
   /**
    * Past the key memory budget, the largest key tables go to disk until the rest fit in
    * half of it; checked every BUDGET_ROWS rows.
@@ -174,6 +259,7 @@ export class TableValidator {
     let inMemory = this.trackers.filter((tracker) => !tracker.isSpilled);
     let total = inMemory.reduce((sum, tracker) => sum + tracker.bytes, 0);
     if (total <= this.keyMemory) return;
+    if (this.places) throw new RangeKeysTooLarge('the keys outgrew the memory of a range');
     while (total > this.keyMemory / 2 && inMemory.length > 0) {
       const largest = inMemory.reduce((a, b) => (b.bytes > a.bytes ? b : a));
       total -= largest.bytes;
@@ -219,8 +305,7 @@ export class TableValidator {
             string[],
             string[],
           ];
-          if (!keys.has(key))
-            this.collector.add(foreignKeyMissing(check, rowNumber, cells, fieldCells));
+          if (!keys.has(key)) this.add(foreignKeyMissing(check, rowNumber, cells, fieldCells));
         }
       }
       files.remove();
@@ -243,8 +328,7 @@ export class TableValidator {
           const raw = repeat.cells[map.columns[index] ?? -1];
           this.cellError('unique-error', note, repeat.cells, repeat.rowNumber, index, raw);
         }
-        if (isPrimary)
-          this.collector.add(primaryKeyError(repeat.first, repeat.cells, repeat.rowNumber));
+        if (isPrimary) this.add(primaryKeyError(repeat.first, repeat.cells, repeat.rowNumber));
       }
     }
   }
@@ -271,7 +355,7 @@ export class TableValidator {
       this.fieldsMatch,
       required,
     );
-    for (const error of map.errors) this.collector.add(error);
+    for (const error of map.errors) this.add(error);
     this.stopped = map.fatal;
     this.map = map;
     return map;
@@ -282,10 +366,14 @@ export class TableValidator {
     const columns = map.columns;
     if (isBlank(cells, fields, columns)) {
       const text = cells.map(cellText);
-      this.collector.add(reportError('blank-row', '', { cells: text, rowNumber }));
+      this.add(reportError('blank-row', '', { cells: text, rowNumber }));
       // Its key is null too, as the reference reports: skipping blank rows cannot hide it.
       if (this.keys.primaryKey.length > 0)
-        this.collector.add(primaryKeyError(null, text, rowNumber));
+        this.add(primaryKeyError(null, text, rowNumber), {
+          phase: this.unique.length,
+          tracker: -1,
+          first: -1,
+        });
       return;
     }
     const values = this.values;
@@ -336,9 +424,10 @@ export class TableValidator {
     rowNumber: number,
     index: number,
     raw: unknown,
+    key?: Omit<ErrorPlace, 'rows'>,
   ): void {
     const map = this.map;
-    this.collector.add(
+    this.add(
       reportError(type, note, {
         cells: cells.map(cellText),
         rowNumber,
@@ -346,13 +435,14 @@ export class TableValidator {
         fieldName: this.fields[index]?.name ?? '',
         fieldNumber: map?.fieldNumbers[index] ?? index + 1,
       }),
+      key,
     );
   }
 
   private shape(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const all = cells.map(cellText);
     for (let column = map.width; column < cells.length; column++) {
-      this.collector.add(
+      this.add(
         reportError('extra-cell', '', {
           cells: all,
           rowNumber,
@@ -366,7 +456,7 @@ export class TableValidator {
       const column = map.columns[index] ?? -1;
       if (column < 0 || column < cells.length) return;
       const fieldNumber = map.fieldNumbers[index] ?? index + 1;
-      this.collector.add(
+      this.add(
         reportError('missing-cell', '', {
           cells: all,
           rowNumber,
@@ -384,27 +474,27 @@ export class TableValidator {
     let text: string[] | undefined;
     const cellsText = (): string[] => (text ??= cells.map(cellText));
     let primaryFirst: number | undefined | null;
-    for (const tracker of this.unique) {
+    const unique = this.unique;
+    for (let phase = 0; phase < unique.length; phase++) {
+      const tracker = unique[phase] as KeyTracker;
       const first = tracker.check(values, rowNumber, cellsText);
       if (tracker === this.primary) primaryFirst = first;
       if (first === undefined || first === null) continue;
       const index = tracker.fields[0] ?? 0;
       const note = `${tracker.label}the same as in row "${String(first)}"`;
-      this.cellError(
-        'unique-error',
-        note,
-        cells,
-        rowNumber,
-        index,
-        cells[map.columns[index] ?? -1],
-      );
+      const raw = cells[map.columns[index] ?? -1];
+      const key = { phase, tracker: phase, first };
+      this.cellError('unique-error', note, cells, rowNumber, index, raw, key);
     }
     if (this.primary) {
       const first = this.primaryShared
         ? primaryFirst
         : this.primary.check(values, rowNumber, cellsText);
-      if (first !== undefined)
-        this.collector.add(primaryKeyError(first, cells.map(cellText), rowNumber));
+      if (first !== undefined) {
+        const tracker = first === null ? -1 : this.primaryTracker;
+        const key = { phase: unique.length, tracker, first: first ?? -1 };
+        this.add(primaryKeyError(first, cells.map(cellText), rowNumber), key);
+      }
     }
     if (this.keys.foreignKeys.length === 0) return;
     const row = {
@@ -417,7 +507,7 @@ export class TableValidator {
       if (check.lookup.spilled) this.deferForeignKey(check, row);
       else {
         const error = foreignKeyError(check, row);
-        if (error) this.collector.add(error);
+        if (error) this.add(error);
       }
     }
   }

@@ -1,0 +1,49 @@
+/** Validates a package in a worker thread and posts its report: see isolated.ts. */
+import { parentPort } from 'node:worker_threads';
+import { fetch as transportFetch, proxiedFetch } from '../client/transport.js';
+import { clientFetch } from '../client/http.js';
+import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from './index.js';
+import { allowedHostsOnly } from './allowed-hosts.js';
+import type { IsolatedRequest, WorkerMessage } from './isolated.js';
+import type { ValidateEvent } from './index.js';
+import { TableCopies } from './derive.js';
+
+const port = parentPort;
+
+export async function runPackage(request: IsolatedRequest): Promise<void> {
+  const transport = request.proxy ? proxiedFetch(request.proxy) : transportFetch;
+  const fetch = clientFetch(
+    request.allowHosts ? allowedHostsOnly(transport, request.allowHosts) : transport,
+    request.silenceMs,
+  );
+  const post = (message: WorkerMessage): void => port?.postMessage(message);
+  try {
+    const copies = request.deriveTo === undefined ? undefined : new TableCopies(request.deriveTo);
+    const options = {
+      ...request.options,
+      fetch,
+      ...(copies ? { tableSinks: copies.sinks } : {}),
+      onProgress: (event: ValidateEvent) => post({ type: 'progress', event }),
+    };
+    const input = request.input;
+    const report =
+      typeof input === 'string'
+        ? await validate(input, options)
+        : await validateDescriptor(input.descriptor, input.dir, options);
+    const derived = copies?.finish(report.valid);
+    post({ type: 'report', report, ...(derived ? { derived } : {}) });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    post({
+      type: 'failure',
+      kind:
+        error instanceof SourceNotFound
+          ? 'not-found'
+          : error instanceof RemoteUnreachable
+            ? 'unreachable'
+            : 'other',
+      message,
+      stack: error instanceof Error ? error.stack : undefined,
+    });
+  }
+}

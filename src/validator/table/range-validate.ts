@@ -1,0 +1,98 @@
+/** The second range's side of a two-worker validation: see ranges.ts. */
+import { fileChunks } from '../../files/chunks.js';
+import { TaskCollector } from '../report/task.js';
+import { compileField } from '../schema/field.js';
+import { CsvParser, type CsvOptions } from './csv-parser.js';
+import { ChunkDecoder } from './encoding.js';
+import type { RangeRequest, RangeResult } from './ranges.js';
+import { TableValidator, type ErrorPlace } from './table-validator.js';
+
+interface RangeSource {
+  location: string;
+  start: number;
+  end: number;
+  encoding: string;
+  csv: CsvOptions;
+}
+
+/**
+ * Parses a byte range that starts at a record, handing each record on until `onRecord`
+ * returns false. The chunks are copied by nothing: each is decoded before the next read.
+ */
+export async function readRangeRecords(
+  source: RangeSource,
+  onRecord: (cells: string[]) => boolean,
+  onBytes?: (read: number) => void,
+): Promise<void> {
+  let going = true;
+  const parser = new CsvParser(source.csv, (cells) => {
+    if (going) going = onRecord(cells);
+  });
+  const decoder = new ChunkDecoder(source.encoding);
+  const push = (text: string): void => parser.push(text);
+  let read = 0;
+  for await (const chunk of fileChunks(source.location, {
+    start: source.start,
+    end: source.end,
+  })) {
+    decoder.decode(chunk, push);
+    read += chunk.length;
+    onBytes?.(read);
+    if (!going) return;
+  }
+  decoder.finish(push);
+  parser.end();
+}
+
+/** Validates the rows of the second range against the header the first range read. */
+export async function validateRange(
+  request: RangeRequest,
+  onBytes: (read: number) => void,
+): Promise<RangeResult> {
+  const collector = new TaskCollector('', 'table', '', request.limits);
+  const places: ErrorPlace[] = [];
+  const schema = request.schema;
+  const fields = schema.fields.map((field) => compileField(field, schema, request.version));
+  const layout = {
+    headerRows: [],
+    headerJoin: '',
+    commentChar: request.commentChar,
+    commentRows: new Set<number>(),
+  };
+  const keys = { primaryKey: request.primaryKey, uniqueKeys: request.uniqueKeys, foreignKeys: [] };
+  const validator = new TableValidator(
+    fields,
+    layout,
+    keys,
+    request.fieldsMatch,
+    collector,
+    request.keyMemory,
+    undefined,
+    places,
+  );
+  validator.adoptHeader(request.map, request.labels);
+  try {
+    await readRangeRecords(
+      request,
+      (cells) => {
+        validator.record(cells);
+        return collector.open;
+      },
+      onBytes,
+    );
+    return {
+      ok: true,
+      records: validator.rowNumber,
+      rows: validator.rows,
+      errors: collector.errors,
+      places,
+      keys: validator.trackers.map((tracker) => tracker.dump()),
+    };
+  } catch (error) {
+    // Bad bytes, keys too many for memory: the first range's validator reads on alone and
+    // finds the same, as one pass does.
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  } finally {
+    validator.discard();
+  }
+}

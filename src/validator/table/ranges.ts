@@ -1,0 +1,109 @@
+/**
+ * A large local CSV file is validated as two byte ranges, one per worker: the first range's
+ * validator reads the header and the rows up to a line feed near the middle, another worker
+ * validates the rows after it, and the first merges what the second found (ranges-merge.ts)
+ * so that the report is the one a single pass gives.
+ */
+import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
+import type { TaskLimits } from '../report/task.js';
+import type { ReportError } from '../report/types.js';
+import type { CsvOptions } from './csv-parser.js';
+import type { ColumnMap, FieldsMatch } from './header.js';
+import type { KeyDump } from './keys-check.js';
+import type { ErrorPlace } from './table-validator.js';
+import { open, stat } from 'node:fs/promises';
+
+export interface SplitOptions {
+  /** Files smaller than this are read in one pass (32 MB). */
+  minBytes?: number;
+  /** Where to look for the line feed that ends the first range (a little past the middle). */
+  at?: number;
+}
+
+export const SPLIT_MIN_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The share of the file the first range takes. The second worker starts some 70 ms later
+ * (it loads its code while the first reads) and reads about 10% slower; a first range of
+ * 56% makes both end together on the benchmark table (`npm run bench`).
+ */
+const FIRST_SHARE = 0.56;
+
+/** How far past the chosen byte a line feed is looked for. */
+const LINE_FEED_SEARCH = 1024 * 1024;
+
+/** Encodings in which a line feed byte is always a line feed character. */
+const SPLITTABLE_ENCODINGS =
+  /^(utf-8|windows-\d+|iso-8859-\d+|koi8-[ru]|ibm866|macintosh|x-mac-cyrillic)$/;
+
+export function splittableEncoding(encoding: string): boolean {
+  return SPLITTABLE_ENCODINGS.test(encoding);
+}
+
+export interface RangePlan {
+  location: string;
+  /** The byte after the line feed where the second range starts. */
+  at: number;
+  /** The size of the file: where the second range ends. */
+  size: number;
+}
+
+/** Where a local file splits in two, or undefined when it is too small or has no line feed. */
+export async function planRanges(
+  location: string,
+  options: SplitOptions,
+): Promise<RangePlan | undefined> {
+  const size = (await stat(location).catch(() => undefined))?.size ?? 0;
+  if (size < (options.minBytes ?? SPLIT_MIN_BYTES)) return undefined;
+  const from = Math.max(1, Math.min(size - 1, options.at ?? Math.floor(size * FIRST_SHARE)));
+  const handle = await open(location, 'r');
+  try {
+    const window = Buffer.alloc(Math.min(LINE_FEED_SEARCH, size - from));
+    const { bytesRead } = await handle.read(window, 0, window.length, from);
+    const lineFeed = window.subarray(0, bytesRead).indexOf(10);
+    const at = lineFeed < 0 ? size : from + lineFeed + 1;
+    return at < size ? { location, at, size } : undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What the second range's worker is given. */
+export interface RangeRequest {
+  kind: 'range';
+  location: string;
+  start: number;
+  end: number;
+  encoding: string;
+  csv: CsvOptions;
+  commentChar: string | undefined;
+  schema: SchemaDescriptor;
+  version: StandardVersion;
+  primaryKey: number[];
+  uniqueKeys: number[][];
+  fieldsMatch: FieldsMatch;
+  map: ColumnMap;
+  labels: string[];
+  limits: TaskLimits;
+  keyMemory: number;
+}
+
+/** What the second range found, its row numbers counted from its own first record. */
+export type RangeResult =
+  | {
+      ok: true;
+      /** Records read, comments included. */
+      records: number;
+      /** Rows checked. */
+      rows: number;
+      errors: ReportError[];
+      places: ErrorPlace[];
+      keys: KeyDump[];
+    }
+  | { ok: false; reason: string };
+
+export type RangeMessage = { type: 'bytes'; read: number } | { type: 'range'; result: RangeResult };
+
+export function isRangeRequest(data: unknown): data is RangeRequest {
+  return typeof data === 'object' && data !== null && (data as RangeRequest).kind === 'range';
+}
