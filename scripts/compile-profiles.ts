@@ -7,7 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Ajv } from 'ajv';
-import { exportName, profileAjv, PROFILES } from '../dist/validator/descriptor/ajv.js';
+import { profileAjv, PROFILES } from '../dist/validator/descriptor/profile-compiler.js';
+import { exportName } from '../dist/validator/descriptor/profile-names.js';
 
 const standaloneCode = (
   createRequire(import.meta.url)('ajv/dist/standalone') as {

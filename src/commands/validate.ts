@@ -188,7 +188,10 @@ export async function validateSource(
       ...(options.keyMemory === undefined
         ? {}
         : { keyMemory: Math.round(options.keyMemory * 1024 * 1024) }),
-      onProgress: validateProgress(progress.update),
+      onProgress: validateProgress(
+        progress.update,
+        ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+      ),
     });
   } catch (error) {
     if (error instanceof RemoteUnreachable)

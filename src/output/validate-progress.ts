@@ -5,7 +5,10 @@ import { Meter } from './units.js';
  * The spinner's text while validating: the resource, its place among them, and for tables
  * the bytes read of the file's size, percentage, rate and time left.
  */
-export function validateProgress(update: (text: string) => void): (event: ValidateEvent) => void {
+export function validateProgress(
+  update: (text: string) => void,
+  debug?: (line: string) => void,
+): (event: ValidateEvent) => void {
   let heading = '';
   let meter = new Meter();
   return (event) => {
@@ -15,5 +18,11 @@ export function validateProgress(update: (text: string) => void): (event: Valida
       update(heading);
     } else if (event.type === 'bytes')
       update(`${heading} · ${meter.describe(event.read, event.total)}`);
+    else if (event.type === 'ranges')
+      debug?.(
+        event.joined
+          ? `${event.name}: validated as two byte ranges on two workers`
+          : `${event.name}: validated in one pass: ${event.reason}`,
+      );
   };
 }

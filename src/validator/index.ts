@@ -2,6 +2,7 @@ import type { TableSinks } from './table/row-sink.js';
 import { detectVersion } from './descriptor/paths.js';
 import { parseDescriptor, resolveReferences } from './descriptor/load.js';
 import { checkPackage } from './descriptor/rules.js';
+import { prepareProfiles } from './descriptor/ajv.js';
 import { typoWarnings } from './descriptor/typos.js';
 import type {
   DialectDescriptor,
@@ -22,6 +23,7 @@ import {
 import { basename, dirname } from 'node:path';
 import type { RowLimits } from './table/read.js';
 import type { SplitOptions } from './table/ranges.js';
+import type { RangeOutcome } from './table/range-split.js';
 import { nameFromFile, resolveSource, SourceNotFound, type Source } from './source.js';
 
 export type { Report, ReportError, Task } from './report/types.js';
@@ -34,8 +36,8 @@ export type ValidateEvent =
   | { type: 'resource'; name: string; index: number; total: number }
   /** Bytes of a table read so far, and its size when known (local files). */
   | { type: 'bytes'; name: string; read: number; total: number | undefined }
-  /** A table is validated on this many workers, each a byte range of it. */
-  | { type: 'workers'; name: string; count: number };
+  /** Whether a large table was validated as two byte ranges on two workers, or why not. */
+  | ({ type: 'ranges'; name: string } & RangeOutcome);
 
 export interface ValidateOptions {
   fetch: Fetch;
@@ -135,6 +137,7 @@ async function validateParsed(
   const typos = typoWarnings(descriptor);
   const warnings = options.strict ? [] : typos;
   const errors = isObject ? await resolveReferences(descriptor, version, base, options.fetch) : [];
+  await prepareProfiles();
   errors.push(...checkPackage(descriptor, version));
   if (options.strict) errors.push(...typos.map((typo) => reportError('package-error', typo)));
   if (errors.length > 0) return { errors, tasks: [], warnings };

@@ -1,24 +1,40 @@
 /** Validates a package in a worker thread and posts its report: see isolated.ts. */
 import { parentPort } from 'node:worker_threads';
-import { fetch as transportFetch, proxiedFetch } from '../client/transport.js';
-import { clientFetch } from '../client/http.js';
+import { clientFetch, type HttpFetch } from '../client/http.js';
 import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from './index.js';
 import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
 import type { ValidateEvent } from './index.js';
-import { TableCopies } from './derive.js';
+import type { ProxySettings } from '../client/proxy.js';
 
 const port = parentPort;
 
+/**
+ * The HTTP transport, loaded at the first remote request: undici takes a worker some 50 ms
+ * to load, which a package of local files never needs.
+ */
+function lazyTransport(proxy: ProxySettings | undefined): HttpFetch {
+  let loaded: Promise<HttpFetch> | undefined;
+  return async (url, init) => {
+    loaded ??= import('../client/transport.js').then((transport) =>
+      proxy ? transport.proxiedFetch(proxy) : transport.fetch,
+    );
+    return (await loaded)(url, init);
+  };
+}
+
 export async function runPackage(request: IsolatedRequest): Promise<void> {
-  const transport = request.proxy ? proxiedFetch(request.proxy) : transportFetch;
+  const transport = lazyTransport(request.proxy);
   const fetch = clientFetch(
     request.allowHosts ? allowedHostsOnly(transport, request.allowHosts) : transport,
     request.silenceMs,
   );
   const post = (message: WorkerMessage): void => port?.postMessage(message);
   try {
-    const copies = request.deriveTo === undefined ? undefined : new TableCopies(request.deriveTo);
+    const copies =
+      request.deriveTo === undefined
+        ? undefined
+        : new (await import('./derive.js')).TableCopies(request.deriveTo);
     const options = {
       ...request.options,
       fetch,

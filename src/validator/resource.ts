@@ -167,7 +167,7 @@ async function validateTable(
       fieldsMatch: schema.fieldsMatch ?? 'exact',
       limits: ctx.limits,
       keyMemory: keyMemory / 2,
-      onStart: () => ctx.onProgress?.({ type: 'workers', name: resource.name, count: 2 }),
+      onOutcome: (outcome) => ctx.onProgress?.({ type: 'ranges', name: resource.name, ...outcome }),
     },
   );
   let result: ReadResult | undefined;

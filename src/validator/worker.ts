@@ -4,8 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import type { IsolatedRequest } from './isolated.js';
-import { isRangeRequest } from './table/ranges.js';
+import { isRangeWorker } from './table/ranges.js';
 
-if (isRangeRequest(workerData))
-  await (await import('./table/range-worker.js')).runRange(workerData);
+if (isRangeWorker(workerData)) (await import('./table/range-worker.js')).awaitRange();
 else await (await import('./package-worker.js')).runPackage(workerData as IsolatedRequest);

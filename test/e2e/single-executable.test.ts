@@ -48,6 +48,12 @@ describe('the single executable', () => {
     const rows = Array.from({ length: 800_000 }, (_, index) => `${String(index)},xxxxxxxxxx`);
     writeFileSync(join(home, 'big.csv'), `id,v\n${rows.join('\n')}\n`);
     expect(data(['validate', 'big.csv']).out).toContain('800,000 rows checked');
+    // Over 32 MB: two byte ranges, the second in a worker the first one starts.
+    const more = Array.from({ length: 2_400_000 }, (_, index) => `${String(index)},xxxxxxxxxx`);
+    writeFileSync(join(home, 'bigger.csv'), `id,v\n${more.join('\n')}\n`);
+    const split = data(['--debug', 'validate', 'bigger.csv']);
+    expect(split.out).toContain('2,400,000 rows checked');
+    expect(split.err).toContain('bigger: validated as two byte ranges on two workers');
     expect(data(['cat', 'cities', 'countries', '--format', 'ndjson']).out.split('\n')[0]).toBe(
       '{"code":"FR","name":"France","continent":"Europe"}',
     );

@@ -47,7 +47,7 @@ async function sameAsOnePass(
   offsets: number[],
   options: Parameters<typeof check>[1] = {},
   splitLine = SPLIT_ROW,
-): Promise<{ report: Report; split: boolean }> {
+): Promise<{ report: Report; split: boolean; events: ValidateEvent[] }> {
   const one = await check(dir, { ...options, split: false });
   const events: ValidateEvent[] = [];
   const at = (offsets[splitLine - 1] ?? 0) - 1;
@@ -57,7 +57,8 @@ async function sameAsOnePass(
     onProgress: (event) => events.push(event),
   });
   expect(withoutSeconds(two)).toEqual(withoutSeconds(one));
-  return { report: one, split: events.some((event) => event.type === 'workers') };
+  const joined = events.some((event) => event.type === 'ranges' && event.joined);
+  return { report: one, split: joined, events };
 }
 
 function tableDir(csv: string, schema: Record<string, unknown> = {}, resource = {}): string {
@@ -198,8 +199,18 @@ describe('two byte ranges give the report of one pass', () => {
     const inside = (offsets[SPLIT_ROW - 2] ?? 0) + 10;
     const dir = tableDir(csv);
     const one = await check(dir, { split: false });
-    const two = await check(dir, { split: { minBytes: 0, at: inside } });
+    const events: ValidateEvent[] = [];
+    const two = await check(dir, {
+      split: { minBytes: 0, at: inside },
+      onProgress: (event) => events.push(event),
+    });
     expect(withoutSeconds(two)).toEqual(withoutSeconds(one));
+    expect(events).toContainEqual({
+      type: 'ranges',
+      name: 'data',
+      joined: false,
+      reason: 'the split fell inside a quoted field',
+    });
     expect(one.valid).toBe(true);
     expect(one.tasks[0]?.stats.rows).toBe(ROWS);
   });
@@ -244,7 +255,14 @@ describe('two byte ranges give the report of one pass', () => {
     bytes[(offsets[SPLIT_ROW + 5] ?? 0) + 2] = 0xff;
     const dir = tablePackage(bytes, { schema: { fields, primaryKey: ['id'] } });
     const same = await sameAsOnePass(dir, offsets);
-    expect(same.split).toBe(true);
+    // The second worker stops at them, and the first reads on to report them as one pass.
+    expect(same.events).toContainEqual(
+      expect.objectContaining({
+        type: 'ranges',
+        joined: false,
+        reason: expect.stringMatching(/0xff/),
+      }),
+    );
     expect(summary(same.report)).toEqual(['encoding-error']);
     expect(same.report.tasks[0]?.errors[0]?.note).toContain(`(row ${String(SPLIT_ROW + 6)})`);
   });

@@ -1,23 +1,10 @@
 import { createRequire } from 'node:module';
-import { _, Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { FORMATS } from './formats.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { didYouMean } from '../../text/suggest.js';
-import { dialectProfile, packageProfile, resourceProfile, tableSchemaProfile } from './profiles.js';
+import { exportKey, PROFILE_KEYS } from './profile-names.js';
 import type { StandardVersion } from './types.js';
 
 export type ProfileName = 'package' | 'resource' | 'schema' | 'dialect';
-
-/** Every profile a descriptor is checked against, by `<name>/<version>`. */
-export const PROFILES: Record<string, () => object> = {
-  'package/1': () => packageProfile(1),
-  'package/2': () => packageProfile(2),
-  'resource/1': () => resourceProfile(1),
-  'resource/2': () => resourceProfile(2),
-  'schema/1': tableSchemaProfile,
-  'schema/2': tableSchemaProfile,
-  'dialect/1': dialectProfile,
-  'dialect/2': dialectProfile,
-};
 
 /**
  * The validator of every profile, as the build compiled them (scripts/compile-profiles.ts):
@@ -26,19 +13,6 @@ export const PROFILES: Record<string, () => object> = {
  */
 const PRECOMPILED = 'profiles.compiled.cjs';
 
-/** The Ajv the profiles are checked with; `standalone` for the build to write their code. */
-export function profileAjv(standalone = false): Ajv {
-  return new Ajv({
-    allErrors: true,
-    strict: true,
-    strictTypes: false,
-    strictRequired: false,
-    formats: FORMATS,
-    ...(standalone ? { code: { source: true, formats: _`require("./formats.js").FORMATS` } } : {}),
-  });
-}
-
-let ajv: Ajv | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
 function loadPrecompiled(): void {
@@ -54,20 +28,22 @@ function loadPrecompiled(): void {
   }
 }
 
-/** `package/1` as a name a module can export, and back. */
-export const exportName = (key: string): string => key.replace('/', '_v');
-const exportKey = (name: string): string => name.replace('_v', '/');
-
 loadPrecompiled();
+
+/**
+ * Compiles the profiles the build did not (from the sources, in the single executable):
+ * Ajv itself, some sixty modules, is loaded only then. Called before `checkProfile`.
+ */
+export async function prepareProfiles(): Promise<void> {
+  if (PROFILE_KEYS.every((key) => compiled.has(key))) return;
+  const { compileProfile } = await import('./profile-compiler.js');
+  for (const key of PROFILE_KEYS) if (!compiled.has(key)) compiled.set(key, compileProfile(key));
+}
 
 function validator(name: ProfileName, version: StandardVersion): ValidateFunction {
   const key = `${name}/${String(version)}`;
-  let validate = compiled.get(key);
-  if (!validate) {
-    ajv ??= profileAjv();
-    validate = ajv.compile(PROFILES[key]?.() ?? {});
-    compiled.set(key, validate);
-  }
+  const validate = compiled.get(key);
+  if (!validate) throw new Error(`profile ${key} is not prepared: call prepareProfiles first`);
   return validate;
 }
 

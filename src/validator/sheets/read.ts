@@ -16,11 +16,7 @@ import { readXls } from './xls.js';
 import { readXlsx } from './xlsx.js';
 import { ZipParts } from './zip.js';
 
-const SPREADSHEET_FORMATS = new Set(['xlsx', 'xlsm', 'xls', 'ods']);
-
-export function isSpreadsheet(format: string | undefined): boolean {
-  return format !== undefined && SPREADSHEET_FORMATS.has(format);
-}
+export { isSpreadsheet } from './formats.js';
 
 /** The sheet a dialect names (v2 Table Dialect `sheetName` / `sheetNumber`). */
 export function sheetChoice(dialect: DialectDescriptor | undefined): SheetChoice {

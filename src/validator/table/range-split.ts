@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { isRemote } from '../descriptor/paths.js';
-import { isSpreadsheet } from '../sheets/read.js';
+import { isSpreadsheet } from '../sheets/formats.js';
 import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
 import type { TaskLimits } from '../report/task.js';
 import { workerUrl, YOUNG_GENERATION_MB } from '../worker-url.js';
@@ -11,6 +11,7 @@ import type { FieldsMatch } from './header.js';
 import { mergeRange } from './range-merge.js';
 import {
   planRanges,
+  RANGE_WORKER,
   splittableEncoding,
   type SplitOptions,
   type RangeMessage,
@@ -28,25 +29,45 @@ export interface RangeSetup {
   limits: TaskLimits;
   /** The second range's share of the key memory. */
   keyMemory: number;
-  /** Told when the second range starts. */
-  onStart?: () => void;
+  /** Told whether the table was read as two ranges, and if not, why. */
+  onOutcome?: (outcome: RangeOutcome) => void;
 }
 
+export type RangeOutcome = { joined: true } | { joined: false; reason: string };
+
 export class RangeSplit {
-  private worker: Worker | undefined;
+  private readonly worker: Worker;
   private request: RangeRequest | undefined;
-  private result: Promise<RangeResult> | undefined;
+  private readonly result: Promise<RangeResult>;
   /** Bytes the second range has read. */
   read = 0;
 
+  /** Starts the second range's worker at once: it loads its code while the first reads. */
   constructor(
     readonly plan: RangePlan,
     private readonly validator: TableValidator,
     private readonly setup: RangeSetup,
-  ) {}
+  ) {
+    const worker = new Worker(workerUrl(), {
+      workerData: RANGE_WORKER,
+      execArgv: [],
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
+    this.worker = worker;
+    this.result = new Promise((resolve) => {
+      const failed = (reason: string): void => resolve({ ok: false, reason });
+      worker.on('message', (message: RangeMessage) => {
+        if (message.type === 'bytes') this.read = message.read;
+        else if (message.type === 'range') resolve(message.result);
+      });
+      worker.on('error', (error: Error) => failed(error.message));
+      worker.on('exit', () => failed('the range worker stopped'));
+    });
+  }
 
-  get started(): boolean {
-    return this.result !== undefined;
+  /** True from the request sent to the second range until it is joined or abandoned. */
+  get running(): boolean {
+    return this.request !== undefined;
   }
 
   /** Once the first range has read its sample: starts the second, if the table allows it. */
@@ -54,10 +75,19 @@ export class RangeSplit {
     const map = this.validator.header;
     // Comment rows given by number need the row numbers of the second range, which only
     // the first range's end tells.
-    if (!map || !splittableEncoding(encoding) || dialect.layout.commentRows.size > 0) return;
+    const reason = !map
+      ? 'the header did not end in the first 64 KB'
+      : !splittableEncoding(encoding)
+        ? `line feeds cannot be found by byte in ${encoding}`
+        : dialect.layout.commentRows.size > 0
+          ? 'the dialect gives comment rows by number'
+          : undefined;
+    if (reason !== undefined || !map) {
+      this.abandon(reason ?? '');
+      return;
+    }
     const { schema, version, keys, fieldsMatch, limits, keyMemory } = this.setup;
     const request: RangeRequest = {
-      kind: 'range',
       location: this.plan.location,
       start: this.plan.at,
       end: this.plan.size,
@@ -74,43 +104,38 @@ export class RangeSplit {
       limits,
       keyMemory,
     };
-    const worker = new Worker(workerUrl(), {
-      workerData: request,
-      execArgv: [],
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-    });
     this.request = request;
-    this.worker = worker;
-    this.result = new Promise((resolve) => {
-      const failed = (reason: string): void => resolve({ ok: false, reason });
-      worker.on('message', (message: RangeMessage) => {
-        if (message.type === 'bytes') this.read = message.read;
-        else if (message.type === 'range') resolve(message.result);
-      });
-      worker.on('error', (error: Error) => failed(error.message));
-      worker.on('exit', () => failed('the range worker stopped'));
-    });
-    this.setup.onStart?.();
+    this.worker.postMessage(request);
   }
 
   /**
-   * At the end of the first range, between two records: merges the second range's findings
-   * and returns true, or returns false when the first range must read on alone.
+   * At the end of the first range: merges the second range's findings and returns true,
+   * or returns false when the first range must read on alone.
    */
-  async join(): Promise<boolean> {
+  async join(betweenRecords: boolean): Promise<boolean> {
     const request = this.request;
-    if (!this.result || !request) return false;
+    if (!request) return false;
+    if (!betweenRecords) return this.abandon('the split fell inside a quoted field');
     const result = await this.result;
     this.stop();
-    if (!result.ok || this.validator.trackers.some((tracker) => tracker.isSpilled)) return false;
+    if (!result.ok) return this.abandon(result.reason);
+    if (this.validator.trackers.some((tracker) => tracker.isSpilled))
+      return this.abandon('the keys of the first range outgrew their memory');
     await mergeRange(this.validator, result, request, this.setup.limits);
+    this.setup.onOutcome?.({ joined: true });
     return true;
   }
 
-  /** Stops the second range, if it runs. */
+  /** Stops the second range, if it runs; the first reads on alone. */
+  abandon(reason: string): false {
+    this.stop();
+    this.request = undefined;
+    this.setup.onOutcome?.({ joined: false, reason });
+    return false;
+  }
+
   stop(): void {
-    void this.worker?.terminate();
-    this.worker = undefined;
+    void this.worker.terminate();
   }
 }
 

@@ -9,7 +9,12 @@ const port = parentPort;
 /** Between two reports of the bytes a range has read. */
 const RANGE_PROGRESS_BYTES = 4 * 1024 * 1024;
 
-export async function runRange(request: RangeRequest): Promise<void> {
+/** Once its code is loaded, the worker waits for the range to validate. */
+export function awaitRange(): void {
+  port?.once('message', (request: RangeRequest) => void runRange(request));
+}
+
+async function runRange(request: RangeRequest): Promise<void> {
   const post = (message: RangeMessage): void => port?.postMessage(message);
   let reported = 0;
   const result = await validateRange(request, (read) => {

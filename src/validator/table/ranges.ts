@@ -68,9 +68,8 @@ export async function planRanges(
   }
 }
 
-/** What the second range's worker is given. */
+/** What the second range's worker is sent once the first range has read its header. */
 export interface RangeRequest {
-  kind: 'range';
   location: string;
   start: number;
   end: number;
@@ -104,6 +103,9 @@ export type RangeResult =
 
 export type RangeMessage = { type: 'bytes'; read: number } | { type: 'range'; result: RangeResult };
 
-export function isRangeRequest(data: unknown): data is RangeRequest {
-  return typeof data === 'object' && data !== null && (data as RangeRequest).kind === 'range';
+/** The data a range worker starts with: it loads its code, then waits for its request. */
+export const RANGE_WORKER = { kind: 'range' } as const;
+
+export function isRangeWorker(data: unknown): data is typeof RANGE_WORKER {
+  return typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'range';
 }

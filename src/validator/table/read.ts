@@ -7,7 +7,7 @@ import { CsvParser } from './csv-parser.js';
 import { fileChunks } from '../../files/chunks.js';
 import type { RangeSplit } from './range-split.js';
 import { checkRow, rowTooLong, type RowLimits } from './row-limits.js';
-import { isSpreadsheet, readSpreadsheet } from '../sheets/read.js';
+import { isSpreadsheet } from '../sheets/formats.js';
 import { resolveDialect, type ResolvedDialect } from './dialect.js';
 import {
   bomOf,
@@ -56,7 +56,9 @@ export type { RowLimits };
 
 /** Streams every part of a delimited table, or the chosen sheet of a workbook, into the sink. */
 export async function readTable(options: ReadOptions, sink: RecordSink): Promise<ReadResult> {
-  if (isSpreadsheet(options.format)) return readSpreadsheet(options, sink);
+  // The workbook readers (zip, XML) are loaded for workbooks only.
+  if (isSpreadsheet(options.format))
+    return (await import('../sheets/read.js')).readSpreadsheet(options, sink);
   const hashers = new Map<string, Hash>(options.hashes.map((name) => [name, createHash(name)]));
   const state: ReadResult = {
     bytes: 0,
@@ -117,18 +119,17 @@ async function readPart(
   const { at, size } = split.plan;
   const signal = options.signal;
   if (!(await part.take(fileChunks(location, { end: at, signal }), split))) return false;
-  const between = split.started && part.atRecordStart();
-  if (between && hashers.size > 0) {
+  const between = part.atRecordStart();
+  if (between && split.running && hashers.size > 0) {
     // While the other worker validates the rest, this one hashes it.
     for await (const chunk of fileChunks(location, { start: at, signal }))
       for (const hasher of hashers.values()) hasher.update(chunk);
     part.hashed = false;
   }
-  if (between && (await split.join())) {
+  if (await split.join(between)) {
     state.bytes += size - at;
     return part.end();
   }
-  split.stop();
   if (!(await part.take(fileChunks(location, { start: at, signal })))) return false;
   return part.end();
 }
