@@ -256,13 +256,9 @@ describe('two byte ranges give the report of one pass', () => {
     const dir = tablePackage(bytes, { schema: { fields, primaryKey: ['id'] } });
     const same = await sameAsOnePass(dir, offsets);
     // The second worker stops at them, and the first reads on to report them as one pass.
-    expect(same.events).toContainEqual(
-      expect.objectContaining({
-        type: 'ranges',
-        joined: false,
-        reason: expect.stringMatching(/0xff/),
-      }),
-    );
+    const outcome = same.events.find((event) => event.type === 'ranges');
+    expect(outcome).toMatchObject({ type: 'ranges', joined: false });
+    expect(outcome && !outcome.joined ? outcome.reason : '').toMatch(/0xff/);
     expect(summary(same.report)).toEqual(['encoding-error']);
     expect(same.report.tasks[0]?.errors[0]?.note).toContain(`(row ${String(SPLIT_ROW + 6)})`);
   });
