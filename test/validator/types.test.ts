@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { casterFor, INVALID } from '../../src/validator/schema/types/index.js';
+import { plainDecimal } from '../../src/validator/schema/types/numeric.js';
 import type { FieldDescriptor } from '../../src/validator/descriptor/types.js';
 
 type Case = [field: Omit<FieldDescriptor, 'name'>, valid: unknown[], invalid: unknown[]];
@@ -216,5 +217,27 @@ describe('logical values', () => {
     expect(value({ type: 'list', itemType: 'integer' }, '1,2,3')).toEqual([1, 2, 3]);
     expect(value({ type: 'yearmonth' }, '2000-02')).toBe(2000 * 12 + 1);
     expect(value({ type: 'geopoint' }, '90, 45')).toEqual([90, 45]);
+  });
+});
+
+describe('plainDecimal', () => {
+  it('reads every plain decimal of up to 15 digits as Number() does, and nothing else', () => {
+    const pick = (text: string): string => text.charAt(Math.floor(Math.random() * text.length));
+    let seed = 0;
+    for (let round = 0; round < 200_000; round++) {
+      seed++;
+      const digits = Array.from({ length: 1 + (seed % 17) }, () => pick('0123456789')).join('');
+      const point = seed % 3 === 0 ? digits.length : Math.floor(Math.random() * digits.length);
+      const sign = ['', '-', '+'][seed % 3] ?? '';
+      const text = `${sign}${digits.slice(0, point)}${seed % 5 === 0 ? '' : '.'}${digits.slice(point)}`;
+      const fast = plainDecimal(text);
+      if (digits.length <= 15) expect(Object.is(fast, Number(text)), text).toBe(true);
+      else expect(fast).toBeNaN();
+    }
+    for (const text of ['', '.', '-', '+.', '1e5', '1,5', ' 1', '1 ', '0x10', '1.2.3', 'Infinity'])
+      expect(plainDecimal(text), text).toBeNaN();
+    expect(Object.is(plainDecimal('-0'), -0)).toBe(true);
+    expect(plainDecimal('0.1')).toBe(0.1);
+    expect(plainDecimal('123456789012.345')).toBe(123456789012.345);
   });
 });

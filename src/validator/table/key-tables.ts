@@ -133,6 +133,27 @@ export class NumberRowTable {
     for (const segment of this.segments) yield* segment.entries();
   }
 
+  /**
+   * For each key held in `slots` that this table holds too: its row there, then here. One
+   * loop over the slots rather than a generator and a lookup per key: the first range's
+   * worker waits on this for every key of the second range.
+   */
+  shared(slots: readonly NumberSlots[], visit: (row: number, first: number) => void): void {
+    for (const { keys, rows } of slots) {
+      const ints = keys instanceof Int32Array;
+      for (let slot = 0; slot < keys.length; slot++) {
+        const key = keys[slot] as number;
+        if (key !== key || (ints && key === INT32_EMPTY)) continue;
+        const hash = numberHash(key);
+        const first = (this.segments[hash & (SEGMENTS - 1)] as NumberSegment).find(
+          key,
+          hash >>> SEGMENT_BITS,
+        );
+        if (first !== undefined) visit(rows[slot] as number, first);
+      }
+    }
+  }
+
   /** The table's slots as they are, empty ones included: cheap to send to another thread. */
   slots(): NumberSlots[] {
     return this.segments.map((segment) => ({ keys: segment.keys, rows: segment.rows }));
@@ -143,18 +164,6 @@ export class NumberRowTable {
 export interface NumberSlots {
   keys: Int32Array | Float64Array;
   rows: Uint32Array;
-}
-
-/** The keys held in slots taken from a NumberRowTable, with their rows. */
-export function* slotEntries(slots: readonly NumberSlots[]): Generator<[number, number]> {
-  for (const { keys, rows } of slots) {
-    const ints = keys instanceof Int32Array;
-    for (let slot = 0; slot < keys.length; slot++) {
-      const key = keys[slot] as number;
-      if (key !== key || (ints && key === INT32_EMPTY)) continue;
-      yield [key, rows[slot] as number];
-    }
-  }
 }
 
 /** FNV-1a over the UTF-16 code units, mixed at the end so that short keys spread too. */

@@ -5,7 +5,6 @@ import { INVALID } from '../schema/types/index.js';
 import {
   numberHash,
   NumberRowTable,
-  slotEntries,
   StringRowTable,
   stringHash,
   type NumberSlots,
@@ -136,12 +135,9 @@ export class KeyTracker {
   }
 
   /** For each key of `dump` this tracker holds too: the dump's row, then this tracker's. */
-  *sharedWith(dump: KeyDump): Generator<[number, number]> {
-    if (this.numbers)
-      for (const [key, row] of slotEntries(dump.numbers)) {
-        const first = this.numbers.find(key);
-        if (first !== undefined) yield [row, first];
-      }
+  sharedWith(dump: KeyDump): [number, number][] {
+    const shared: [number, number][] = [];
+    this.numbers?.shared(dump.numbers, (row, first) => shared.push([row, first]));
     const texts: [StringRowTable | undefined, string[], Uint32Array][] = [
       [this.strings, dump.strings, dump.stringRows],
       [this.tagged, dump.tagged, dump.taggedRows],
@@ -150,9 +146,10 @@ export class KeyTracker {
       if (!table) continue;
       for (let i = 0; i < keys.length; i++) {
         const first = table.find(keys[i] as string);
-        if (first !== undefined) yield [rows[i] as number, first];
+        if (first !== undefined) shared.push([rows[i] as number, first]);
       }
     }
+    return shared;
   }
 
   /** Bytes the tracker's tables take in memory. */
