@@ -107,3 +107,15 @@ describe('CsvParser', () => {
     expect(records[1]?.[0]?.length).toBe(big.length);
   });
 });
+
+describe('CsvParser fed equal chunks', () => {
+  it('reads each as its own text (a file of repeated rows gives equal chunks)', () => {
+    const found: string[][] = [];
+    const parser = new CsvParser(DEFAULTS, (cells) => found.push(cells));
+    const chunk = 'x,1\ny,2\n'.repeat(4);
+    for (let i = 0; i < 3; i++) parser.push(chunk);
+    parser.end();
+    expect(found).toHaveLength(24);
+    expect(found.every((cells) => cells.length === 2)).toBe(true);
+  });
+});

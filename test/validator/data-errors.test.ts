@@ -329,3 +329,17 @@ describe('file checks', () => {
     ]);
   });
 });
+
+describe('reading', () => {
+  it('reads a file of repeated rows whose chunks are equal texts', async () => {
+    // 8-byte rows: each 512 KB chunk the reader takes holds the same 65,536 rows.
+    const rows = 3 * 65_536;
+    const dir = tablePackage('1,2,3,4\n'.repeat(rows), {
+      dialect: { header: false },
+      schema: { fields: ['a', 'b', 'c', 'd'].map((name) => ({ name, type: 'integer' })) },
+    });
+    const report = await check(dir, { split: false });
+    expect(summary(report)).toEqual([]);
+    expect(report.tasks[0]?.stats.rows).toBe(rows);
+  });
+});

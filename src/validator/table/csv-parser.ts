@@ -36,8 +36,7 @@ export class CsvParser {
   private readonly quoteText: string;
   private readonly escape: number;
   private readonly delimiterText: string;
-  /** Positions of the next delimiter and line breaks in `scanned`, found with indexOf. */
-  private scanned = '';
+  /** Positions of the next delimiter and line breaks in the text pushed, found with indexOf. */
   private nextDelimiter = -1;
   private nextLineFeed = -1;
   private nextCarriageReturn = -1;
@@ -54,6 +53,9 @@ export class CsvParser {
   }
 
   push(text: string): void {
+    // Positions found in the previous text say nothing of this one, even when the two are
+    // equal strings (a file of repeated rows gives equal chunks).
+    this.nextDelimiter = this.nextLineFeed = this.nextCarriageReturn = -1;
     const length = text.length;
     let i = 0;
     while (i < length) {
@@ -159,10 +161,6 @@ export class CsvParser {
 
   /** Where an unquoted field that starts at `start` ends, found with indexOf rather than a char loop. */
   private fieldEnd(text: string, start: number): number {
-    if (text !== this.scanned) {
-      this.scanned = text;
-      this.nextDelimiter = this.nextLineFeed = this.nextCarriageReturn = -1;
-    }
     const none = text.length;
     if (this.nextDelimiter < start)
       this.nextDelimiter = positionOrEnd(text, this.delimiterText, start);
