@@ -122,8 +122,9 @@ export class CsvParser {
       return i + 1;
     }
     if (code === SPACE && this.options.skipInitialSpace) return i + 1;
+    // Read on at once: most fields start here and are unquoted.
     this.state = State.Unquoted;
-    return i;
+    return this.unquoted(text, i);
   }
 
   private unquoted(text: string, start: number): number {
