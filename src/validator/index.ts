@@ -21,6 +21,7 @@ import {
   type ResourceContext,
 } from './resource.js';
 import { basename, dirname } from 'node:path';
+import type { MessagePort } from 'node:worker_threads';
 import type { RowLimits } from './table/read.js';
 import type { SplitOptions } from './table/ranges.js';
 import type { RangeOutcome } from './table/range-split.js';
@@ -62,6 +63,8 @@ export interface ValidateOptions {
    * and the split (for tests and benchmarks).
    */
   split?: SplitOptions | false;
+  /** A range worker the caller started (see table/range-split.ts), for the first split. */
+  rangeWorker?: MessagePort;
   onProgress?: (event: ValidateEvent) => void;
 }
 
@@ -195,6 +198,7 @@ function context(
     keyMemory: options.keyMemory,
     tableSinks: options.tableSinks,
     split: options.split,
+    takeRangeWorker: takeOnce(options.rangeWorker),
     onProgress: options.onProgress,
     limits: {
       limitErrors: options.limitErrors ?? 1000,
@@ -202,6 +206,16 @@ function context(
       ...(options.skipErrors ? { skip: options.skipErrors } : {}),
     },
     lookups: new Map(),
+  };
+}
+
+/** A function that gives `value` once, then undefined. */
+function takeOnce<T>(value: T | undefined): () => T | undefined {
+  let held = value;
+  return () => {
+    const taken = held;
+    held = undefined;
+    return taken;
   };
 }
 

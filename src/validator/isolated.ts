@@ -4,7 +4,9 @@
  * process passes 256 MB on large files; a capped worker stays near 170 MB on 1 GB
  * at the same speed (npm run bench:memory).
  */
-import { Worker } from 'node:worker_threads';
+import { Worker, type MessagePort } from 'node:worker_threads';
+import { isRemote } from './descriptor/paths.js';
+import { startRangeWorker } from './table/range-split.js';
 import { workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
 import {
   RemoteUnreachable,
@@ -38,6 +40,8 @@ export interface IsolatedRequest {
   proxy?: ProxySettings | undefined;
   /** When set and the package is valid, its tables are also written as CSV and JSON here. */
   deriveTo?: string | undefined;
+  /** A range worker started beside this one, for a large table split in two. */
+  rangePort?: MessagePort | undefined;
 }
 
 export type WorkerMessage =
@@ -83,6 +87,10 @@ export function validateAndDeriveIsolated(
   return runIsolated(input, options, deriveTo);
 }
 
+function isRemoteInput(input: IsolatedRequest['input']): boolean {
+  return typeof input === 'string' && isRemote(input);
+}
+
 function runIsolated(
   input: IsolatedRequest['input'],
   options: IsolatedOptions,
@@ -97,8 +105,16 @@ function runIsolated(
     proxy,
     deriveTo,
   };
+  // Started at once beside the validation's worker, a second worker is ready by the time a
+  // large local table is split: the hub's one-pass copies and remote inputs never split.
+  const range =
+    deriveTo === undefined && serializable.split !== false && !isRemoteInput(input)
+      ? startRangeWorker()
+      : undefined;
+  if (range) request.rangePort = range.port;
   const worker = new Worker(workerUrl(), {
     workerData: request,
+    transferList: range ? [range.port] : [],
     execArgv: [],
     resourceLimits: {
       maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
@@ -108,6 +124,7 @@ function runIsolated(
   return new Promise((resolve, reject) => {
     const abort = (): void => {
       void worker.terminate();
+      void range?.worker.terminate();
       reject(new DOMException('validation interrupted', 'AbortError'));
     };
     if (signal?.aborted) abort();
@@ -141,6 +158,7 @@ function runIsolated(
       ),
     );
     worker.on('exit', () => {
+      void range?.worker.terminate();
       signal?.removeEventListener('abort', abort);
       if (report) resolve({ report, derived });
       else reject(new WorkerFailure('the validation worker stopped without a report'));

@@ -39,6 +39,7 @@ export async function runPackage(request: IsolatedRequest): Promise<void> {
       ...request.options,
       fetch,
       ...(copies ? { tableSinks: copies.sinks } : {}),
+      ...(request.rangePort ? { rangeWorker: request.rangePort } : {}),
       onProgress: (event: ValidateEvent) => post({ type: 'progress', event }),
     };
     const input = request.input;

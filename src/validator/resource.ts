@@ -1,5 +1,6 @@
 import type { TableSinks } from './table/row-sink.js';
 import { stat } from 'node:fs/promises';
+import type { MessagePort } from 'node:worker_threads';
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
 import type { ValidateEvent } from './index.js';
@@ -49,6 +50,8 @@ export interface ResourceContext {
   tableSinks?: TableSinks | undefined;
   /** How large local CSV files are split between two workers; false reads them in one pass. */
   split?: SplitOptions | false | undefined;
+  /** The range worker the caller started, for the first table that splits. */
+  takeRangeWorker?: (() => MessagePort | undefined) | undefined;
 }
 
 const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
@@ -158,6 +161,7 @@ async function validateTable(
       inline: resource.data !== undefined,
       onePass: ctx.tableSinks !== undefined || ctx.rowLimits !== undefined,
       options: ctx.split,
+      takeWorker: ctx.takeRangeWorker,
     },
     validator,
     {

@@ -6,5 +6,5 @@ import { workerData } from 'node:worker_threads';
 import type { IsolatedRequest } from './isolated.js';
 import { isRangeWorker } from './table/ranges.js';
 
-if (isRangeWorker(workerData)) (await import('./table/range-worker.js')).awaitRange();
+if (isRangeWorker(workerData)) (await import('./table/range-worker.js')).awaitRange(workerData);
 else await (await import('./package-worker.js')).runPackage(workerData as IsolatedRequest);

@@ -263,3 +263,34 @@ describe('two byte ranges give the report of one pass', () => {
     expect(same.report.tasks[0]?.errors[0]?.note).toContain(`(row ${String(SPLIT_ROW + 6)})`);
   });
 });
+
+describe('two byte ranges, the second in a worker the caller starts', () => {
+  it('give the report of one pass, and a split inside quotes is abandoned', async () => {
+    const { validateIsolated } = await import('../../src/validator/isolated.js');
+    const { csv, offsets } = table((row, line) => {
+      const cells = line.split(',');
+      if (row === SPLIT_ROW + 3) [cells[0], cells[1]] = ['50', 'c50'];
+      if (row === SPLIT_ROW - 1) return line.replace('"note', '"two\nlines,\nnote');
+      return cells.join(',');
+    });
+    const dir = tableDir(csv);
+    const one = await check(dir, { split: false });
+    expect(summary(one)).toEqual([
+      `unique-error@${String(SPLIT_ROW + 3)}@2`,
+      `primary-key@${String(SPLIT_ROW + 3)}`,
+    ]);
+    for (const [at, joined] of [
+      [(offsets[SPLIT_ROW - 1] ?? 0) - 1, true],
+      [(offsets[SPLIT_ROW - 2] ?? 0) + 10, false],
+    ] as const) {
+      const events: ValidateEvent[] = [];
+      const two = await validateIsolated(dir, {
+        silenceMs: 10_000,
+        split: { minBytes: 0, at },
+        onProgress: (event) => events.push(event),
+      });
+      expect(withoutSeconds(two)).toEqual(withoutSeconds(one));
+      expect(events.find((event) => event.type === 'ranges')).toMatchObject({ joined });
+    }
+  });
+});

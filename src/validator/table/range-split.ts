@@ -1,6 +1,6 @@
 /** Starts, joins and stops the second range's worker for the first range's reader: see ranges.ts. */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { isRemote } from '../descriptor/paths.js';
 import { isSpreadsheet } from '../sheets/formats.js';
 import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
@@ -11,8 +11,9 @@ import type { FieldsMatch } from './header.js';
 import { mergeRange } from './range-merge.js';
 import {
   planRanges,
-  RANGE_WORKER,
   splittableEncoding,
+  type RangeStop,
+  type RangeWorkerData,
   type SplitOptions,
   type RangeMessage,
   type RangePlan,
@@ -35,34 +36,87 @@ export interface RangeSetup {
 
 export type RangeOutcome = { joined: true } | { joined: false; reason: string };
 
+/** Where the second range's worker is told what to do, and answers. */
+interface RangeChannel {
+  post(message: RangeRequest | RangeStop): void;
+  on(event: 'message', listener: (message: RangeMessage) => void): void;
+  end(): void;
+}
+
+/** A range worker of this thread's own. */
+function ownWorker(failed: (reason: string) => void): RangeChannel {
+  const worker = new Worker(workerUrl(), {
+    workerData: { kind: 'range' } satisfies RangeWorkerData,
+    execArgv: [],
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+  worker.on('error', (error: Error) => failed(error.message));
+  worker.on('exit', () => failed('the range worker stopped'));
+  return {
+    post: (message) => worker.postMessage(message),
+    on: (event, listener) => worker.on(event, listener),
+    end: () => void worker.terminate(),
+  };
+}
+
+/**
+ * Starts a range worker for a validation about to run in another worker, which reaches it
+ * through the port returned (to pass in ValidateOptions.rangeWorker). The caller ends the
+ * worker when the validation is over; a table that splits may end it before.
+ */
+export function startRangeWorker(): { worker: Worker; port: MessagePort } {
+  const { port1, port2 } = new MessageChannel();
+  const worker = new Worker(workerUrl(), {
+    workerData: { kind: 'range', port: port2 } satisfies RangeWorkerData,
+    transferList: [port2],
+    execArgv: [],
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+  // A worker that is never given a range must not keep the process alive.
+  worker.unref();
+  return { worker, port: port1 };
+}
+
+/** A range worker the caller of the validation started, reached through a port. */
+function portWorker(port: MessagePort, failed: (reason: string) => void): RangeChannel {
+  port.on('close', () => failed('the range worker stopped'));
+  return {
+    post: (message) => port.postMessage(message),
+    on: (event, listener) => port.on(event, listener),
+    end: () => {
+      port.postMessage({ type: 'stop' } satisfies RangeStop);
+      port.close();
+    },
+  };
+}
+
 export class RangeSplit {
-  private readonly worker: Worker;
+  private readonly channel: RangeChannel;
   private request: RangeRequest | undefined;
   private readonly result: Promise<RangeResult>;
+  private ended = false;
   /** Bytes the second range has read. */
   read = 0;
 
-  /** Starts the second range's worker at once: it loads its code while the first reads. */
+  /**
+   * Takes the range worker the caller started, or starts one at once: it loads its code
+   * while the first range reads.
+   */
   constructor(
     readonly plan: RangePlan,
     private readonly validator: TableValidator,
     private readonly setup: RangeSetup,
+    port?: MessagePort,
   ) {
-    const worker = new Worker(workerUrl(), {
-      workerData: RANGE_WORKER,
-      execArgv: [],
-      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    let settle: (result: RangeResult) => void = () => undefined;
+    this.result = new Promise((resolve) => (settle = resolve));
+    const failed = (reason: string): void => settle({ ok: false, reason });
+    const channel = port ? portWorker(port, failed) : ownWorker(failed);
+    channel.on('message', (message) => {
+      if (message.type === 'bytes') this.read = message.read;
+      else settle(message.result);
     });
-    this.worker = worker;
-    this.result = new Promise((resolve) => {
-      const failed = (reason: string): void => resolve({ ok: false, reason });
-      worker.on('message', (message: RangeMessage) => {
-        if (message.type === 'bytes') this.read = message.read;
-        else if (message.type === 'range') resolve(message.result);
-      });
-      worker.on('error', (error: Error) => failed(error.message));
-      worker.on('exit', () => failed('the range worker stopped'));
-    });
+    this.channel = channel;
   }
 
   /** True from the request sent to the second range until it is joined or abandoned. */
@@ -105,7 +159,7 @@ export class RangeSplit {
       keyMemory,
     };
     this.request = request;
-    this.worker.postMessage(request);
+    this.channel.post(request);
   }
 
   /**
@@ -135,7 +189,9 @@ export class RangeSplit {
   }
 
   stop(): void {
-    void this.worker.terminate();
+    if (this.ended) return;
+    this.ended = true;
+    this.channel.end();
   }
 }
 
@@ -147,6 +203,8 @@ export interface SplitCandidate {
   /** Copies written in the same pass, and row limits, need one pass in order. */
   onePass: boolean;
   options: SplitOptions | false | undefined;
+  /** A range worker the caller started, taken by the first table that splits. */
+  takeWorker?: (() => MessagePort | undefined) | undefined;
 }
 
 /**
@@ -165,5 +223,5 @@ export async function rangeSplitFor(
   if (more.length > 0 || isRemote(location) || isSpreadsheet(format)) return undefined;
   if (setup.keys.foreignKeys.length > 0 || availableParallelism() < 2) return undefined;
   const plan = await planRanges(location, options ?? {});
-  return plan ? new RangeSplit(plan, validator, setup) : undefined;
+  return plan ? new RangeSplit(plan, validator, setup, candidate.takeWorker?.()) : undefined;
 }

@@ -48,6 +48,7 @@ export async function readRangeRecords(
 export async function validateRange(
   request: RangeRequest,
   onBytes: (read: number) => void,
+  stopped: () => boolean = () => false,
 ): Promise<RangeResult> {
   const collector = new TaskCollector('', 'table', '', request.limits);
   const places: ErrorPlace[] = [];
@@ -76,7 +77,7 @@ export async function validateRange(
       request,
       (cells) => {
         validator.record(cells);
-        return collector.open;
+        return collector.open && !stopped();
       },
       onBytes,
     );

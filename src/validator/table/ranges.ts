@@ -12,6 +12,7 @@ import type { ColumnMap, FieldsMatch } from './header.js';
 import type { KeyDump } from './keys-check.js';
 import type { ErrorPlace } from './table-validator.js';
 import { open, stat } from 'node:fs/promises';
+import type { MessagePort } from 'node:worker_threads';
 
 export interface SplitOptions {
   /** Files smaller than this are read in one pass (32 MB). */
@@ -103,9 +104,20 @@ export type RangeResult =
 
 export type RangeMessage = { type: 'bytes'; read: number } | { type: 'range'; result: RangeResult };
 
-/** The data a range worker starts with: it loads its code, then waits for its request. */
-export const RANGE_WORKER = { kind: 'range' } as const;
+/**
+ * The data a range worker starts with: it loads its code, then waits for its request on
+ * `port`, or from its parent without one.
+ */
+export interface RangeWorkerData {
+  kind: 'range';
+  port?: MessagePort;
+}
 
-export function isRangeWorker(data: unknown): data is typeof RANGE_WORKER {
+/** Tells a range worker to end: the first range reads on alone. */
+export interface RangeStop {
+  type: 'stop';
+}
+
+export function isRangeWorker(data: unknown): data is RangeWorkerData {
   return typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'range';
 }
