@@ -343,3 +343,20 @@ describe('reading', () => {
     expect(report.tasks[0]?.stats.rows).toBe(rows);
   });
 });
+
+describe('a table stopped by the error limit', () => {
+  it('counts the rows up to the limit, gives the file size and no digest', async () => {
+    // Large enough to be read in several chunks: the figures must not depend on them.
+    const csv = `id\n${Array.from({ length: 200_000 }, (_, index) => (index === 9 ? 'x' : String(index))).join('\n')}\nlate\n`;
+    const dir = tablePackage(csv, {
+      hash: `md5:${createHash('md5').update(csv).digest('hex')}`,
+      schema: { fields: [{ name: 'id', type: 'integer' }] },
+    });
+    const report = await check(dir, { limitErrors: 1, split: false });
+    expect(summary(report)).toEqual(['type-error@11@1']);
+    const stats = report.tasks[0]?.stats;
+    expect(stats?.rows).toBe(10);
+    expect(stats?.bytes).toBe(Buffer.byteLength(csv));
+    expect(stats?.md5).toBeUndefined();
+  });
+});
