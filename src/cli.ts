@@ -38,7 +38,7 @@ export async function run(
     return EXIT.ok;
   }
   const { Command, CommanderError } = await import('commander');
-  const { registerCommands } = await import('./commands/index.js');
+  const { commandNamed, registerCommands } = await import('./commands/index.js');
   const signal = options.signal ?? new AbortController().signal;
   let exitCode: number = EXIT.ok;
   let context: Context | undefined;
@@ -59,7 +59,12 @@ export async function run(
     });
   const contextFor = (command: Command): Context =>
     (context ??= createContext(io, signal, command.optsWithGlobals<GlobalOptions>(), options));
-  registerCommands(program, contextFor, (code: number) => (exitCode = code));
+  await registerCommands(
+    program,
+    contextFor,
+    (code: number) => (exitCode = code),
+    commandNamed(argv),
+  );
   program.hook('preAction', (_, command) => options.beforeCommand?.(command.name()));
   try {
     await program.parseAsync([...argv], { from: 'user' });
