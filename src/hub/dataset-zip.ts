@@ -34,6 +34,9 @@ export async function writeDatasetZip(
       mtime,
       compressionLevel: TEXT.test(entry.path) ? 1 : 0,
     });
+  // A file that cannot be read (gone, say, as the hub stops and clears its work) fails the
+  // zip; unheard, yazl's error event would end the whole process.
+  zip.on('error', (error: Error) => zip.outputStream.destroy(error));
   zip.end();
   await pipeline(zip.outputStream, createWriteStream(target));
 }
