@@ -155,7 +155,18 @@ try {
     // Published once for the downloads below; then five times more against curl, each
     // run with bytes of its own for each side (the hub would skip bytes it holds), each
     // side first every other run.
+    // A publication goes on in the hub after the upload (it zips the dataset): each measured
+    // run waits for the one before to end, or the hub's work would slow the next.
+    const published = async (name: string) => {
+      for (let i = 0; i < 1200; i++) {
+        const { status } = await fetch(`${hub.url}/ada/${name}/datapackage.json`);
+        if (status === 200) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`${name} was not published in 2 minutes`);
+    };
     await cli(['--json', 'publish', pkg, '--no-wait'], env);
+    await published('transfer');
     const rawstore = await serviceToken(hub.url, token, 'rawstore');
     const publishes: { seconds: number; rssMB: number }[] = [];
     const curlUps: number[] = [];
@@ -163,9 +174,10 @@ try {
       const dir = join(work, 'ours');
       writePackage(dir, `-ours-${String(run)}`);
       spawnSync('sync');
-      const published = await cli(['--json', 'publish', dir, '--no-wait'], env);
-      const result = JSON.parse(published.out) as { seconds: { upload: number } };
-      publishes.push({ seconds: result.seconds.upload, rssMB: published.rssMB });
+      const done = await cli(['--json', 'publish', dir, '--no-wait'], env);
+      const result = JSON.parse(done.out) as { seconds: { upload: number } };
+      publishes.push({ seconds: result.seconds.upload, rssMB: done.rssMB });
+      await published(`transfer-ours-${String(run)}`);
     };
     const uploadOnce = async (run: number) => {
       const dir = join(work, 'theirs');
@@ -184,12 +196,6 @@ try {
     }
     rmSync(join(work, 'ours'), { recursive: true, force: true });
     rmSync(join(work, 'theirs'), { recursive: true, force: true });
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    for (let i = 0; i < 200; i++) {
-      const { status } = await fetch(`${hub.url}/ada/transfer/datapackage.json`);
-      if (status === 200) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
     const urls = resources.map(
       (resource) => `${hub.url}/ada/transfer/r/${resource.path.split('/').pop() ?? ''}`,
     );

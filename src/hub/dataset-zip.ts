@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 
@@ -36,7 +37,7 @@ export async function writeDatasetZip(
     });
   // A file that cannot be read (gone, say, as the hub stops and clears its work) fails the
   // zip; unheard, yazl's error event would end the whole process.
-  zip.on('error', (error: Error) => zip.outputStream.destroy(error));
+  zip.on('error', (error: Error) => (zip.outputStream as Readable).destroy(error));
   zip.end();
   await pipeline(zip.outputStream, createWriteStream(target));
 }
