@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 
@@ -37,7 +37,8 @@ export async function writeDatasetZip(
     });
   // A file that cannot be read (gone, say, as the hub stops and clears its work) fails the
   // zip; unheard, yazl's error event would end the whole process.
-  zip.on('error', (error: Error) => (zip.outputStream as Readable).destroy(error));
+  const output = zip.outputStream.pipe(new PassThrough());
+  zip.on('error', (error: Error) => output.destroy(error));
   zip.end();
-  await pipeline(zip.outputStream, createWriteStream(target));
+  await pipeline(output, createWriteStream(target));
 }
