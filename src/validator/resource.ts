@@ -156,7 +156,7 @@ async function validateTable(
   const keyMemory = ctx.keyMemory ?? DEFAULT_KEY_MEMORY;
   const split = await rangeSplitFor(
     {
-      locations: read.locations.slice(),
+      locations: read.locations,
       format: read.format,
       inline: resource.data !== undefined,
       onePass: ctx.tableSinks !== undefined || ctx.rowLimits !== undefined,

@@ -1,6 +1,7 @@
 import type { Constraints } from '../descriptor/types.js';
 import { pythonRepr } from '../report/errors.js';
 import { keyOf } from './keys.js';
+import { fewKeys } from './few-keys.js';
 import { INVALID, type Caster } from './types/index.js';
 
 /** Returns the note of a failed constraint, or undefined. */
@@ -78,21 +79,8 @@ export function compileConstraints(constraints: Constraints, cast: Caster): Cons
         .filter((item) => item !== INVALID)
         .map(keyOf),
     );
-    const isAllowed = membership(allowed);
+    const isAllowed = fewKeys([...allowed].map((key) => [key, true] as const));
     checks.push((value) => (isAllowed(keyOf(value)) ? undefined : note('enum', declared)));
   }
   return checks;
-}
-
-/**
- * A test of membership in a set of keys. A few are compared one by one: a Set hashes each
- * cell first, which took an enum column about twice as long.
- */
-function membership(keys: ReadonlySet<string | number>): (key: string | number) => boolean {
-  const list = [...keys];
-  if (list.length > 16 || list.some((key) => key !== key)) return (key) => keys.has(key);
-  return (key) => {
-    for (let i = 0; i < list.length; i++) if (list[i] === key) return true;
-    return false;
-  };
 }

@@ -8,7 +8,7 @@ import type { ErrorDetails, ReportError } from '../report/types.js';
 import { errorPasses } from '../report/filter.js';
 import type { TaskLimits } from '../report/task.js';
 import { readRangeRecords } from './range-validate.js';
-import type { RangeRequest, RangeResult } from './ranges.js';
+import { rangeLayout, type RangeRequest, type RangeResult } from './ranges.js';
 import { isCommentRow, type ErrorPlace, type TableValidator } from './table-validator.js';
 
 /** A key of the second range first seen in the first range: one pass reports it there. */
@@ -59,12 +59,7 @@ async function rowsOfRepeats(
   const rows = new Map<number, { cells: string[]; rows: number }>();
   const needed = [...new Set(repeats.map((repeat) => repeat.row))].slice(0, wanted);
   if (needed.length === 0) return rows;
-  const layout = {
-    headerRows: [],
-    headerJoin: '',
-    commentChar: request.commentChar,
-    commentRows: new Set<number>(),
-  };
+  const layout = rangeLayout(request.commentChar);
   let record = 0;
   let counted = 0;
   let next = 0;

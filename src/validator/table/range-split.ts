@@ -43,13 +43,18 @@ interface RangeChannel {
   end(): void;
 }
 
-/** A range worker of this thread's own. */
-function ownWorker(failed: (reason: string) => void): RangeChannel {
-  const worker = new Worker(workerUrl(), {
-    workerData: { kind: 'range' } satisfies RangeWorkerData,
+function rangeWorker(data: RangeWorkerData, transferList: MessagePort[] = []): Worker {
+  return new Worker(workerUrl(), {
+    workerData: data,
+    transferList,
     execArgv: [],
     resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
   });
+}
+
+/** A range worker of this thread's own. */
+function ownWorker(failed: (reason: string) => void): RangeChannel {
+  const worker = rangeWorker({ kind: 'range' });
   worker.on('error', (error: Error) => failed(error.message));
   worker.on('exit', () => failed('the range worker stopped'));
   return {
@@ -66,12 +71,7 @@ function ownWorker(failed: (reason: string) => void): RangeChannel {
  */
 export function startRangeWorker(): { worker: Worker; port: MessagePort } {
   const { port1, port2 } = new MessageChannel();
-  const worker = new Worker(workerUrl(), {
-    workerData: { kind: 'range', port: port2 } satisfies RangeWorkerData,
-    transferList: [port2],
-    execArgv: [],
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-  });
+  const worker = rangeWorker({ kind: 'range', port: port2 }, [port2]);
   // A worker that is never given a range must not keep the process alive.
   worker.unref();
   return { worker, port: port1 };
@@ -154,7 +154,6 @@ export class RangeSplit {
       uniqueKeys: keys.uniqueKeys,
       fieldsMatch,
       map,
-      labels: this.validator.labels,
       limits,
       keyMemory,
     };
@@ -197,7 +196,7 @@ export class RangeSplit {
 
 /** What decides whether a table is read as two ranges. */
 export interface SplitCandidate {
-  locations: string[];
+  locations: readonly string[];
   format: string | undefined;
   inline: boolean;
   /** Copies written in the same pass, and row limits, need one pass in order. */

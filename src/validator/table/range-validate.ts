@@ -4,7 +4,7 @@ import { TaskCollector } from '../report/task.js';
 import { compileField } from '../schema/field.js';
 import { CsvParser, type CsvOptions } from './csv-parser.js';
 import { ChunkDecoder } from './encoding.js';
-import type { RangeRequest, RangeResult } from './ranges.js';
+import { rangeLayout, type RangeRequest, type RangeResult } from './ranges.js';
 import { TableValidator, type ErrorPlace } from './table-validator.js';
 
 interface RangeSource {
@@ -54,16 +54,10 @@ export async function validateRange(
   const places: ErrorPlace[] = [];
   const schema = request.schema;
   const fields = schema.fields.map((field) => compileField(field, schema, request.version));
-  const layout = {
-    headerRows: [],
-    headerJoin: '',
-    commentChar: request.commentChar,
-    commentRows: new Set<number>(),
-  };
   const keys = { primaryKey: request.primaryKey, uniqueKeys: request.uniqueKeys, foreignKeys: [] };
   const validator = new TableValidator(
     fields,
-    layout,
+    rangeLayout(request.commentChar),
     keys,
     request.fieldsMatch,
     collector,
@@ -71,7 +65,7 @@ export async function validateRange(
     undefined,
     places,
   );
-  validator.adoptHeader(request.map, request.labels);
+  validator.adoptHeader(request.map);
   try {
     await readRangeRecords(
       request,

@@ -10,7 +10,7 @@ import type { ReportError } from '../report/types.js';
 import type { CsvOptions } from './csv-parser.js';
 import type { ColumnMap, FieldsMatch } from './header.js';
 import type { KeyDump } from './keys-check.js';
-import type { ErrorPlace } from './table-validator.js';
+import type { ErrorPlace, TableLayout } from './table-validator.js';
 import { open, stat } from 'node:fs/promises';
 import type { MessagePort } from 'node:worker_threads';
 
@@ -70,6 +70,11 @@ export async function planRanges(
   }
 }
 
+/** The layout of the second range: no header, comments by character only. */
+export function rangeLayout(commentChar: string | undefined): TableLayout {
+  return { headerRows: [], headerJoin: '', commentChar, commentRows: new Set<number>() };
+}
+
 /** What the second range's worker is sent once the first range has read its header. */
 export interface RangeRequest {
   location: string;
@@ -84,7 +89,6 @@ export interface RangeRequest {
   uniqueKeys: number[][];
   fieldsMatch: FieldsMatch;
   map: ColumnMap;
-  labels: string[];
   limits: TaskLimits;
   keyMemory: number;
 }

@@ -175,9 +175,8 @@ export class TableValidator {
   }
 
   /** The column map of a header read by another validator, for one that reads on after it. */
-  adoptHeader(map: ColumnMap, labels: string[]): void {
+  adoptHeader(map: ColumnMap): void {
     this.map = map;
-    this.collector.labels = labels;
   }
 
   /** The header's map once read, unless it stops validation. */
@@ -212,11 +211,21 @@ export class TableValidator {
     rowNumber: number,
   ): void {
     const keys = this.trackers[tracker];
-    const map = this.map;
-    if (!keys || !map) return;
-    const index = keys.fields[0] ?? 0;
-    const note = `${keys.label}the same as in row "${String(first)}"`;
-    this.cellError('unique-error', note, cells, rowNumber, index, cells[map.columns[index] ?? -1]);
+    if (keys) this.uniqueError(keys, first, cells, rowNumber);
+  }
+
+  /** A unique key repeated: the error names its first field's cell. */
+  private uniqueError(
+    tracker: KeyTracker,
+    first: number,
+    cells: readonly unknown[],
+    rowNumber: number,
+    key?: Omit<ErrorPlace, 'rows'>,
+  ): void {
+    const index = tracker.fields[0] ?? 0;
+    const note = `${tracker.label}the same as in row "${String(first)}"`;
+    const raw = cells[this.map?.columns[index] ?? -1];
+    this.cellError('unique-error', note, cells, rowNumber, index, raw, key);
   }
 
   reportPrimaryRepeat(first: number, cells: readonly unknown[], rowNumber: number): void {
@@ -322,12 +331,7 @@ export class TableValidator {
       const isUnique = this.unique.includes(tracker);
       for (const repeat of tracker.lateRepeats()) {
         if (!this.collector.open) break;
-        if (isUnique) {
-          const index = tracker.fields[0] ?? 0;
-          const note = `${tracker.label}the same as in row "${String(repeat.first)}"`;
-          const raw = repeat.cells[map.columns[index] ?? -1];
-          this.cellError('unique-error', note, repeat.cells, repeat.rowNumber, index, raw);
-        }
+        if (isUnique) this.uniqueError(tracker, repeat.first, repeat.cells, repeat.rowNumber);
         if (isPrimary) this.add(primaryKeyError(repeat.first, repeat.cells, repeat.rowNumber));
       }
     }
@@ -480,11 +484,7 @@ export class TableValidator {
       const first = tracker.check(values, rowNumber, cellsText);
       if (tracker === this.primary) primaryFirst = first;
       if (first === undefined || first === null) continue;
-      const index = tracker.fields[0] ?? 0;
-      const note = `${tracker.label}the same as in row "${String(first)}"`;
-      const raw = cells[map.columns[index] ?? -1];
-      const key = { phase, tracker: phase, first };
-      this.cellError('unique-error', note, cells, rowNumber, index, raw, key);
+      this.uniqueError(tracker, first, cells, rowNumber, { phase, tracker: phase, first });
     }
     if (this.primary) {
       const first = this.primaryShared

@@ -1,6 +1,7 @@
 import type { FieldDescriptor } from '../../descriptor/types.js';
 import { normalizeFormat } from '../../descriptor/field-rules.js';
 import { INVALID, type Caster } from './invalid.js';
+import { fewKeys } from '../few-keys.js';
 
 const FORMATS: Record<string, RegExp> = {
   email: /^[^\s@]+@[^\s@]+\.[^\s@]+$/,
@@ -18,34 +19,17 @@ export function stringCaster(field: FieldDescriptor): Caster {
 const DEFAULT_TRUE = ['true', 'True', 'TRUE', '1'];
 const DEFAULT_FALSE = ['false', 'False', 'FALSE', '0'];
 
-/**
- * The boolean a text stands for. A few values are compared one by one: a Map hashes each
- * cell first, which took a boolean column three times as long.
- */
-function booleanOf(values: readonly (readonly [string, boolean])[]): Caster {
-  if (values.length > 16) {
-    const map = new Map(values);
-    return (text) => map.get(text as string) ?? INVALID;
-  }
-  const texts = values.map(([text]) => text);
-  const meanings = values.map(([, meaning]) => meaning);
-  return (text) => {
-    for (let i = 0; i < texts.length; i++) if (texts[i] === text) return meanings[i];
-    return INVALID;
-  };
-}
-
 export function booleanCaster(field: FieldDescriptor): Caster {
   const values = new Map<string, boolean>();
   for (const value of field.trueValues ?? DEFAULT_TRUE) values.set(value, true);
   for (const value of field.falseValues ?? DEFAULT_FALSE) values.set(value, false);
-  const meaning = booleanOf([...values]);
+  const meaning = fewKeys([...values]);
   return (raw) => {
     if (typeof raw === 'boolean') return raw;
     // A spreadsheet's 1 and 0 (LibreOffice writes its booleans as numbers) read as their text.
-    if (typeof raw === 'number') return meaning(String(raw));
+    if (typeof raw === 'number') return meaning(String(raw)) ?? INVALID;
     if (typeof raw !== 'string') return INVALID;
-    return meaning(raw);
+    return meaning(raw) ?? INVALID;
   };
 }
 
