@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { firstWord } from './first-word.js';
 
 export type ContextFor = (command: Command) => Context;
 export type SetExitCode = (code: number) => void;
@@ -27,23 +28,15 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
 
 const ALIASES: Record<string, string> = { push: 'publish' };
 
-/** Global options that take a value: the word after them is not the command. */
-const VALUED_GLOBALS = new Set(['--api', '--site']);
-
 /**
  * The command the arguments name, when only it needs loading: not `help` or `completion`
  * (they list every command), nor a word that names no command (the error suggests one).
  */
 export function commandNamed(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    if (VALUED_GLOBALS.has(arg)) i++;
-    else if (!arg.startsWith('-')) {
-      const name = ALIASES[arg] ?? arg;
-      return name in COMMANDS && name !== 'completion' ? name : undefined;
-    }
-  }
-  return undefined;
+  const word = firstWord(argv);
+  if (word === undefined) return undefined;
+  const name = ALIASES[word] ?? word;
+  return name in COMMANDS && name !== 'completion' ? name : undefined;
 }
 
 /**

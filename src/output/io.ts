@@ -1,5 +1,4 @@
-import { clearLine, cursorTo, moveCursor } from 'node:readline';
-import { Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 
 export interface IO {
   readonly stdout: NodeJS.WritableStream;
@@ -19,7 +18,10 @@ export function systemIO(): IO {
     stderr: process.stderr,
     isStdoutTTY: forced || process.stdout.isTTY,
     isStderrTTY: forced || process.stderr.isTTY,
-    isStdinTTY: process.stdin.isTTY,
+    // Asked only by a command about to ask a question: opening standard input takes 4 ms.
+    get isStdinTTY() {
+      return process.stdin.isTTY;
+    },
     env: process.env,
     cwd: process.cwd(),
   };
@@ -31,8 +33,10 @@ export interface MemoryIO extends IO {
 }
 
 function collector(tty: boolean): { stream: Writable; text: () => string } {
+  const { Writable: WritableStream } = process.getBuiltinModule('node:stream');
+  const { clearLine, cursorTo, moveCursor } = process.getBuiltinModule('node:readline');
   const chunks: string[] = [];
-  const stream = new Writable({
+  const stream = new WritableStream({
     write(chunk: Buffer | string, _encoding, callback) {
       chunks.push(chunk.toString());
       callback();

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
+import { newHash } from '../files/hash.js';
 import { isRemote } from './descriptor/paths.js';
 import type { ResourceDescriptor } from './descriptor/types.js';
 import { localFile, openBytes, SourceFailure, type Fetch } from './location.js';
@@ -70,7 +70,7 @@ export async function countAndHash(
   signal?: AbortSignal,
   onChunk?: (chunk: Uint8Array, read: number) => Promise<void> | void,
 ): Promise<{ bytes: number; digests: Record<string, string> }> {
-  const hashers = algorithms.map((name) => [name, createHash(name)] as const);
+  const hashers = algorithms.map((name) => [name, newHash(name)] as const);
   let bytes = 0;
   for (const location of locations) {
     for await (const chunk of await openBytes(location, fetch, signal)) {

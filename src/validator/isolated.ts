@@ -4,7 +4,7 @@
  * process passes 256 MB on large files; a capped worker stays near 170 MB on 1 GB
  * at the same speed (npm run bench:memory).
  */
-import { Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { isRemote } from './descriptor/paths.js';
 import { startRangeWorker } from './table/range-split.js';
 import { workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
@@ -112,6 +112,7 @@ function runIsolated(
       ? startRangeWorker()
       : undefined;
   if (range) request.rangePort = range.port;
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   const worker = new Worker(workerUrl(), {
     workerData: request,
     transferList: range ? [range.port] : [],

@@ -1,6 +1,6 @@
 /** Starts, joins and stops the second range's worker for the first range's reader: see ranges.ts. */
 import { availableParallelism } from 'node:os';
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import { isRemote } from '../descriptor/paths.js';
 import { isSpreadsheet } from '../sheets/formats.js';
 import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
@@ -44,7 +44,8 @@ interface RangeChannel {
 }
 
 function rangeWorker(data: RangeWorkerData, transferList: MessagePort[] = []): Worker {
-  return new Worker(workerUrl(), {
+  const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
+  return new WorkerThread(workerUrl(), {
     workerData: data,
     transferList,
     execArgv: [],
@@ -70,7 +71,7 @@ function ownWorker(failed: (reason: string) => void): RangeChannel {
  * worker when the validation is over; a table that splits may end it before.
  */
 export function startRangeWorker(): { worker: Worker; port: MessagePort } {
-  const { port1, port2 } = new MessageChannel();
+  const { port1, port2 } = new (process.getBuiltinModule('node:worker_threads').MessageChannel)();
   const worker = rangeWorker({ kind: 'range', port: port2 }, [port2]);
   // A worker that is never given a range must not keep the process alive.
   worker.unref();

@@ -1,5 +1,6 @@
-import { createHash, type Hash } from 'node:crypto';
+import type { Hash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { newHash } from '../../files/hash.js';
 import { isRemote } from '../descriptor/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { openBytes, SourceFailure, type Fetch } from '../location.js';
@@ -59,7 +60,7 @@ export async function readTable(options: ReadOptions, sink: RecordSink): Promise
   // The workbook readers (zip, XML) are loaded for workbooks only.
   if (isSpreadsheet(options.format))
     return (await import('../sheets/read.js')).readSpreadsheet(options, sink);
-  const hashers = new Map<string, Hash>(options.hashes.map((name) => [name, createHash(name)]));
+  const hashers = new Map<string, Hash>(options.hashes.map((name) => [name, newHash(name)]));
   const state: ReadResult = {
     bytes: 0,
     digests: {},
