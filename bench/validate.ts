@@ -81,6 +81,7 @@ const udsv = runs('udsv', csv, RUNS);
 const parser = runs('parser', csv, RUNS);
 const one = runs('validate-one', DIR, RUNS);
 const two = runs('validate', DIR, RUNS);
+const command = runs('command', DIR, RUNS);
 console.log(`median of ${String(RUNS)} runs (slowest–fastest MB/s), peak resident memory\n`);
 console.log(line('floor: plain read, count newlines', bytes, floor));
 console.log(line('csv-parse alone (1 run)', bytes, baseline));
@@ -88,6 +89,7 @@ console.log(line('uDSV typed parse (checks nothing)', bytes, udsv));
 console.log(line('our CSV parser alone (decode+parse)', bytes, parser));
 console.log(line('data validate, one worker', bytes, one));
 console.log(line('data validate, two workers', bytes, two));
+console.log(line('bin/data validate (whole command)', bytes, command));
 const rateOf = (results: Measure[]): number => bytes / MB / middle(results).seconds;
 const rate = rateOf(two);
 console.log(

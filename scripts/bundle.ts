@@ -1,9 +1,10 @@
 /**
  * Run by `npm run build`, after tsc and the profiles, into dist/bundle:
- * - cli.cjs, the CLI in one script, which src/start.ts compiles with a code cache of its own;
- *   its first line names a hash of the rest, the key of that cache;
- * - worker.js and its chunks, the validation worker, and keychain-helper.js: modules started
- *   by path from the CLI, each kept beside it under the name the CLI looks for.
+ * - cli.cjs and worker.cjs, the CLI and the validation worker each as one script, which
+ *   src/code-cache.ts runs under a code cache; the first line of each names a hash of the
+ *   rest, the key of that cache;
+ * - worker.js (src/worker-start.ts), which starts worker.cjs in a worker thread,
+ *   and keychain-helper.js: modules the CLI starts by path, under the names it looks for.
  * Dependencies stay in node_modules, loaded as they are, and only when the code that imports
  * them first runs.
  */
@@ -28,38 +29,39 @@ const common = {
   define: { DATA_VERSION: JSON.stringify(version) },
 } as const;
 
+const DYNAMIC_IMPORT = /\bimport\(("[^"]+")\)/g;
+
+/**
+ * One script for code-cache.ts to run: its wrapper gives it __filename, and __import for the
+ * dynamic imports of packages, which a script cannot make itself.
+ */
+async function scriptBundle(entry: string, name: string): Promise<void> {
+  const result = await build({
+    ...common,
+    entryPoints: [entry],
+    format: 'cjs',
+    write: false,
+    outfile: join(OUT, `${name}.cjs`),
+    define: { ...common.define, 'import.meta.url': '__bundleUrl' },
+    banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+  });
+  const code = (result.outputFiles[0]?.text ?? '').replace(DYNAMIC_IMPORT, '__import($1)');
+  if (/\bimport\(/.test(code))
+    throw new Error(`${name}.cjs: a dynamic import that is not of a package name is left`);
+  const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
+  writeFileSync(join(OUT, `${name}.cjs`), `// bundle ${hash}\n${code}`);
+}
+
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
-
-// A script run by src/start.ts: its wrapper gives it __filename, and __import for the
-// dynamic imports of packages (a script has no module loader of its own).
-const cli = await build({
-  ...common,
-  entryPoints: [join(ROOT, 'src', 'cli.ts')],
-  format: 'cjs',
-  write: false,
-  outfile: join(OUT, 'cli.cjs'),
-  define: { ...common.define, 'import.meta.url': '__bundleUrl' },
-  banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
-});
-const DYNAMIC_IMPORT = /\bimport\(("[^"]+")\)/g;
-const code = (cli.outputFiles[0]?.text ?? '').replace(DYNAMIC_IMPORT, '__import($1)');
-if (/\bimport\(/.test(code))
-  throw new Error('cli.cjs: a dynamic import that is not of a package name is left');
-const hash = createHash('sha256').update(code).digest('hex').slice(0, 16);
-writeFileSync(join(OUT, 'cli.cjs'), `// bundle ${hash}\n${code}`);
-
+await scriptBundle(join(ROOT, 'src', 'cli.ts'), 'cli');
+await scriptBundle(join(ROOT, 'src', 'validator', 'worker.ts'), 'worker');
 await build({
   ...common,
-  entryPoints: { worker: join(ROOT, 'src', 'validator', 'worker.ts') },
-  outdir: OUT,
-  splitting: true,
-  format: 'esm',
-  chunkNames: 'worker-[name]-[hash]',
-});
-await build({
-  ...common,
-  entryPoints: { 'keychain-helper': join(ROOT, 'src', 'credentials', 'keychain-helper.ts') },
+  entryPoints: {
+    worker: join(ROOT, 'src', 'worker-start.ts'),
+    'keychain-helper': join(ROOT, 'src', 'credentials', 'keychain-helper.ts'),
+  },
   outdir: OUT,
   format: 'esm',
 });

@@ -6,6 +6,7 @@ import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
 import type { ValidateEvent } from './index.js';
 import type { ProxySettings } from '../client/proxy.js';
+import { saveCodeCache } from '../runtime.js';
 
 const port = parentPort;
 
@@ -48,6 +49,7 @@ export async function runPackage(request: IsolatedRequest): Promise<void> {
         ? await validate(input, options)
         : await validateDescriptor(input.descriptor, input.dir, options);
     const derived = copies?.finish(report.valid);
+    saveCodeCache();
     post({ type: 'report', report, ...(derived ? { derived } : {}) });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -6,5 +6,11 @@ import { workerData } from 'node:worker_threads';
 import type { IsolatedRequest } from './isolated.js';
 import { isRangeWorker } from './table/ranges.js';
 
-if (isRangeWorker(workerData)) (await import('./table/range-worker.js')).awaitRange(workerData);
-else await (await import('./package-worker.js')).runPackage(workerData as IsolatedRequest);
+// No top-level await: the build bundles this worker into a script (scripts/bundle.ts).
+const request: unknown = workerData;
+if (isRangeWorker(request))
+  void import('./table/range-worker.js').then((range) => range.awaitRange(request));
+else
+  void import('./package-worker.js').then((worker) =>
+    worker.runPackage(request as IsolatedRequest),
+  );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cacheDir, cacheFile, guessCommand } from '../../src/start.js';
+import { cacheDir, cacheFile } from '../../src/code-cache.js';
+import { guessCommand } from '../../src/start.js';
 
 describe('the code cache of bin/data', () => {
   it.each([
@@ -20,10 +21,13 @@ describe('the code cache of bin/data', () => {
     expect(cacheDir({ HOME: '/h' })).toBe('/h/.cache/data');
   });
 
-  it('is one file per bundle, Node.js, architecture and command', () => {
-    const file = cacheFile('/c', '0123456789abcdef', 'validate');
-    expect(file).toBe(`/c/code/0123456789abcdef-${process.version}-${process.arch}-validate.bin`);
-    expect(cacheFile('/c', '0123456789abcdef', 'get')).not.toBe(file);
-    expect(cacheFile('/c', 'fedcba9876543210', 'validate')).not.toBe(file);
+  it('is one file per bundle, build, Node.js, architecture and command', () => {
+    const file = cacheFile('/c', 'cli', '0123456789abcdef', 'validate');
+    expect(file).toBe(
+      `/c/code/cli-0123456789abcdef-${process.version}-${process.arch}-validate.bin`,
+    );
+    expect(cacheFile('/c', 'cli', '0123456789abcdef', 'get')).not.toBe(file);
+    expect(cacheFile('/c', 'cli', 'fedcba9876543210', 'validate')).not.toBe(file);
+    expect(cacheFile('/c', 'worker', '0123456789abcdef', 'validate')).not.toBe(file);
   });
 });

@@ -3,7 +3,7 @@
  * program, run again and again on one cache folder.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,7 +44,7 @@ describe('the code cache', () => {
     const dir = freshFolder();
     const file = data(dir, ['validate', CITIES]).file ?? '';
     writeFileSync(file, 'not a code cache');
-    const stale = join(dir, 'code', `0000000000000000-${process.version}-x64-validate.bin`);
+    const stale = join(dir, 'code', `cli-0000000000000000-${process.version}-x64-validate.bin`);
     writeFileSync(stale, 'from another build');
     const damaged = data(dir, ['validate', CITIES]);
     expect(damaged.status).toBe(0);
@@ -63,6 +63,36 @@ describe('the code cache', () => {
     expect(off.status).toBe(0);
     expect(off.fate).toBeUndefined();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('is written by the validation workers too, once their first work is done', () => {
+    const dir = freshFolder();
+    const table = join(freshFolder(), 'large.csv');
+    const row = (i: number) =>
+      `${String(i)},${String(i % 97)}.5,the name of row ${String(i % 13)}\n`;
+    const rows = Array.from({ length: 1_200_000 }, (_, i) => row(i)).join('');
+    writeFileSync(table, `id,amount,name\n${rows}`);
+    // Large enough to be split between a package worker and a range worker.
+    expect(statSync(table).size).toBeGreaterThan(32 * 1024 * 1024);
+    const first = data(dir, ['validate', '--json', table]);
+    expect(first.status).toBe(0);
+    const names = readdirSync(join(dir, 'code'));
+    expect(names.filter((name) => name.startsWith('worker-'))).toEqual([
+      expect.stringMatching(/-package\.bin$/),
+      expect.stringMatching(/-range\.bin$/),
+    ]);
+    for (const name of names) writeFileSync(join(dir, 'code', name), 'damaged');
+    const damaged = data(dir, ['validate', '--json', table]);
+    const again = data(dir, ['validate', '--json', table]);
+    const withoutSeconds = (out: string) => out.replace(/"seconds": [\d.]+/g, '');
+    expect(withoutSeconds(damaged.stdout)).toBe(withoutSeconds(first.stdout));
+    expect(withoutSeconds(again.stdout)).toBe(withoutSeconds(first.stdout));
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      valid: true,
+      tasks: [{ stats: { rows: 1_200_000 } }],
+    });
+    for (const name of readdirSync(join(dir, 'code')))
+      expect(readFileSync(join(dir, 'code', name), 'utf8')).not.toBe('damaged');
   });
 
   it('leaves the command working where it cannot be written', () => {

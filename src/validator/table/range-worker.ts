@@ -3,6 +3,7 @@ import { parentPort, type MessagePort } from 'node:worker_threads';
 import { dumpBuffers } from './keys-check.js';
 import { validateRange } from './range-validate.js';
 import type { RangeMessage, RangeRequest, RangeStop, RangeWorkerData } from './ranges.js';
+import { saveCodeCache } from '../../runtime.js';
 
 /** Between two reports of the bytes a range has read. */
 const RANGE_PROGRESS_BYTES = 4 * 1024 * 1024;
@@ -42,6 +43,7 @@ async function runRange(
     stopped,
   );
   if (stopped()) return;
+  saveCodeCache();
   const buffers = result.ok ? result.keys.flatMap(dumpBuffers) : [];
   port.postMessage({ type: 'range', result } satisfies RangeMessage, buffers);
 }

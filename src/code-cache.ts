@@ -1,0 +1,116 @@
+/**
+ * Runs a bundle of dist/bundle (scripts/bundle.ts) as one V8 script, compiled from a code
+ * cache of its own when it can be.
+ *
+ * V8 compiles a function when it is first called, and Node's compile cache keeps only what
+ * was compiled before a module ran: its top level. Each start compiled again every function
+ * it called, a fifth of validating a small package. A cache that the script makes once the
+ * work has run holds those functions too: it is written after a first run and read at every
+ * later start. One script also spares Node finding, reading and linking each module apart.
+ */
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+import { makeDirectorySync } from './files/directories.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** DATA_CACHE_DIR, else XDG_CACHE_HOME/data, else ~/.cache/data. */
+export function cacheDir(env: Env): string {
+  if (env.DATA_CACHE_DIR) return env.DATA_CACHE_DIR;
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'data');
+}
+
+/**
+ * A cache belongs to one build of one bundle (the hash its first line carries: V8 itself
+ * checks only the source's length), one Node.js, and one kind of work in it (a command).
+ */
+export function cacheFile(dir: string, bundle: string, hash: string, work: string): string {
+  return join(dir, 'code', `${bundle}-${hash}-${process.version}-${process.arch}-${work}.bin`);
+}
+
+/** What became of a cache: used; or missing or rejected, then written or not. */
+export type CacheFate = 'used' | 'missing' | 'rejected';
+
+export interface LoadedBundle {
+  readonly exports: Record<string, unknown>;
+  /** The cache's file, when there is one for this work. */
+  readonly file: string | undefined;
+  readonly fate: CacheFate | undefined;
+  /** Writes the cache when it was missing or rejected; the reason when it cannot. */
+  save(): string | undefined;
+}
+
+function readIfThere(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written whole or not at all; the caches of the bundle's other builds are removed. */
+function writeCache(path: string, data: Buffer, builds: string, current: string): void {
+  const folder = dirname(path);
+  makeDirectorySync(folder, 0o700);
+  for (const name of readdirSync(folder))
+    if (name.startsWith(builds) && !name.startsWith(current))
+      rmSync(join(folder, name), { force: true });
+  const partial = `${path}.${process.pid}.partial`;
+  writeFileSync(partial, data, { mode: 0o600 });
+  renameSync(partial, path);
+}
+
+/**
+ * Runs dist/bundle/<bundle>.cjs with the cache of `work` (none when `work` is undefined or
+ * NODE_DISABLE_COMPILE_CACHE is set, as for Node's own cache). The script gets CommonJS's
+ * parameters, `__import` for its dynamic imports of packages (a script has no module loader
+ * of its own) and DATA_SAVE_CODE_CACHE (runtime.ts) to write the cache when its work is done.
+ */
+export function loadBundle(bundleFile: string, work: string | undefined, env: Env): LoadedBundle {
+  const source = readFileSync(bundleFile, 'utf8');
+  const hash = /^\/\/ bundle ([0-9a-f]{16})\n/.exec(source)?.[1];
+  const bundle = (/([^/\\]+)\.cjs$/.exec(bundleFile)?.[1] ?? 'bundle').replace(/-/g, '_');
+  const cached =
+    env.NODE_DISABLE_COMPILE_CACHE || !hash || !work
+      ? undefined
+      : cacheFile(cacheDir(env), bundle, hash, work);
+  const cachedData = cached ? readIfThere(cached) : undefined;
+  const script = new Script(
+    '(function (exports, require, module, __filename, __import, DATA_SAVE_CODE_CACHE) {' +
+      `"use strict";${source}\n})`,
+    { filename: bundleFile, ...(cachedData ? { cachedData } : {}) },
+  );
+  const fate: CacheFate | undefined = !cached
+    ? undefined
+    : !cachedData
+      ? 'missing'
+      : script.cachedDataRejected === true
+        ? 'rejected'
+        : 'used';
+  let saved = false;
+  const save = (): string | undefined => {
+    if (!cached || !hash || fate === 'used' || saved) return undefined;
+    saved = true;
+    try {
+      writeCache(cached, script.createCachedData(), `${bundle}-`, `${bundle}-${hash}-`);
+      return undefined;
+    } catch (error) {
+      // Without a cache the next start compiles as this one did.
+      return (error as Error).message;
+    }
+  };
+  const module = { exports: {} as Record<string, unknown> };
+  const run = script.runInThisContext() as (...parameters: unknown[]) => void;
+  run(
+    module.exports,
+    createRequire(bundleFile),
+    module,
+    bundleFile,
+    (specifier: string) => import(specifier),
+    () => void save(),
+  );
+  return { exports: module.exports, file: cached, fate, save };
+}
