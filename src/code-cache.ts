@@ -8,7 +8,16 @@
  * work has run holds those functions too: it is written after a first run and read at every
  * later start. One script also spares Node finding, reading and linking each module apart.
  */
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -43,11 +52,21 @@ export interface LoadedBundle {
   save(): string | undefined;
 }
 
-function readIfThere(path: string): Buffer | undefined {
+/**
+ * The cache, if it is there and only its owner could have written it: compiled code is run
+ * as it is, so a file another user could have put or changed is not read.
+ */
+function readOwnCache(path: string): Buffer | undefined {
+  let fd: number | undefined;
   try {
-    return readFileSync(path);
+    fd = openSync(path, 'r');
+    const { uid, mode } = fstatSync(fd);
+    if (process.getuid && (uid !== process.getuid() || (mode & 0o022) !== 0)) return undefined;
+    return readFileSync(fd);
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -77,7 +96,7 @@ export function loadBundle(bundleFile: string, work: string | undefined, env: En
     env.NODE_DISABLE_COMPILE_CACHE || !hash || !work
       ? undefined
       : cacheFile(cacheDir(env), bundle, hash, work);
-  const cachedData = cached ? readIfThere(cached) : undefined;
+  const cachedData = cached ? readOwnCache(cached) : undefined;
   const script = new Script(
     '(function (exports, require, module, __filename, __import, DATA_SAVE_CODE_CACHE) {' +
       `"use strict";${source}\n})`,

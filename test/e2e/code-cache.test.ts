@@ -3,7 +3,15 @@
  * program, run again and again on one cache folder.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,6 +60,25 @@ describe('the code cache', () => {
     expect(damaged.fate).toBe('rejected, written');
     expect(readdirSync(join(dir, 'code'))).toEqual([file.split('/').pop()]);
     expect(data(dir, ['validate', CITIES]).fate).toBe('used');
+  });
+
+  it('is not read when others could have written it', () => {
+    const dir = freshFolder();
+    const file = data(dir, ['validate', CITIES]).file ?? '';
+    chmodSync(file, 0o622);
+    const run = data(dir, ['validate', CITIES]);
+    expect(run.status).toBe(0);
+    expect(run.fate).toBe('missing, written');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(data(dir, ['validate', CITIES]).fate).toBe('used');
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('is not read when another user owns it', () => {
+    const dir = freshFolder();
+    const file = data(dir, ['validate', CITIES]).file ?? '';
+    chownSync(file, 65534, 65534);
+    expect(data(dir, ['validate', CITIES]).fate).toBe('missing, written');
+    expect(statSync(file).uid).toBe(0);
   });
 
   it('is not written for a word that names no command, nor when turned off', () => {
