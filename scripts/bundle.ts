@@ -6,10 +6,11 @@
  * - worker.js (src/worker-start.ts), which starts worker.cjs in a worker thread,
  *   and keychain-helper.js: modules the CLI starts by path, under the names it looks for.
  * Dependencies stay in node_modules, loaded as they are, and only when the code that imports
- * them first runs.
+ * them first runs; but commander and fastest-levenshtein, which every command loads, and the
+ * precompiled descriptor profiles are bundled in, so that their code is in the cache too.
  */
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -29,6 +30,15 @@ const common = {
   define: { DATA_VERSION: JSON.stringify(version) },
 } as const;
 
+const dependencies = (
+  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  }
+).dependencies;
+const EXTERNAL = Object.keys(dependencies).filter(
+  (name) => !['commander', 'fastest-levenshtein'].includes(name),
+);
+
 const DYNAMIC_IMPORT = /\bimport\(("[^"]+")\)/g;
 
 /**
@@ -38,11 +48,14 @@ const DYNAMIC_IMPORT = /\bimport\(("[^"]+")\)/g;
 async function scriptBundle(entry: string, name: string): Promise<void> {
   const result = await build({
     ...common,
+    packages: undefined,
+    external: EXTERNAL,
     entryPoints: [entry],
     format: 'cjs',
     write: false,
     outfile: join(OUT, `${name}.cjs`),
     define: { ...common.define, 'import.meta.url': '__bundleUrl' },
+    inject: [PROFILES_INJECT],
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
   const code = (result.outputFiles[0]?.text ?? '').replace(DYNAMIC_IMPORT, '__import($1)');
@@ -54,8 +67,15 @@ async function scriptBundle(entry: string, name: string): Promise<void> {
 
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
+// The precompiled profiles, bundled in as DATA_PROFILES (validator/descriptor/ajv.ts).
+const PROFILES_INJECT = join(DESCRIPTOR, 'profiles-inject.js');
+writeFileSync(
+  PROFILES_INJECT,
+  "import profiles from './profiles.compiled.cjs';\nexport { profiles as DATA_PROFILES };\n",
+);
 await scriptBundle(join(ROOT, 'src', 'cli.ts'), 'cli');
 await scriptBundle(join(ROOT, 'src', 'validator', 'worker.ts'), 'worker');
+rmSync(PROFILES_INJECT);
 await build({
   ...common,
   entryPoints: {
@@ -65,7 +85,3 @@ await build({
   outdir: OUT,
   format: 'esm',
 });
-// The precompiled profiles are loaded beside the code that asks for them (ajv.ts), with the
-// formats they require.
-for (const file of ['profiles.compiled.cjs', 'formats.js'])
-  copyFileSync(join(DESCRIPTOR, file), join(OUT, file));

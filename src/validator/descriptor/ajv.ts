@@ -15,17 +15,29 @@ const PRECOMPILED = 'profiles.compiled.cjs';
 
 const compiled = new Map<string, ValidateFunction>();
 
-function loadPrecompiled(): void {
+/**
+ * The precompiled profiles, when the build bundled them in (scripts/bundle.ts): then they
+ * are in the bundle's code cache with the rest.
+ */
+declare const DATA_PROFILES: Record<string, ValidateFunction> | undefined;
+
+function precompiled(): Record<string, ValidateFunction> | undefined {
+  if (typeof DATA_PROFILES === 'object') return DATA_PROFILES;
   // Bundled into the single executable (no URL, or a data: URL for its worker), there is no
   // module file beside this one to load: the profiles are compiled when first needed.
   const here = (import.meta as { url?: string }).url;
-  if (!here?.startsWith('file:')) return;
+  if (!here?.startsWith('file:')) return undefined;
   try {
-    const loaded = createRequire(here)(`./${PRECOMPILED}`) as Record<string, ValidateFunction>;
-    for (const [key, validate] of Object.entries(loaded)) compiled.set(exportKey(key), validate);
+    return createRequire(here)(`./${PRECOMPILED}`) as Record<string, ValidateFunction>;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
+    return undefined;
   }
+}
+
+function loadPrecompiled(): void {
+  for (const [key, validate] of Object.entries(precompiled() ?? {}))
+    compiled.set(exportKey(key), validate);
 }
 
 loadPrecompiled();
