@@ -70,12 +70,15 @@ function readOwnCache(path: string): Buffer | undefined {
   }
 }
 
-/** Written whole or not at all; the caches of the bundle's other builds are removed. */
+/**
+ * Written whole or not at all. The caches of the bundle's other builds are removed, and what
+ * writes that did not finish left (a write under way loses its file, and is made next time).
+ */
 function writeCache(path: string, data: Buffer, builds: string, current: string): void {
   const folder = dirname(path);
   makeDirectorySync(folder, 0o700);
   for (const name of readdirSync(folder))
-    if (name.startsWith(builds) && !name.startsWith(current))
+    if (name.startsWith(builds) && (!name.startsWith(current) || name.endsWith('.partial')))
       rmSync(join(folder, name), { force: true });
   const partial = `${path}.${process.pid}.partial`;
   writeFileSync(partial, data, { mode: 0o600 });

@@ -48,12 +48,13 @@ describe('the code cache', () => {
     expect(second.status).toBe(0);
   });
 
-  it('is written again when it is damaged, and a stale one of another build is removed', () => {
+  it('is written again when it is damaged; stale and partial ones are removed', () => {
     const dir = freshFolder();
     const file = data(dir, ['validate', CITIES]).file ?? '';
     writeFileSync(file, 'not a code cache');
     const stale = join(dir, 'code', `cli-0000000000000000-${process.version}-x64-validate.bin`);
     writeFileSync(stale, 'from another build');
+    writeFileSync(`${file}.1.partial`, 'left by a write that was cut off');
     const damaged = data(dir, ['validate', CITIES]);
     expect(damaged.status).toBe(0);
     expect(damaged.stdout).toMatch(/valid: 2 resources/);

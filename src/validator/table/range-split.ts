@@ -43,6 +43,7 @@ interface RangeChannel {
   end(): void;
 }
 
+/** node:worker_threads is loaded by the validations that start a worker, not by every start. */
 function rangeWorker(data: RangeWorkerData, transferList: MessagePort[] = []): Worker {
   const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
   return new WorkerThread(workerUrl(), {
@@ -71,7 +72,8 @@ function ownWorker(failed: (reason: string) => void): RangeChannel {
  * worker when the validation is over; a table that splits may end it before.
  */
 export function startRangeWorker(): { worker: Worker; port: MessagePort } {
-  const { port1, port2 } = new (process.getBuiltinModule('node:worker_threads').MessageChannel)();
+  const { MessageChannel } = process.getBuiltinModule('node:worker_threads');
+  const { port1, port2 } = new MessageChannel();
   const worker = rangeWorker({ kind: 'range', port: port2 }, [port2]);
   // A worker that is never given a range must not keep the process alive.
   worker.unref();
