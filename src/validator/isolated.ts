@@ -5,8 +5,8 @@
  * at the same speed (npm run bench:memory).
  */
 import type { MessagePort } from 'node:worker_threads';
-import { isRemote } from './descriptor/paths.js';
 import { startRangeWorker } from './table/range-split.js';
+import { maySplit } from './small.js';
 import { workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
 import {
   RemoteUnreachable,
@@ -87,11 +87,7 @@ export function validateAndDeriveIsolated(
   return runIsolated(input, options, deriveTo);
 }
 
-function isRemoteInput(input: IsolatedRequest['input']): boolean {
-  return typeof input === 'string' && isRemote(input);
-}
-
-function runIsolated(
+async function runIsolated(
   input: IsolatedRequest['input'],
   options: IsolatedOptions,
   deriveTo: string | undefined,
@@ -105,12 +101,10 @@ function runIsolated(
     proxy,
     deriveTo,
   };
-  // Started at once beside the validation's worker, a second worker is ready by the time a
-  // large local table is split: the hub's one-pass copies and remote inputs never split.
-  const range =
-    deriveTo === undefined && serializable.split !== false && !isRemoteInput(input)
-      ? startRangeWorker()
-      : undefined;
+  // Started at once beside the validation's worker, a second one is ready by the time a large
+  // local table is split. The hub's one-pass copies never split.
+  const splits = deriveTo === undefined && (await maySplit(input, serializable.split));
+  const range = splits ? startRangeWorker() : undefined;
   if (range) request.rangePort = range.port;
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const worker = new Worker(workerUrl(), {

@@ -2,34 +2,57 @@ import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
 import { resolveSource } from './source.js';
+import { SPLIT_MIN_BYTES, type SplitOptions } from './table/ranges.js';
 
 /** Below this, a package is validated where it is asked for: a worker costs more than it. */
 export const SMALL_INPUT_BYTES = 8 * 1024 * 1024;
 
 const MAX_DESCRIPTOR_BYTES = 1024 * 1024;
 
-type Held = { descriptor: Record<string, unknown>; dir: string };
+type Held = { descriptor: unknown; dir: string };
 
 /** Every path a descriptor names: resources' data, and schemas and dialects kept in files. */
-function namedPaths(descriptor: Record<string, unknown>): unknown[] {
-  const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as unknown[]) : [];
-  return resources.flatMap((resource) => {
+function namedPaths(descriptor: unknown): unknown[] {
+  if (typeof descriptor !== 'object' || descriptor === null) return [];
+  const { resources } = descriptor as Record<string, unknown>;
+  if (!Array.isArray(resources)) return [];
+  return (resources as unknown[]).flatMap((resource) => {
     if (typeof resource !== 'object' || resource === null) return [];
     const { path, schema, dialect } = resource as Record<string, unknown>;
     return [...(Array.isArray(path) ? (path as unknown[]) : [path]), schema, dialect];
   });
 }
 
-async function sizeOf(dir: string, paths: unknown[]): Promise<number | undefined> {
-  let total = 0;
+/** The sizes of the files named, or undefined when one is remote (a missing file is 0). */
+async function sizesOf(dir: string, paths: unknown[]): Promise<number[] | undefined> {
+  const sizes: number[] = [];
   for (const path of paths) {
     if (typeof path !== 'string') continue;
     if (isRemote(path)) return undefined;
     const info = await stat(isAbsolute(path) ? path : join(dir, path)).catch(() => undefined);
-    total += info?.size ?? 0;
-    if (total >= SMALL_INPUT_BYTES) return undefined;
+    sizes.push(info?.size ?? 0);
   }
-  return total;
+  return sizes;
+}
+
+/**
+ * The sizes of an input's local files (and its descriptor's), or undefined when it has
+ * something to fetch or cannot be sized here: that is the worker's to read and report on.
+ */
+export async function localSizes(input: string | Held): Promise<number[] | undefined> {
+  try {
+    if (typeof input !== 'string') return await sizesOf(input.dir, namedPaths(input.descriptor));
+    if (isRemote(input)) return undefined;
+    const source = await resolveSource(input);
+    const info = await stat(source.location);
+    if (source.kind === 'table') return [info.size];
+    if (info.size > MAX_DESCRIPTOR_BYTES) return undefined;
+    const descriptor: unknown = JSON.parse(await readFile(source.location, 'utf8'));
+    const sizes = await sizesOf(source.dir ?? '.', namedPaths(descriptor));
+    return sizes && [info.size, ...sizes];
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -38,22 +61,21 @@ async function sizeOf(dir: string, paths: unknown[]): Promise<number | undefined
  * memory is capped and which a silent server cannot hold up.
  */
 export async function isSmallLocal(input: string | Held): Promise<boolean> {
-  try {
-    if (typeof input !== 'string')
-      return (await sizeOf(input.dir, namedPaths(input.descriptor))) !== undefined;
-    if (isRemote(input)) return false;
-    const source = await resolveSource(input);
-    if (source.kind === 'table') return (await stat(source.location)).size < SMALL_INPUT_BYTES;
-    const info = await stat(source.location);
-    if (info.size > MAX_DESCRIPTOR_BYTES) return false;
-    const descriptor = JSON.parse(await readFile(source.location, 'utf8')) as unknown;
-    if (typeof descriptor !== 'object' || descriptor === null) return true;
-    return (
-      (await sizeOf(source.dir ?? '.', namedPaths(descriptor as Record<string, unknown>))) !==
-      undefined
-    );
-  } catch {
-    // Whatever cannot be sized here is the worker's to read and report on.
-    return false;
-  }
+  const sizes = await localSizes(input);
+  return sizes !== undefined && sizes.reduce((sum, size) => sum + size, 0) < SMALL_INPUT_BYTES;
+}
+
+/**
+ * Whether a table of the input may be large enough to be read as two ranges: not when one
+ * pass is asked for, nor for a remote input or one whose local files are all under the
+ * threshold; yes when the input cannot be sized here.
+ */
+export async function maySplit(
+  input: string | Held,
+  split: SplitOptions | false | undefined,
+): Promise<boolean> {
+  if (split === false || (typeof input === 'string' && isRemote(input))) return false;
+  const sizes = await localSizes(input);
+  const threshold = split?.minBytes ?? SPLIT_MIN_BYTES;
+  return sizes === undefined || sizes.some((size) => size >= threshold);
 }

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSmallLocal, SMALL_INPUT_BYTES } from '../../src/validator/small.js';
+import { isSmallLocal, maySplit, SMALL_INPUT_BYTES } from '../../src/validator/small.js';
+import { SPLIT_MIN_BYTES } from '../../src/validator/table/ranges.js';
 
 describe('which inputs are validated in the calling thread', () => {
   let dir: string;
@@ -41,5 +42,44 @@ describe('which inputs are validated in the calling thread', () => {
     writeFileSync(join(dir, 'datapackage.json'), '{ not json');
     expect(await isSmallLocal(dir)).toBe(false);
     expect(await isSmallLocal(join(dir, 'missing'))).toBe(false);
+  });
+});
+
+describe('which inputs get a second worker beside the first, for a table split in two', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'data-split-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const table = (name: string, bytes: number) => {
+    writeFileSync(join(dir, name), '');
+    truncateSync(join(dir, name), bytes);
+  };
+
+  it('those with a local file at the threshold or above', async () => {
+    table('small.csv', SPLIT_MIN_BYTES - 1);
+    table('large.csv', SPLIT_MIN_BYTES);
+    writeFileSync(
+      join(dir, 'datapackage.json'),
+      JSON.stringify({ resources: [{ path: 'small.csv' }, { path: 'large.csv' }] }),
+    );
+    expect(await maySplit(dir, undefined)).toBe(true);
+    expect(await maySplit(join(dir, 'large.csv'), undefined)).toBe(true);
+    expect(await maySplit(join(dir, 'small.csv'), undefined)).toBe(false);
+    expect(await maySplit(join(dir, 'small.csv'), { minBytes: 1024 })).toBe(true);
+    expect(
+      await maySplit({ descriptor: { resources: [{ path: 'small.csv' }] }, dir }, undefined),
+    ).toBe(false);
+  });
+
+  it('not one pass, nor a remote input; those that cannot be sized here, yes', async () => {
+    table('large.csv', SPLIT_MIN_BYTES);
+    expect(await maySplit(join(dir, 'large.csv'), false)).toBe(false);
+    expect(await maySplit('https://example.org/datapackage.json', undefined)).toBe(false);
+    writeFileSync(join(dir, 'datapackage.json'), '{ not json');
+    expect(await maySplit(dir, undefined)).toBe(true);
   });
 });
