@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { createContext, type Context, type GlobalOptions } from './context.js';
 import { CliError, InterruptedError } from './errors.js';
 import { EXIT } from './exit-codes.js';
 import { systemIO, type IO } from './output/io.js';
+import { asksVersion, nodeTooOld, version } from './version.js';
 import type { HttpFetch } from './client/http.js';
 
 export interface RunOptions {
@@ -14,25 +14,13 @@ export interface RunOptions {
   beforeCommand?: (name: string) => void;
 }
 
-/** Set when `npm run package` bundles data into a single executable. */
-declare const DATA_VERSION: string | undefined;
-
-function version(): string {
-  if (typeof DATA_VERSION === 'string') return DATA_VERSION;
-  const manifest = JSON.parse(
-    readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
-  ) as { version: string };
-  return manifest.version;
-}
-
 /** Parses argv, runs one command and returns its exit code; never exits the process. */
 export async function run(
   argv: readonly string[],
   io: IO,
   options: RunOptions = {},
 ): Promise<number> {
-  // The version is what scripts ask for most often: answer it before loading commander.
-  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+  if (asksVersion(argv)) {
     io.stdout.write(`${version()}\n`);
     return EXIT.ok;
   }
@@ -179,8 +167,7 @@ function stopQuietlyWhenOutputCloses(controller: AbortController): { closed: boo
  * the name of the command about to run.
  */
 export async function main(options: { onCommand?: (name: string) => void } = {}): Promise<void> {
-  const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
-  if (major < 22 || (major === 22 && minor < 19)) {
+  if (nodeTooOld()) {
     process.stderr.write(`error: data needs Node.js 22.19 or newer; this is ${process.version}\n`);
     process.exitCode = EXIT.usage;
     return;

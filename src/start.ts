@@ -2,9 +2,10 @@
  * What bin/data runs: the CLI bundle under a code cache per command (code-cache.ts), written
  * after the command's first run.
  */
-import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadBundle, type LoadedBundle } from './code-cache.js';
 import { firstWord } from './commands/first-word.js';
+import { asksVersion, nodeTooOld, version } from './version.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -33,8 +34,13 @@ function settleCache(cli: LoadedBundle, command: string | undefined, commandRan:
 }
 
 export async function start(argv: readonly string[], env: Env): Promise<void> {
+  // An older Node.js is told by main(), which sets the exit code.
+  if (asksVersion(argv) && !nodeTooOld()) {
+    process.stdout.write(`${version()}\n`);
+    return;
+  }
   const command = guessCommand(argv);
-  const cli = loadBundle(join(import.meta.dirname, 'bundle', 'cli.cjs'), command, env);
+  const cli = loadBundle(fileURLToPath(new URL('bundle/cli.cjs', import.meta.url)), command, env);
   let commandRan = false;
   process.once('exit', () => {
     if (cli.file === undefined) return;

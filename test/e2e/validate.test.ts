@@ -78,6 +78,23 @@ describe('bin/data validate', () => {
     expect(data(['--version']).out.trim()).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
+  // Debian's own Node.js, older than data needs, beside the one the tests run on.
+  const OLD_NODE = '/usr/bin/node';
+  const oldNode = (() => {
+    const run = spawnSync(OLD_NODE, ['-p', 'process.versions.node'], { encoding: 'utf8' });
+    const [major = 0, minor = 0] = (run.stdout ?? '').trim().split('.').map(Number);
+    return run.status === 0 && (major < 22 || (major === 22 && minor < 19));
+  })();
+  it.skipIf(!oldNode && !process.env.CI)('refuses an older Node.js, even for --version', () => {
+    expect(oldNode).toBe(true);
+    for (const args of [['--version'], ['validate', 'examples/cities']]) {
+      const run = spawnSync(OLD_NODE, [BIN, ...args], { cwd: ROOT, encoding: 'utf8' });
+      expect(run.status).toBe(2);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/^error: data needs Node\.js 22\.19 or newer; this is v/);
+    }
+  });
+
   describe('over HTTP', () => {
     let server: Server;
     let url = '';
