@@ -52,6 +52,10 @@ async function scriptBundle(entry: string, name: string): Promise<void> {
     external: EXTERNAL,
     entryPoints: [entry],
     format: 'cjs',
+    // A third smaller, and a small validation's start a sixth shorter with it: V8 reads the
+    // whole source even when the cache holds its code. Names stay, so stack traces name
+    // their functions, but not their lines.
+    minifyWhitespace: true,
     write: false,
     outfile: join(OUT, `${name}.cjs`),
     define: { ...common.define, 'import.meta.url': '__bundleUrl' },
