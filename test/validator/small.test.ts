@@ -5,15 +5,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isSmallLocal, maySplit, SMALL_INPUT_BYTES } from '../../src/validator/small.js';
 import { SPLIT_MIN_BYTES } from '../../src/validator/table/ranges.js';
 
-describe('which inputs are validated in the calling thread', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'data-small-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'data-small-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
 
+describe('which inputs are validated in the calling thread', () => {
   const describeFiles = (resources: unknown[]) =>
     writeFileSync(join(dir, 'datapackage.json'), JSON.stringify({ name: 'p', resources }));
 
@@ -46,14 +46,6 @@ describe('which inputs are validated in the calling thread', () => {
 });
 
 describe('which inputs get a second worker beside the first, for a table split in two', () => {
-  let dir: string;
-  beforeEach(() => {
-    dir = mkdtempSync(join(tmpdir(), 'data-split-'));
-  });
-  afterEach(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
-
   const table = (name: string, bytes: number) => {
     writeFileSync(join(dir, name), '');
     truncateSync(join(dir, name), bytes);
