@@ -19,17 +19,19 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { homeFolder } from './config/home.js';
 import { makeDirectorySync } from './files/directories.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** DATA_CACHE_DIR, else XDG_CACHE_HOME/data, else ~/.cache/data. */
-export function cacheDir(env: Env): string {
+/** DATA_CACHE_DIR, else XDG_CACHE_HOME/data, else ~/.cache/data; none without a home. */
+export function cacheDir(env: Env): string | undefined {
   if (env.DATA_CACHE_DIR) return env.DATA_CACHE_DIR;
-  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'data');
+  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'data');
+  const home = homeFolder(env);
+  return home === undefined ? undefined : join(home, '.cache', 'data');
 }
 
 /**
@@ -95,10 +97,8 @@ export function loadBundle(bundleFile: string, work: string | undefined, env: En
   const source = readFileSync(bundleFile, 'utf8');
   const hash = /^\/\/ bundle ([0-9a-f]{16})\n/.exec(source)?.[1];
   const bundle = (/([^/\\]+)\.cjs$/.exec(bundleFile)?.[1] ?? 'bundle').replace(/-/g, '_');
-  const cached =
-    env.NODE_DISABLE_COMPILE_CACHE || !hash || !work
-      ? undefined
-      : cacheFile(cacheDir(env), bundle, hash, work);
+  const dir = env.NODE_DISABLE_COMPILE_CACHE || !hash || !work ? undefined : cacheDir(env);
+  const cached = dir && hash && work ? cacheFile(dir, bundle, hash, work) : undefined;
   const cachedData = cached ? readOwnCache(cached) : undefined;
   const script = new Script(
     '(function (exports, require, module, __filename, __import, DATA_SAVE_CODE_CACHE) {' +

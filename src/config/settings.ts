@@ -1,16 +1,29 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { homeFolder } from './home.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULT_API = 'http://127.0.0.1:8080';
 
-/** The folder for settings and the credential file: DATA_CONFIG_DIR, else XDG, else ~/.config/data. */
-export function configDir(env: Env): string {
+/** DATA_CONFIG_DIR, else XDG_CONFIG_HOME/data, else ~/.config/data; none without a home. */
+function configDirIfAny(env: Env): string | undefined {
   if (env.DATA_CONFIG_DIR) return env.DATA_CONFIG_DIR;
-  return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'data');
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'data');
+  const home = homeFolder(env);
+  return home === undefined ? undefined : join(home, '.config', 'data');
+}
+
+/** The folder for settings and the credential file, for the commands that write them. */
+export function configDir(env: Env): string {
+  const dir = configDirIfAny(env);
+  if (dir === undefined)
+    throw new UsageError(
+      'this user has no home folder, so data has nowhere to keep settings and sign-ins',
+      'set HOME, or DATA_CONFIG_DIR to a folder of yours',
+    );
+  return dir;
 }
 
 interface Settings {
@@ -55,7 +68,9 @@ export function hubAddress(
   flags: { api?: string | undefined; site?: string | undefined },
   env: Env,
 ): HubAddress {
-  const settings = readSettings(configDir(env));
+  // Without a folder for settings there are none: the flags, the environment or the default.
+  const dir = configDirIfAny(env);
+  const settings = dir === undefined ? {} : readSettings(dir);
   const api = origin(flags.api ?? env.DATA_API ?? settings.api ?? DEFAULT_API, 'the API address');
   const siteValue = flags.site ?? env.DATA_SITE ?? settings.site;
   return { api, site: siteValue ? origin(siteValue, 'the site address') : api };

@@ -92,13 +92,14 @@ function systemKeychain(env: Env): Keychain {
  * DATA_KEYCHAIN=0 turns the keychain off.
  */
 export class CredentialStore {
-  private readonly file: string;
-
   constructor(
     private readonly env: Env,
     private readonly keychain: () => Promise<Keychain> = () => Promise.resolve(systemKeychain(env)),
-  ) {
-    this.file = join(configDir(env), 'credentials.json');
+  ) {}
+
+  /** Asked for only when the file is used: a user with no home can still use DATA_TOKEN. */
+  private get file(): string {
+    return join(configDir(this.env), 'credentials.json');
   }
 
   private get useKeychain(): boolean {
