@@ -1,8 +1,9 @@
 import { embedded, singleExecutable } from '../runtime.js';
 
 /**
- * The validation worker's script. Run from the TypeScript sources (the tests do), a worker
- * thread cannot load TypeScript, so it runs the built copy, which `npm test` builds first.
+ * The validation worker's script: the build's (dist/bundle/worker.js, which runs the worker
+ * bundle under its code cache), whether this module runs from the CLI bundle, the compiled
+ * modules or the TypeScript sources (the tests, for which `npm test` builds it first).
  */
 export function workerUrl(): URL {
   // The single executable carries the worker inside it; a data: URL runs it as a module.
@@ -10,9 +11,10 @@ export function workerUrl(): URL {
     return new URL(
       `data:text/javascript;base64,${Buffer.from(embedded('worker.mjs')).toString('base64')}`,
     );
+  // From dist/validator/ and from dist/bundle/ alike, ../bundle/ is dist/bundle/.
   return import.meta.url.endsWith('.ts')
-    ? new URL('../../dist/validator/worker.js', import.meta.url)
-    : new URL('./worker.js', import.meta.url);
+    ? new URL('../../dist/bundle/worker.js', import.meta.url)
+    : new URL('../bundle/worker.js', import.meta.url);
 }
 
 /** The young generation of a validation worker, in MB: see isolated.ts. */
