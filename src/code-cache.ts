@@ -21,18 +21,14 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { homeFolder } from './config/home.js';
+import { dataFolder } from './config/home.js';
 import { makeDirectorySync } from './files/directories.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** DATA_CACHE_DIR, else XDG_CACHE_HOME/data, else ~/.cache/data; none without a home. */
-export function cacheDir(env: Env): string | undefined {
-  if (env.DATA_CACHE_DIR) return env.DATA_CACHE_DIR;
-  if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'data');
-  const home = homeFolder(env);
-  return home === undefined ? undefined : join(home, '.cache', 'data');
-}
+export const cacheDir = (env: Env): string | undefined =>
+  dataFolder(env, 'DATA_CACHE_DIR', 'XDG_CACHE_HOME', '.cache');
 
 /**
  * A cache belongs to one build of one bundle (the hash its first line carries: V8 itself
@@ -97,7 +93,7 @@ export function loadBundle(bundleFile: string, work: string | undefined, env: En
   const source = readFileSync(bundleFile, 'utf8');
   const hash = /^\/\/ bundle ([0-9a-f]{16})\n/.exec(source)?.[1];
   const bundle = (/([^/\\]+)\.cjs$/.exec(bundleFile)?.[1] ?? 'bundle').replace(/-/g, '_');
-  const dir = env.NODE_DISABLE_COMPILE_CACHE || !hash || !work ? undefined : cacheDir(env);
+  const dir = env.NODE_DISABLE_COMPILE_CACHE ? undefined : cacheDir(env);
   const cached = dir && hash && work ? cacheFile(dir, bundle, hash, work) : undefined;
   const cachedData = cached ? readOwnCache(cached) : undefined;
   const script = new Script(
@@ -114,10 +110,10 @@ export function loadBundle(bundleFile: string, work: string | undefined, env: En
         : 'used';
   let saved = false;
   const save = (): string | undefined => {
-    if (!cached || !hash || fate === 'used' || saved) return undefined;
+    if (!cached || fate === 'used' || saved) return undefined;
     saved = true;
     try {
-      writeCache(cached, script.createCachedData(), `${bundle}-`, `${bundle}-${hash}-`);
+      writeCache(cached, script.createCachedData(), `${bundle}-`, `${bundle}-${String(hash)}-`);
       return undefined;
     } catch (error) {
       // Without a cache the next start compiles as this one did.

@@ -1,19 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { homeFolder } from './home.js';
+import { dataFolder } from './home.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 export const DEFAULT_API = 'http://127.0.0.1:8080';
 
 /** DATA_CONFIG_DIR, else XDG_CONFIG_HOME/data, else ~/.config/data; none without a home. */
-function configDirIfAny(env: Env): string | undefined {
-  if (env.DATA_CONFIG_DIR) return env.DATA_CONFIG_DIR;
-  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'data');
-  const home = homeFolder(env);
-  return home === undefined ? undefined : join(home, '.config', 'data');
-}
+const configDirIfAny = (env: Env): string | undefined =>
+  dataFolder(env, 'DATA_CONFIG_DIR', 'XDG_CONFIG_HOME', '.config');
 
 /** The folder for settings and the credential file, for the commands that write them. */
 export function configDir(env: Env): string {
