@@ -40,6 +40,15 @@ async function waitFor(text: RegExp, ms: number): Promise<number> {
   );
 }
 
+/**
+ * The terminal's mode as the shell prints it after the exit code: `icanon` when data left the
+ * terminal as it found it. Waited for, since stty prints a moment after the exit code.
+ */
+async function terminalMode(): Promise<string> {
+  await waitFor(/^-?icanon$/m, 5_000);
+  return /^-?icanon$/m.exec(screen())?.[0] ?? '';
+}
+
 /** Runs a data command in a fresh terminal; afterwards the shell prints its exit code and the terminal mode. */
 function startInTerminal(args: string, env: Record<string, string>): void {
   const assignments = Object.entries({ NO_COLOR: '1', DATA_KEYCHAIN: '0', ...env })
@@ -128,7 +137,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       const took = await waitFor(/EXIT=\d+/, 5_000);
       expect(screen()).toMatch(/EXIT=130/);
       expect(took).toBeLessThan(1000);
-      expect(screen()).toMatch(/^icanon$/m);
+      expect(await terminalMode()).toBe('icanon');
     } finally {
       kill();
     }
@@ -152,7 +161,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       expect(screen()).toContain(`EXIT=${String(code)}`);
       expect(screen()).toContain(shown);
       expect(deletes() - before).toBe(code === 0 ? 1 : 0);
-      expect(screen()).toMatch(/^icanon$/m);
+      expect(await terminalMode()).toBe('icanon');
     } finally {
       kill();
     }
@@ -206,7 +215,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       const took = await waitFor(/EXIT=\d+/, 5_000);
       expect(screen()).toMatch(/EXIT=130/);
       expect(took).toBeLessThan(1000);
-      expect(screen()).toMatch(/^icanon$/m);
+      expect(await terminalMode()).toBe('icanon');
       expect(slow.requests.some((line) => line.includes('/source/upload'))).toBe(false);
     } finally {
       kill();
