@@ -17,6 +17,11 @@ export interface UploadTarget {
   upload_headers?: Record<string, string>;
   /** The stored object's URL for the resource mapping. */
   object_url?: string;
+  /**
+   * Ours, for a file authorized without its MD5: `after` with a form whose digest follows
+   * the file, or `first` when the hub wants the digest before the bytes.
+   */
+  digest?: string;
   exists: boolean;
 }
 
@@ -158,9 +163,14 @@ export class HubApi {
     return { token: body.token, userid: typeof body.userid === 'string' ? body.userid : '' };
   }
 
-  async rawstoreAuthorize(token: string, body: unknown): Promise<Record<string, UploadTarget>> {
+  /** `retried` false for a request whose failure the caller gets by without. */
+  async rawstoreAuthorize(
+    token: string,
+    body: unknown,
+    retried = true,
+  ): Promise<Record<string, UploadTarget>> {
     const reply = record(
-      await this.post('rawstore authorize', '/rawstore/authorize', token, body, true),
+      await this.post('rawstore authorize', '/rawstore/authorize', token, body, retried),
       'rawstore authorize',
     );
     return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;

@@ -53,11 +53,23 @@ export function typeOf(path: string): string {
   );
 }
 
+/** Smaller files gain too little from starting before their digest to be worth a request. */
+export const EARLY_MIN_BYTES = 8 * 1024 * 1024;
+
+/** An upload started before its file's digest was known (see startEarly). */
+interface EarlyUpload {
+  length: number;
+  cancel: AbortController;
+  /** True once the bytes are stored; false when cancelled or failed (the failure is reported). */
+  stored: Promise<boolean>;
+}
+
 /**
  * Hashes the files one after another; each time the hub is free it authorizes every file
  * hashed so far, and those it does not hold yet start uploading while the next are hashed.
- * Uploads thus begin after the first digest instead of the last. The first failure stops
- * everything still running and is thrown.
+ * Where the hub takes a digest after the bytes, the first large files start uploading at
+ * once, and are cancelled if their digest shows the hub holds them already. The first
+ * failure stops everything still running and is thrown.
  */
 export async function stageFiles(
   files: PackageFile[],
@@ -70,15 +82,15 @@ export async function stageFiles(
     failure ??= { error };
     stop.abort(error);
   };
+  const sizes = await Promise.all(
+    files.map(
+      async (file) =>
+        (await stat(file.source ?? join(options.dir, file.path)).catch(() => undefined))?.size,
+    ),
+  );
   options.onEvent?.({
     type: 'plan',
-    files: await Promise.all(
-      files.map(async (file) => ({
-        path: file.path,
-        bytes: (await stat(file.source ?? join(options.dir, file.path)).catch(() => undefined))
-          ?.size,
-      })),
-    ),
+    files: files.map((file, index) => ({ path: file.path, bytes: sizes[index] })),
   });
   const background: Promise<unknown>[] = [];
   const settled = new Set<number>();
@@ -93,6 +105,18 @@ export async function stageFiles(
     return digest;
   });
   const upload = limiter(options.concurrency);
+  const announced = new Set<string>();
+  const early = startEarly(
+    { files, sizes, digests, announced, upload, fail },
+    options,
+    signal,
+  ).catch((error: unknown) => {
+    fail(error);
+    return new Map<number, EarlyUpload>();
+  });
+  background.push(
+    early.then((started) => Promise.all([...started.values()].map((one) => one.stored))),
+  );
   const staged: StagedFile[] = [];
   try {
     for (let next = 0; next < files.length;) {
@@ -105,16 +129,32 @@ export async function stageFiles(
           ...(await (digests[index] as Promise<{ length: number; md5: string }>)),
         })),
       );
-      for (const file of await authorize(hashed, options)) {
+      const started = await early;
+      for (const [position, file] of (await authorize(hashed, options)).entries()) {
         staged.push(file);
+        const head = started.get(batch[position] ?? -1);
+        const keep = head !== undefined && !file.target.exists && head.length === file.length;
+        if (!keep) head?.cancel.abort();
         options.onEvent?.({
           type: 'file',
           path: file.path,
           bytes: file.length,
           exists: file.target.exists,
         });
-        if (!file.target.exists)
-          background.push(upload(() => uploadOne(file, options, signal)).catch(fail));
+        announced.add(file.path);
+        if (file.target.exists) continue;
+        const stored = keep
+          ? head.stored
+          : upload(async () => {
+              await sendFile(file, file.target, options, signal, announced);
+              return true;
+            });
+        background.push(
+          stored.then(
+            (done) => done && options.onEvent?.({ type: 'uploaded', path: file.path }),
+            fail,
+          ),
+        );
       }
       if (failure) break;
     }
@@ -124,6 +164,79 @@ export async function stageFiles(
   await Promise.all(background);
   if (failure) throw failure.error;
   return staged;
+}
+
+interface Staging {
+  files: PackageFile[];
+  sizes: (number | undefined)[];
+  digests: Promise<{ length: number; md5: string }>[];
+  /** Paths whose upload may report progress: those the hub said it needs. */
+  announced: Set<string>;
+  upload: <T>(task: () => Promise<T>) => Promise<T>;
+  fail: (error: unknown) => void;
+}
+
+/**
+ * Starts uploading the first large files (as many as run at once) before their digests,
+ * through forms whose digest follows the file, where the hub offers them. A hub without
+ * them (an older one refuses the request) leaves every file to be hashed first.
+ */
+async function startEarly(
+  staging: Staging,
+  options: StageOptions,
+  signal: AbortSignal,
+): Promise<Map<number, EarlyUpload>> {
+  const { files, sizes } = staging;
+  const chosen = files
+    .map((_, index) => index)
+    .filter((index) => (sizes[index] ?? 0) >= EARLY_MIN_BYTES)
+    .slice(0, options.concurrency);
+  const started = new Map<number, EarlyUpload>();
+  if (chosen.length === 0) return started;
+  let targets: Record<string, UploadTarget>;
+  try {
+    targets = await options.api.rawstoreAuthorize(
+      options.rawstoreToken,
+      {
+        metadata: options.metadata,
+        digest_after: true,
+        filedata: Object.fromEntries(
+          chosen.map((index) => {
+            const file = files[index] as PackageFile;
+            return [file.path, { length: sizes[index], name: file.name, type: typeOf(file.path) }];
+          }),
+        ),
+      },
+      false,
+    );
+  } catch (error) {
+    // Nothing is lost: the files are hashed first, and the hub's answer to that counts.
+    if (error instanceof CliError && !signal.aborted) return started;
+    throw error;
+  }
+  for (const index of chosen) {
+    const file = files[index] as PackageFile;
+    const target = targets[file.path];
+    const length = sizes[index] ?? 0;
+    if (target?.digest !== 'after' || typeof target.upload_url !== 'string') continue;
+    const cancel = new AbortController();
+    const digest = (staging.digests[index] as Promise<{ md5: string }>).then(({ md5 }) => md5);
+    // Its failure is the digest's own, reported where the digests are awaited.
+    digest.catch(() => undefined);
+    const stored = staging.upload(async () => {
+      if (cancel.signal.aborted) return false;
+      const both = AbortSignal.any([signal, cancel.signal]);
+      try {
+        await sendFile({ ...file, length }, target, options, both, staging.announced, digest);
+        return true;
+      } catch (error) {
+        if (!cancel.signal.aborted) staging.fail(error);
+        return false;
+      }
+    });
+    started.set(index, { length, cancel, stored });
+  }
+  return started;
 }
 
 async function authorize(
@@ -161,12 +274,15 @@ function putHeaders(target: UploadTarget): Record<string, string> {
   return headers;
 }
 
-async function uploadOne(
-  file: StagedFile,
+/** Sends one file; its progress is reported once the hub said it needs the file. */
+async function sendFile(
+  file: PackageFile & { length: number },
+  target: UploadTarget,
   options: StageOptions,
   signal: AbortSignal,
+  announced: Set<string>,
+  digestAfter?: Promise<string>,
 ): Promise<void> {
-  const { target } = file;
   const common = { url: target.upload_url, path: file.source ?? join(options.dir, file.path) };
   const upload: Upload =
     target.upload_method === 'PUT'
@@ -177,13 +293,16 @@ async function uploadOne(
           fields: target.upload_query,
           length: file.length,
           contentType: target.upload_query['Content-Type'] ?? typeOf(file.path),
+          ...(digestAfter ? { digestAfter } : {}),
         };
   await uploadFile(
     options.fetch,
     upload,
     file.path,
-    (sent) => options.onEvent?.({ type: 'progress', path: file.path, sent, bytes: file.length }),
+    (sent) => {
+      if (announced.has(file.path))
+        options.onEvent?.({ type: 'progress', path: file.path, sent, bytes: file.length });
+    },
     signal,
   );
-  options.onEvent?.({ type: 'uploaded', path: file.path });
 }

@@ -17,9 +17,15 @@ const POLICY_SECONDS = 3600;
 /** Object key: 32 hex digits of the MD5, and the extension of the file it came as. */
 export const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
 
+/**
+ * What an upload form's signature binds. A form for bytes whose digest comes after them
+ * (`md5` undefined) binds no key: the key is the digest of the bytes received, with
+ * `extension`, and the digest must also follow the file in the form.
+ */
 interface Policy {
   key: string;
-  md5: string;
+  md5: string | undefined;
+  extension?: string;
   length: number;
   type: string;
   ownerid: string;
@@ -29,9 +35,11 @@ interface Policy {
 
 /** Object key: hex MD5 of the bytes plus the file's extension. */
 export function objectKey(md5Base64: string, path: string): string {
-  const hex = Buffer.from(md5Base64, 'base64').toString('hex');
-  const extension = /\.([a-z0-9]{1,10})$/i.exec(path)?.[0]?.toLowerCase() ?? '';
-  return `${hex}${extension}`;
+  return `${Buffer.from(md5Base64, 'base64').toString('hex')}${extensionOf(path)}`;
+}
+
+function extensionOf(path: string): string {
+  return /\.([a-z0-9]{1,10})$/i.exec(path)?.[0]?.toLowerCase() ?? '';
 }
 
 /**
@@ -53,20 +61,22 @@ export function objectsUrl(hub: Hub): string {
 
 interface FileEntry {
   length: number;
-  md5: string;
+  /** Undefined when the client sends the digest after the bytes (`digest_after`). */
+  md5: string | undefined;
   type: string;
 }
 
-function fileEntry(path: string, value: unknown): FileEntry {
+function fileEntry(path: string, value: unknown, digestAfter: boolean): FileEntry {
   if (!isObject(value)) throw new HttpError(400, `filedata "${path}" must be an object`);
   const { length, md5, type } = value;
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
     throw new HttpError(400, `filedata "${path}": "length" must be a whole number of bytes`);
-  if (typeof md5 !== 'string' || Buffer.from(md5, 'base64').length !== 16)
+  const later = md5 === undefined && digestAfter;
+  if (!later && (typeof md5 !== 'string' || Buffer.from(md5, 'base64').length !== 16))
     throw new HttpError(400, `filedata "${path}": "md5" must be the base64 of an MD5 digest`);
   return {
     length,
-    md5,
+    md5: later ? undefined : String(md5),
     type: typeof type === 'string' && type !== '' ? type : 'application/octet-stream',
   };
 }
@@ -87,9 +97,11 @@ export async function authorize(
   const isPrivate = body.metadata.findability === 'private';
   const canPut =
     Array.isArray(body.upload_methods) && body.upload_methods.includes('PUT') && hub.storage.direct;
+  const digestAfter = body.digest_after === true;
   const entries = await Promise.all(
     Object.entries(body.filedata).map(async ([path, value]) => {
-      const entry = fileEntry(path, value);
+      const entry = fileEntry(path, value, digestAfter);
+      if (entry.md5 === undefined) return { path, entry, key: undefined, exists: false };
       const key = objectKey(entry.md5, path);
       // `exists` speaks of the caller's own objects only: whether anyone else stored the
       // same bytes is not the caller's business, and an upload of them is still needed.
@@ -106,11 +118,24 @@ export async function authorize(
     return sendText(response, 403, quotaMessage(hub));
   const filedata: Record<string, unknown> = {};
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
+  const form = { userid, isPrivate, expires };
   for (const { path, entry, key, exists } of entries) {
+    if (key === undefined || entry.md5 === undefined) {
+      // A store that takes uploads itself would get these bytes through the hub, a detour
+      // that costs more than the client's digest: the client hashes first.
+      filedata[path] = hub.storage.direct
+        ? { digest: 'first' }
+        : { digest: 'after', ...postForm(hub, form, entry, extensionOf(path)) };
+      continue;
+    }
     await hub.store.recordUpload(userid, path, key);
     const objectUrl = `${objectsUrl(hub)}/${key}`;
     if (canPut) {
-      const put = await canPut.presignPut(stagedPath(userid, key), entry, POLICY_SECONDS);
+      const put = await canPut.presignPut(
+        stagedPath(userid, key),
+        { ...entry, md5: entry.md5 },
+        POLICY_SECONDS,
+      );
       filedata[path] = {
         upload_method: 'PUT',
         upload_url: put.url,
@@ -121,31 +146,44 @@ export async function authorize(
       };
       continue;
     }
-    const policy: Policy = {
-      key,
-      md5: entry.md5,
-      length: entry.length,
-      type: entry.type,
-      ownerid: userid,
-      private: isPrivate,
-      expires,
-    };
-    const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
-    filedata[path] = {
-      upload_url: objectsUrl(hub),
-      upload_query: {
-        key,
-        acl: isPrivate ? 'private' : 'public-read',
-        'Content-MD5': entry.md5,
-        'Content-Type': entry.type,
-        Policy: encoded,
-        Signature: hmac(hub.keys, encoded),
-      },
-      object_url: objectUrl,
-      exists,
-    };
+    filedata[path] = { ...postForm(hub, form, entry, key), object_url: objectUrl, exists };
   }
   sendJson(response, 200, { filedata });
+}
+
+/**
+ * A signed POST form. With the digest known, it binds the key and the digest; else it
+ * binds the extension the key will end with, and the digest follows the file.
+ */
+function postForm(
+  hub: Hub,
+  form: { userid: string; isPrivate: boolean; expires: number },
+  entry: FileEntry,
+  keyOrExtension: string,
+): { upload_url: string; upload_query: Record<string, string> } {
+  const known = entry.md5 !== undefined;
+  const policy: Policy = {
+    key: known ? keyOrExtension : '',
+    md5: entry.md5,
+    ...(known ? {} : { extension: keyOrExtension }),
+    length: entry.length,
+    type: entry.type,
+    ownerid: form.userid,
+    private: form.isPrivate,
+    expires: form.expires,
+  };
+  const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
+  return {
+    upload_url: objectsUrl(hub),
+    upload_query: {
+      ...(known ? { key: keyOrExtension } : {}),
+      acl: form.isPrivate ? 'private' : 'public-read',
+      ...(entry.md5 === undefined ? {} : { 'Content-MD5': entry.md5 }),
+      'Content-Type': entry.type,
+      Policy: encoded,
+      Signature: hmac(hub.keys, encoded),
+    },
+  };
 }
 
 export function quotaMessage(hub: Hub): string {
@@ -159,10 +197,16 @@ function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
   if (!encoded || !sameSecret(signature, hmac(hub.keys, encoded)))
     throw new HttpError(403, 'the upload signature does not match its policy');
   const policy = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Policy;
-  if (!OBJECT_KEY.test(policy.key)) throw new HttpError(403, 'the upload policy is not valid');
+  const digestAfter = policy.md5 === undefined;
+  if (
+    digestAfter
+      ? !/^(\.[a-z0-9]{1,10})?$/.test(policy.extension ?? '')
+      : !OBJECT_KEY.test(policy.key)
+  )
+    throw new HttpError(403, 'the upload policy is not valid');
   if (policy.expires * 1000 < Date.now()) throw new HttpError(403, 'the upload policy has expired');
   if (
-    fields.get('key') !== policy.key ||
+    (digestAfter ? fields.has('key') : fields.get('key') !== policy.key) ||
     fields.get('Content-MD5') !== policy.md5 ||
     fields.get('Content-Type') !== policy.type
   ) {
@@ -187,7 +231,20 @@ function meter(limit: number): { transform: Transform; md5: () => string; length
   return { transform, md5: () => hash.digest('base64'), length: () => length };
 }
 
-async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, string>): Promise<void> {
+/** An upload's bytes, in a temporary file of the hub's, with their digest. */
+interface Received {
+  policy: Policy;
+  temporary: string;
+  md5: string;
+}
+
+/** Writes the form's file to a temporary file, checking its policy and its length. */
+async function receiveFile(
+  hub: Hub,
+  stream: Readable,
+  fields: Map<string, string>,
+  temporary: string,
+): Promise<Received> {
   let policy: Policy;
   try {
     policy = checkPolicy(hub, fields);
@@ -195,42 +252,43 @@ async function receiveFile(hub: Hub, stream: Readable, fields: Map<string, strin
     stream.resume();
     throw error;
   }
-  const temporary = join(hub.tmpDir, `${randomBytes(12).toString('hex')}.part`);
   const counter = meter(policy.length);
-  try {
-    await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));
-    if (counter.length() !== policy.length)
-      throw new HttpError(
-        400,
-        `received ${String(counter.length())} bytes, the policy says ${String(policy.length)}`,
-      );
-    if (counter.md5() !== policy.md5)
-      throw new HttpError(400, 'the bytes received do not match Content-MD5');
-    const { key, ownerid, length } = policy;
-    // The bytes are in place before anyone holds them, so that a holding always names
-    // stored bytes: another upload of the owner's may say they exist as soon as it is held.
-    if ((await hub.store.storageUsed(ownerid)) + length > hub.options.maxStorageBytes)
-      throw new HttpError(403, quotaMessage(hub), true);
-    await hub.storage.putFile(objectPath(key), temporary, {
-      md5: policy.md5,
-      length,
-      type: policy.type,
-    });
-    // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
-    // unheld (their key names them, and a later upload of them is taken as it is).
-    if (
-      !(await hub.store.addHolding(
-        key,
-        ownerid,
-        length,
-        policy.private,
-        hub.options.maxStorageBytes,
-      ))
-    )
-      throw new HttpError(403, quotaMessage(hub), true);
-  } finally {
-    await rm(temporary, { force: true });
-  }
+  await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));
+  if (counter.length() !== policy.length)
+    throw new HttpError(
+      400,
+      `received ${String(counter.length())} bytes, the policy says ${String(policy.length)}`,
+    );
+  return { policy, temporary, md5: counter.md5() };
+}
+
+/**
+ * Stores received bytes under their content key, once their digest matches the one the
+ * policy binds or, for a digest sent after the file, the form's last field. Returns the key.
+ */
+async function storeReceived(
+  hub: Hub,
+  { policy, temporary, md5 }: Received,
+  fields: Map<string, string>,
+): Promise<string> {
+  const claimed = policy.md5 ?? fields.get('Content-MD5');
+  if (claimed === undefined)
+    throw new HttpError(400, 'the form needs a "Content-MD5" field after the file');
+  if (md5 !== claimed) throw new HttpError(400, 'the bytes received do not match Content-MD5');
+  const key = policy.md5 === undefined ? objectKey(md5, policy.extension ?? '') : policy.key;
+  const { ownerid, length } = policy;
+  // The bytes are in place before anyone holds them, so that a holding always names
+  // stored bytes: another upload of the owner's may say they exist as soon as it is held.
+  if ((await hub.store.storageUsed(ownerid)) + length > hub.options.maxStorageBytes)
+    throw new HttpError(403, quotaMessage(hub), true);
+  await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: policy.type });
+  // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
+  // unheld (their key names them, and a later upload of them is taken as it is).
+  if (
+    !(await hub.store.addHolding(key, ownerid, length, policy.private, hub.options.maxStorageBytes))
+  )
+    throw new HttpError(403, quotaMessage(hub), true);
+  return key;
 }
 
 /**
@@ -278,7 +336,28 @@ async function placeStaged(hub: Hub, staged: string, key: string): Promise<void>
   }
 }
 
-export function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+/**
+ * Takes a signed form's upload. The file is written while the form streams in; it is
+ * stored once the whole form is read, as a digest may follow the file. A form whose
+ * digest came after the file is answered with the stored object's URL.
+ */
+export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const temporary = join(hub.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+  try {
+    const { received, fields } = await readForm(hub, request, temporary);
+    const key = await storeReceived(hub, received, fields);
+    if (received.policy.md5 !== undefined) return void response.writeHead(204).end();
+    sendJson(response, 200, { object_url: `${objectsUrl(hub)}/${key}`, md5: received.md5 });
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+function readForm(
+  hub: Hub,
+  request: Request,
+  temporary: string,
+): Promise<{ received: Received; fields: Map<string, string> }> {
   return new Promise((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -291,11 +370,11 @@ export function upload(hub: Hub, request: Request, response: ServerResponse): Pr
       return;
     }
     const fields = new Map<string, string>();
-    let received: Promise<void> | undefined;
+    let received: Promise<Received> | undefined;
     parser.on('field', (name, value) => fields.set(name, value));
     parser.on('file', (name, stream) => {
-      if (name !== 'file') return void stream.resume();
-      received = receiveFile(hub, stream, fields);
+      if (name !== 'file' || received) return void stream.resume();
+      received = receiveFile(hub, stream, new Map(fields), temporary);
       received.catch((error: unknown) => {
         request.raw.unpipe(parser);
         request.raw.resume();
@@ -305,10 +384,7 @@ export function upload(hub: Hub, request: Request, response: ServerResponse): Pr
     parser.on('error', () => reject(new HttpError(400, 'malformed multipart body')));
     parser.on('close', () => {
       if (!received) return reject(new HttpError(400, 'the form has no "file" field'));
-      received.then(() => {
-        response.writeHead(204).end();
-        resolve();
-      }, reject);
+      received.then((file) => resolve({ received: file, fields }), reject);
     });
     request.raw.on('error', reject);
     request.raw.pipe(parser);

@@ -10,6 +10,11 @@ export interface UploadForm {
   path: string;
   length: number;
   contentType: string;
+  /**
+   * The file's base64 MD5, sent as a last field after the file, for a form signed before
+   * the digest was known. The body waits for it before it ends.
+   */
+  digestAfter?: Promise<string>;
 }
 
 /** A presigned PUT: the file is the body, with the headers the signature binds. */
@@ -44,7 +49,15 @@ function multipart(
   const head = Buffer.from(
     `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`,
   );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const end = `\r\n--${boundary}--\r\n`;
+  const digestField = (md5: string) =>
+    `\r\n--${boundary}\r\nContent-Disposition: form-data; name="Content-MD5"\r\n\r\n${md5}`;
+  const tail = async () =>
+    Buffer.from(form.digestAfter ? `${digestField(await form.digestAfter)}${end}` : end);
+  // A base64 MD5 is always 24 characters: the length is known before the digest.
+  const tailLength = Buffer.byteLength(
+    form.digestAfter ? `${digestField('x'.repeat(24))}${end}` : end,
+  );
   async function* body(): AsyncIterable<Uint8Array> {
     yield head;
     let sent = 0;
@@ -53,12 +66,12 @@ function multipart(
       onBytes(sent);
       yield chunk;
     }
-    yield tail;
+    yield await tail();
   }
   return {
     body: body(),
     type: `multipart/form-data; boundary=${boundary}`,
-    length: head.length + form.length + tail.length,
+    length: head.length + form.length + tailLength,
   };
 }
 

@@ -14,6 +14,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
+import busboy from 'busboy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { humanBytes } from '../../src/output/units.js';
 import { run } from '../../src/cli.js';
@@ -113,6 +114,211 @@ const CITIES = join(EXAMPLES, 'cities');
 function publishingHub() {
   return [authenticated, authorizeOk, rawstoreReply(false), sourceOk, statusDone];
 }
+
+/** A package whose table is large enough to start uploading before its digest. */
+function largePackage(): { dir: string; table: Buffer; md5: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'data-large-'));
+  const rows = Array.from({ length: 700_000 }, (_, id) => `${String(id)},value ${String(id)}`);
+  const table = Buffer.from(`id,name\n${rows.join('\n')}\n`);
+  writeFileSync(join(dir, 'table.csv'), table);
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({ name: 'world-cities', resources: [{ name: 'table', path: 'table.csv' }] }),
+  );
+  return { dir, table, md5: createHash('md5').update(table).digest('base64') };
+}
+
+interface AuthorizeBody {
+  digest_after?: boolean;
+  filedata: Record<string, { md5?: string; length: number }>;
+}
+
+/**
+ * A hub that takes digests after the bytes: entries without `md5` get forms posted to
+ * /later; the others are answered as `rawstoreReply` does, `exists` for the paths in `held`.
+ */
+function digestAfterHub(held: string[] = []) {
+  const bodies: AuthorizeBody[] = [];
+  const handler = http.post(`${API}/rawstore/authorize`, async ({ request }) => {
+    const body = (await request.json()) as AuthorizeBody;
+    bodies.push(body);
+    const filedata = Object.fromEntries(
+      Object.entries(body.filedata).map(([path, entry]) => [
+        path,
+        entry.md5 === undefined && body.digest_after
+          ? { digest: 'after', upload_url: `${API}/later`, upload_query: { Policy: 'p' } }
+          : {
+              upload_url: `${API}/upload`,
+              upload_query: { key: `${path.replace(/\W/g, '')}.csv`, 'Content-MD5': entry.md5 },
+              exists: held.includes(path),
+            },
+      ]),
+    );
+    return HttpResponse.json({ filedata });
+  });
+  return { bodies, handler };
+}
+
+/** A multipart form's field names in order, its Content-MD5 field and its file's size. */
+async function readForm(
+  request: Request,
+): Promise<{ names: string[]; md5: unknown; bytes: number }> {
+  const form = { names: [] as string[], md5: undefined as unknown, bytes: 0 };
+  const parser = busboy({ headers: Object.fromEntries(request.headers) });
+  parser.on('field', (name, value) => {
+    form.names.push(name);
+    if (name === 'Content-MD5') form.md5 = value;
+  });
+  parser.on('file', (name, stream) => {
+    form.names.push(name);
+    stream.on('data', (chunk: Buffer) => (form.bytes += chunk.length));
+  });
+  const done = new Promise((resolve) => parser.on('close', resolve));
+  parser.end(Buffer.from(await request.arrayBuffer()));
+  await done;
+  return form;
+}
+
+/** Records each form posted to `path`: its field names in order, its digest and its file. */
+function formsAt(path: string) {
+  const forms: { names: string[]; md5: unknown; bytes: number }[] = [];
+  const handler = http.post(`${API}${path}`, async ({ request }) => {
+    forms.push(await readForm(request));
+    return path === '/later'
+      ? HttpResponse.json({ object_url: `${API}/upload/x.csv` })
+      : new HttpResponse(null, { status: 204 });
+  });
+  return { forms, handler };
+}
+
+describe('publish a large file before its digest', () => {
+  it('posts it at once through a form whose digest follows the file, and only once', async () => {
+    const { dir, table, md5 } = largePackage();
+    const hub = digestAfterHub();
+    const later = formsAt('/later');
+    const upload = formsAt('/upload');
+    server.use(
+      authenticated,
+      authorizeOk,
+      hub.handler,
+      later.handler,
+      upload.handler,
+      sourceOk,
+      statusDone,
+    );
+    const { code, out } = await data(['--json', 'publish', dir]);
+    expect(code).toBe(0);
+    expect(JSON.parse(out)).toMatchObject({ uploaded: ['datapackage.json', 'table.csv'] });
+    // Asked for first, without a digest; the small descriptor is not worth an early form.
+    expect(hub.bodies[0]).toMatchObject({
+      digest_after: true,
+      filedata: { 'table.csv': { length: table.length } },
+    });
+    expect(Object.keys(hub.bodies[0]?.filedata ?? {})).toEqual(['table.csv']);
+    expect(hub.bodies[0]?.filedata['table.csv']).not.toHaveProperty('md5');
+    expect(later.forms).toEqual([
+      { names: ['Policy', 'file', 'Content-MD5'], md5, bytes: table.length },
+    ]);
+    expect(upload.forms.map((form) => form.bytes)).toEqual([
+      statSync(join(dir, 'datapackage.json')).size,
+    ]);
+  });
+
+  it('lets the early upload go when the digest shows the hub holds the file', async () => {
+    const { dir } = largePackage();
+    const hub = digestAfterHub(['table.csv']);
+    const upload = formsAt('/upload');
+    server.use(
+      authenticated,
+      authorizeOk,
+      hub.handler,
+      http.post(`${API}/later`, async ({ request }) => {
+        await request.arrayBuffer();
+        await delay('infinite');
+        return HttpResponse.json({});
+      }),
+      upload.handler,
+      sourceOk,
+      statusDone,
+    );
+    const { code, out, err } = await data(['publish', dir]);
+    expect(code).toBe(0);
+    expect(err).toContain('already stored table.csv');
+    expect(err).not.toContain('uploaded table.csv');
+    expect(out + err).not.toMatch(/error/i);
+    expect(upload.forms).toHaveLength(1);
+  });
+
+  it('hashes first on a hub that refuses entries without a digest, asking once', async () => {
+    for (const refusal of [400, 500]) {
+      const { dir } = largePackage();
+      let refused = 0;
+      const upload = formsAt('/upload');
+      server.use(
+        authenticated,
+        authorizeOk,
+        http.post(`${API}/rawstore/authorize`, async ({ request }) => {
+          const body = (await request.clone().json()) as AuthorizeBody;
+          if (Object.values(body.filedata).some((entry) => entry.md5 === undefined)) {
+            refused++;
+            return new HttpResponse('md5 is required', { status: refusal });
+          }
+          return undefined;
+        }),
+        rawstoreReply(false),
+        upload.handler,
+        sourceOk,
+        statusDone,
+      );
+      const { code, out } = await data(['--json', 'publish', dir]);
+      expect(code).toBe(0);
+      expect(refused).toBe(1);
+      expect(JSON.parse(out)).toMatchObject({ uploaded: ['datapackage.json', 'table.csv'] });
+      expect(upload.forms.map((form) => form.bytes)).toContain(
+        statSync(join(dir, 'table.csv')).size,
+      );
+      expect(upload.forms.every((form) => form.names.at(-1) === 'file')).toBe(true);
+    }
+  });
+
+  it('hashes first where the hub asks for the digest first', async () => {
+    const { dir, table } = largePackage();
+    const upload = formsAt('/upload');
+    server.use(
+      authenticated,
+      authorizeOk,
+      http.post(`${API}/rawstore/authorize`, async ({ request }) => {
+        const body = (await request.clone().json()) as AuthorizeBody;
+        if (!body.digest_after) return undefined;
+        return HttpResponse.json({ filedata: { 'table.csv': { digest: 'first' } } });
+      }),
+      rawstoreReply(false),
+      upload.handler,
+      sourceOk,
+      statusDone,
+    );
+    const { code } = await data(['publish', dir]);
+    expect(code).toBe(0);
+    expect(upload.forms.map((form) => form.bytes)).toContain(table.length);
+  });
+
+  it('names the early upload the hub failed, and exits 3', async () => {
+    const { dir } = largePackage();
+    const hub = digestAfterHub();
+    server.use(
+      authenticated,
+      authorizeOk,
+      hub.handler,
+      http.post(`${API}/later`, () => new HttpResponse('broken', { status: 500 })),
+      formsAt('/upload').handler,
+      sourceOk,
+      statusDone,
+    );
+    const { code, err } = await data(['publish', dir]);
+    expect(code).toBe(3);
+    expect(err).toMatch(/error: upload table\.csv: 500 broken/);
+  });
+});
 
 describe('publish against a failing hub', () => {
   it('names the step and what the hub said on a quota refusal', async () => {

@@ -120,6 +120,7 @@ export interface AuthorizeReply {
       upload_method?: string;
       upload_headers?: Record<string, string>;
       object_url?: string;
+      digest?: string;
       exists: boolean;
     }
   >;
@@ -147,6 +148,37 @@ export async function authorizeUploads(
       ...(methods ? { upload_methods: methods } : {}),
     }),
   });
+}
+
+/** Asks for forms whose digest follows the file: entries without `md5`, and `digest_after`. */
+export async function authorizeDigestAfter(
+  base: string,
+  rawstore: { token: string; userid: string },
+  lengths: Map<string, number>,
+  options: { findability?: string; digestAfter?: boolean } = {},
+): Promise<Response> {
+  return fetch(`${base}/rawstore/authorize`, {
+    method: 'POST',
+    headers: { 'Auth-Token': rawstore.token, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      metadata: { owner: rawstore.userid, findability: options.findability ?? 'published' },
+      filedata: Object.fromEntries(
+        [...lengths].map(([path, length]) => [path, { length, name: path, type: 'text/csv' }]),
+      ),
+      ...(options.digestAfter === false ? {} : { digest_after: true }),
+    }),
+  });
+}
+
+/** A form's fields, the file, and then (when given) the digest as the last field. */
+export function uploadFormDigestAfter(
+  query: Record<string, string>,
+  bytes: Buffer,
+  md5: string | undefined,
+): FormData {
+  const form = uploadForm(query, bytes);
+  if (md5 !== undefined) form.append('Content-MD5', md5);
+  return form;
 }
 
 export function uploadForm(query: Record<string, string>, bytes: Buffer): FormData {

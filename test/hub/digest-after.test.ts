@@ -1,0 +1,212 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  authorizeDigestAfter,
+  authorizeUploads,
+  browserLogin,
+  md5Base64,
+  runData,
+  serviceToken,
+  storedObjects,
+  uploadFormDigestAfter,
+  withHub,
+  type AuthorizeReply,
+} from './helpers.js';
+
+/** Uploads the hub is still writing, or left behind. */
+function partial(folder: string): string[] {
+  return readdirSync(folder).filter((name) => name.endsWith('.part'));
+}
+
+type Entry = AuthorizeReply['filedata'][string];
+
+/** A form for `path`, asked for before the digest of `bytes` is known. */
+async function laterForm(
+  url: string,
+  rawstore: { token: string; userid: string },
+  path: string,
+  length: number,
+): Promise<Entry> {
+  const response = await authorizeDigestAfter(url, rawstore, new Map([[path, length]]));
+  expect(response.status).toBe(200);
+  const entry = ((await response.json()) as AuthorizeReply).filedata[path];
+  if (!entry) throw new Error(`no entry for ${path}`);
+  return entry;
+}
+
+function post(entry: Entry, body: FormData): Promise<Response> {
+  return fetch(entry.upload_url, { method: 'POST', body });
+}
+
+async function errorOf(response: Response): Promise<string> {
+  return ((await response.json()) as { error: string }).error;
+}
+
+async function signedIn(url: string): Promise<{ token: string; userid: string }> {
+  return serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+}
+
+describe('uploads whose digest follows the file', () => {
+  it('stores the bytes under their digest, answers where, and then counts them as held', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const rawstore = await signedIn(url);
+      const bytes = Buffer.from('id,name\n1,Ada\n2,Grace\n');
+      const entry = await laterForm(url, rawstore, 'data/people.CSV', bytes.length);
+      if (hub.storage.direct) {
+        // A store that takes uploads itself gets them straight from the client, once hashed.
+        expect(entry).toEqual({ digest: 'first' });
+        return;
+      }
+      expect(entry.digest).toBe('after');
+      expect(entry.upload_query).not.toHaveProperty('key');
+      expect(entry.upload_query).not.toHaveProperty('Content-MD5');
+      expect(entry).not.toHaveProperty('object_url');
+      const md5 = md5Base64(bytes);
+      const stored = await post(entry, uploadFormDigestAfter(entry.upload_query, bytes, md5));
+      expect(stored.status).toBe(200);
+      const key = `${Buffer.from(md5, 'base64').toString('hex')}.csv`;
+      expect(await stored.json()).toEqual({ object_url: `${url}/rawstore/objects/${key}`, md5 });
+      expect(await storedObjects(hub)).toEqual([key]);
+      const again = (await (
+        await authorizeUploads(url, rawstore, new Map([['data/people.CSV', bytes]]))
+      ).json()) as AuthorizeReply;
+      expect(again.filedata['data/people.CSV']?.exists).toBe(true);
+      expect(partial(hub.tmpDir)).toEqual([]);
+    });
+  });
+
+  it('refuses bytes that do not match the digest after them, or come without one, and keeps nothing', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      if (hub.storage.direct) return;
+      const rawstore = await signedIn(url);
+      const bytes = Buffer.from('a,b\n1,2\n');
+      const other = md5Base64(Buffer.from('a,b\n1,3\n'));
+      const cases: [string | undefined, number, RegExp][] = [
+        [other, 400, /do not match Content-MD5/],
+        [undefined, 400, /"Content-MD5" field after the file/],
+        ['not a digest', 400, /do not match Content-MD5/],
+      ];
+      for (const [digest, status, message] of cases) {
+        const entry = await laterForm(url, rawstore, 'x.csv', bytes.length);
+        const response = await post(
+          entry,
+          uploadFormDigestAfter(entry.upload_query, bytes, digest),
+        );
+        expect(response.status).toBe(status);
+        expect(await errorOf(response)).toMatch(message);
+      }
+      expect(await storedObjects(hub)).toEqual([]);
+      expect(partial(hub.tmpDir)).toEqual([]);
+    });
+  });
+
+  it('binds the form as a signed-up-front one: fields, length, owner, expiry', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      if (hub.storage.direct) return;
+      const rawstore = await signedIn(url);
+      const bytes = Buffer.from('a,b\n1,2\n');
+      const md5 = md5Base64(bytes);
+      const entry = await laterForm(url, rawstore, 'x.csv', bytes.length);
+      const attempts: [Record<string, string>, Buffer, number][] = [
+        // A digest before the file would let a client name the key it pleased.
+        [{ ...entry.upload_query, 'Content-MD5': md5 }, bytes, 403],
+        [{ ...entry.upload_query, key: `${'0'.repeat(32)}.csv` }, bytes, 403],
+        [{ ...entry.upload_query, 'Content-Type': 'text/html' }, bytes, 403],
+        [{ ...entry.upload_query, Signature: 'x' }, bytes, 403],
+        [entry.upload_query, Buffer.concat([bytes, Buffer.from('3,4\n')]), 400],
+        [entry.upload_query, bytes.subarray(1), 400],
+      ];
+      for (const [query, body, status] of attempts) {
+        const response = await post(entry, uploadFormDigestAfter(query, body, md5Base64(body)));
+        expect(response.status, JSON.stringify(query)).toBe(status);
+        await response.text();
+      }
+      expect(await storedObjects(hub)).toEqual([]);
+    });
+  });
+
+  it('is refused without "digest_after", as a missing digest always was', async () => {
+    await withHub({}, async ({ url }) => {
+      const rawstore = await signedIn(url);
+      const response = await authorizeDigestAfter(url, rawstore, new Map([['x.csv', 8]]), {
+        digestAfter: false,
+      });
+      expect(response.status).toBe(400);
+      expect(await errorOf(response)).toMatch(/"md5" must be the base64 of an MD5 digest/);
+    });
+  });
+
+  it('holds the quota: asked for up front, and again when the bytes land', async () => {
+    await withHub({ maxStorageBytes: 25_000 }, async ({ url, hub }) => {
+      if (hub.storage.direct) return;
+      const rawstore = await signedIn(url);
+      const refused = await authorizeDigestAfter(url, rawstore, new Map([['big.bin', 30_000]]));
+      expect(refused.status).toBe(403);
+      const files = [0, 1, 2].map((index) => Buffer.alloc(10_000, String(index)));
+      const entries = await Promise.all(
+        files.map((bytes, index) =>
+          laterForm(url, rawstore, `f${String(index)}.bin`, bytes.length),
+        ),
+      );
+      const statuses = [];
+      for (const [index, entry] of entries.entries()) {
+        const bytes = files[index] ?? Buffer.alloc(0);
+        const response = await post(
+          entry,
+          uploadFormDigestAfter(entry.upload_query, bytes, md5Base64(bytes)),
+        );
+        statuses.push(response.status);
+        await response.text();
+      }
+      expect(statuses).toEqual([200, 200, 403]);
+      expect(await storedObjects(hub)).toHaveLength(2);
+    });
+  });
+
+  it('data publish sends a large file before its digest, and skips it when it is stored already', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'data-later-'));
+    try {
+      await withHub({}, async ({ url, hub }) => {
+        const rows = Array.from(
+          { length: 700_000 },
+          (_, id) => `${String(id)},value ${String(id)}`,
+        );
+        const table = Buffer.from(`id,name\n${rows.join('\n')}\n`);
+        expect(table.length).toBeGreaterThan(8 * 1024 * 1024);
+        mkdirSync(join(work, 'pkg'));
+        writeFileSync(join(work, 'pkg/table.csv'), table);
+        const descriptor = { name: 'later', resources: [{ name: 'table', path: 'table.csv' }] };
+        writeFileSync(join(work, 'pkg/datapackage.json'), JSON.stringify(descriptor));
+        const env = { DATA_API: url, DATA_TOKEN: await browserLogin(url, 'ada') };
+        const first = await runData(['--json', 'publish', 'pkg'], { env, cwd: work });
+        expect(first.err).not.toMatch(/^error/m);
+        expect(first.code).toBe(0);
+        expect(JSON.parse(first.out)).toMatchObject({
+          state: 'SUCCEEDED',
+          uploaded: ['datapackage.json', 'table.csv'],
+        });
+        const read = await fetch(`${url}/ada/later/r/table.csv`);
+        expect(Buffer.from(await read.arrayBuffer()).equals(table)).toBe(true);
+        const objects = await storedObjects(hub);
+        expect(objects).toContain(`${Buffer.from(md5Base64(table), 'base64').toString('hex')}.csv`);
+
+        descriptor.resources[0] = { ...descriptor.resources[0], title: 'A table' } as never;
+        writeFileSync(join(work, 'pkg/datapackage.json'), JSON.stringify(descriptor));
+        const second = await runData(['--json', 'publish', 'pkg'], { env, cwd: work });
+        expect(second.code).toBe(0);
+        expect(JSON.parse(second.out)).toMatchObject({
+          state: 'SUCCEEDED',
+          uploaded: ['datapackage.json'],
+          skipped: ['table.csv'],
+        });
+        // The upload begun before the digest showed the table stored was let go, unkept.
+        expect((await storedObjects(hub)).length).toBe(objects.length + 1);
+        expect(partial(hub.tmpDir)).toEqual([]);
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+});
