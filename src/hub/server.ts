@@ -145,6 +145,11 @@ export function loggableTarget(target: string): string {
   return `${path}?${params.toString()}`;
 }
 
+/** The request stream's own error: its connection closed before the request's end. */
+function clientWentAway(incoming: IncomingMessage, error: unknown): boolean {
+  return incoming.errored !== null && error === incoming.errored;
+}
+
 function handler(hub: Hub, log: (line: string) => void) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
@@ -157,7 +162,9 @@ function handler(hub: Hub, log: (line: string) => void) {
       await route(hub, request, response);
     };
     respond().catch((error: unknown) => {
-      if (response.headersSent) {
+      // A client that went away mid-request (a cancelled upload) is no fault of the hub's,
+      // and there is no one left to answer.
+      if (response.headersSent || clientWentAway(incoming, error)) {
         response.destroy();
         return;
       }

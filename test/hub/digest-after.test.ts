@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -208,5 +209,57 @@ describe('uploads whose digest follows the file', () => {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  });
+
+  it('takes an upload its client let go as no fault of its own: nothing logged, nothing kept', async () => {
+    const lines: string[] = [];
+    await withHub({ log: (line) => lines.push(line) }, async ({ url, hub }) => {
+      const rawstore = await signedIn(url);
+      const bytes = Buffer.alloc(4 * 1024 * 1024, 'x');
+      const later = await laterForm(url, rawstore, 'later.bin', bytes.length);
+      const before = (
+        (await (
+          await authorizeUploads(url, rawstore, new Map([['before.bin', bytes]]))
+        ).json()) as AuthorizeReply
+      ).filedata['before.bin'];
+      for (const entry of [later, before]) {
+        if (!entry?.upload_query || entry.digest === 'first') continue;
+        const form = new Response(uploadFormDigestAfter(entry.upload_query, bytes, undefined));
+        const type = form.headers.get('content-type') ?? '';
+        const body = Buffer.from(await form.arrayBuffer());
+        await new Promise<void>((resolve) => {
+          const sending = httpRequest(entry.upload_url, {
+            method: 'POST',
+            headers: { 'content-type': type, 'content-length': String(body.length) },
+          });
+          sending.on('error', () => undefined);
+          sending.on('close', () => resolve());
+          sending.write(body.subarray(0, body.length / 2), () =>
+            setTimeout(() => sending.destroy(), 200),
+          );
+        });
+      }
+      // Its neighbours: JSON bodies cut short.
+      for (const path of ['/rawstore/authorize', '/source/upload', '/auth/token']) {
+        await new Promise<void>((resolve) => {
+          const sending = httpRequest(`${url}${path}`, {
+            method: 'POST',
+            headers: {
+              'auth-token': rawstore.token,
+              'content-type': 'application/json',
+              'content-length': '1000',
+            },
+          });
+          sending.on('error', () => undefined);
+          sending.on('close', () => resolve());
+          sending.write('{"metadata": {', () => setTimeout(() => sending.destroy(), 200));
+        });
+      }
+      for (let wait = 0; wait < 50 && partial(hub.tmpDir).length > 0; wait++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(partial(hub.tmpDir)).toEqual([]);
+      expect(await storedObjects(hub)).toEqual([]);
+      expect(lines.filter((line) => line.includes('internal error'))).toEqual([]);
+    });
   });
 });
