@@ -218,7 +218,7 @@ async function startEarly(
     const file = files[index] as PackageFile;
     const target = targets[file.path];
     const length = sizes[index] ?? 0;
-    if (target?.digest !== 'after' || typeof target.upload_url !== 'string') continue;
+    if (target?.digest !== 'after' || !isForm(target)) continue;
     const cancel = new AbortController();
     const digest = (staging.digests[index] as Promise<{ md5: string }>).then(({ md5 }) => md5);
     // Its failure is the digest's own, reported where the digests are awaited.
@@ -257,13 +257,24 @@ async function authorize(
   });
   return files.map((file) => {
     const target = targets[file.path];
-    if (!target)
+    if (!target || (!target.exists && !isForm(target)))
       throw new CliError(`rawstore authorize: the hub gave no upload form for ${file.path}`, {
         code: 'E_API',
         exitCode: EXIT.network,
       });
     return { ...file, target };
   });
+}
+
+/** Whether a hub's entry holds what an upload needs: an address and its fields. */
+function isForm(target: UploadTarget): boolean {
+  const fields: unknown = target.upload_query;
+  return (
+    typeof target.upload_url === 'string' &&
+    typeof fields === 'object' &&
+    fields !== null &&
+    Object.values(fields).every((value) => typeof value === 'string')
+  );
 }
 
 /** The headers a presigned PUT must send, strings only; the length is the file's own. */

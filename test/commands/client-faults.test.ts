@@ -338,6 +338,29 @@ describe('publish against a failing hub', () => {
     expect(err).not.toMatch(/at \w+ \(/);
   });
 
+  it('names a hub answer without a usable upload form, exit 3, not a bug', async () => {
+    for (const entry of [
+      {},
+      { upload_url: 7, upload_query: {} },
+      { upload_url: `${API}/upload` },
+    ]) {
+      server.use(
+        authenticated,
+        authorizeOk,
+        http.post(`${API}/rawstore/authorize`, async ({ request }) => {
+          const body = (await request.json()) as { filedata: Record<string, unknown> };
+          const filedata = Object.fromEntries(
+            Object.keys(body.filedata).map((path) => [path, entry]),
+          );
+          return HttpResponse.json({ filedata });
+        }),
+      );
+      const { code, err } = await data(['publish', CITIES]);
+      expect(code).toBe(3);
+      expect(err).toMatch(/error: rawstore authorize: the hub gave no upload form for /);
+    }
+  });
+
   it('treats /auth/authorize without a token as not authenticated', async () => {
     server.use(
       authenticated,
