@@ -103,7 +103,7 @@ describe('uploads whose digest follows the file', () => {
     });
   });
 
-  it('binds the form as a signed-up-front one: fields, length, owner, expiry', async () => {
+  it('binds the form as one signed with its digest: fields, signature and length', async () => {
     await withHub({}, async ({ url, hub }) => {
       if (hub.storage.direct) return;
       const rawstore = await signedIn(url);
