@@ -104,13 +104,15 @@ export async function stageFiles(
     background.push(digest.then(() => settled.add(index), fail));
     return digest;
   });
-  const upload = limiter(options.concurrency);
-  const announced = new Set<string>();
-  const early = startEarly(
-    { files, sizes, digests, announced, upload, fail },
-    options,
-    signal,
-  ).catch((error: unknown) => {
+  const staging: Staging = {
+    files,
+    sizes,
+    digests,
+    announced: new Set<string>(),
+    upload: limiter(options.concurrency),
+    fail,
+  };
+  const early = startEarly(staging, options, signal).catch((error: unknown) => {
     fail(error);
     return new Map<number, EarlyUpload>();
   });
@@ -133,28 +135,7 @@ export async function stageFiles(
       for (const [position, file] of (await authorize(hashed, options)).entries()) {
         staged.push(file);
         const head = started.get(batch[position] ?? -1);
-        const keep = head !== undefined && !file.target.exists && head.length === file.length;
-        if (!keep) head?.cancel.abort();
-        options.onEvent?.({
-          type: 'file',
-          path: file.path,
-          bytes: file.length,
-          exists: file.target.exists,
-        });
-        announced.add(file.path);
-        if (file.target.exists) continue;
-        const stored = keep
-          ? head.stored
-          : upload(async () => {
-              await sendFile(file, file.target, options, signal, announced);
-              return true;
-            });
-        background.push(
-          stored.then(
-            (done) => done && options.onEvent?.({ type: 'uploaded', path: file.path }),
-            fail,
-          ),
-        );
+        background.push(sendAuthorized(file, head, staging, options, signal));
       }
       if (failure) break;
     }
@@ -164,6 +145,40 @@ export async function stageFiles(
   await Promise.all(background);
   if (failure) throw failure.error;
   return staged;
+}
+
+/**
+ * Announces a file the hub answered for, and sees its bytes to the hub: none when the hub
+ * holds them, the early upload's when one goes on (else it is let go), or a new upload.
+ */
+async function sendAuthorized(
+  file: StagedFile,
+  head: EarlyUpload | undefined,
+  staging: Staging,
+  options: StageOptions,
+  signal: AbortSignal,
+): Promise<void> {
+  const keep = head !== undefined && !file.target.exists && head.length === file.length;
+  if (!keep) head?.cancel.abort();
+  options.onEvent?.({
+    type: 'file',
+    path: file.path,
+    bytes: file.length,
+    exists: file.target.exists,
+  });
+  staging.announced.add(file.path);
+  if (file.target.exists) return;
+  try {
+    const stored = keep
+      ? await head.stored
+      : await staging.upload(async () => {
+          await sendFile(file, file.target, options, signal, staging.announced);
+          return true;
+        });
+    if (stored) options.onEvent?.({ type: 'uploaded', path: file.path });
+  } catch (error) {
+    staging.fail(error);
+  }
 }
 
 interface Staging {
