@@ -54,7 +54,7 @@ export function typeOf(path: string): string {
 }
 
 /** Smaller files gain too little from starting before their digest to be worth a request. */
-export const EARLY_MIN_BYTES = 8 * 1024 * 1024;
+const EARLY_MIN_BYTES = 8 * 1024 * 1024;
 
 /** An upload started before its file's digest was known (see startEarly). */
 interface EarlyUpload {

@@ -374,7 +374,7 @@ function readForm(
     parser.on('field', (name, value) => fields.set(name, value));
     parser.on('file', (name, stream) => {
       if (name !== 'file' || received) return void stream.resume();
-      received = receiveFile(hub, stream, new Map(fields), temporary);
+      received = receiveFile(hub, stream, fields, temporary);
       received.catch((error: unknown) => {
         request.raw.unpipe(parser);
         request.raw.resume();

@@ -40,24 +40,18 @@ function multipart(
   onBytes: (sent: number) => void,
 ): { body: AsyncIterable<Uint8Array>; type: string; length: number } {
   const boundary = `----data${randomBytes(12).toString('hex')}`;
+  const field = (name: string, value: string) =>
+    `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
   const fields = Object.entries(form.fields)
-    .map(
-      ([name, value]) =>
-        `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
-    )
+    .map(([name, value]) => field(name, value))
     .join('');
   const head = Buffer.from(
     `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`,
   );
-  const end = `\r\n--${boundary}--\r\n`;
-  const digestField = (md5: string) =>
-    `\r\n--${boundary}\r\nContent-Disposition: form-data; name="Content-MD5"\r\n\r\n${md5}`;
-  const tail = async () =>
-    Buffer.from(form.digestAfter ? `${digestField(await form.digestAfter)}${end}` : end);
+  const tail = (md5: string | undefined) =>
+    `\r\n${md5 === undefined ? '' : field('Content-MD5', md5)}--${boundary}--\r\n`;
   // A base64 MD5 is always 24 characters: the length is known before the digest.
-  const tailLength = Buffer.byteLength(
-    form.digestAfter ? `${digestField('x'.repeat(24))}${end}` : end,
-  );
+  const tailLength = Buffer.byteLength(tail(form.digestAfter && 'x'.repeat(24)));
   async function* body(): AsyncIterable<Uint8Array> {
     yield head;
     let sent = 0;
@@ -66,7 +60,7 @@ function multipart(
       onBytes(sent);
       yield chunk;
     }
-    yield await tail();
+    yield Buffer.from(tail(await form.digestAfter));
   }
   return {
     body: body(),
