@@ -7,3 +7,9 @@ import type { Hash } from 'node:crypto';
 export function newHash(algorithm: string): Hash {
   return process.getBuiltinModule('node:crypto').createHash(algorithm);
 }
+
+/**
+ * How much of a file's start a hub compares before the file is hashed (`head_md5`): two
+ * files of one length whose first 64 KiB differ are different files.
+ */
+export const HEAD_BYTES = 64 * 1024;

@@ -1,11 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
+import { HEAD_BYTES } from '../files/hash.js';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './http.js';
 import { sendStored } from './send-file.js';
@@ -63,20 +65,29 @@ interface FileEntry {
   length: number;
   /** Undefined when the client sends the digest after the bytes (`digest_after`). */
   md5: string | undefined;
+  /** The MD5 of the file's first HEAD_BYTES, which a client may give with no `md5`. */
+  headMd5: string | undefined;
   type: string;
+}
+
+function isMd5(value: unknown): value is string {
+  return typeof value === 'string' && Buffer.from(value, 'base64').length === 16;
 }
 
 function fileEntry(path: string, value: unknown, digestAfter: boolean): FileEntry {
   if (!isObject(value)) throw new HttpError(400, `filedata "${path}" must be an object`);
-  const { length, md5, type } = value;
+  const { length, md5, head_md5: headMd5, type } = value;
   if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
     throw new HttpError(400, `filedata "${path}": "length" must be a whole number of bytes`);
   const later = md5 === undefined && digestAfter;
-  if (!later && (typeof md5 !== 'string' || Buffer.from(md5, 'base64').length !== 16))
+  if (!later && !isMd5(md5))
     throw new HttpError(400, `filedata "${path}": "md5" must be the base64 of an MD5 digest`);
+  if (headMd5 !== undefined && !isMd5(headMd5))
+    throw new HttpError(400, `filedata "${path}": "head_md5" must be the base64 of an MD5 digest`);
   return {
     length,
     md5: later ? undefined : String(md5),
+    headMd5,
     type: typeof type === 'string' && type !== '' ? type : 'application/octet-stream',
   };
 }
@@ -123,9 +134,15 @@ export async function authorize(
     if (key === undefined || entry.md5 === undefined) {
       // A store that takes uploads itself would get these bytes through the hub, a detour
       // that costs more than the client's digest: the client hashes first.
+      // `may_exist` false lets the client skip hashing: of the caller's own objects, none
+      // has this length and head, so none can be this file.
       filedata[path] = hub.storage.direct
         ? { digest: 'first' }
-        : { digest: 'after', ...postForm(hub, form, entry, extensionOf(path)) };
+        : {
+            digest: 'after',
+            may_exist: await hub.store.mayHold(userid, entry.length, entry.headMd5),
+            ...postForm(hub, form, entry, extensionOf(path)),
+          };
       continue;
     }
     await hub.store.recordUpload(userid, path, key);
@@ -208,6 +225,7 @@ function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
   if (
     (digestAfter ? fields.has('key') : fields.get('key') !== policy.key) ||
     fields.get('Content-MD5') !== policy.md5 ||
+    fields.has(CRC32_FIELD) ||
     fields.get('Content-Type') !== policy.type
   ) {
     throw new HttpError(403, 'the form fields do not match the signed policy');
@@ -215,20 +233,50 @@ function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
   return policy;
 }
 
-/** Counts and hashes bytes on their way to disk, refusing more than the policy allows. */
-function meter(limit: number): { transform: Transform; md5: () => string; length: () => number } {
+/** The trailing checksum a client may send instead of Content-MD5, as S3 names it. */
+const CRC32_FIELD = 'x-amz-checksum-crc32';
+
+interface Meter {
+  transform: Transform;
+  length: () => number;
+  md5: () => string;
+  /** The MD5 of the first HEAD_BYTES. */
+  headMd5: () => string;
+  crc32: () => string;
+}
+
+/**
+ * Counts and hashes bytes on their way to disk, refusing more than the policy allows; with
+ * `withCrc`, also takes their CRC32 (base64 of its four bytes, big-endian, as S3 gives it).
+ */
+function meter(limit: number, withCrc: boolean): Meter {
   const hash = createHash('md5');
+  const head = createHash('md5');
+  let crc = 0;
   let length = 0;
   const transform = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
+      if (length < HEAD_BYTES) head.update(chunk.subarray(0, HEAD_BYTES - length));
       length += chunk.length;
       if (length > limit)
         return callback(new HttpError(400, 'more bytes than the declared length'));
       hash.update(chunk);
+      if (withCrc) crc = crc32(chunk, crc);
       callback(null, chunk);
     },
   });
-  return { transform, md5: () => hash.digest('base64'), length: () => length };
+  const crcBase64 = () => {
+    const bytes = Buffer.alloc(4);
+    bytes.writeUInt32BE(crc);
+    return bytes.toString('base64');
+  };
+  return {
+    transform,
+    length: () => length,
+    md5: () => hash.digest('base64'),
+    headMd5: () => head.digest('base64'),
+    crc32: crcBase64,
+  };
 }
 
 /** An upload's bytes, in a temporary file of the hub's, with their digest. */
@@ -236,6 +284,9 @@ interface Received {
   policy: Policy;
   temporary: string;
   md5: string;
+  headMd5: string;
+  /** Taken for forms whose digest follows the file only. */
+  crc32: string | undefined;
 }
 
 /** Writes the form's file to a temporary file, checking its policy and its length. */
@@ -252,29 +303,33 @@ async function receiveFile(
     stream.resume();
     throw error;
   }
-  const counter = meter(policy.length);
+  const counter = meter(policy.length, policy.md5 === undefined);
   await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));
   if (counter.length() !== policy.length)
     throw new HttpError(
       400,
       `received ${String(counter.length())} bytes, the policy says ${String(policy.length)}`,
     );
-  return { policy, temporary, md5: counter.md5() };
+  return {
+    policy,
+    temporary,
+    md5: counter.md5(),
+    headMd5: counter.headMd5(),
+    crc32: policy.md5 === undefined ? counter.crc32() : undefined,
+  };
 }
 
 /**
  * Stores received bytes under their content key, once their digest matches the one the
- * policy binds or, for a digest sent after the file, the form's last field. Returns the key.
+ * policy binds or, for a form signed without it, the checksums that follow the file.
+ * Returns the key.
  */
 async function storeReceived(
   hub: Hub,
-  { policy, temporary, md5 }: Received,
+  { policy, temporary, md5, headMd5, crc32: crc }: Received,
   fields: Map<string, string>,
 ): Promise<string> {
-  const claimed = policy.md5 ?? fields.get('Content-MD5');
-  if (claimed === undefined)
-    throw new HttpError(400, 'the form needs a "Content-MD5" field after the file');
-  if (md5 !== claimed) throw new HttpError(400, 'the bytes received do not match Content-MD5');
+  checkDigests(policy, fields, md5, crc);
   const key = policy.md5 === undefined ? objectKey(md5, policy.extension ?? '') : policy.key;
   const { ownerid, length } = policy;
   // The bytes are in place before anyone holds them, so that a holding always names
@@ -285,10 +340,43 @@ async function storeReceived(
   // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
   // unheld (their key names them, and a later upload of them is taken as it is).
   if (
-    !(await hub.store.addHolding(key, ownerid, length, policy.private, hub.options.maxStorageBytes))
+    !(await hub.store.addHolding(
+      key,
+      ownerid,
+      length,
+      policy.private,
+      hub.options.maxStorageBytes,
+      headMd5,
+    ))
   )
     throw new HttpError(403, quotaMessage(hub), true);
   return key;
+}
+
+/**
+ * A form signed with the digest: the bytes must match it. Else the file is followed by
+ * `Content-MD5`, its CRC32 (cheaper for the client to take as it sends), or both: each one
+ * sent must match.
+ */
+function checkDigests(
+  policy: Policy,
+  fields: Map<string, string>,
+  md5: string,
+  crc: string | undefined,
+): void {
+  const claimedMd5 = policy.md5 ?? fields.get('Content-MD5');
+  const claimedCrc = fields.get(CRC32_FIELD);
+  if (policy.md5 !== undefined && claimedCrc !== undefined)
+    throw new HttpError(400, `"${CRC32_FIELD}" is taken only on forms signed without a digest`);
+  if (claimedMd5 === undefined && claimedCrc === undefined)
+    throw new HttpError(
+      400,
+      `the form needs a "Content-MD5" or "${CRC32_FIELD}" field after the file`,
+    );
+  if (claimedMd5 !== undefined && md5 !== claimedMd5)
+    throw new HttpError(400, 'the bytes received do not match Content-MD5');
+  if (claimedCrc !== undefined && crc !== claimedCrc)
+    throw new HttpError(400, `the bytes received do not match ${CRC32_FIELD}`);
 }
 
 /**

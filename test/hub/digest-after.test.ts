@@ -7,10 +7,12 @@ import {
   authorizeDigestAfter,
   authorizeUploads,
   browserLogin,
+  crc32Base64,
   md5Base64,
   runData,
   serviceToken,
   storedObjects,
+  uploadForm,
   uploadFormDigestAfter,
   withHub,
   type AuthorizeReply,
@@ -65,7 +67,10 @@ describe('uploads whose digest follows the file', () => {
       expect(entry.upload_query).not.toHaveProperty('Content-MD5');
       expect(entry).not.toHaveProperty('object_url');
       const md5 = md5Base64(bytes);
-      const stored = await post(entry, uploadFormDigestAfter(entry.upload_query, bytes, md5));
+      const stored = await post(
+        entry,
+        uploadFormDigestAfter(entry.upload_query, bytes, { 'Content-MD5': md5 }),
+      );
       expect(stored.status).toBe(200);
       const key = `${Buffer.from(md5, 'base64').toString('hex')}.csv`;
       expect(await stored.json()).toEqual({ object_url: `${url}/rawstore/objects/${key}`, md5 });
@@ -83,19 +88,23 @@ describe('uploads whose digest follows the file', () => {
       if (hub.storage.direct) return;
       const rawstore = await signedIn(url);
       const bytes = Buffer.from('a,b\n1,2\n');
-      const other = md5Base64(Buffer.from('a,b\n1,3\n'));
-      const cases: [string | undefined, number, RegExp][] = [
-        [other, 400, /do not match Content-MD5/],
-        [undefined, 400, /"Content-MD5" field after the file/],
-        ['not a digest', 400, /do not match Content-MD5/],
+      const otherBytes = Buffer.from('a,b\n1,3\n');
+      const md5 = md5Base64(bytes);
+      const crc = crc32Base64(bytes);
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ 'Content-MD5': md5Base64(otherBytes) }, /do not match Content-MD5/],
+        [{}, /"Content-MD5" or "x-amz-checksum-crc32" field after the file/],
+        [{ 'Content-MD5': 'not a digest' }, /do not match Content-MD5/],
+        [{ 'x-amz-checksum-crc32': crc32Base64(otherBytes) }, /do not match x-amz-checksum-crc32/],
+        [{ 'x-amz-checksum-crc32': 'AAAAAA==' }, /do not match x-amz-checksum-crc32/],
+        // Both may come: each must match.
+        [{ 'Content-MD5': md5, 'x-amz-checksum-crc32': 'AAAAAA==' }, /x-amz-checksum-crc32/],
+        [{ 'Content-MD5': md5Base64(otherBytes), 'x-amz-checksum-crc32': crc }, /Content-MD5/],
       ];
-      for (const [digest, status, message] of cases) {
+      for (const [after, message] of cases) {
         const entry = await laterForm(url, rawstore, 'x.csv', bytes.length);
-        const response = await post(
-          entry,
-          uploadFormDigestAfter(entry.upload_query, bytes, digest),
-        );
-        expect(response.status).toBe(status);
+        const response = await post(entry, uploadFormDigestAfter(entry.upload_query, bytes, after));
+        expect(response.status, JSON.stringify(after)).toBe(400);
         expect(await errorOf(response)).toMatch(message);
       }
       expect(await storedObjects(hub)).toEqual([]);
@@ -113,6 +122,7 @@ describe('uploads whose digest follows the file', () => {
       const attempts: [Record<string, string>, Buffer, number][] = [
         // A digest before the file would let a client name the key it pleased.
         [{ ...entry.upload_query, 'Content-MD5': md5 }, bytes, 403],
+        [{ ...entry.upload_query, 'x-amz-checksum-crc32': crc32Base64(bytes) }, bytes, 403],
         [{ ...entry.upload_query, key: `${'0'.repeat(32)}.csv` }, bytes, 403],
         [{ ...entry.upload_query, 'Content-Type': 'text/html' }, bytes, 403],
         [{ ...entry.upload_query, Signature: 'x' }, bytes, 403],
@@ -120,7 +130,10 @@ describe('uploads whose digest follows the file', () => {
         [entry.upload_query, bytes.subarray(1), 400],
       ];
       for (const [query, body, status] of attempts) {
-        const response = await post(entry, uploadFormDigestAfter(query, body, md5Base64(body)));
+        const response = await post(
+          entry,
+          uploadFormDigestAfter(query, body, { 'Content-MD5': md5Base64(body) }),
+        );
         expect(response.status, JSON.stringify(query)).toBe(status);
         await response.text();
       }
@@ -128,7 +141,89 @@ describe('uploads whose digest follows the file', () => {
     });
   });
 
-  it('is refused without "digest_after", as a missing digest always was', async () => {
+  it("takes the file's CRC32 after it instead of its MD5, and answers with the MD5", async () => {
+    await withHub({}, async ({ url, hub }) => {
+      if (hub.storage.direct) return;
+      const rawstore = await signedIn(url);
+      // The CRC-32 check value: of "123456789", 0xcbf43926.
+      const bytes = Buffer.from('123456789');
+      const check = Buffer.from('cbf43926', 'hex').toString('base64');
+      const entry = await laterForm(url, rawstore, 'digits.txt', bytes.length);
+      const stored = await post(
+        entry,
+        uploadFormDigestAfter(entry.upload_query, bytes, { 'x-amz-checksum-crc32': check }),
+      );
+      expect(stored.status).toBe(200);
+      const md5 = md5Base64(bytes);
+      const key = `${Buffer.from(md5, 'base64').toString('hex')}.txt`;
+      expect(await stored.json()).toEqual({ object_url: `${url}/rawstore/objects/${key}`, md5 });
+      expect(await storedObjects(hub)).toEqual([key]);
+      // A form signed with the digest takes no CRC32: it would be checked against nothing.
+      const other = Buffer.from('987654321');
+      const signed = (
+        (await (
+          await authorizeUploads(url, rawstore, new Map([['other.txt', other]]))
+        ).json()) as AuthorizeReply
+      ).filedata['other.txt'];
+      if (!signed) throw new Error('no form for other.txt');
+      const refused = await post(
+        signed,
+        uploadFormDigestAfter(signed.upload_query, other, {
+          'x-amz-checksum-crc32': crc32Base64(other),
+        }),
+      );
+      expect(refused.status).toBe(400);
+      expect(await errorOf(refused)).toMatch(/taken only on forms signed without a digest/);
+      expect(await storedObjects(hub)).toEqual([key]);
+    });
+  });
+
+  it('says whether the caller holds an object that may be the file: same length, same head', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await signedIn(url);
+      const grace = await serviceToken(url, await browserLogin(url, 'grace'), 'rawstore');
+      // Two files of one length, alike in their first 64 KiB and not after.
+      const held = Buffer.alloc(70_000, 'a');
+      const alike = Buffer.concat([held.subarray(0, 65_536), Buffer.alloc(4_464, 'b')]);
+      const unlike = Buffer.alloc(70_000, 'c');
+      const head = (bytes: Buffer) => md5Base64(bytes.subarray(0, 65_536));
+      const files = new Map([
+        ['alike.bin', { length: alike.length, head_md5: head(alike) }],
+        ['unlike.bin', { length: unlike.length, head_md5: head(unlike) }],
+        ['no-head.bin', { length: unlike.length }],
+        ['longer.bin', { length: alike.length + 1, head_md5: head(alike) }],
+      ]);
+      const mayExist = async (rawstore: { token: string; userid: string }) => {
+        if (hub.storage.direct) {
+          const answers = [...files.values()].map((file) =>
+            hub.store.mayHold(rawstore.userid, file.length, file.head_md5),
+          );
+          return Promise.all(answers);
+        }
+        const response = await authorizeDigestAfter(url, rawstore, files);
+        const reply = (await response.json()) as AuthorizeReply;
+        return [...files.keys()].map((path) => reply.filedata[path]?.may_exist);
+      };
+      expect(await mayExist(ada)).toEqual([false, false, false, false]);
+      const entry = (
+        (await (
+          await authorizeUploads(url, ada, new Map([['held.bin', held]]))
+        ).json()) as AuthorizeReply
+      ).filedata['held.bin'];
+      if (!entry) throw new Error('no form for held.bin');
+      const stored = await post(entry, uploadForm(entry.upload_query, held));
+      expect(stored.status).toBe(204);
+      expect(await mayExist(ada)).toEqual([true, false, true, false]);
+      // What grace asks says nothing of ada's files.
+      expect(await mayExist(grace)).toEqual([false, false, false, false]);
+      // A holding from before heads were recorded may be any file of its length.
+      const old = { ownerid: grace.userid, key: `${'0'.repeat(32)}.bin`, bytes: 70_000 };
+      await hub.store.importRows('holdings', [{ ...old, private: 0, created: 'then' }]);
+      expect(await mayExist(grace)).toEqual([true, true, true, false]);
+    });
+  });
+
+  it('is refused without "digest_after", as a missing digest always was, or with a malformed head', async () => {
     await withHub({}, async ({ url }) => {
       const rawstore = await signedIn(url);
       const response = await authorizeDigestAfter(url, rawstore, new Map([['x.csv', 8]]), {
@@ -136,6 +231,12 @@ describe('uploads whose digest follows the file', () => {
       });
       expect(response.status).toBe(400);
       expect(await errorOf(response)).toMatch(/"md5" must be the base64 of an MD5 digest/);
+      for (const head of ['', 'AAAA', 7]) {
+        const file = { length: 8, head_md5: head as string };
+        const refused = await authorizeDigestAfter(url, rawstore, new Map([['x.csv', file]]));
+        expect(refused.status).toBe(400);
+        expect(await errorOf(refused)).toMatch(/"head_md5" must be the base64 of an MD5 digest/);
+      }
     });
   });
 
@@ -156,7 +257,7 @@ describe('uploads whose digest follows the file', () => {
         const bytes = files[index] ?? Buffer.alloc(0);
         const response = await post(
           entry,
-          uploadFormDigestAfter(entry.upload_query, bytes, md5Base64(bytes)),
+          uploadFormDigestAfter(entry.upload_query, bytes, { 'Content-MD5': md5Base64(bytes) }),
         );
         statuses.push(response.status);
         await response.text();
@@ -224,7 +325,7 @@ describe('uploads whose digest follows the file', () => {
       ).filedata['before.bin'];
       for (const entry of [later, before]) {
         if (!entry?.upload_query || entry.digest === 'first') continue;
-        const form = new Response(uploadFormDigestAfter(entry.upload_query, bytes, undefined));
+        const form = new Response(uploadFormDigestAfter(entry.upload_query, bytes, {}));
         const type = form.headers.get('content-type') ?? '';
         const body = Buffer.from(await form.arrayBuffer());
         await new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 /** The hub protocol driven with fetch, as a browser and a client would: no project code. */
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -121,6 +122,7 @@ export interface AuthorizeReply {
       upload_headers?: Record<string, string>;
       object_url?: string;
       digest?: string;
+      may_exist?: boolean;
       exists: boolean;
     }
   >;
@@ -154,7 +156,7 @@ export async function authorizeUploads(
 export async function authorizeDigestAfter(
   base: string,
   rawstore: { token: string; userid: string },
-  lengths: Map<string, number>,
+  files: Map<string, number | { length: number; head_md5?: string }>,
   options: { findability?: string; digestAfter?: boolean } = {},
 ): Promise<Response> {
   return fetch(`${base}/rawstore/authorize`, {
@@ -163,22 +165,32 @@ export async function authorizeDigestAfter(
     body: JSON.stringify({
       metadata: { owner: rawstore.userid, findability: options.findability ?? 'published' },
       filedata: Object.fromEntries(
-        [...lengths].map(([path, length]) => [path, { length, name: path, type: 'text/csv' }]),
+        [...files].map(([path, file]) => [
+          path,
+          { ...(typeof file === 'number' ? { length: file } : file), name: path, type: 'text/csv' },
+        ]),
       ),
       ...(options.digestAfter === false ? {} : { digest_after: true }),
     }),
   });
 }
 
-/** A form's fields, the file, and then (when given) the digest as the last field. */
+/** A form's fields, the file, and then the fields that follow it (its digests). */
 export function uploadFormDigestAfter(
   query: Record<string, string>,
   bytes: Buffer,
-  md5: string | undefined,
+  after: Record<string, string>,
 ): FormData {
   const form = uploadForm(query, bytes);
-  if (md5 !== undefined) form.append('Content-MD5', md5);
+  for (const [name, value] of Object.entries(after)) form.append(name, value);
   return form;
+}
+
+/** Base64 of a CRC32's four bytes, big-endian, as S3 writes it. */
+export function crc32Base64(bytes: Buffer): string {
+  const digest = Buffer.alloc(4);
+  digest.writeUInt32BE(crc32(bytes));
+  return digest.toString('base64');
 }
 
 export function uploadForm(query: Record<string, string>, bytes: Buffer): FormData {

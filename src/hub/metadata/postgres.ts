@@ -79,6 +79,9 @@ const MIGRATIONS = [
   create index datasets_name on datasets (name);
   create index datasets_bytes on datasets (bytes);
   create index datasets_row_count on datasets (row_count);`,
+  // A client may skip hashing a file that no object of its owner's can be: none of the same
+  // length and head. Holdings made before this have no head, and may be any file.
+  `alter table holdings add column head_md5 text;`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -228,6 +231,19 @@ export class PostgresMetadata implements Metadata {
     );
   }
 
+  async mayHold(ownerid: string, bytes: number, headMd5: string | undefined): Promise<boolean> {
+    const sameLength = 'select 1 from holdings where ownerid = $1 and bytes = $2';
+    const row =
+      headMd5 === undefined
+        ? await this.one(`${sameLength} limit 1`, [ownerid, bytes])
+        : await this.one(`${sameLength} and (head_md5 is null or head_md5 = $3) limit 1`, [
+            ownerid,
+            bytes,
+            headMd5,
+          ]);
+    return row !== undefined;
+  }
+
   async hasObject(key: string): Promise<boolean> {
     return (await this.one('select 1 from objects where key = $1', [key])) !== undefined;
   }
@@ -243,6 +259,7 @@ export class PostgresMetadata implements Metadata {
     bytes: number,
     isPrivate: boolean,
     quota: number,
+    headMd5?: string,
   ): Promise<boolean> {
     return this.transaction(async (client) => {
       await this.lockOwner(client, ownerid);
@@ -261,8 +278,8 @@ export class PostgresMetadata implements Metadata {
         [key, ownerid, bytes, isPrivate ? 1 : 0, now],
       );
       await client.query(
-        'insert into holdings (ownerid, key, bytes, private, created) values ($1, $2, $3, $4, $5)',
-        [ownerid, key, bytes, isPrivate ? 1 : 0, now],
+        'insert into holdings (ownerid, key, bytes, private, created, head_md5) values ($1, $2, $3, $4, $5, $6)',
+        [ownerid, key, bytes, isPrivate ? 1 : 0, now, headMd5 ?? null],
       );
       return true;
     });

@@ -72,7 +72,7 @@ export function isPostgresUrl(database: string): boolean {
 export const MOVED_TABLES = {
   users: ['userid', 'username', 'email', 'name', 'provider', 'subject', 'join_date'],
   objects: ['key', 'ownerid', 'bytes', 'private', 'created'],
-  holdings: ['ownerid', 'key', 'bytes', 'private', 'created'],
+  holdings: ['ownerid', 'key', 'bytes', 'private', 'created', 'head_md5'],
   uploads: ['ownerid', 'path', 'key'],
   datasets: [
     'ownerid',

@@ -88,6 +88,9 @@ const MIGRATIONS = [
   create index datasets_name on datasets (name);
   create index datasets_bytes on datasets (bytes);
   create index datasets_row_count on datasets (row_count);`,
+  // A client may skip hashing a file that no object of its owner's can be: none of the same
+  // length and head. Holdings made before this have no head, and may be any file.
+  `alter table holdings add column head_md5 text;`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -216,6 +219,19 @@ export class SqliteMetadata implements Metadata {
     return this.holdsNow(ownerid, key);
   }
 
+  async mayHold(ownerid: string, bytes: number, headMd5: string | undefined): Promise<boolean> {
+    const sameLength = 'select 1 from holdings where ownerid = ? and bytes = ?';
+    const row =
+      headMd5 === undefined
+        ? this.prepare(`${sameLength} limit 1`).get(ownerid, bytes)
+        : this.prepare(`${sameLength} and (head_md5 is null or head_md5 = ?) limit 1`).get(
+            ownerid,
+            bytes,
+            headMd5,
+          );
+    return row !== undefined;
+  }
+
   async storageUsed(ownerid: string): Promise<number> {
     return this.usedBytes(ownerid);
   }
@@ -243,6 +259,7 @@ export class SqliteMetadata implements Metadata {
     bytes: number,
     isPrivate: boolean,
     quota: number,
+    headMd5?: string,
   ): Promise<boolean> {
     return this.transaction(() => {
       const now = new Date().toISOString();
@@ -259,8 +276,8 @@ export class SqliteMetadata implements Metadata {
         'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
       ).run(key, ownerid, bytes, isPrivate ? 1 : 0, now);
       this.prepare(
-        'insert into holdings (ownerid, key, bytes, private, created) values (?, ?, ?, ?, ?)',
-      ).run(ownerid, key, bytes, isPrivate ? 1 : 0, now);
+        'insert into holdings (ownerid, key, bytes, private, created, head_md5) values (?, ?, ?, ?, ?, ?)',
+      ).run(ownerid, key, bytes, isPrivate ? 1 : 0, now, headMd5 ?? null);
       return true;
     });
   }

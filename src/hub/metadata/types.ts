@@ -116,6 +116,11 @@ export interface Metadata {
   userById(userid: string): Promise<User | undefined>;
   userByName(username: string): Promise<User | undefined>;
   holds(ownerid: string, key: string): Promise<boolean>;
+  /**
+   * Whether this user holds an object that may be a file of this length and head (the MD5
+   * of its first HEAD_BYTES): one of the same length whose head matches or was not recorded.
+   */
+  mayHold(ownerid: string, bytes: number, headMd5: string | undefined): Promise<boolean>;
   hasObject(key: string): Promise<boolean>;
   addHolding(
     key: string,
@@ -123,6 +128,7 @@ export interface Metadata {
     bytes: number,
     isPrivate: boolean,
     quota: number,
+    headMd5?: string,
   ): Promise<boolean>;
   recordUpload(ownerid: string, path: string, key: string): Promise<void>;
   lastUpload(ownerid: string, path: string): Promise<string | undefined>;
