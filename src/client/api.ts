@@ -22,6 +22,11 @@ export interface UploadTarget {
    * the file, or `first` when the hub wants the digest before the bytes.
    */
   digest?: string;
+  /**
+   * Ours, with `digest: after`: false when the owner holds no object of the file's length,
+   * so the hub cannot hold the file and the client need not hash it to ask.
+   */
+  may_exist?: boolean;
   exists: boolean;
 }
 

@@ -2,8 +2,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
-import { fileDigest } from '../transfers/digest.js';
-import { uploadFile, type Upload } from '../transfers/upload.js';
+import { fileDigest, headDigest } from '../transfers/digest.js';
+import { CRC32_FIELD, uploadFile, type Trailer, type Upload } from '../transfers/upload.js';
 import type { HubApi, UploadTarget } from './api.js';
 import type { HttpFetch } from './http.js';
 import { limiter } from './limit.js';
@@ -56,7 +56,7 @@ export function typeOf(path: string): string {
 /** Smaller files gain too little from starting before their digest to be worth a request. */
 const EARLY_MIN_BYTES = 8 * 1024 * 1024;
 
-/** An upload started before its file's digest was known (see startEarly). */
+/** An upload started before its file's digest was known, the digest to follow it (see startEarly). */
 interface EarlyUpload {
   length: number;
   cancel: AbortController;
@@ -68,7 +68,8 @@ interface EarlyUpload {
  * Hashes the files one after another; each time the hub is free it authorizes every file
  * hashed so far, and those it does not hold yet start uploading while the next are hashed.
  * Where the hub takes a digest after the bytes, the first large files start uploading at
- * once, and are cancelled if their digest shows the hub holds them already. The first
+ * once: those it cannot hold yet (it holds none of their length) with no hashing at all,
+ * the others cancelled if their digest shows the hub holds them already. The first
  * failure stops everything still running and is thrown.
  */
 export async function stageFiles(
@@ -92,59 +93,69 @@ export async function stageFiles(
     type: 'plan',
     files: files.map((file, index) => ({ path: file.path, bytes: sizes[index] })),
   });
+  const staging: Staging = {
+    files,
+    sizes,
+    announced: new Set<string>(),
+    upload: limiter(options.concurrency),
+    fail,
+  };
+  const forms = await earlyForms(staging, options, signal).catch((error: unknown) => {
+    fail(error);
+    return new Map<number, UploadTarget>();
+  });
+  const staged: StagedFile[] = [];
   const background: Promise<unknown>[] = [];
+  for (const [index, target] of forms) {
+    if (target.may_exist !== false) continue;
+    const sent = sendUnhashed(index, target, staging, options, signal);
+    background.push(sent.then((file) => file && staged.push(file)));
+  }
+  const hashed = files.map((_, index) => index).filter((index) => !sentUnhashed(forms, index));
   const settled = new Set<number>();
+  const digests = new Map<number, Promise<{ length: number; md5: string }>>();
   let previous: Promise<unknown> = Promise.resolve();
-  const digests = files.map((file, index) => {
+  for (const index of hashed) {
+    const file = files[index] as PackageFile;
     const digest = previous.then(() => {
       options.onEvent?.({ type: 'hashing', path: file.path });
       return fileDigest(file.source ?? join(options.dir, file.path), signal);
     });
     previous = digest;
     background.push(digest.then(() => settled.add(index), fail));
-    return digest;
-  });
-  const staging: Staging = {
-    files,
-    sizes,
-    digests,
-    announced: new Set<string>(),
-    upload: limiter(options.concurrency),
-    fail,
-  };
-  const early = startEarly(staging, options, signal).catch((error: unknown) => {
-    fail(error);
-    return new Map<number, EarlyUpload>();
-  });
-  background.push(
-    early.then((started) => Promise.all([...started.values()].map((one) => one.stored))),
-  );
-  const staged: StagedFile[] = [];
+    digests.set(index, digest);
+  }
+  const started = startEarly(forms, digests, staging, options, signal);
+  background.push(Promise.all([...started.values()].map((one) => one.stored)));
   try {
-    for (let next = 0; next < files.length;) {
-      const batch = [next];
-      await digests[next++];
-      while (next < files.length && settled.has(next)) batch.push(next++);
-      const hashed = await Promise.all(
+    for (let next = 0; next < hashed.length && !failure;) {
+      const batch = [hashed[next++] as number];
+      await digests.get(batch[0] as number);
+      while (next < hashed.length && settled.has(hashed[next] as number))
+        batch.push(hashed[next++] as number);
+      const done = await Promise.all(
         batch.map(async (index) => ({
           ...(files[index] as PackageFile),
-          ...(await (digests[index] as Promise<{ length: number; md5: string }>)),
+          ...(await (digests.get(index) as Promise<{ length: number; md5: string }>)),
         })),
       );
-      const started = await early;
-      for (const [position, file] of (await authorize(hashed, options)).entries()) {
+      for (const [position, file] of (await authorize(done, options)).entries()) {
         staged.push(file);
         const head = started.get(batch[position] ?? -1);
         background.push(sendAuthorized(file, head, staging, options, signal));
       }
-      if (failure) break;
     }
   } catch (error) {
     fail(error);
   }
   await Promise.all(background);
   if (failure) throw failure.error;
-  return staged;
+  const order = new Map(files.map((file, index) => [file.path, index]));
+  return staged.sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0));
+}
+
+function sentUnhashed(forms: Map<number, UploadTarget>, index: number): boolean {
+  return forms.get(index)?.may_exist === false;
 }
 
 /**
@@ -184,7 +195,6 @@ async function sendAuthorized(
 interface Staging {
   files: PackageFile[];
   sizes: (number | undefined)[];
-  digests: Promise<{ length: number; md5: string }>[];
   /** Paths whose upload may report progress: those the hub said it needs. */
   announced: Set<string>;
   upload: <T>(task: () => Promise<T>) => Promise<T>;
@@ -192,57 +202,80 @@ interface Staging {
 }
 
 /**
- * Starts uploading the first large files (as many as run at once) before their digests,
- * through forms whose digest follows the file, where the hub offers them. A hub without
- * them (an older one refuses the request) leaves every file to be hashed first.
+ * Forms whose digest follows the file, for the first large files (as many as run at once),
+ * where the hub offers them. A hub without them (an older one refuses the request) leaves
+ * every file to be hashed first.
  */
-async function startEarly(
+async function earlyForms(
   staging: Staging,
   options: StageOptions,
   signal: AbortSignal,
-): Promise<Map<number, EarlyUpload>> {
+): Promise<Map<number, UploadTarget>> {
   const { files, sizes } = staging;
   const chosen = files
     .map((_, index) => index)
     .filter((index) => (sizes[index] ?? 0) >= EARLY_MIN_BYTES)
     .slice(0, options.concurrency);
-  const started = new Map<number, EarlyUpload>();
-  if (chosen.length === 0) return started;
+  const forms = new Map<number, UploadTarget>();
+  if (chosen.length === 0) return forms;
+  const entries = await Promise.all(
+    chosen.map(async (index) => {
+      const file = files[index] as PackageFile;
+      const entry = {
+        length: sizes[index],
+        head_md5: await headDigest(file.source ?? join(options.dir, file.path)),
+        name: file.name,
+        type: typeOf(file.path),
+      };
+      return [file.path, entry] as const;
+    }),
+  );
   let targets: Record<string, UploadTarget>;
   try {
     targets = await options.api.rawstoreAuthorize(
       options.rawstoreToken,
-      {
-        metadata: options.metadata,
-        digest_after: true,
-        filedata: Object.fromEntries(
-          chosen.map((index) => {
-            const file = files[index] as PackageFile;
-            return [file.path, { length: sizes[index], name: file.name, type: typeOf(file.path) }];
-          }),
-        ),
-      },
+      { metadata: options.metadata, digest_after: true, filedata: Object.fromEntries(entries) },
       false,
     );
   } catch (error) {
     // Nothing is lost: the files are hashed first, and the hub's answer to that counts.
-    if (error instanceof CliError && !signal.aborted) return started;
+    if (error instanceof CliError && !signal.aborted) return forms;
     throw error;
   }
   for (const index of chosen) {
-    const file = files[index] as PackageFile;
-    const target = targets[file.path];
-    const length = sizes[index] ?? 0;
-    if (target?.digest !== 'after' || !isForm(target)) continue;
+    const target = targets[(files[index] as PackageFile).path];
+    if (target?.digest === 'after' && isForm(target)) forms.set(index, target);
+  }
+  return forms;
+}
+
+/**
+ * Starts the early uploads of files that are hashed too: the digest follows the bytes, and
+ * the upload is let go if the digest shows the hub holds the file.
+ */
+function startEarly(
+  forms: Map<number, UploadTarget>,
+  digests: Map<number, Promise<{ md5: string }>>,
+  staging: Staging,
+  options: StageOptions,
+  signal: AbortSignal,
+): Map<number, EarlyUpload> {
+  const started = new Map<number, EarlyUpload>();
+  for (const [index, target] of forms) {
+    const hashing = digests.get(index);
+    if (!hashing) continue;
+    const file = staging.files[index] as PackageFile;
+    const length = staging.sizes[index] ?? 0;
     const cancel = new AbortController();
-    const digest = (staging.digests[index] as Promise<{ md5: string }>).then(({ md5 }) => md5);
+    const md5 = hashing.then((digest) => digest.md5);
     // Its failure is the digest's own, reported where the digests are awaited.
-    digest.catch(() => undefined);
+    md5.catch(() => undefined);
     const stored = staging.upload(async () => {
       if (cancel.signal.aborted) return false;
       const both = AbortSignal.any([signal, cancel.signal]);
       try {
-        await sendFile({ ...file, length }, target, options, both, staging.announced, digest);
+        const trailer = { field: 'Content-MD5' as const, md5 };
+        await sendFile({ ...file, length }, target, options, both, staging.announced, trailer);
         return true;
       } catch (error) {
         if (!cancel.signal.aborted) staging.fail(error);
@@ -252,6 +285,53 @@ async function startEarly(
     started.set(index, { length, cancel, stored });
   }
   return started;
+}
+
+/**
+ * Sends a file the hub cannot hold yet with no digest pass: its CRC32, taken as the bytes
+ * go, follows it, and the hub answers with the MD5 it stored the bytes under.
+ */
+async function sendUnhashed(
+  index: number,
+  target: UploadTarget,
+  staging: Staging,
+  options: StageOptions,
+  signal: AbortSignal,
+): Promise<StagedFile | undefined> {
+  const file = staging.files[index] as PackageFile;
+  const length = staging.sizes[index] ?? 0;
+  options.onEvent?.({ type: 'file', path: file.path, bytes: length, exists: false });
+  staging.announced.add(file.path);
+  try {
+    const reply = await staging.upload(() =>
+      sendFile({ ...file, length }, target, options, signal, staging.announced, {
+        field: CRC32_FIELD,
+      }),
+    );
+    const stored = storedObject(reply, file.path);
+    options.onEvent?.({ type: 'uploaded', path: file.path });
+    return { ...file, length, md5: stored.md5, target: { ...target, ...stored, exists: false } };
+  } catch (error) {
+    staging.fail(error);
+    return undefined;
+  }
+}
+
+/** The object a hub stored a file's bytes as, from its answer to an upload without digest. */
+function storedObject(reply: string, path: string): { object_url: string; md5: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(reply);
+  } catch {
+    parsed = undefined;
+  }
+  const { object_url: url, md5 } = (parsed ?? {}) as Record<string, unknown>;
+  if (typeof url !== 'string' || typeof md5 !== 'string' || !/^[A-Za-z0-9+/]{22}==$/.test(md5))
+    throw new CliError(`upload ${path}: the hub did not say where it stored the file`, {
+      code: 'E_API',
+      exitCode: EXIT.network,
+    });
+  return { object_url: url, md5 };
 }
 
 async function authorize(
@@ -307,8 +387,8 @@ async function sendFile(
   options: StageOptions,
   signal: AbortSignal,
   announced: Set<string>,
-  digestAfter?: Promise<string>,
-): Promise<void> {
+  trailer?: Trailer,
+): Promise<string> {
   const common = { url: target.upload_url, path: file.source ?? join(options.dir, file.path) };
   const upload: Upload =
     target.upload_method === 'PUT'
@@ -319,9 +399,9 @@ async function sendFile(
           fields: target.upload_query,
           length: file.length,
           contentType: target.upload_query['Content-Type'] ?? typeOf(file.path),
-          ...(digestAfter ? { digestAfter } : {}),
+          ...(trailer ? { trailer } : {}),
         };
-  await uploadFile(
+  return uploadFile(
     options.fetch,
     upload,
     file.path,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { fileChunks } from '../files/chunks.js';
+import { fileChunks, fileHead } from '../files/chunks.js';
+import { HEAD_BYTES } from '../files/hash.js';
 
 /** Length and digest of a file, read as a stream. */
 export async function hashFile(
@@ -23,4 +24,11 @@ export async function fileDigest(
 ): Promise<{ length: number; md5: string }> {
   const { length, digest } = await hashFile(path, 'md5', signal);
   return { length, md5: digest.toString('base64') };
+}
+
+/** Base64 MD5 of a file's first HEAD_BYTES: what a hub compares to tell files of one length apart. */
+export async function headDigest(path: string): Promise<string> {
+  return createHash('md5')
+    .update(await fileHead(path, HEAD_BYTES))
+    .digest('base64');
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { fileChunks } from '../files/chunks.js';
 import { ApiError } from '../errors.js';
 import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
@@ -10,11 +11,24 @@ export interface UploadForm {
   path: string;
   length: number;
   contentType: string;
-  /**
-   * The file's base64 MD5, sent as a last field after the file, for a form signed before
-   * the digest was known. The body waits for it before it ends.
-   */
-  digestAfter?: Promise<string>;
+  /** For a form signed before the file's digest was known: the checksum sent after the file. */
+  trailer?: Trailer;
+}
+
+/**
+ * The last field of a form signed without the digest: the file's base64 MD5, which the body
+ * waits for before it ends, or its CRC32, taken from the bytes as they are sent.
+ */
+export type Trailer =
+  { field: 'Content-MD5'; md5: Promise<string> } | { field: typeof CRC32_FIELD };
+
+export const CRC32_FIELD = 'x-amz-checksum-crc32';
+
+/** Base64 of a CRC32's four bytes, big-endian, as S3 writes it. */
+function crcText(crc: number): string {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32BE(crc);
+  return bytes.toString('base64');
 }
 
 /** A presigned PUT: the file is the body, with the headers the signature binds. */
@@ -48,19 +62,24 @@ function multipart(
   const head = Buffer.from(
     `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`,
   );
-  const tail = (md5: string | undefined) =>
-    `\r\n${md5 === undefined ? '' : field('Content-MD5', md5)}--${boundary}--\r\n`;
-  // A base64 MD5 is always 24 characters: the length is known before the digest.
-  const tailLength = Buffer.byteLength(tail(form.digestAfter && 'x'.repeat(24)));
+  const trailer = form.trailer;
+  const tail = (value: string) =>
+    `\r\n${trailer ? field(trailer.field, value) : ''}--${boundary}--\r\n`;
+  // A base64 MD5 is always 24 characters, a CRC32 8: the length is known before the value.
+  const tailLength = Buffer.byteLength(tail('x'.repeat(trailer?.field === CRC32_FIELD ? 8 : 24)));
+  const withCrc = trailer?.field === CRC32_FIELD;
   async function* body(): AsyncIterable<Uint8Array> {
     yield head;
     let sent = 0;
+    let crc = 0;
     for await (const chunk of fileChunks(form.path, { chunkSize: 1 << 18, buffers: 4 })) {
       sent += chunk.length;
+      if (withCrc) crc = crc32(chunk, crc);
       onBytes(sent);
       yield chunk;
     }
-    yield Buffer.from(tail(await form.digestAfter));
+    if (trailer?.field === CRC32_FIELD) yield Buffer.from(tail(crcText(crc)));
+    else yield Buffer.from(tail((await trailer?.md5) ?? ''));
   }
   return {
     body: body(),
@@ -109,7 +128,8 @@ class RetryAfter extends ApiError {
 
 /**
  * Uploads one file through its signed form or presigned PUT, again after network errors
- * and 5xx. No token goes with it: the URL's signature is the permission.
+ * and 5xx, and returns the body of the store's answer. No token goes with it: the URL's
+ * signature is the permission.
  */
 export async function uploadFile(
   fetch: HttpFetch,
@@ -117,8 +137,8 @@ export async function uploadFile(
   label: string,
   onBytes: (sent: number) => void,
   signal?: AbortSignal,
-): Promise<void> {
-  await withRetries(
+): Promise<string> {
+  return withRetries(
     async () => {
       const { body, headers } = requestOf(upload, onBytes);
       const response = await send(fetch, `upload ${label}`, upload.url, {
@@ -128,10 +148,7 @@ export async function uploadFile(
         duplex: 'half',
         ...(signal ? { signal } : {}),
       });
-      if (response.status >= 200 && response.status <= 299) {
-        await response.text();
-        return;
-      }
+      if (response.status >= 200 && response.status <= 299) return response.text();
       const detail = errorDetail(await response.text());
       const seconds = Number(response.headers.get('retry-after'));
       if (Number.isFinite(seconds) && seconds > 0)

@@ -10,6 +10,7 @@ import {
 import { tmpdir } from 'node:os';
 import { delay, http, HttpResponse } from 'msw';
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { stripVTControlCharacters } from 'node:util';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,14 +131,15 @@ function largePackage(): { dir: string; table: Buffer; md5: string } {
 
 interface AuthorizeBody {
   digest_after?: boolean;
-  filedata: Record<string, { md5?: string; length: number }>;
+  filedata: Record<string, { md5?: string; head_md5?: string; length: number }>;
 }
 
 /**
  * A hub that takes digests after the bytes: entries without `md5` get forms posted to
- * /later; the others are answered as `rawstoreReply` does, `exists` for the paths in `held`.
+ * /later, with `may_exist` when given; the others are answered as `rawstoreReply` does,
+ * `exists` for the paths in `held`.
  */
-function digestAfterHub(held: string[] = []) {
+function digestAfterHub(held: string[] = [], mayExist?: boolean) {
   const bodies: AuthorizeBody[] = [];
   const handler = http.post(`${API}/rawstore/authorize`, async ({ request }) => {
     const body = (await request.json()) as AuthorizeBody;
@@ -146,7 +148,12 @@ function digestAfterHub(held: string[] = []) {
       Object.entries(body.filedata).map(([path, entry]) => [
         path,
         entry.md5 === undefined && body.digest_after
-          ? { digest: 'after', upload_url: `${API}/later`, upload_query: { Policy: 'p' } }
+          ? {
+              digest: 'after',
+              ...(mayExist === undefined ? {} : { may_exist: mayExist }),
+              upload_url: `${API}/later`,
+              upload_query: { Policy: 'p' },
+            }
           : {
               upload_url: `${API}/upload`,
               upload_query: { key: `${path.replace(/\W/g, '')}.csv`, 'Content-MD5': entry.md5 },
@@ -159,15 +166,21 @@ function digestAfterHub(held: string[] = []) {
   return { bodies, handler };
 }
 
-/** A multipart form's field names in order, its Content-MD5 field and its file's size. */
-async function readForm(
-  request: Request,
-): Promise<{ names: string[]; md5: unknown; bytes: number }> {
-  const form = { names: [] as string[], md5: undefined as unknown, bytes: 0 };
+interface PostedForm {
+  names: string[];
+  md5: unknown;
+  crc32?: string;
+  bytes: number;
+}
+
+/** A multipart form's field names in order, its digest fields and its file's size. */
+async function readForm(request: Request): Promise<PostedForm> {
+  const form: PostedForm = { names: [], md5: undefined, bytes: 0 };
   const parser = busboy({ headers: Object.fromEntries(request.headers) });
   parser.on('field', (name, value) => {
     form.names.push(name);
     if (name === 'Content-MD5') form.md5 = value;
+    if (name === 'x-amz-checksum-crc32') form.crc32 = value;
   });
   parser.on('file', (name, stream) => {
     form.names.push(name);
@@ -179,49 +192,120 @@ async function readForm(
   return form;
 }
 
-/** Records each form posted to `path`: its field names in order, its digest and its file. */
-function formsAt(path: string) {
-  const forms: { names: string[]; md5: unknown; bytes: number }[] = [];
+/**
+ * Records each form posted to `path`: its field names in order, its digests and its file.
+ * At /later it answers as a hub does, with where it stored the bytes and their MD5.
+ */
+function formsAt(path: string, stored = { object_url: `${API}/upload/x.csv`, md5: 'x' }) {
+  const forms: PostedForm[] = [];
   const handler = http.post(`${API}${path}`, async ({ request }) => {
     forms.push(await readForm(request));
-    return path === '/later'
-      ? HttpResponse.json({ object_url: `${API}/upload/x.csv` })
-      : new HttpResponse(null, { status: 204 });
+    return path === '/later' ? HttpResponse.json(stored) : new HttpResponse(null, { status: 204 });
   });
   return { forms, handler };
 }
 
 describe('publish a large file before its digest', () => {
-  it('posts it at once through a form whose digest follows the file, and only once', async () => {
+  it.each([undefined, true])(
+    'posts it at once through a form whose digest follows the file, and only once (may_exist: %s)',
+    async (mayExist) => {
+      const { dir, table, md5 } = largePackage();
+      const hub = digestAfterHub([], mayExist);
+      const later = formsAt('/later');
+      const upload = formsAt('/upload');
+      server.use(
+        authenticated,
+        authorizeOk,
+        hub.handler,
+        later.handler,
+        upload.handler,
+        sourceOk,
+        statusDone,
+      );
+      const { code, out } = await data(['--json', 'publish', dir]);
+      expect(code).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ uploaded: ['datapackage.json', 'table.csv'] });
+      // Asked for first, without a digest; the small descriptor is not worth an early form.
+      expect(hub.bodies[0]).toMatchObject({
+        digest_after: true,
+        filedata: { 'table.csv': { length: table.length } },
+      });
+      expect(Object.keys(hub.bodies[0]?.filedata ?? {})).toEqual(['table.csv']);
+      expect(hub.bodies[0]?.filedata['table.csv']).not.toHaveProperty('md5');
+      // With the MD5 of its first 64 KiB, by which the hub tells files of one length apart.
+      const head = createHash('md5').update(table.subarray(0, 65_536)).digest('base64');
+      expect(hub.bodies[0]?.filedata['table.csv']).toMatchObject({ head_md5: head });
+      expect(later.forms).toEqual([
+        { names: ['Policy', 'file', 'Content-MD5'], md5, bytes: table.length },
+      ]);
+      expect(upload.forms.map((form) => form.bytes)).toEqual([
+        statSync(join(dir, 'datapackage.json')).size,
+      ]);
+    },
+  );
+
+  it('sends a file the hub cannot hold without hashing it first: its CRC32 follows it', async () => {
     const { dir, table, md5 } = largePackage();
-    const hub = digestAfterHub();
-    const later = formsAt('/later');
+    const hub = digestAfterHub([], false);
+    const objectUrl = `${API}/rawstore/objects/${Buffer.from(md5, 'base64').toString('hex')}.csv`;
+    const later = formsAt('/later', { object_url: objectUrl, md5 });
     const upload = formsAt('/upload');
+    let mapping: unknown;
     server.use(
       authenticated,
       authorizeOk,
       hub.handler,
       later.handler,
       upload.handler,
-      sourceOk,
+      http.post(`${API}/source/upload`, async ({ request }) => {
+        const spec = (await request.json()) as {
+          inputs: { parameters: { 'resource-mapping': unknown } }[];
+        };
+        mapping = spec.inputs[0]?.parameters['resource-mapping'];
+        return HttpResponse.json({ success: true, flow_id: 'u1/world-cities/1', errors: [] });
+      }),
       statusDone,
     );
     const { code, out } = await data(['--json', 'publish', dir]);
     expect(code).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ uploaded: ['datapackage.json', 'table.csv'] });
-    // Asked for first, without a digest; the small descriptor is not worth an early form.
-    expect(hub.bodies[0]).toMatchObject({
-      digest_after: true,
-      filedata: { 'table.csv': { length: table.length } },
-    });
-    expect(Object.keys(hub.bodies[0]?.filedata ?? {})).toEqual(['table.csv']);
-    expect(hub.bodies[0]?.filedata['table.csv']).not.toHaveProperty('md5');
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(table));
     expect(later.forms).toEqual([
-      { names: ['Policy', 'file', 'Content-MD5'], md5, bytes: table.length },
+      {
+        names: ['Policy', 'file', 'x-amz-checksum-crc32'],
+        md5: undefined,
+        crc32: crc.toString('base64'),
+        bytes: table.length,
+      },
     ]);
-    expect(upload.forms.map((form) => form.bytes)).toEqual([
-      statSync(join(dir, 'datapackage.json')).size,
+    // Never asked for with its digest: the hub's answer to the upload named the object.
+    expect(hub.bodies.slice(1).map((body) => Object.keys(body.filedata))).toEqual([
+      ['datapackage.json'],
     ]);
+    expect(mapping).toEqual({ 'table.csv': objectUrl });
+  });
+
+  it('exits 3 when the hub does not say where it stored a file sent without its digest', async () => {
+    const answers = [{}, { object_url: `${API}/x.csv` }, { object_url: `${API}/x.csv`, md5: 'x' }];
+    for (const answer of answers) {
+      const { dir } = largePackage();
+      server.use(
+        authenticated,
+        authorizeOk,
+        digestAfterHub([], false).handler,
+        http.post(`${API}/later`, async ({ request }) => {
+          await request.arrayBuffer();
+          return HttpResponse.json(answer);
+        }),
+        formsAt('/upload').handler,
+        sourceOk,
+        statusDone,
+      );
+      const { code, err } = await data(['publish', dir]);
+      expect(code, JSON.stringify(answer)).toBe(3);
+      expect(err).toMatch(/error: upload table\.csv: the hub did not say where it stored the file/);
+    }
   });
 
   it('lets the early upload go when the digest shows the hub holds the file', async () => {
