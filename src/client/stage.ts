@@ -68,8 +68,8 @@ interface EarlyUpload {
  * Hashes the files one after another; each time the hub is free it authorizes every file
  * hashed so far, and those it does not hold yet start uploading while the next are hashed.
  * Where the hub takes a digest after the bytes, the first large files start uploading at
- * once: those it cannot hold yet (it holds none of their length) with no hashing at all,
- * the others cancelled if their digest shows the hub holds them already. The first
+ * once: those it cannot hold (it holds nothing of their length and first 64 KiB) with no
+ * hashing at all, the others cancelled if their digest shows the hub holds them. The first
  * failure stops everything still running and is thrown.
  */
 export async function stageFiles(

@@ -226,6 +226,7 @@ function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
     (digestAfter ? fields.has('key') : fields.get('key') !== policy.key) ||
     fields.get('Content-MD5') !== policy.md5 ||
     fields.has(CRC32_FIELD) ||
+    (fields.has(ALGORITHM_FIELD) && (!digestAfter || fields.get(ALGORITHM_FIELD) !== 'CRC32')) ||
     fields.get('Content-Type') !== policy.type
   ) {
     throw new HttpError(403, 'the form fields do not match the signed policy');
@@ -233,8 +234,13 @@ function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
   return policy;
 }
 
-/** The trailing checksum a client may send instead of Content-MD5, as S3 names it. */
+/**
+ * The trailing checksum a client may send instead of Content-MD5, as S3 names it; the form
+ * announces it before the file (ALGORITHM_FIELD: CRC32), so that only the uploads that
+ * send one cost the hub a CRC.
+ */
 const CRC32_FIELD = 'x-amz-checksum-crc32';
+const ALGORITHM_FIELD = 'x-amz-checksum-algorithm';
 
 interface Meter {
   transform: Transform;
@@ -285,7 +291,7 @@ interface Received {
   temporary: string;
   md5: string;
   headMd5: string;
-  /** Taken for forms whose digest follows the file only. */
+  /** Taken only when the form announced a CRC32 before the file. */
   crc32: string | undefined;
 }
 
@@ -303,7 +309,8 @@ async function receiveFile(
     stream.resume();
     throw error;
   }
-  const counter = meter(policy.length, policy.md5 === undefined);
+  const withCrc = fields.get(ALGORITHM_FIELD) === 'CRC32';
+  const counter = meter(policy.length, withCrc);
   await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));
   if (counter.length() !== policy.length)
     throw new HttpError(
@@ -315,7 +322,7 @@ async function receiveFile(
     temporary,
     md5: counter.md5(),
     headMd5: counter.headMd5(),
-    crc32: policy.md5 === undefined ? counter.crc32() : undefined,
+    crc32: withCrc ? counter.crc32() : undefined,
   };
 }
 
@@ -355,8 +362,8 @@ async function storeReceived(
 
 /**
  * A form signed with the digest: the bytes must match it. Else the file is followed by
- * `Content-MD5`, its CRC32 (cheaper for the client to take as it sends), or both: each one
- * sent must match.
+ * `Content-MD5`, its CRC32 (cheaper for the client to take as it sends; announced before
+ * the file), or both: each one sent must match.
  */
 function checkDigests(
   policy: Policy,
@@ -375,6 +382,8 @@ function checkDigests(
     );
   if (claimedMd5 !== undefined && md5 !== claimedMd5)
     throw new HttpError(400, 'the bytes received do not match Content-MD5');
+  if (claimedCrc !== undefined && crc === undefined)
+    throw new HttpError(400, `"${CRC32_FIELD}" needs "${ALGORITHM_FIELD}: CRC32" before the file`);
   if (claimedCrc !== undefined && crc !== claimedCrc)
     throw new HttpError(400, `the bytes received do not match ${CRC32_FIELD}`);
 }

@@ -23,6 +23,7 @@ export type Trailer =
   { field: 'Content-MD5'; md5: Promise<string> } | { field: typeof CRC32_FIELD };
 
 export const CRC32_FIELD = 'x-amz-checksum-crc32';
+const ALGORITHM_FIELD = 'x-amz-checksum-algorithm';
 
 /** Base64 of a CRC32's four bytes, big-endian, as S3 writes it. */
 function crcText(crc: number): string {
@@ -56,18 +57,20 @@ function multipart(
   const boundary = `----data${randomBytes(12).toString('hex')}`;
   const field = (name: string, value: string) =>
     `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-  const fields = Object.entries(form.fields)
+  const trailer = form.trailer;
+  const withCrc = trailer?.field === CRC32_FIELD;
+  // The hub takes a CRC32 only of uploads that announce one before the file.
+  const announced: Record<string, string> = withCrc ? { [ALGORITHM_FIELD]: 'CRC32' } : {};
+  const fields = Object.entries({ ...form.fields, ...announced })
     .map(([name, value]) => field(name, value))
     .join('');
   const head = Buffer.from(
     `${fields}--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="file"\r\nContent-Type: ${form.contentType}\r\n\r\n`,
   );
-  const trailer = form.trailer;
   const tail = (value: string) =>
     `\r\n${trailer ? field(trailer.field, value) : ''}--${boundary}--\r\n`;
   // A base64 MD5 is always 24 characters, a CRC32 8: the length is known before the value.
-  const tailLength = Buffer.byteLength(tail('x'.repeat(trailer?.field === CRC32_FIELD ? 8 : 24)));
-  const withCrc = trailer?.field === CRC32_FIELD;
+  const tailLength = Buffer.byteLength(tail('x'.repeat(withCrc ? 8 : 24)));
   async function* body(): AsyncIterable<Uint8Array> {
     yield head;
     let sent = 0;

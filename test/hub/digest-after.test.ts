@@ -91,7 +91,7 @@ describe('uploads whose digest follows the file', () => {
       const otherBytes = Buffer.from('a,b\n1,3\n');
       const md5 = md5Base64(bytes);
       const crc = crc32Base64(bytes);
-      const cases: [Record<string, string>, RegExp][] = [
+      const checksums: [Record<string, string>, RegExp][] = [
         [{ 'Content-MD5': md5Base64(otherBytes) }, /do not match Content-MD5/],
         [{}, /"Content-MD5" or "x-amz-checksum-crc32" field after the file/],
         [{ 'Content-MD5': 'not a digest' }, /do not match Content-MD5/],
@@ -101,9 +101,22 @@ describe('uploads whose digest follows the file', () => {
         [{ 'Content-MD5': md5, 'x-amz-checksum-crc32': 'AAAAAA==' }, /x-amz-checksum-crc32/],
         [{ 'Content-MD5': md5Base64(otherBytes), 'x-amz-checksum-crc32': crc }, /Content-MD5/],
       ];
-      for (const [after, message] of cases) {
+      const announce = { 'x-amz-checksum-algorithm': 'CRC32' };
+      const cases: [Record<string, string>, Record<string, string>, RegExp][] = [
+        ...checksums.map(
+          ([after, message]): [Record<string, string>, Record<string, string>, RegExp] => [
+            'x-amz-checksum-crc32' in after ? announce : {},
+            after,
+            message,
+          ],
+        ),
+        // A CRC32 the form did not announce before the file was not taken.
+        [{}, { 'x-amz-checksum-crc32': crc }, /needs "x-amz-checksum-algorithm: CRC32" before/],
+      ];
+      for (const [before, after, message] of cases) {
         const entry = await laterForm(url, rawstore, 'x.csv', bytes.length);
-        const response = await post(entry, uploadFormDigestAfter(entry.upload_query, bytes, after));
+        const query = { ...entry.upload_query, ...before };
+        const response = await post(entry, uploadFormDigestAfter(query, bytes, after));
         expect(response.status, JSON.stringify(after)).toBe(400);
         expect(await errorOf(response)).toMatch(message);
       }
@@ -123,6 +136,7 @@ describe('uploads whose digest follows the file', () => {
         // A digest before the file would let a client name the key it pleased.
         [{ ...entry.upload_query, 'Content-MD5': md5 }, bytes, 403],
         [{ ...entry.upload_query, 'x-amz-checksum-crc32': crc32Base64(bytes) }, bytes, 403],
+        [{ ...entry.upload_query, 'x-amz-checksum-algorithm': 'SHA256' }, bytes, 403],
         [{ ...entry.upload_query, key: `${'0'.repeat(32)}.csv` }, bytes, 403],
         [{ ...entry.upload_query, 'Content-Type': 'text/html' }, bytes, 403],
         [{ ...entry.upload_query, Signature: 'x' }, bytes, 403],
@@ -151,7 +165,11 @@ describe('uploads whose digest follows the file', () => {
       const entry = await laterForm(url, rawstore, 'digits.txt', bytes.length);
       const stored = await post(
         entry,
-        uploadFormDigestAfter(entry.upload_query, bytes, { 'x-amz-checksum-crc32': check }),
+        uploadFormDigestAfter(
+          { ...entry.upload_query, 'x-amz-checksum-algorithm': 'CRC32' },
+          bytes,
+          { 'x-amz-checksum-crc32': check },
+        ),
       );
       expect(stored.status).toBe(200);
       const md5 = md5Base64(bytes);
@@ -174,6 +192,16 @@ describe('uploads whose digest follows the file', () => {
       );
       expect(refused.status).toBe(400);
       expect(await errorOf(refused)).toMatch(/taken only on forms signed without a digest/);
+      const announced = await post(
+        signed,
+        uploadFormDigestAfter(
+          { ...signed.upload_query, 'x-amz-checksum-algorithm': 'CRC32' },
+          other,
+          {},
+        ),
+      );
+      expect(announced.status).toBe(403);
+      await announced.text();
       expect(await storedObjects(hub)).toEqual([key]);
     });
   });
