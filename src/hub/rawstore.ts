@@ -133,7 +133,7 @@ export async function authorize(
   for (const { path, entry, key, exists } of entries) {
     if (key === undefined || entry.md5 === undefined) {
       // A store that takes uploads itself would get these bytes through the hub, a detour
-      // that costs more than the client's digest: the client hashes first.
+      // that costs more than the client's digest: the client hashes first. Else
       // `may_exist` false lets the client skip hashing: of the caller's own objects, none
       // has this length and head, so none can be this file.
       filedata[path] = hub.storage.direct

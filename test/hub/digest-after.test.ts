@@ -39,6 +39,21 @@ async function laterForm(
   return entry;
 }
 
+/** A form for `path`, signed with the digest of `bytes`. */
+async function signedForm(
+  url: string,
+  rawstore: { token: string; userid: string },
+  path: string,
+  bytes: Buffer,
+): Promise<Entry> {
+  const reply = (await (
+    await authorizeUploads(url, rawstore, new Map([[path, bytes]]))
+  ).json()) as AuthorizeReply;
+  const entry = reply.filedata[path];
+  if (!entry) throw new Error(`no entry for ${path}`);
+  return entry;
+}
+
 function post(entry: Entry, body: FormData): Promise<Response> {
   return fetch(entry.upload_url, { method: 'POST', body });
 }
@@ -178,12 +193,7 @@ describe('uploads whose digest follows the file', () => {
       expect(await storedObjects(hub)).toEqual([key]);
       // A form signed with the digest takes no CRC32: it would be checked against nothing.
       const other = Buffer.from('987654321');
-      const signed = (
-        (await (
-          await authorizeUploads(url, rawstore, new Map([['other.txt', other]]))
-        ).json()) as AuthorizeReply
-      ).filedata['other.txt'];
-      if (!signed) throw new Error('no form for other.txt');
+      const signed = await signedForm(url, rawstore, 'other.txt', other);
       const refused = await post(
         signed,
         uploadFormDigestAfter(signed.upload_query, other, {
@@ -233,12 +243,7 @@ describe('uploads whose digest follows the file', () => {
         return [...files.keys()].map((path) => reply.filedata[path]?.may_exist);
       };
       expect(await mayExist(ada)).toEqual([false, false, false, false]);
-      const entry = (
-        (await (
-          await authorizeUploads(url, ada, new Map([['held.bin', held]]))
-        ).json()) as AuthorizeReply
-      ).filedata['held.bin'];
-      if (!entry) throw new Error('no form for held.bin');
+      const entry = await signedForm(url, ada, 'held.bin', held);
       const stored = await post(entry, uploadForm(entry.upload_query, held));
       expect(stored.status).toBe(204);
       expect(await mayExist(ada)).toEqual([true, false, true, false]);
@@ -346,11 +351,7 @@ describe('uploads whose digest follows the file', () => {
       const rawstore = await signedIn(url);
       const bytes = Buffer.alloc(4 * 1024 * 1024, 'x');
       const later = await laterForm(url, rawstore, 'later.bin', bytes.length);
-      const before = (
-        (await (
-          await authorizeUploads(url, rawstore, new Map([['before.bin', bytes]]))
-        ).json()) as AuthorizeReply
-      ).filedata['before.bin'];
+      const before = await signedForm(url, rawstore, 'before.bin', bytes);
       for (const entry of [later, before]) {
         if (!entry?.upload_query || entry.digest === 'first') continue;
         const form = new Response(uploadFormDigestAfter(entry.upload_query, bytes, {}));

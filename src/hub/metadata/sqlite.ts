@@ -90,7 +90,8 @@ const MIGRATIONS = [
   create index datasets_row_count on datasets (row_count);`,
   // A client may skip hashing a file that no object of its owner's can be: none of the same
   // length and head. Holdings made before this have no head, and may be any file.
-  `alter table holdings add column head_md5 text;`,
+  `alter table holdings add column head_md5 text;
+  create index holdings_length on holdings (ownerid, bytes);`,
 ];
 
 const WAITING = waitingRevision('?');
