@@ -23,8 +23,8 @@ export interface UploadTarget {
    */
   digest?: string;
   /**
-   * Ours, with `digest: after`: false when the owner holds no object of the file's length,
-   * so the hub cannot hold the file and the client need not hash it to ask.
+   * Ours, with `digest: after`: false when the owner holds no object of the file's length
+   * and `head_md5`, so the hub cannot hold the file and the client need not hash it to ask.
    */
   may_exist?: boolean;
   exists: boolean;

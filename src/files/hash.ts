@@ -13,3 +13,10 @@ export function newHash(algorithm: string): Hash {
  * files of one length whose first 64 KiB differ are different files.
  */
 export const HEAD_BYTES = 64 * 1024;
+
+/** A CRC32 as S3 writes it: base64 of its four bytes, big-endian. */
+export function crc32Base64(crc: number): string {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32BE(crc);
+  return bytes.toString('base64');
+}

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import { HEAD_BYTES } from '../files/hash.js';
+import { crc32Base64, HEAD_BYTES } from '../files/hash.js';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './http.js';
 import { sendStored } from './send-file.js';
@@ -253,7 +253,7 @@ interface Meter {
 
 /**
  * Counts and hashes bytes on their way to disk, refusing more than the policy allows; with
- * `withCrc`, also takes their CRC32 (base64 of its four bytes, big-endian, as S3 gives it).
+ * `withCrc`, also takes their CRC32.
  */
 function meter(limit: number, withCrc: boolean): Meter {
   const hash = createHash('md5');
@@ -271,17 +271,12 @@ function meter(limit: number, withCrc: boolean): Meter {
       callback(null, chunk);
     },
   });
-  const crcBase64 = () => {
-    const bytes = Buffer.alloc(4);
-    bytes.writeUInt32BE(crc);
-    return bytes.toString('base64');
-  };
   return {
     transform,
     length: () => length,
     md5: () => hash.digest('base64'),
     headMd5: () => head.digest('base64'),
-    crc32: crcBase64,
+    crc32: () => crc32Base64(crc),
   };
 }
 

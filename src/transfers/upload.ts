@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { fileChunks } from '../files/chunks.js';
+import { crc32Base64 } from '../files/hash.js';
 import { ApiError } from '../errors.js';
 import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
 
@@ -24,13 +25,6 @@ export type Trailer =
 
 export const CRC32_FIELD = 'x-amz-checksum-crc32';
 const ALGORITHM_FIELD = 'x-amz-checksum-algorithm';
-
-/** Base64 of a CRC32's four bytes, big-endian, as S3 writes it. */
-function crcText(crc: number): string {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt32BE(crc);
-  return bytes.toString('base64');
-}
 
 /** A presigned PUT: the file is the body, with the headers the signature binds. */
 export interface UploadPut {
@@ -81,7 +75,7 @@ function multipart(
       onBytes(sent);
       yield chunk;
     }
-    if (trailer?.field === CRC32_FIELD) yield Buffer.from(tail(crcText(crc)));
+    if (trailer?.field === CRC32_FIELD) yield Buffer.from(tail(crc32Base64(crc)));
     else yield Buffer.from(tail((await trailer?.md5) ?? ''));
   }
   return {
