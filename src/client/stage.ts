@@ -85,8 +85,7 @@ export async function stageFiles(
   };
   const sizes = await Promise.all(
     files.map(
-      async (file) =>
-        (await stat(file.source ?? join(options.dir, file.path)).catch(() => undefined))?.size,
+      async (file) => (await stat(bytesOf(file, options.dir)).catch(() => undefined))?.size,
     ),
   );
   options.onEvent?.({
@@ -106,25 +105,14 @@ export async function stageFiles(
   });
   const staged: StagedFile[] = [];
   const background: Promise<unknown>[] = [];
-  for (const [index, target] of forms) {
-    if (target.may_exist !== false) continue;
+  const unhashed = new Map([...forms].filter(([, target]) => target.may_exist === false));
+  for (const [index, target] of unhashed) {
     const sent = sendUnhashed(index, target, staging, options, signal);
     background.push(sent.then((file) => file && staged.push(file)));
   }
-  const hashed = files.map((_, index) => index).filter((index) => !sentUnhashed(forms, index));
-  const settled = new Set<number>();
-  const digests = new Map<number, Promise<{ length: number; md5: string }>>();
-  let previous: Promise<unknown> = Promise.resolve();
-  for (const index of hashed) {
-    const file = files[index] as PackageFile;
-    const digest = previous.then(() => {
-      options.onEvent?.({ type: 'hashing', path: file.path });
-      return fileDigest(file.source ?? join(options.dir, file.path), signal);
-    });
-    previous = digest;
-    background.push(digest.then(() => settled.add(index), fail));
-    digests.set(index, digest);
-  }
+  const hashed = files.map((_, index) => index).filter((index) => !unhashed.has(index));
+  const { digests, settled } = hashInTurn(hashed, staging, options, signal);
+  background.push(...[...digests.values()].map((digest) => digest.catch(fail)));
   const started = startEarly(forms, digests, staging, options, signal);
   background.push(Promise.all([...started.values()].map((one) => one.stored)));
   try {
@@ -136,7 +124,7 @@ export async function stageFiles(
       const done = await Promise.all(
         batch.map(async (index) => ({
           ...(files[index] as PackageFile),
-          ...(await (digests.get(index) as Promise<{ length: number; md5: string }>)),
+          ...(await (digests.get(index) as Promise<Digest>)),
         })),
       );
       for (const [position, file] of (await authorize(done, options)).entries()) {
@@ -154,8 +142,41 @@ export async function stageFiles(
   return staged.sort((a, b) => (order.get(a.path) ?? 0) - (order.get(b.path) ?? 0));
 }
 
-function sentUnhashed(forms: Map<number, UploadTarget>, index: number): boolean {
-  return forms.get(index)?.may_exist === false;
+type Digest = { length: number; md5: string };
+
+/**
+ * Hashes the files at `indexes` one after another, from now on. `settled` holds the
+ * indexes of those hashed so far.
+ */
+function hashInTurn(
+  indexes: number[],
+  staging: Staging,
+  options: StageOptions,
+  signal: AbortSignal,
+): { digests: Map<number, Promise<Digest>>; settled: Set<number> } {
+  const digests = new Map<number, Promise<Digest>>();
+  const settled = new Set<number>();
+  let previous: Promise<unknown> = Promise.resolve();
+  for (const index of indexes) {
+    const file = staging.files[index] as PackageFile;
+    const digest = previous.then(() => {
+      options.onEvent?.({ type: 'hashing', path: file.path });
+      return fileDigest(bytesOf(file, options.dir), signal);
+    });
+    // Its failure is reported by whoever awaits the digest.
+    void digest.then(
+      () => settled.add(index),
+      () => undefined,
+    );
+    previous = digest;
+    digests.set(index, digest);
+  }
+  return { digests, settled };
+}
+
+/** Where a file's bytes are read from. */
+function bytesOf(file: PackageFile, dir: string): string {
+  return file.source ?? join(dir, file.path);
 }
 
 /**
@@ -223,7 +244,7 @@ async function earlyForms(
       const file = files[index] as PackageFile;
       const entry = {
         length: sizes[index],
-        head_md5: await headDigest(file.source ?? join(options.dir, file.path)),
+        head_md5: await headDigest(bytesOf(file, options.dir)),
         name: file.name,
         type: typeOf(file.path),
       };
@@ -255,7 +276,7 @@ async function earlyForms(
  */
 function startEarly(
   forms: Map<number, UploadTarget>,
-  digests: Map<number, Promise<{ md5: string }>>,
+  digests: Map<number, Promise<Digest>>,
   staging: Staging,
   options: StageOptions,
   signal: AbortSignal,
@@ -335,7 +356,7 @@ function storedObject(reply: string, path: string): { object_url: string; md5: s
 }
 
 async function authorize(
-  files: (PackageFile & { length: number; md5: string })[],
+  files: (PackageFile & Digest)[],
   options: StageOptions,
 ): Promise<StagedFile[]> {
   const filedata = Object.fromEntries(
@@ -389,7 +410,7 @@ async function sendFile(
   announced: Set<string>,
   trailer?: Trailer,
 ): Promise<string> {
-  const common = { url: target.upload_url, path: file.source ?? join(options.dir, file.path) };
+  const common = { url: target.upload_url, path: bytesOf(file, options.dir) };
   const upload: Upload =
     target.upload_method === 'PUT'
       ? { method: 'PUT', ...common, length: file.length, headers: putHeaders(target) }

@@ -90,10 +90,8 @@ describe('uploads whose digest follows the file', () => {
       const key = `${Buffer.from(md5, 'base64').toString('hex')}.csv`;
       expect(await stored.json()).toEqual({ object_url: `${url}/rawstore/objects/${key}`, md5 });
       expect(await storedObjects(hub)).toEqual([key]);
-      const again = (await (
-        await authorizeUploads(url, rawstore, new Map([['data/people.CSV', bytes]]))
-      ).json()) as AuthorizeReply;
-      expect(again.filedata['data/people.CSV']?.exists).toBe(true);
+      const again = await signedForm(url, rawstore, 'data/people.CSV', bytes);
+      expect(again.exists).toBe(true);
       expect(partial(hub.tmpDir)).toEqual([]);
     });
   });
