@@ -119,3 +119,50 @@ describe('CsvParser fed equal chunks', () => {
     expect(found.every((cells) => cells.length === 2)).toBe(true);
   });
 });
+
+/** A small seeded generator, so that a failing case is the same on every run. */
+function generator(seed: number): (below: number) => number {
+  let state = seed;
+  return (below) => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state % below;
+  };
+}
+
+function randomField(next: (below: number) => number): string {
+  const alphabet = ['a', 'b', '1', ' ', ',', '"', '\n', '\r', '\r\n', '\\', 'é'];
+  return Array.from({ length: next(6) }, () => alphabet[next(alphabet.length)]).join('');
+}
+
+/** Writes records as RFC 4180 does: a field with a quote, delimiter or line break is quoted. */
+function written(records: string[][], lineBreak: string): string {
+  const cell = (field: string): string =>
+    /[",\r\n]/.test(field) ? `"${field.replace(/"/g, '""')}"` : field;
+  return records.map((record) => record.map(cell).join(',') + lineBreak).join('');
+}
+
+describe('CsvParser on generated tables', () => {
+  it('reads back what was written, whatever the chunks it is given', () => {
+    const next = generator(20_261_124);
+    for (let table = 0; table < 300; table++) {
+      const records = Array.from({ length: 1 + next(5) }, () =>
+        Array.from({ length: 2 + next(4) }, () => randomField(next)),
+      );
+      const text = written(records, next(2) === 0 ? '\n' : '\r\n');
+      for (const chunkSize of [text.length, 1, 2, 3, 1 + next(40)])
+        expect(parse(text, {}, chunkSize), JSON.stringify(text)).toEqual(records);
+    }
+  });
+
+  it('reads malformed text the same whatever the chunks it is given', () => {
+    const next = generator(7);
+    for (let table = 0; table < 300; table++) {
+      const text = Array.from({ length: 40 }, () => randomField(next)).join('');
+      const whole = parse(text);
+      for (const chunkSize of [1, 2, 3, 1 + next(20)])
+        expect(parse(text, {}, chunkSize), JSON.stringify(text)).toEqual(whole);
+      const escaped = parse(text, { escapeChar: '\\', skipInitialSpace: true });
+      expect(parse(text, { escapeChar: '\\', skipInitialSpace: true }, 1)).toEqual(escaped);
+    }
+  });
+});
