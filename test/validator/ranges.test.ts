@@ -3,6 +3,7 @@
  * split, the report must be the one a single pass gives. The split is forced here on small
  * files, at chosen rows (the second range runs the built worker, as in use).
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report, ValidateEvent } from '../../src/validator/index.js';
 import { check, summary, tablePackage } from '../helpers/fixtures.js';
@@ -292,5 +293,78 @@ describe('two byte ranges, the second in a worker the caller starts', () => {
       expect(withoutSeconds(two)).toEqual(withoutSeconds(one));
       expect(events.find((event) => event.type === 'ranges')).toMatchObject({ joined });
     }
+  });
+});
+
+describe('the second range', () => {
+  it('is asked for once the header is read, not after the first chunk', async () => {
+    const { MessageChannel } = await import('node:worker_threads');
+    const { readTable } = await import('../../src/validator/table/read.js');
+    const { rangeSplitFor } = await import('../../src/validator/table/range-split.js');
+    const { TableValidator } = await import('../../src/validator/table/table-validator.js');
+    const { TaskCollector } = await import('../../src/validator/report/task.js');
+    const { compileField } = await import('../../src/validator/schema/field.js');
+    const { resolveDialect } = await import('../../src/validator/table/dialect.js');
+    const { csv } = table();
+    const location = join(tableDir(csv), 'data.csv');
+    const schema = { fields };
+    const limits = { limitErrors: 1000 };
+    const keys = { primaryKey: [0], uniqueKeys: [], foreignKeys: [] };
+    const validator = new TableValidator(
+      fields.map((field) => compileField(field, schema, 2)),
+      resolveDialect(undefined, '', ',').layout,
+      keys,
+      'exact',
+      new TaskCollector('data', 'table', location, limits),
+    );
+    const { port1, port2 } = new MessageChannel();
+    let records = 0;
+    let recordsAtRequest: number | undefined;
+    const post = port1.postMessage.bind(port1);
+    port1.postMessage = (message: unknown) => {
+      recordsAtRequest ??= records;
+      post(message);
+    };
+    // The second range's worker, played here: it declines, and the first reads on alone.
+    port2.on('message', () => {
+      port2.postMessage({ type: 'range', result: { ok: false, reason: 'declined' } });
+    });
+    const split = await rangeSplitFor(
+      {
+        locations: [location],
+        format: 'csv',
+        inline: false,
+        onePass: false,
+        options: { minBytes: 0 },
+        takeWorker: () => port1,
+      },
+      validator,
+      { schema, version: 2, keys, fieldsMatch: 'exact', limits, keyMemory: 1 << 20 },
+    );
+    const read = await readTable(
+      {
+        locations: [location],
+        encoding: undefined,
+        dialect: undefined,
+        defaultDelimiter: undefined,
+        hashes: [],
+        fetch: () => Promise.reject(new Error('nothing to fetch')),
+        split,
+      },
+      {
+        record: (cells) => {
+          records++;
+          validator.record(cells);
+        },
+        get open() {
+          return validator.open;
+        },
+      },
+    );
+    split?.stop();
+    port2.close();
+    expect(read.complete).toBe(true);
+    expect(records).toBe(ROWS + 1);
+    expect(recordsAtRequest).toBe(1);
   });
 });

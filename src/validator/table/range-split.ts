@@ -98,6 +98,7 @@ export class RangeSplit {
   private request: RangeRequest | undefined;
   private readonly result: Promise<RangeResult>;
   private ended = false;
+  private begun = false;
   /** Bytes the second range has read. */
   read = 0;
 
@@ -127,8 +128,18 @@ export class RangeSplit {
     return this.request !== undefined;
   }
 
-  /** Once the first range has read its sample: starts the second, if the table allows it. */
+  /** True once the first range's header is read: the second range can begin. */
+  get headerRead(): boolean {
+    return this.validator.header !== undefined;
+  }
+
+  /**
+   * Once the first range has read its header, or its sample without finding it: starts the
+   * second, if the table allows it. Called again, it does nothing.
+   */
   begin(encoding: string, dialect: ResolvedDialect): void {
+    if (this.begun) return;
+    this.begun = true;
     const map = this.validator.header;
     // Comment rows given by number need the row numbers of the second range, which only
     // the first range's end tells.
