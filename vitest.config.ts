@@ -1,5 +1,19 @@
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Every temporary folder of a run, the tests' own and their processes' (hubs, the CLI,
+ * PostgreSQL, Chromium), is made inside one folder that goes when the run ends: a test
+ * stopped by its timeout, or a process still writing while its test removes its folder,
+ * leaves nothing in the system's temporary folder, which runs would otherwise fill.
+ */
+const runFolder = mkdtempSync(join(tmpdir(), 'data-tests-'));
+// The services' own users (PostgreSQL's refuses root) reach their folders inside it.
+chmodSync(runFolder, 0o755);
+process.env.TMPDIR = runFolder;
+process.on('exit', () => rmSync(runFolder, { recursive: true, force: true }));
 
 /**
  * The hub's tests run twice: on the embedded default (SQLite and a folder) and on

@@ -122,6 +122,13 @@ it('resumes a publish broken off by a killed hub, uploading only the missing fil
     expect(result.uploaded.length).toBe(4 - stored.length);
     expect(result.uploaded).not.toContain('data/small.csv');
   } finally {
-    second.child.kill('SIGINT');
+    // Its folder is removed after the test: the hub must have stopped writing to it.
+    const { child } = second;
+    const stopped = new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
+      child.once('exit', resolve);
+    });
+    child.kill('SIGINT');
+    await stopped;
   }
 }, 120_000);
