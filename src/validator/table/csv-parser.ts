@@ -123,18 +123,13 @@ export class CsvParser {
         i++;
         continue;
       } else {
-        let j = i;
-        let found = 0;
-        for (; j < length; j++) {
-          found = text.charCodeAt(j);
-          if (found === delimiter || found === LF || found === CR || found === escape) break;
-        }
+        const j = unquotedEnd(text, i, delimiter, escape);
         if (j === length) {
           this.buffer = text.slice(i);
           this.state = State.Unquoted;
           return length;
         }
-        if (found === escape) {
+        if (text.charCodeAt(j) === escape) {
           this.buffer = text.slice(i, j);
           this.state = State.EscapeInUnquoted;
           return j + 1;
@@ -173,20 +168,12 @@ export class CsvParser {
 
   private unquoted(text: string, start: number): number {
     const length = text.length;
-    const delimiter = this.delimiter;
-    const escape = this.escape;
-    let j = start;
-    let code = 0;
-    // A plain loop over the characters: faster here than indexOf, whose calls cost more
-    // than the few characters most fields hold (npm run bench, "our CSV parser alone").
-    for (; j < length; j++) {
-      code = text.charCodeAt(j);
-      if (code === delimiter || code === LF || code === CR || code === escape) break;
-    }
+    const j = unquotedEnd(text, start, this.delimiter, this.escape);
     if (j === length) {
       this.buffer += text.slice(start);
       return length;
     }
+    const code = text.charCodeAt(j);
     const value =
       this.buffer.length === 0 ? text.slice(start, j) : this.buffer + text.slice(start, j);
     this.buffer = '';
@@ -260,6 +247,21 @@ export class CsvParser {
     this.cells = [];
     this.onRecord(cells);
   }
+}
+
+/**
+ * Where an unquoted field from `start` ends: its delimiter, line break or escape, or the end
+ * of the text. A plain loop over the characters: faster than indexOf, whose calls cost more
+ * than the few characters most fields hold (npm run bench, "our CSV parser alone").
+ */
+function unquotedEnd(text: string, start: number, delimiter: number, escape: number): number {
+  const length = text.length;
+  let j = start;
+  for (; j < length; j++) {
+    const code = text.charCodeAt(j);
+    if (code === delimiter || code === LF || code === CR || code === escape) break;
+  }
+  return j;
 }
 
 /** The first `count` records of a text in a plain dialect, for previews. */
