@@ -117,8 +117,8 @@ export class CsvParser {
         this.cells.push(text.slice(i + 1, closing));
         i = closing + 1;
       } else if (code === delimiter || code === LF || code === CR) {
-        if (code === delimiter) this.cells.push('');
-        else if (this.cells.length > 0) this.cells.push('');
+        // An empty field; but a line break with no field before it is an empty record.
+        if (code === delimiter || this.cells.length > 0) this.cells.push('');
       } else if (code === SPACE && this.options.skipInitialSpace) {
         i++;
         continue;
