@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/require-await --
    The interface is asynchronous for the engines that are; node:sqlite answers at once. */
-import { chmodSync, closeSync, openSync } from 'node:fs';
-import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
+import { openSqliteFile } from './sqlite-file.js';
 import {
   freshness,
   listingOrder,
@@ -107,14 +107,7 @@ export class SqliteMetadata implements Metadata {
   }
 
   constructor(file: string) {
-    // It holds sessions and the signing keys: for the hub's user only.
-    closeSync(openSync(file, 'a', 0o600));
-    chmodSync(file, 0o600);
-    this.db = new DatabaseSync(file);
-    // The wait first: switching to WAL takes a lock that another starting process may hold.
-    this.db.exec(
-      'pragma busy_timeout = 5000; pragma journal_mode = wal; pragma synchronous = normal;',
-    );
+    this.db = openSqliteFile(file);
     this.migrate();
   }
 
