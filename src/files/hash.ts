@@ -14,6 +14,13 @@ export function newHash(algorithm: string): Hash {
  */
 export const HEAD_BYTES = 64 * 1024;
 
+/**
+ * The form fields of a CRC32 that follows a file, as S3 names them: the algorithm,
+ * announced before the file, and the checksum after it.
+ */
+export const CRC32_FIELD = 'x-amz-checksum-crc32';
+export const ALGORITHM_FIELD = 'x-amz-checksum-algorithm';
+
 /** A CRC32 as S3 writes it: base64 of its four bytes, big-endian. */
 export function crc32Base64(crc: number): string {
   const bytes = Buffer.alloc(4);

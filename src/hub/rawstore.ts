@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import { crc32Base64, HEAD_BYTES } from '../files/hash.js';
+import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64, HEAD_BYTES } from '../files/hash.js';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './http.js';
 import { sendStored } from './send-file.js';
@@ -234,14 +234,6 @@ function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
   return policy;
 }
 
-/**
- * The trailing checksum a client may send instead of Content-MD5, as S3 names it; the form
- * announces it before the file (ALGORITHM_FIELD: CRC32), so that only the uploads that
- * send one cost the hub a CRC.
- */
-const CRC32_FIELD = 'x-amz-checksum-crc32';
-const ALGORITHM_FIELD = 'x-amz-checksum-algorithm';
-
 interface Meter {
   transform: Transform;
   length: () => number;
@@ -304,6 +296,7 @@ async function receiveFile(
     stream.resume();
     throw error;
   }
+  // Announced before the file, so that only the uploads that send a CRC32 cost the hub one.
   const withCrc = fields.get(ALGORITHM_FIELD) === 'CRC32';
   const counter = meter(policy.length, withCrc);
   await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { fileChunks } from '../files/chunks.js';
-import { crc32Base64 } from '../files/hash.js';
+import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64 } from '../files/hash.js';
 import { ApiError } from '../errors.js';
 import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
 
@@ -22,9 +22,6 @@ export interface UploadForm {
  */
 export type Trailer =
   { field: 'Content-MD5'; md5: Promise<string> } | { field: typeof CRC32_FIELD };
-
-export const CRC32_FIELD = 'x-amz-checksum-crc32';
-const ALGORITHM_FIELD = 'x-amz-checksum-algorithm';
 
 /** A presigned PUT: the file is the body, with the headers the signature binds. */
 export interface UploadPut {
