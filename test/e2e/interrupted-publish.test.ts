@@ -6,29 +6,12 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, expect, it } from 'vitest';
 import { browserLogin } from '../hub/protocol.js';
+import { startServe } from '../helpers/serve.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
 const work = mkdtempSync(join(tmpdir(), 'data-interrupt-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-function startHub(port: number): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const child = spawn(process.execPath, [
-    BIN,
-    'serve',
-    '--port',
-    String(port),
-    '--data-dir',
-    join(work, 'hub'),
-  ]);
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
-      if (url) resolve({ child, url });
-    });
-    child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}`)));
-  });
-}
 
 function publish(
   api: string,
@@ -88,7 +71,8 @@ it('resumes a publish broken off by a killed hub, uploading only the missing fil
     JSON.stringify({ name: 'interrupted', resources }),
   );
 
-  const first = await startHub(0);
+  const hubArgs = ['--data-dir', join(work, 'hub')];
+  const first = await startServe(hubArgs);
   const port = Number(new URL(first.url).port);
   const token = await browserLogin(first.url);
   const attempt = publish(first.url, token);
@@ -108,7 +92,7 @@ it('resumes a publish broken off by a killed hub, uploading only the missing fil
   expect(stored.length).toBeLessThan(4);
   expect(objects()).toEqual(expect.arrayContaining(stored));
 
-  const second = await startHub(port);
+  const second = await startServe(hubArgs, port);
   try {
     const again = await publish(second.url, token).done;
     expect(again.code).toBe(0);
@@ -123,12 +107,6 @@ it('resumes a publish broken off by a killed hub, uploading only the missing fil
     expect(result.uploaded).not.toContain('data/small.csv');
   } finally {
     // Its folder is removed after the test: the hub must have stopped writing to it.
-    const { child } = second;
-    const stopped = new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) resolve(undefined);
-      child.once('exit', resolve);
-    });
-    child.kill('SIGINT');
-    await stopped;
+    await second.stop();
   }
 }, 120_000);

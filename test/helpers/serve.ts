@@ -12,9 +12,9 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** `data serve` as a process of its own, on a free loopback port. */
-export function startServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
+/** `data serve` as a process of its own, on a free loopback port unless given one. */
+export function startServe(args: string[], port = 0): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
     env: { ...process.env, NO_COLOR: '1' },
   });
   let err = '';
