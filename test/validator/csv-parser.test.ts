@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CsvParser, type CsvOptions } from '../../src/validator/table/csv-parser.js';
+import { CsvParser, spanCells, type CsvOptions } from '../../src/validator/table/csv-parser.js';
 
 const DEFAULTS: CsvOptions = {
   delimiter: ',',
@@ -9,16 +9,37 @@ const DEFAULTS: CsvOptions = {
   skipInitialSpace: false,
 };
 
+/** The records read, as cells; `asSpans` has the parser hand on what it can as spans. */
 function parse(
   text: string,
   options: Partial<CsvOptions> = {},
   chunkSize = text.length || 1,
+  asSpans = false,
 ): string[][] {
+  return read(text, options, chunkSize, asSpans).records;
+}
+
+function read(
+  text: string,
+  options: Partial<CsvOptions>,
+  chunkSize: number,
+  asSpans: boolean,
+): { records: string[][]; spans: number } {
   const records: string[][] = [];
-  const parser = new CsvParser({ ...DEFAULTS, ...options }, (cells) => records.push(cells));
+  let spans = 0;
+  const parser = new CsvParser(
+    { ...DEFAULTS, ...options },
+    (cells) => records.push(cells),
+    asSpans
+      ? (chunk, bounds, count) => {
+          spans++;
+          records.push(spanCells(chunk, bounds, count));
+        }
+      : undefined,
+  );
   for (let i = 0; i < text.length; i += chunkSize) parser.push(text.slice(i, i + chunkSize));
   parser.end();
-  return records;
+  return { records, spans };
 }
 
 const CASES: [string, string, Partial<CsvOptions>, string[][]][] = [
@@ -100,11 +121,44 @@ describe('CsvParser', () => {
     expect(parse(text, options, 1)).toEqual(expected);
   });
 
+  it.each(CASES)('%s, handed on as spans', (_, text, options, expected) => {
+    expect(parse(text, options, text.length || 1, true)).toEqual(expected);
+    expect(parse(text, options, 1, true)).toEqual(expected);
+    expect(parse(text, options, 2, true)).toEqual(expected);
+  });
+
   it('reads a 10 MB single field across chunks', () => {
     const big = 'x'.repeat(10 * 1024 * 1024);
     const records = parse(`head\n"${big}"\n`, {}, 65_536);
     expect(records).toHaveLength(2);
     expect(records[1]?.[0]?.length).toBe(big.length);
+  });
+});
+
+describe('CsvParser handing on spans', () => {
+  it('hands on as spans the records that lie whole in one chunk, with nothing doubled', () => {
+    const text = 'a,b\n1,"x"\n"y""z",3\n4,5\n6,7\n';
+    const whole = read(text, {}, text.length, true);
+    expect(whole.records).toEqual([
+      ['a', 'b'],
+      ['1', 'x'],
+      ['y"z', '3'],
+      ['4', '5'],
+      ['6', '7'],
+    ]);
+    expect(whole.spans).toBe(4);
+    // Cut inside the fourth record: it comes as cells, the records before and after as spans.
+    const cut = read(text, {}, text.indexOf('4,5') + 2, true);
+    expect(cut.records).toEqual(whole.records);
+    expect(cut.spans).toBe(3);
+  });
+
+  it('holds records of more cells than its first bounds', () => {
+    const record = Array.from({ length: 1000 }, (_, index) => String(index));
+    const text = `${record.join(',')}\n${record.join(',')}`;
+    const { records, spans } = read(text, {}, text.length, true);
+    expect(records).toEqual([record, record]);
+    expect(spans).toBe(1);
   });
 });
 
@@ -149,8 +203,10 @@ describe('CsvParser on generated tables', () => {
         Array.from({ length: 2 + next(4) }, () => randomField(next)),
       );
       const text = written(records, next(2) === 0 ? '\n' : '\r\n');
-      for (const chunkSize of [text.length, 1, 2, 3, 1 + next(40)])
+      for (const chunkSize of [text.length, 1, 2, 3, 1 + next(40)]) {
         expect(parse(text, {}, chunkSize), JSON.stringify(text)).toEqual(records);
+        expect(parse(text, {}, chunkSize, true), JSON.stringify(text)).toEqual(records);
+      }
     }
   });
 
@@ -159,10 +215,15 @@ describe('CsvParser on generated tables', () => {
     for (let table = 0; table < 300; table++) {
       const text = Array.from({ length: 40 }, () => randomField(next)).join('');
       const whole = parse(text);
-      for (const chunkSize of [1, 2, 3, 1 + next(20)])
+      for (const chunkSize of [1, 2, 3, 1 + next(20), text.length]) {
         expect(parse(text, {}, chunkSize), JSON.stringify(text)).toEqual(whole);
-      const escaped = parse(text, { escapeChar: '\\', skipInitialSpace: true });
-      expect(parse(text, { escapeChar: '\\', skipInitialSpace: true }, 1)).toEqual(escaped);
+        expect(parse(text, {}, chunkSize, true), JSON.stringify(text)).toEqual(whole);
+      }
+      const escaping = { escapeChar: '\\', skipInitialSpace: true };
+      const escaped = parse(text, escaping);
+      expect(parse(text, escaping, 1)).toEqual(escaped);
+      expect(parse(text, escaping, text.length, true)).toEqual(escaped);
+      expect(parse(text, escaping, 1 + next(20), true)).toEqual(escaped);
     }
   });
 });

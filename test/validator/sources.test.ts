@@ -76,6 +76,20 @@ describe('hostile input', () => {
       'row 1 has 4 cells; this hub reads at most 3',
     );
     expect((await check(tablePackage(`text\n${'y'.repeat(200_000)}\n`))).valid).toBe(true);
+    // With a schema, nothing is read to infer one: the validator's own read stops.
+    const typed = (...names: string[]): ReturnType<typeof schema> =>
+      schema(...names.map((name) => ({ name })));
+    const shortTyped = await check(
+      tablePackage(`text\n${'y'.repeat(200_000)}\nok\n`, typed('text')),
+      limits,
+    );
+    expect(shortTyped.tasks[0]?.errors[0]?.message).toContain(
+      'row 2 is longer than 100000 characters',
+    );
+    const wideTyped = await check(tablePackage('a,b\n1,2,3,4\n', typed('a', 'b')), limits);
+    expect(wideTyped.tasks[0]?.errors[0]?.message).toContain(
+      'row 2 has 4 cells; this hub reads at most 3',
+    );
   });
 
   it('reports binary garbage as undecodable when UTF-8 is declared', async () => {

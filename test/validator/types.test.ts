@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { casterFor, INVALID } from '../../src/validator/schema/types/index.js';
+import { casterFor, INVALID, spanCasterFor } from '../../src/validator/schema/types/index.js';
 import { plainDecimal } from '../../src/validator/schema/types/numeric.js';
 import type { FieldDescriptor } from '../../src/validator/descriptor/types.js';
 
@@ -217,6 +217,55 @@ describe('logical values', () => {
     expect(value({ type: 'list', itemType: 'integer' }, '1,2,3')).toEqual([1, 2, 3]);
     expect(value({ type: 'yearmonth' }, '2000-02')).toBe(2000 * 12 + 1);
     expect(value({ type: 'geopoint' }, '90, 45')).toEqual([90, 45]);
+  });
+});
+
+describe('casting cells where they lie', () => {
+  /** Texts near the forms the span casters read: digits, signs, points, dashes, words. */
+  function nearTexts(count: number): string[] {
+    let state = 2026;
+    const next = (below: number): number => {
+      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+      return state % below;
+    };
+    const alphabet = '0123456789-+.eE :TtrueFALSE,';
+    return Array.from({ length: count }, () =>
+      Array.from({ length: next(13) }, () => alphabet.charAt(next(alphabet.length))).join(''),
+    );
+  }
+  const texts = nearTexts(20_000);
+
+  for (const [name, [field, valid, invalid]] of Object.entries(TABLE)) {
+    const descriptor = { name: 'f', ...field };
+    const castSpan = spanCasterFor(descriptor, 2);
+    if (!castSpan) continue;
+    it(`${name}: gives what the cast of the cell's string gives, or leaves it to that cast`, () => {
+      const cast = casterFor(descriptor, 2);
+      const cells = [...valid, ...invalid].filter((cell) => typeof cell === 'string');
+      let read = 0;
+      for (const cell of [...cells, ...texts]) {
+        const text = `9-,${cell},2020-01-01`;
+        const value = castSpan(text, 3, 3 + cell.length);
+        if (value === undefined) continue;
+        read++;
+        expect(value, cell).not.toBe(INVALID);
+        expect(Object.is(value, cast(cell)), cell).toBe(true);
+      }
+      expect(read).toBeGreaterThan(0);
+    });
+  }
+
+  it('reads the common forms itself', () => {
+    const at = (type: string, cell: string): unknown =>
+      spanCasterFor({ name: 'f', type }, 2)?.(`,${cell},`, 1, 1 + cell.length);
+    expect(at('integer', '-42')).toBe(-42);
+    expect(at('number', '12.50')).toBe(12.5);
+    expect(at('date', '2024-02-29')).toBe(Date.UTC(2024, 1, 29));
+    expect(at('date', '2023-02-29')).toBeUndefined();
+    expect(at('boolean', 'TRUE')).toBe(true);
+    expect(at('boolean', '0')).toBe(false);
+    expect(at('boolean', 'yes')).toBeUndefined();
+    expect(at('string', 'text')).toBeUndefined();
   });
 });
 

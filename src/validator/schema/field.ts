@@ -6,7 +6,13 @@ import type {
 } from '../descriptor/types.js';
 import { fieldType, normalizeFormat } from '../descriptor/field-rules.js';
 import { compileConstraints, type ConstraintCheck } from './constraints.js';
-import { casterFor, type Caster } from './types/index.js';
+import {
+  casterFor,
+  castsToText,
+  spanCasterFor,
+  type Caster,
+  type SpanCaster,
+} from './types/index.js';
 
 export interface CompiledField {
   readonly name: string;
@@ -15,6 +21,10 @@ export interface CompiledField {
   /** Longer cells cannot be missing values: this spares hashing them. */
   readonly missingMaxLength: number;
   readonly cast: Caster;
+  /** Casts a cell where it lies in the text, when the field's type has such a caster. */
+  readonly castSpan: SpanCaster | undefined;
+  /** True when a cell's value is its own text: no cast can fail. */
+  readonly castsToText: boolean;
   readonly checks: readonly ConstraintCheck[];
   readonly required: boolean;
   readonly unique: boolean;
@@ -40,6 +50,8 @@ export function compileField(
     missing,
     missingMaxLength: Math.max(-1, ...[...missing].map((value) => value.length)),
     cast,
+    castSpan: spanCasterFor(field, version),
+    castsToText: castsToText(field, version),
     checks: compileConstraints(constraints, cast),
     required: constraints.required === true,
     unique: constraints.unique === true,

@@ -1,7 +1,9 @@
 /**
  * A streaming CSV parser tuned for validation: it takes decoded text in chunks of any
  * size and calls back once per record with the raw cells. Unquoted fields are sliced
- * straight from the chunk, so the common case allocates one string per cell.
+ * straight from the chunk, so the common case allocates one string per cell; with a span
+ * handler, a record that lies whole in one chunk, with nothing doubled or escaped, is
+ * handed on as where its cells lie in that chunk, and allocates nothing.
  */
 export interface CsvOptions {
   delimiter: string;
@@ -12,6 +14,19 @@ export interface CsvOptions {
 }
 
 export type RecordHandler = (cells: string[]) => void;
+
+/**
+ * A record given as where its cells lie in `text`: cell k is `text.slice(bounds[2k],
+ * bounds[2k + 1])`. `bounds` is the parser's own and is rewritten by the next record.
+ */
+export type SpanHandler = (text: string, bounds: Int32Array, count: number) => void;
+
+/** The cells of a record given as spans. */
+export function spanCells(text: string, bounds: Int32Array, count: number): string[] {
+  const cells = new Array<string>(count);
+  for (let k = 0; k < count; k++) cells[k] = text.slice(bounds[2 * k], bounds[2 * k + 1]);
+  return cells;
+}
 
 const LF = 10;
 const CR = 13;
@@ -35,10 +50,14 @@ export class CsvParser {
   private readonly quote: number;
   private readonly quoteText: string;
   private readonly escape: number;
+  /** The cells of the current record read by `fields` and not yet made strings. */
+  private bounds = new Int32Array(64);
+  private spans = 0;
 
   constructor(
     private readonly options: CsvOptions,
     private readonly onRecord: RecordHandler,
+    private readonly onSpans?: SpanHandler,
   ) {
     this.delimiter = options.delimiter.charCodeAt(0);
     this.quote = options.quoteChar ? options.quoteChar.charCodeAt(0) : -1;
@@ -83,7 +102,12 @@ export class CsvParser {
 
   /** True between records: the text pushed so far ended a record, inside no quoted field. */
   atRecordStart(): boolean {
-    return this.state === State.FieldStart && this.cells.length === 0 && this.buffer === '';
+    return (
+      this.state === State.FieldStart &&
+      this.cells.length === 0 &&
+      this.spans === 0 &&
+      this.buffer === ''
+    );
   }
 
   /** Flushes the last record when the text does not end with a line break. */
@@ -111,37 +135,40 @@ export class CsvParser {
       if (code === this.quote) {
         const closing = this.simpleQuotedEnd(text, i);
         if (closing < 0) {
+          this.settle(text);
           this.state = State.Quoted;
           return i + 1;
         }
-        this.cells.push(text.slice(i + 1, closing));
+        this.cell(text, i + 1, closing);
         i = closing + 1;
       } else if (code === delimiter || code === LF || code === CR) {
         // An empty field; but a line break with no field before it is an empty record.
-        if (code === delimiter || this.cells.length > 0) this.cells.push('');
+        if (code === delimiter || this.cells.length > 0 || this.spans > 0) this.cell(text, i, i);
       } else if (code === SPACE && this.options.skipInitialSpace) {
         i++;
         continue;
       } else {
         const j = unquotedEnd(text, i, delimiter, escape);
         if (j === length) {
+          this.settle(text);
           this.buffer = text.slice(i);
           this.state = State.Unquoted;
           return length;
         }
         if (text.charCodeAt(j) === escape) {
+          this.settle(text);
           this.buffer = text.slice(i, j);
           this.state = State.EscapeInUnquoted;
           return j + 1;
         }
-        this.cells.push(text.slice(i, j));
+        this.cell(text, i, j);
         i = j;
       }
       // i is at the delimiter or line break that ends the field.
       const end = text.charCodeAt(i);
       i++;
       if (end === delimiter) continue;
-      this.emit();
+      this.emitFields(text);
       if (end === CR) {
         if (i === length) {
           this.state = State.AfterCarriageReturn;
@@ -150,7 +177,43 @@ export class CsvParser {
         if (text.charCodeAt(i) === LF) i++;
       }
     }
+    this.settle(text);
     return length;
+  }
+
+  /** A cell `fields` read whole from `text`: kept as a span when spans are handed on. */
+  private cell(text: string, start: number, end: number): void {
+    if (!this.onSpans) {
+      this.cells.push(text.slice(start, end));
+      return;
+    }
+    const at = 2 * this.spans++;
+    if (at === this.bounds.length) {
+      const grown = new Int32Array(2 * at);
+      grown.set(this.bounds);
+      this.bounds = grown;
+    }
+    this.bounds[at] = start;
+    this.bounds[at + 1] = end;
+  }
+
+  /** Makes strings of the spans kept, before the state machine, which keeps strings, goes on. */
+  private settle(text: string): void {
+    for (let k = 0; k < this.spans; k++)
+      this.cells.push(text.slice(this.bounds[2 * k], this.bounds[2 * k + 1]));
+    this.spans = 0;
+  }
+
+  /** Ends a record `fields` read: as spans when all of it lies in `text`. */
+  private emitFields(text: string): void {
+    if (this.cells.length === 0 && this.onSpans) {
+      const count = this.spans;
+      this.spans = 0;
+      this.onSpans(text, this.bounds, count);
+      return;
+    }
+    this.settle(text);
+    this.emit();
   }
 
   /**

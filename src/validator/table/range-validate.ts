@@ -2,7 +2,7 @@
 import { fileChunks } from '../../files/chunks.js';
 import { TaskCollector } from '../report/task.js';
 import { compileField } from '../schema/field.js';
-import { CsvParser, type CsvOptions } from './csv-parser.js';
+import { CsvParser, type CsvOptions, type SpanHandler } from './csv-parser.js';
 import { ChunkDecoder } from './encoding.js';
 import { rangeLayout, type RangeRequest, type RangeResult } from './ranges.js';
 import { TableValidator, type ErrorPlace } from './table-validator.js';
@@ -17,17 +17,26 @@ interface RangeSource {
 
 /**
  * Parses a byte range that starts at a record, handing each record on until `onRecord`
- * returns false. The chunks are copied by nothing: each is decoded before the next read.
+ * (or `onSpans`, given a record as spans: see CsvParser) returns false. The chunks are
+ * copied by nothing: each is decoded before the next read.
  */
 export async function readRangeRecords(
   source: RangeSource,
   onRecord: (cells: string[]) => boolean,
   onBytes?: (read: number) => void,
+  onSpans?: (...record: Parameters<SpanHandler>) => boolean,
 ): Promise<void> {
   let going = true;
-  const parser = new CsvParser(source.csv, (cells) => {
-    if (going) going = onRecord(cells);
-  });
+  const parser = new CsvParser(
+    source.csv,
+    (cells) => {
+      if (going) going = onRecord(cells);
+    },
+    onSpans &&
+      ((text, bounds, count) => {
+        if (going) going = onSpans(text, bounds, count);
+      }),
+  );
   const decoder = new ChunkDecoder(source.encoding);
   const push = (text: string): void => parser.push(text);
   let read = 0;
@@ -67,13 +76,18 @@ export async function validateRange(
   );
   validator.adoptHeader(request.map);
   try {
+    const goOn = (): boolean => collector.open && !stopped();
     await readRangeRecords(
       request,
       (cells) => {
         validator.record(cells);
-        return collector.open && !stopped();
+        return goOn();
       },
       onBytes,
+      (text, bounds, count) => {
+        validator.spans(text, bounds, count);
+        return goOn();
+      },
     );
     return {
       ok: true,

@@ -4,10 +4,10 @@ import { newHash } from '../../files/hash.js';
 import { isRemote } from '../descriptor/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { openBytes, SourceFailure, type Fetch } from '../location.js';
-import { CsvParser } from './csv-parser.js';
+import { CsvParser, type SpanHandler } from './csv-parser.js';
 import { fileChunks } from '../../files/chunks.js';
 import type { RangeSplit } from './range-split.js';
-import { checkRow, rowTooLong, type RowLimits } from './row-limits.js';
+import { checkRow, checkSpans, rowTooLong, type RowLimits } from './row-limits.js';
 import { isSpreadsheet } from '../sheets/formats.js';
 import { resolveDialect, type ResolvedDialect } from './dialect.js';
 import {
@@ -23,6 +23,8 @@ import {
 export interface RecordSink {
   /** A record of the table; `rowNumber` is given where rows can be left out (a sheet's empty rows). */
   record(cells: readonly unknown[], rowNumber?: number): void;
+  /** A delimited table's record as where its cells lie in the text (see CsvParser). */
+  spans?: SpanHandler | undefined;
   readonly open: boolean;
 }
 
@@ -93,11 +95,18 @@ async function localSize(locations: readonly string[]): Promise<number | undefin
 
 function skipFirst(sink: RecordSink): RecordSink {
   let skipped = false;
+  const spans = sink.spans;
   return {
     record: (cells) => {
       if (skipped) sink.record(cells);
       skipped = true;
     },
+    spans:
+      spans &&
+      ((text, bounds, count) => {
+        if (skipped) spans.call(sink, text, bounds, count);
+        skipped = true;
+      }),
     get open() {
       return sink.open;
     },
@@ -198,14 +207,24 @@ class PartReading {
  */
 function beginningAtHeader(sink: RecordSink, split: RangeSplit, state: ReadResult): RecordSink {
   let waiting = true;
+  const beginOnceHeaderRead = (): void => {
+    if (waiting && split.headerRead && state.encoding !== undefined && state.dialect) {
+      waiting = false;
+      split.begin(state.encoding, state.dialect);
+    }
+  };
+  const spans = sink.spans;
   return {
     record: (cells, rowNumber) => {
       sink.record(cells, rowNumber);
-      if (waiting && split.headerRead && state.encoding !== undefined && state.dialect) {
-        waiting = false;
-        split.begin(state.encoding, state.dialect);
-      }
+      beginOnceHeaderRead();
     },
+    spans:
+      spans &&
+      ((text, bounds, count) => {
+        spans.call(sink, text, bounds, count);
+        beginOnceHeaderRead();
+      }),
     get open() {
       return sink.open;
     },
@@ -242,11 +261,21 @@ async function startPart(
   const limits = options.rowLimits;
   let rows = 0;
   let charsSinceRow = 0;
-  const parser = new CsvParser(state.dialect.csv, (cells) => {
-    rows++;
-    if (limits) checkRow(cells, rows, limits);
-    sink.record(cells);
-  });
+  const spans = sink.spans;
+  const parser = new CsvParser(
+    state.dialect.csv,
+    (cells) => {
+      rows++;
+      if (limits) checkRow(cells, rows, limits);
+      sink.record(cells);
+    },
+    spans &&
+      ((text, bounds, count) => {
+        rows++;
+        if (limits) checkSpans(bounds, count, rows, limits);
+        spans.call(sink, text, bounds, count);
+      }),
+  );
   // Checked per decoded chunk, out of the parser's loop: a row that has not ended after
   // the limit stops the read before it can take the memory it would need.
   const push = (decoded: string): void => {

@@ -15,14 +15,31 @@ export function rowTooLong(row: number, limits: RowLimits): SourceFailure {
   );
 }
 
+function tooWide(row: number, cells: number, limits: RowLimits): SourceFailure {
+  return new SourceFailure(
+    'source-error',
+    `row ${String(row)} has ${String(cells)} cells; this hub reads at most ${String(limits.maxColumns)} columns`,
+  );
+}
+
 /** Stops a read at a row wider or longer than the hub takes. */
 export function checkRow(cells: readonly unknown[], row: number, limits: RowLimits): void {
-  if (cells.length > limits.maxColumns)
-    throw new SourceFailure(
-      'source-error',
-      `row ${String(row)} has ${String(cells.length)} cells; this hub reads at most ${String(limits.maxColumns)} columns`,
-    );
+  if (cells.length > limits.maxColumns) throw tooWide(row, cells.length, limits);
   let chars = cells.length;
   for (const cell of cells) if (typeof cell === 'string') chars += cell.length;
+  if (chars > limits.maxRowChars) throw rowTooLong(row, limits);
+}
+
+/** `checkRow` for a record given as spans (see CsvParser). */
+export function checkSpans(
+  bounds: Int32Array,
+  count: number,
+  row: number,
+  limits: RowLimits,
+): void {
+  if (count > limits.maxColumns) throw tooWide(row, count, limits);
+  let chars = count;
+  for (let k = 0; k < count; k++)
+    chars += (bounds[2 * k + 1] as number) - (bounds[2 * k] as number);
   if (chars > limits.maxRowChars) throw rowTooLong(row, limits);
 }

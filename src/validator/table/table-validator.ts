@@ -10,6 +10,7 @@ import { describeBytes } from '../../text/bytes.js';
 import { spillPartOf } from './lookup-keys.js';
 import { SPILL_PARTS, SpillFiles } from './spill.js';
 import type { TableRowSink } from './row-sink.js';
+import { spanCells } from './csv-parser.js';
 import {
   foreignKeyError,
   foreignKeyMissing,
@@ -102,6 +103,10 @@ export class TableValidator {
   private readonly deferred = new Map<ForeignKeyCheck, SpillFiles>();
   private stopped = false;
   private readonly hasKeys: boolean;
+  /** Per field: whether a check or a key reads its value, so that even a text is cast. */
+  private readonly valueRead: boolean[];
+  /** False where every record needs its cells: comment rows, or a copy written as it goes. */
+  private readonly spansTaken: boolean;
 
   constructor(
     private readonly fields: readonly CompiledField[],
@@ -142,6 +147,16 @@ export class TableValidator {
     this.primaryShared = this.primary !== undefined && this.unique.includes(this.primary);
     this.hasKeys =
       this.unique.length > 0 || this.primary !== undefined || keys.foreignKeys.length > 0;
+    const keyFields = new Set([
+      ...keys.primaryKey,
+      ...keys.uniqueKeys.flat(),
+      ...keys.foreignKeys.flatMap((check) => check.fields),
+    ]);
+    this.valueRead = fields.map(
+      (field, index) => field.checks.length > 0 || field.unique || keyFields.has(index),
+    );
+    this.spansTaken =
+      sink === undefined && layout.commentChar === undefined && layout.commentRows.size === 0;
   }
 
   get open(): boolean {
@@ -172,6 +187,70 @@ export class TableValidator {
     this.rows++;
     this.row(cells, rowNumber, map);
     this.sink?.row(cells, this.values, map.columns);
+  }
+
+  /**
+   * A record given as where its cells lie in a chunk (see CsvParser). A row of the header's
+   * width whose every cell passes its checks is checked there, with no string made of its
+   * cells. Any other record takes `record`, the one path that reports: the report is the
+   * same whichever way a record comes.
+   */
+  spans(text: string, bounds: Int32Array, count: number): void {
+    if (!this.collector.open) return;
+    const map = this.map;
+    if (
+      !this.spansTaken ||
+      this.stopped ||
+      map === undefined ||
+      count !== map.width ||
+      !this.spanRow(text, bounds, map.columns)
+    ) {
+      this.record(spanCells(text, bounds, count));
+      return;
+    }
+    const rowNumber = ++this.rowNumber;
+    this.contentRows++;
+    this.rows++;
+    if (!this.hasKeys) return;
+    let cells: string[] | undefined;
+    this.checkKeys(() => (cells ??= spanCells(text, bounds, count)), rowNumber, map);
+  }
+
+  /**
+   * Casts and checks a row's cells where they lie; false, with nothing reported, when a
+   * cell fails or the row may be blank, for `record` to report it.
+   */
+  private spanRow(text: string, bounds: Int32Array, columns: readonly number[]): boolean {
+    const fields = this.fields;
+    const values = this.values;
+    const valueRead = this.valueRead;
+    let present = 0;
+    for (let index = 0; index < fields.length; index++) {
+      const field = fields[index] as CompiledField;
+      const column = columns[index] as number;
+      if (column < 0) {
+        values[index] = null;
+        continue;
+      }
+      const start = bounds[2 * column] as number;
+      const end = bounds[2 * column + 1] as number;
+      if (end - start <= field.missingMaxLength && field.missing.has(text.slice(start, end))) {
+        if (field.required) return false;
+        values[index] = null;
+        continue;
+      }
+      present++;
+      // A text nothing reads is left uncast: its cast cannot fail.
+      if (field.castsToText && !valueRead[index]) continue;
+      let value = field.castSpan?.(text, start, end);
+      if (value === undefined) value = field.cast(text.slice(start, end));
+      if (value === INVALID) return false;
+      const checks = field.checks;
+      for (let k = 0; k < checks.length; k++)
+        if ((checks[k] as ConstraintCheck)(value) !== undefined) return false;
+      values[index] = value;
+    }
+    return present > 0;
   }
 
   /** The column map of a header read by another validator, for one that reads on after it. */
@@ -418,7 +497,7 @@ export class TableValidator {
       }
     }
     if (length !== map.width) this.shape(cells, rowNumber, map);
-    if (this.hasKeys) this.checkKeys(cells, rowNumber, map);
+    if (this.hasKeys) this.checkKeys(() => cells, rowNumber, map);
   }
 
   private cellError(
@@ -472,11 +551,12 @@ export class TableValidator {
     });
   }
 
-  private checkKeys(cells: readonly unknown[], rowNumber: number, map: ColumnMap): void {
+  /** Checks a row's keys; `cellsOf` gives its cells, made only for a report or a spill. */
+  private checkKeys(cellsOf: () => readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const values = this.values;
     if (++this.keyedRows % BUDGET_ROWS === 0) this.keepKeysInBudget();
     let text: string[] | undefined;
-    const cellsText = (): string[] => (text ??= cells.map(cellText));
+    const cellsText = (): string[] => (text ??= cellsOf().map(cellText));
     let primaryFirst: number | undefined | null;
     const unique = this.unique;
     for (let phase = 0; phase < unique.length; phase++) {
@@ -484,7 +564,7 @@ export class TableValidator {
       const first = tracker.check(values, rowNumber, cellsText);
       if (tracker === this.primary) primaryFirst = first;
       if (first === undefined || first === null) continue;
-      this.uniqueError(tracker, first, cells, rowNumber, { phase, tracker: phase, first });
+      this.uniqueError(tracker, first, cellsOf(), rowNumber, { phase, tracker: phase, first });
     }
     if (this.primary) {
       const first = this.primaryShared
@@ -493,15 +573,15 @@ export class TableValidator {
       if (first !== undefined) {
         const tracker = first === null ? -1 : this.primaryTracker;
         const key = { phase: unique.length, tracker, first: first ?? -1 };
-        this.add(primaryKeyError(first, cells.map(cellText), rowNumber), key);
+        this.add(primaryKeyError(first, cellsText(), rowNumber), key);
       }
     }
     if (this.keys.foreignKeys.length === 0) return;
     const row = {
       rowNumber,
       values,
-      cells: () => cells.map(cellText),
-      fieldRaw: (index: number) => cellText(cells[map.columns[index] ?? -1]),
+      cells: cellsText,
+      fieldRaw: (index: number) => cellText(cellsOf()[map.columns[index] ?? -1]),
     };
     for (const check of this.keys.foreignKeys) {
       if (check.lookup.spilled) this.deferForeignKey(check, row);

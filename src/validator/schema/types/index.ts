@@ -1,9 +1,22 @@
 import type { FieldDescriptor, StandardVersion } from '../../descriptor/types.js';
 import { fieldType } from '../../descriptor/field-rules.js';
-import { INVALID, type Caster } from './invalid.js';
-import { integerCaster, numberCaster, yearCaster, yearmonthCaster } from './numeric.js';
-import { dateCaster, datetimeCaster, durationCaster, timeCaster } from './temporal.js';
-import { anyCaster, booleanCaster, stringCaster } from './text.js';
+import { INVALID, type Caster, type SpanCaster } from './invalid.js';
+import {
+  integerCaster,
+  integerSpanCaster,
+  numberCaster,
+  numberSpanCaster,
+  yearCaster,
+  yearmonthCaster,
+} from './numeric.js';
+import {
+  dateCaster,
+  dateSpanCaster,
+  datetimeCaster,
+  durationCaster,
+  timeCaster,
+} from './temporal.js';
+import { anyCaster, booleanCaster, booleanSpanCaster, stringCaster, stringFormat } from './text.js';
 import {
   arrayCaster,
   geojsonCaster,
@@ -12,7 +25,7 @@ import {
   objectCaster,
 } from './structured.js';
 
-export { INVALID, type Caster };
+export { INVALID, type Caster, type SpanCaster };
 
 const FACTORIES: Record<string, (field: FieldDescriptor) => Caster> = {
   string: stringCaster,
@@ -42,4 +55,25 @@ export function casterFor(field: FieldDescriptor, version: StandardVersion): Cas
   const factory = FACTORIES[type];
   if (!factory) return () => INVALID;
   return factory(field);
+}
+
+const SPAN_FACTORIES: Record<string, (field: FieldDescriptor) => SpanCaster | undefined> = {
+  number: numberSpanCaster,
+  integer: integerSpanCaster,
+  boolean: booleanSpanCaster,
+  date: dateSpanCaster,
+};
+
+/** The caster reading a cell where it lies in the text, for the types that have one. */
+export function spanCasterFor(
+  field: FieldDescriptor,
+  version: StandardVersion,
+): SpanCaster | undefined {
+  return SPAN_FACTORIES[fieldType(field, version)]?.(field);
+}
+
+/** True when a cell's value is its text: a string of no format, or any. */
+export function castsToText(field: FieldDescriptor, version: StandardVersion): boolean {
+  const type = fieldType(field, version);
+  return type === 'any' || (type === 'string' && stringFormat(field) === undefined);
 }

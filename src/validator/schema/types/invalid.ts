@@ -4,3 +4,10 @@ export type Invalid = typeof INVALID;
 
 /** Turns a raw cell (a string from a file, or any JSON value inline) into a logical value. */
 export type Caster = (raw: unknown) => unknown;
+
+/**
+ * Casts the cell text[start..end) where it lies, sparing the string, or returns undefined
+ * when it cannot tell: the caller then casts the cell's string with the field's `Caster`.
+ * Whatever it returns for a cell, the `Caster` returns for that cell's string.
+ */
+export type SpanCaster = (text: string, start: number, end: number) => unknown;

@@ -1,5 +1,5 @@
 import type { FieldDescriptor } from '../../descriptor/types.js';
-import { INVALID, type Caster } from './invalid.js';
+import { INVALID, type Caster, type SpanCaster } from './invalid.js';
 
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
@@ -34,15 +34,17 @@ function removeAll(text: string, what: string): string {
   return text.split(what).join('');
 }
 
-/** Parses optional sign and up to 15 digits by hand, the common case; NaN otherwise. */
-function plainInteger(text: string): number {
-  const length = text.length;
-  if (length === 0 || length > 15) return NaN;
-  const first = text.charCodeAt(0);
-  let i = first === 45 || first === 43 ? 1 : 0;
-  if (i === length) return NaN;
+/**
+ * Parses optional sign and up to 15 digits by hand, the common case, from text[start..end);
+ * NaN otherwise.
+ */
+function plainInteger(text: string, start = 0, end = text.length): number {
+  if (end === start || end - start > 15) return NaN;
+  const first = text.charCodeAt(start);
+  let i = first === 45 || first === 43 ? start + 1 : start;
+  if (i === end) return NaN;
   let value = 0;
-  for (; i < length; i++) {
+  for (; i < end; i++) {
     const digit = text.charCodeAt(i) - 48;
     if (digit < 0 || digit > 9) return NaN;
     value = value * 10 + digit;
@@ -54,19 +56,18 @@ function plainInteger(text: string): number {
 const POWERS_OF_TEN = Array.from({ length: 23 }, (_, power) => 10 ** power);
 
 /**
- * A plain decimal (optional sign, digits, optional point and digits) of at most 15 digits,
- * or NaN for any other text. Its digits make an integer below 2^53 and its scale a power of
- * ten a double holds exactly, so one division rounds as Number() does (Clinger's fast path),
- * with no regular expression: the common case of number columns.
+ * A plain decimal (optional sign, digits, optional point and digits) of at most 15 digits
+ * in text[start..end), or NaN for any other text. Its digits make an integer below 2^53 and
+ * its scale a power of ten a double holds exactly, so one division rounds as Number() does
+ * (Clinger's fast path), with no regular expression: the common case of number columns.
  */
-export function plainDecimal(text: string): number {
-  const length = text.length;
-  const first = length > 0 ? text.charCodeAt(0) : 0;
-  let i = first === 45 || first === 43 ? 1 : 0;
+export function plainDecimal(text: string, start = 0, end = text.length): number {
+  const first = end > start ? text.charCodeAt(start) : 0;
+  let i = first === 45 || first === 43 ? start + 1 : start;
   let mantissa = 0;
   let digits = 0;
   let scale = -1;
-  for (; i < length; i++) {
+  for (; i < end; i++) {
     const code = text.charCodeAt(i);
     if (code === 46 && scale < 0) scale = 0;
     else {
@@ -124,6 +125,28 @@ export function numberCaster(field: FieldDescriptor): Caster {
     }
     if (NUMBER.test(text)) return Number(text);
     return SPECIAL[text.toLowerCase()] ?? INVALID;
+  };
+}
+
+/** Plain integers read where they lie; any other text is cast from its string. */
+export function integerSpanCaster(field: FieldDescriptor): SpanCaster | undefined {
+  if (field.bareNumber === false || field.groupChar !== undefined) return undefined;
+  return (text, start, end) => {
+    const value = plainInteger(text, start, end);
+    return value === value ? value : undefined;
+  };
+}
+
+/** Plain decimals read where they lie; any other text is cast from its string. */
+export function numberSpanCaster(field: FieldDescriptor): SpanCaster | undefined {
+  const plain =
+    field.bareNumber !== false &&
+    field.groupChar === undefined &&
+    (field.decimalChar ?? '.') === '.';
+  if (!plain) return undefined;
+  return (text, start, end) => {
+    const value = plainDecimal(text, start, end);
+    return value === value ? value : undefined;
   };
 }
 

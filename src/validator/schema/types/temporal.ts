@@ -1,7 +1,7 @@
 import type { FieldDescriptor } from '../../descriptor/types.js';
 import { normalizeFormat } from '../../descriptor/field-rules.js';
 import { SheetDate } from '../../sheets/cells.js';
-import { INVALID, type Caster } from './invalid.js';
+import { INVALID, type Caster, type SpanCaster } from './invalid.js';
 import { compilePattern, dateParts, offsetMinutes, type DateParts } from './strptime.js';
 
 const DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
@@ -58,12 +58,19 @@ function calendarDay(year: number, month: number, day: number): number | undefin
   return daysFromCivil(year, month, day) * DAY_MS;
 }
 
+/** A date written YYYY-MM-DD at text[start..start + 10), or undefined. */
+function isoDay(text: string, start: number): number | undefined {
+  if (text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45) return undefined;
+  const year = digits(text, start, start + 4);
+  const month = digits(text, start + 5, start + 7);
+  const day = digits(text, start + 8, start + 10);
+  return year >= 0 && month >= 0 && day >= 0 ? calendarDay(year, month, day) : undefined;
+}
+
 const defaultDate = (text: string): number | undefined => {
-  if (text.length === 10 && text.charCodeAt(4) === 45 && text.charCodeAt(7) === 45) {
-    const year = digits(text, 0, 4);
-    const month = digits(text, 5, 7);
-    const day = digits(text, 8, 10);
-    if (year >= 0 && month >= 0 && day >= 0) return calendarDay(year, month, day);
+  if (text.length === 10) {
+    const day = isoDay(text, 0);
+    if (day !== undefined) return day;
   }
   const match = DATE.exec(text);
   if (!match) return undefined;
@@ -167,6 +174,12 @@ export const dateCaster = (field: FieldDescriptor): Caster => {
     return typeof value === 'number' ? value - (((value % DAY_MS) + DAY_MS) % DAY_MS) : value;
   };
 };
+/** Dates of the default format written YYYY-MM-DD, read where they lie. */
+export const dateSpanCaster = (field: FieldDescriptor): SpanCaster | undefined =>
+  normalizeFormat(field.format) === 'default'
+    ? (text, start, end) => (end - start === 10 ? isoDay(text, start) : undefined)
+    : undefined;
+
 export const timeCaster = (field: FieldDescriptor): Caster =>
   temporalCaster(field, defaultTime, anyTime, false);
 export const datetimeCaster = (field: FieldDescriptor): Caster =>
