@@ -255,6 +255,24 @@ describe('casting cells where they lie', () => {
     });
   }
 
+  it('reads every month of the years 1 to 9999 as the calendar has them, and no day past them', () => {
+    const castSpan = spanCasterFor({ name: 'f', type: 'date' }, 2);
+    const pad = (value: number, width: number): string => String(value).padStart(width, '0');
+    const wrong: string[] = [];
+    for (let year = 1; year <= 9999; year++) {
+      for (let month = 1; month <= 12; month++) {
+        for (const day of [1, 28, 29, 30, 31]) {
+          const text = `x,${pad(year, 4)}-${pad(month, 2)}-${pad(day, 2)}`;
+          const date = new Date(0);
+          date.setUTCFullYear(year, month - 1, day);
+          const real = date.getUTCDate() === day;
+          if (castSpan?.(text, 2, 12) !== (real ? date.getTime() : undefined)) wrong.push(text);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('reads the common forms itself', () => {
     const at = (type: string, cell: string): unknown =>
       spanCasterFor({ name: 'f', type }, 2)?.(`,${cell},`, 1, 1 + cell.length);

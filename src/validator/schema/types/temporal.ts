@@ -42,29 +42,42 @@ function fraction(text: string | undefined): number {
   return text ? Number(`0${text}`) * 1000 : 0;
 }
 
-/** The value of text[start..end) as decimal digits, or -1. */
-function digits(text: string, start: number, end: number): number {
-  let value = 0;
-  for (let i = start; i < end; i++) {
-    const code = text.charCodeAt(i) - 48;
-    if (code < 0 || code > 9) return -1;
-    value = value * 10 + code;
-  }
-  return value;
+/** Days from 1970-01-01 to the first of each month of 1900 to 2199: a date's common case. */
+const MONTHS_FROM = 1900;
+const MONTH_STARTS = new Int32Array(300 * 12).map((_, index) =>
+  daysFromCivil(MONTHS_FROM + Math.floor(index / 12), (index % 12) + 1, 1),
+);
+
+/** The digit at text[at], or a number above 9. */
+function digitAt(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) >>> 0;
 }
 
-function calendarDay(year: number, month: number, day: number): number | undefined {
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  return daysFromCivil(year, month, day) * DAY_MS;
-}
-
-/** A date written YYYY-MM-DD at text[start..start + 10), or undefined. */
+/**
+ * A date written YYYY-MM-DD at text[start..start + 10), or undefined: the digits read one
+ * by one and the month's first day looked up, as this runs for every cell of a date column.
+ */
 function isoDay(text: string, start: number): number | undefined {
   if (text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45) return undefined;
-  const year = digits(text, start, start + 4);
-  const month = digits(text, start + 5, start + 7);
-  const day = digits(text, start + 8, start + 10);
-  return year >= 0 && month >= 0 && day >= 0 ? calendarDay(year, month, day) : undefined;
+  const y1 = digitAt(text, start);
+  const y2 = digitAt(text, start + 1);
+  const y3 = digitAt(text, start + 2);
+  const y4 = digitAt(text, start + 3);
+  const m1 = digitAt(text, start + 5);
+  const m2 = digitAt(text, start + 6);
+  const d1 = digitAt(text, start + 8);
+  const d2 = digitAt(text, start + 9);
+  if (Math.max(y1, y2, y3, y4, m1, m2, d1, d2) > 9) return undefined;
+  const year = y1 * 1000 + y2 * 100 + y3 * 10 + y4;
+  const month = m1 * 10 + m2;
+  const day = d1 * 10 + d2;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  const index = (year - MONTHS_FROM) * 12 + month - 1;
+  const days =
+    index >= 0 && index < MONTH_STARTS.length
+      ? (MONTH_STARTS[index] as number) + day - 1
+      : daysFromCivil(year, month, day);
+  return days * DAY_MS;
 }
 
 const defaultDate = (text: string): number | undefined => {
