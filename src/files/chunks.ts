@@ -15,25 +15,42 @@ export interface ChunkOptions {
  * Reads a file through a few buffers that the reads reuse in turn. A consumer that keeps a
  * chunk longer than the options allow must copy it. A fresh buffer per read would leave
  * tens of megabytes of garbage behind on a large file before the collector noticed it.
+ * The next chunk is read while the consumer works on this one, into a buffer of its own:
+ * waiting for each read in turn left a validation's thread idle a sixth of its time.
  */
 export async function* fileChunks(
   path: string,
   { chunkSize = 1 << 19, buffers = 1, signal, start = 0, end = Infinity }: ChunkOptions = {},
 ): AsyncGenerator<Buffer, void, undefined> {
   const handle = await open(path, 'r');
+  const ring = Array.from({ length: buffers + 1 }, () => Buffer.allocUnsafeSlow(chunkSize));
+  let turn = 0;
+  const readAt = (position: number): Promise<Buffer> => {
+    const buffer = ring[turn] as Buffer;
+    turn = (turn + 1) % ring.length;
+    const length = Math.min(chunkSize, end - position);
+    const read = handle
+      .read(buffer, 0, length, position)
+      .then(({ bytesRead }) => buffer.subarray(0, bytesRead));
+    // Its failure is thrown where it is awaited, however long the consumer takes first.
+    read.catch(() => undefined);
+    return read;
+  };
+  let next: Promise<Buffer> | undefined = start < end ? readAt(start) : undefined;
   try {
-    const ring = Array.from({ length: buffers }, () => Buffer.allocUnsafeSlow(chunkSize));
     let position = start;
-    for (let turn = 0; position < end; turn = (turn + 1) % buffers) {
+    while (next) {
+      const chunk = await next;
+      next = undefined;
+      if (chunk.length === 0) return;
+      position += chunk.length;
+      if (position < end) next = readAt(position);
       signal?.throwIfAborted();
-      const buffer = ring[turn] as Buffer;
-      const length = Math.min(chunkSize, end - position);
-      const { bytesRead } = await handle.read(buffer, 0, length, position);
-      if (bytesRead === 0) return;
-      position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
+      yield chunk;
     }
   } finally {
+    // A read still running when the consumer stops ends before the file is closed.
+    await next?.catch(() => undefined);
     await handle.close();
   }
 }
