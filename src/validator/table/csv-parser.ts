@@ -71,7 +71,10 @@ export class CsvParser {
     while (i < length) {
       switch (this.state) {
         case State.FieldStart:
-          i = this.fields(text, i);
+          i =
+            this.cells.length > 0
+              ? this.fieldInRecord(text, i)
+              : this.afterFields(text, this.fields(text, i));
           break;
         case State.Unquoted:
           i = this.unquoted(text, i);
@@ -121,64 +124,93 @@ export class CsvParser {
   }
 
   /**
-   * Reads fields from a field's start until the text ends or a field needs the state machine:
-   * one loop over the characters with no state kept between fields, since most fields are
-   * unquoted or quoted without doubled quotes, and end within the text they started in.
+   * Reads records from a record's start until the text ends or a field needs the state
+   * machine, and returns where it stopped: one loop over the characters with no state kept
+   * between fields, since most fields are unquoted or quoted without doubled quotes, and end
+   * within the text they started in. It changes no state: `afterFields` does, out of this
+   * loop, which runs optimized, and which code first run after that would undo.
    */
   private fields(text: string, from: number): number {
     const length = text.length;
     const delimiter = this.delimiter;
     const escape = this.escape;
+    const quote = this.quote;
+    const skipSpace = this.options.skipInitialSpace;
+    // It starts at a record's start: the cells of the record are these.
+    let cells = 0;
     let i = from;
     while (i < length) {
       const code = text.charCodeAt(i);
-      if (code === this.quote) {
+      if (code === quote) {
         const closing = this.simpleQuotedEnd(text, i);
-        if (closing < 0) {
-          this.settle(text);
-          this.state = State.Quoted;
-          return i + 1;
-        }
+        if (closing < 0) return i;
         this.cell(text, i + 1, closing);
         i = closing + 1;
       } else if (code === delimiter || code === LF || code === CR) {
         // An empty field; but a line break with no field before it is an empty record.
-        if (code === delimiter || this.cells.length > 0 || this.spans > 0) this.cell(text, i, i);
-      } else if (code === SPACE && this.options.skipInitialSpace) {
+        if (code === delimiter || cells > 0) this.cell(text, i, i);
+      } else if (code === SPACE && skipSpace) {
         i++;
         continue;
       } else {
         const j = unquotedEnd(text, i, delimiter, escape);
-        if (j === length) {
-          this.settle(text);
-          this.buffer = text.slice(i);
-          this.state = State.Unquoted;
-          return length;
-        }
-        if (text.charCodeAt(j) === escape) {
-          this.settle(text);
-          this.buffer = text.slice(i, j);
-          this.state = State.EscapeInUnquoted;
-          return j + 1;
-        }
+        if (j === length || text.charCodeAt(j) === escape) return i;
         this.cell(text, i, j);
         i = j;
       }
+      cells++;
       // i is at the delimiter or line break that ends the field.
       const end = text.charCodeAt(i);
       i++;
       if (end === delimiter) continue;
+      cells = 0;
       this.emitFields(text);
-      if (end === CR) {
-        if (i === length) {
-          this.state = State.AfterCarriageReturn;
-          return length;
-        }
-        if (text.charCodeAt(i) === LF) i++;
-      }
+      if (end === CR && i < length && text.charCodeAt(i) === LF) i++;
     }
-    this.settle(text);
     return length;
+  }
+
+  /**
+   * Goes on where `fields` stopped: at the end of the text (after a carriage return, the
+   * line feed may start the next), or at a field that the state machine reads, quoted or
+   * not. The cells read before it become strings.
+   */
+  private afterFields(text: string, stop: number): number {
+    this.settle(text);
+    if (stop === text.length) {
+      if (text.charCodeAt(stop - 1) === CR) this.state = State.AfterCarriageReturn;
+      return stop;
+    }
+    if (text.charCodeAt(stop) === this.quote) {
+      this.state = State.Quoted;
+      return stop + 1;
+    }
+    this.state = State.Unquoted;
+    return stop;
+  }
+
+  /**
+   * One step at a field's start in a record the state machine began (cut by the end of a
+   * text, or with a field it read): the rest of that record is read the same way.
+   */
+  private fieldInRecord(text: string, i: number): number {
+    const code = text.charCodeAt(i);
+    if (code === this.quote) {
+      this.state = State.Quoted;
+      return i + 1;
+    }
+    if (code === this.delimiter) {
+      this.cells.push('');
+      return i + 1;
+    }
+    if (code === LF || code === CR) {
+      this.endRecord('');
+      if (code === CR) this.state = State.AfterCarriageReturn;
+      return i + 1;
+    }
+    if (code === SPACE && this.options.skipInitialSpace) return i + 1;
+    this.state = State.Unquoted;
+    return i;
   }
 
   /** A cell `fields` read whole from `text`: kept as a span when spans are handed on. */
@@ -204,16 +236,12 @@ export class CsvParser {
     this.spans = 0;
   }
 
-  /** Ends a record `fields` read: as spans when all of it lies in `text`. */
+  /** Ends a record `fields` read: as spans, when they are handed on, or as cells. */
   private emitFields(text: string): void {
-    if (this.cells.length === 0 && this.onSpans) {
-      const count = this.spans;
-      this.spans = 0;
-      this.onSpans(text, this.bounds, count);
-      return;
-    }
-    this.settle(text);
-    this.emit();
+    if (!this.onSpans) return this.emit();
+    const count = this.spans;
+    this.spans = 0;
+    this.onSpans(text, this.bounds, count);
   }
 
   /**

@@ -70,6 +70,12 @@ export const DEFAULT_KEY_MEMORY = 1024 * 1024 * 1024;
 
 /** Every this many rows with keys, the key tables are measured against their budget. */
 const BUDGET_ROWS = 65_536;
+/**
+ * The first of those rows: early, since V8 optimizes the row loop with what its calls did
+ * so far (counted once a function has run a few times), and a call it had not seen made
+ * would throw the optimized code away.
+ */
+const FIRST_BUDGET_ROW = 100;
 
 /** Text of a raw cell as the report shows it. */
 export function cellText(raw: unknown): string {
@@ -554,7 +560,7 @@ export class TableValidator {
   /** Checks a row's keys; `cellsOf` gives its cells, made only for a report or a spill. */
   private checkKeys(cellsOf: () => readonly unknown[], rowNumber: number, map: ColumnMap): void {
     const values = this.values;
-    if (++this.keyedRows % BUDGET_ROWS === 0) this.keepKeysInBudget();
+    if (++this.keyedRows % BUDGET_ROWS === FIRST_BUDGET_ROW) this.keepKeysInBudget();
     let text: string[] | undefined;
     const cellsText = (): string[] => (text ??= cellsOf().map(cellText));
     let primaryFirst: number | undefined | null;

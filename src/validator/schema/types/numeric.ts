@@ -38,7 +38,7 @@ function removeAll(text: string, what: string): string {
  * Parses optional sign and up to 15 digits by hand, the common case, from text[start..end);
  * NaN otherwise.
  */
-function plainInteger(text: string, start = 0, end = text.length): number {
+function plainInteger(text: string, start: number, end: number): number {
   if (end === start || end - start > 15) return NaN;
   const first = text.charCodeAt(start);
   let i = first === 45 || first === 43 ? start + 1 : start;
@@ -61,7 +61,7 @@ const POWERS_OF_TEN = Array.from({ length: 23 }, (_, power) => 10 ** power);
  * its scale a power of ten a double holds exactly, so one division rounds as Number() does
  * (Clinger's fast path), with no regular expression: the common case of number columns.
  */
-export function plainDecimal(text: string, start = 0, end = text.length): number {
+export function plainDecimal(text: string, start: number, end: number): number {
   const first = end > start ? text.charCodeAt(start) : 0;
   let i = first === 45 || first === 43 ? start + 1 : start;
   let mantissa = 0;
@@ -92,7 +92,7 @@ export function integerCaster(field: FieldDescriptor): Caster {
     let text = raw;
     if (group !== undefined) text = removeAll(text, group);
     if (!bare) text = stripBare(text);
-    const plain = plainInteger(text);
+    const plain = plainInteger(text, 0, text.length);
     if (plain === plain) return plain; // not NaN
     text = text.trim();
     if (!INTEGER.test(text)) return INVALID;
@@ -112,7 +112,7 @@ export function numberCaster(field: FieldDescriptor): Caster {
     if (typeof raw === 'number') return raw;
     if (typeof raw !== 'string') return INVALID;
     if (plain) {
-      const fast = plainDecimal(raw);
+      const fast = plainDecimal(raw, 0, raw.length);
       if (fast === fast) return fast; // not NaN
       if (NUMBER.test(raw)) return Number(raw);
     }
