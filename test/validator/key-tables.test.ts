@@ -30,6 +30,23 @@ describe('key tables', () => {
     expect(table.firstRowOrAdd(-0, 9)).toBe(1); // -0 is 0, as in a Map
   });
 
+  it("find the keys two tables share, below, among and above the first one's keys", () => {
+    const first = new NumberRowTable();
+    for (let key = 1000; key < 2000; key += 2) first.firstRowOrAdd(key, key);
+    first.firstRowOrAdd(-5.5, 1);
+    const second = new NumberRowTable();
+    const keys = [-7, -5.5, 0, 999, 1000, 1001, 1500, 1998, 1999, 2000, 1e12];
+    keys.forEach((key, index) => second.firstRowOrAdd(key, index + 1));
+    const shared: [number, number][] = [];
+    first.shared(second.slots(), (row, firstRow) => shared.push([row, firstRow]));
+    const expected = keys.flatMap((key, index) => {
+      const row = first.find(key);
+      return row === undefined ? [] : [[index + 1, row]];
+    });
+    expect(shared.sort((a, b) => a[0] - b[0])).toEqual(expected);
+    expect(expected.map(([row]) => keys[row - 1])).toEqual([-5.5, 1000, 1500, 1998]);
+  });
+
   it('keep every key when 32-bit keys give way to wider ones in a full table', () => {
     const table = new NumberRowTable();
     for (let key = 0; key < 100_000; key++) table.firstRowOrAdd(key, key + 1);

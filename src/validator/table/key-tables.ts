@@ -106,9 +106,14 @@ class NumberSegment {
 /** Numbers (not NaN) to the first row each was seen on: 8 or 12 bytes a slot, at most 3/4 full. */
 export class NumberRowTable {
   private readonly segments = Array.from({ length: SEGMENTS }, () => new NumberSegment());
+  /** The smallest and largest key held: most keys outside them need no lookup. */
+  private low = Infinity;
+  private high = -Infinity;
 
   /** Stores the key if it is new and returns undefined; otherwise returns its first row. */
   firstRowOrAdd(key: number, row: number): number | undefined {
+    if (key < this.low) this.low = key;
+    if (key > this.high) this.high = key;
     const hash = numberHash(key);
     const segment = this.segments[hash & (SEGMENTS - 1)] as NumberSegment;
     return segment.firstRowOrAdd(key, hash >>> SEGMENT_BITS, row);
@@ -136,14 +141,16 @@ export class NumberRowTable {
   /**
    * For each key held in `slots` that this table holds too: its row there, then here. One
    * loop over the slots rather than a generator and a lookup per key: the first range's
-   * worker waits on this for every key of the second range.
+   * worker waits on this for every key of the second range. Keys outside this table's
+   * smallest and largest are not looked up: the second range's ids mostly all are.
    */
   shared(slots: readonly NumberSlots[], visit: (row: number, first: number) => void): void {
+    const { low, high } = this;
     for (const { keys, rows } of slots) {
       const ints = keys instanceof Int32Array;
       for (let slot = 0; slot < keys.length; slot++) {
         const key = keys[slot] as number;
-        if (key !== key || (ints && key === INT32_EMPTY)) continue;
+        if (key !== key || (ints && key === INT32_EMPTY) || key < low || key > high) continue;
         const hash = numberHash(key);
         const first = (this.segments[hash & (SEGMENTS - 1)] as NumberSegment).find(
           key,
