@@ -39,7 +39,7 @@ describe('key tables', () => {
     keys.forEach((key, index) => second.firstRowOrAdd(key, index + 1));
     const shared: [number, number][] = [];
     first.shared(second.slots(), (row, firstRow) => shared.push([row, firstRow]));
-    const expected = keys.flatMap((key, index) => {
+    const expected = keys.flatMap((key, index): [number, number][] => {
       const row = first.find(key);
       return row === undefined ? [] : [[index + 1, row]];
     });
