@@ -103,11 +103,20 @@ export function integerCaster(field: FieldDescriptor): Caster {
   };
 }
 
+/** Numbers written as Number() reads them: no group or other decimal character, bare. */
+function writtenPlain(field: FieldDescriptor): boolean {
+  return (
+    field.bareNumber !== false &&
+    field.groupChar === undefined &&
+    (field.decimalChar ?? '.') === '.'
+  );
+}
+
 export function numberCaster(field: FieldDescriptor): Caster {
   const bare = field.bareNumber !== false;
   const group = field.groupChar;
   const decimal = field.decimalChar ?? '.';
-  const plain = bare && group === undefined && decimal === '.';
+  const plain = writtenPlain(field);
   return (raw) => {
     if (typeof raw === 'number') return raw;
     if (typeof raw !== 'string') return INVALID;
@@ -139,11 +148,7 @@ export function integerSpanCaster(field: FieldDescriptor): SpanCaster | undefine
 
 /** Plain decimals read where they lie; any other text is cast from its string. */
 export function numberSpanCaster(field: FieldDescriptor): SpanCaster | undefined {
-  const plain =
-    field.bareNumber !== false &&
-    field.groupChar === undefined &&
-    (field.decimalChar ?? '.') === '.';
-  if (!plain) return undefined;
+  if (!writtenPlain(field)) return undefined;
   return (text, start, end) => {
     const value = plainDecimal(text, start, end);
     return value === value ? value : undefined;
