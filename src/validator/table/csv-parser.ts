@@ -50,7 +50,10 @@ export class CsvParser {
   private readonly quote: number;
   private readonly quoteText: string;
   private readonly escape: number;
-  /** The cells of the current record read by `fields` and not yet made strings. */
+  /**
+   * The cells of the current record read by `fields` and not yet made strings: none once
+   * `push` returns (`afterFields` makes strings of them).
+   */
   private bounds = new Int32Array(64);
   private spans = 0;
 
@@ -105,12 +108,7 @@ export class CsvParser {
 
   /** True between records: the text pushed so far ended a record, inside no quoted field. */
   atRecordStart(): boolean {
-    return (
-      this.state === State.FieldStart &&
-      this.cells.length === 0 &&
-      this.spans === 0 &&
-      this.buffer === ''
-    );
+    return this.state === State.FieldStart && this.cells.length === 0 && this.buffer === '';
   }
 
   /** Flushes the last record when the text does not end with a line break. */

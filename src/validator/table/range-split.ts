@@ -98,7 +98,7 @@ export class RangeSplit {
   private request: RangeRequest | undefined;
   private readonly result: Promise<RangeResult>;
   private ended = false;
-  private begun = false;
+  private beginCalled = false;
   /** Bytes the second range has read. */
   read = 0;
 
@@ -128,6 +128,11 @@ export class RangeSplit {
     return this.request !== undefined;
   }
 
+  /** True once `begin` was called: later calls do nothing. */
+  get begun(): boolean {
+    return this.beginCalled;
+  }
+
   /** True once the first range's header is read: the second range can begin. */
   get headerRead(): boolean {
     return this.validator.header !== undefined;
@@ -138,8 +143,8 @@ export class RangeSplit {
    * second, if the table allows it. Called again, it does nothing.
    */
   begin(encoding: string, dialect: ResolvedDialect): void {
-    if (this.begun) return;
-    this.begun = true;
+    if (this.beginCalled) return;
+    this.beginCalled = true;
     const map = this.validator.header;
     // Comment rows given by number need the row numbers of the second range, which only
     // the first range's end tells.

@@ -206,12 +206,9 @@ class PartReading {
  * chunk (half a megabyte, read while the code is still cold): the second worker waits on it.
  */
 function beginningAtHeader(sink: RecordSink, split: RangeSplit, state: ReadResult): RecordSink {
-  let waiting = true;
   const beginOnceHeaderRead = (): void => {
-    if (waiting && split.headerRead && state.encoding !== undefined && state.dialect) {
-      waiting = false;
+    if (!split.begun && split.headerRead && state.encoding !== undefined && state.dialect)
       split.begin(state.encoding, state.dialect);
-    }
   };
   const spans = sink.spans;
   return {
