@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../helpers/seeded.js';
 import { CsvParser, spanCells, type CsvOptions } from '../../src/validator/table/csv-parser.js';
 
 const DEFAULTS: CsvOptions = {
@@ -174,15 +175,6 @@ describe('CsvParser fed equal chunks', () => {
   });
 });
 
-/** A small seeded generator, so that a failing case is the same on every run. */
-function generator(seed: number): (below: number) => number {
-  let state = seed;
-  return (below) => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state % below;
-  };
-}
-
 function randomField(next: (below: number) => number): string {
   const alphabet = ['a', 'b', '1', ' ', ',', '"', '\n', '\r', '\r\n', '\\', 'é'];
   return Array.from({ length: next(6) }, () => alphabet[next(alphabet.length)]).join('');
@@ -197,7 +189,7 @@ function written(records: string[][], lineBreak: string): string {
 
 describe('CsvParser on generated tables', () => {
   it('reads back what was written, whatever the chunks it is given', () => {
-    const next = generator(20_261_124);
+    const next = seeded(20_261_124);
     for (let table = 0; table < 300; table++) {
       const records = Array.from({ length: 1 + next(5) }, () =>
         Array.from({ length: 2 + next(4) }, () => randomField(next)),
@@ -211,7 +203,7 @@ describe('CsvParser on generated tables', () => {
   });
 
   it('reads malformed text the same whatever the chunks it is given', () => {
-    const next = generator(7);
+    const next = seeded(7);
     for (let table = 0; table < 300; table++) {
       const text = Array.from({ length: 40 }, () => randomField(next)).join('');
       const whole = parse(text);

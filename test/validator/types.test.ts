@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seeded } from '../helpers/seeded.js';
 import { casterFor, INVALID, spanCasterFor } from '../../src/validator/schema/types/index.js';
 import { plainDecimal } from '../../src/validator/schema/types/numeric.js';
 import type { FieldDescriptor } from '../../src/validator/descriptor/types.js';
@@ -223,11 +224,7 @@ describe('logical values', () => {
 describe('casting cells where they lie', () => {
   /** Texts near the forms the span casters read: digits, signs, points, dashes, words. */
   function nearTexts(count: number): string[] {
-    let state = 2026;
-    const next = (below: number): number => {
-      state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-      return state % below;
-    };
+    const next = seeded(2026);
     const alphabet = '0123456789-+.eE :TtrueFALSE,';
     return Array.from({ length: count }, () =>
       Array.from({ length: next(13) }, () => alphabet.charAt(next(alphabet.length))).join(''),
