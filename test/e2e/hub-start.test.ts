@@ -1,31 +1,23 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { browserLogin } from '../hub/protocol.js';
+import { startServe, type ServeProcess } from '../helpers/serve.js';
 
-const BIN = join(import.meta.dirname, '../../bin/data');
 const work = mkdtempSync(join(tmpdir(), 'data-start-'));
-const children: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+const hubs: ServeProcess[] = [];
+afterAll(async () => {
+  // The folder goes once no hub writes in it any more.
+  await Promise.all(hubs.map((hub) => hub.stop()));
   rmSync(work, { recursive: true, force: true });
 });
 
-function serve(dataDir: string): Promise<string> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--data-dir', dataDir]);
-  children.push(child);
-  let err = '';
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      const url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(chunk.toString())?.[1];
-      if (url) resolve(url);
-    });
-    child.on('exit', (code) => reject(new Error(`hub exited with ${String(code)}: ${err}`)));
-  });
+async function serve(dataDir: string): Promise<string> {
+  const hub = await startServe(['--data-dir', dataDir]);
+  hubs.push(hub);
+  return hub.url;
 }
 
 /** Opens the file with the hub's code once told to go, and answers with its journal mode. */
