@@ -3,7 +3,7 @@
  * worker and on two, printed with its peers on the same file: a plain read that counts
  * newlines, csv-parse, uDSV's typed parse and our parser alone; then the start-up time of
  * `data --version` and of validating a small package against a bare `node -e 0`.
- * Each figure is measured in a fresh process.
+ * Each figure is measured in a fresh process, the modes taken in turn (see `rounds`).
  */
 import { spawnSync } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -27,9 +27,21 @@ function measure(mode: string, target: string): Measure {
   return JSON.parse(child.stdout) as Measure;
 }
 
-/** Several runs of one measurement, each in a fresh process, with the median. */
-function runs(mode: string, target: string, count: number): Measure[] {
-  return Array.from({ length: count }, () => measure(mode, target));
+/**
+ * Several runs of each measurement, each in a fresh process, taken in rounds: each round runs
+ * every mode once, the first mode of the last round going last in the next. This machine's
+ * speed drifts over a minute, so a mode measured while it is fast and its peer while it is
+ * slow would compare the machine, not the programs.
+ */
+function rounds(modes: [mode: string, target: string][], count: number): Measure[][] {
+  const results: Measure[][] = modes.map(() => []);
+  for (let round = 0; round < count; round++)
+    for (let step = 0; step < modes.length; step++) {
+      const index = (round + step) % modes.length;
+      const [mode, target] = modes[index] as [string, string];
+      results[index]?.push(measure(mode, target));
+    }
+  return results;
 }
 
 const middle = (results: Measure[]): Measure =>
@@ -77,14 +89,21 @@ console.log(
   `${csv}: ${(bytes / MB).toFixed(1)} MB, 1,000,000 rows x 7 typed columns, primary key on id; node ${process.version}`,
 );
 const RUNS = 5;
-const floor = runs('floor', csv, RUNS);
-const baseline = runs('csv-parse', csv, 1);
-const udsv = runs('udsv', csv, RUNS);
-const parser = runs('parser', csv, RUNS);
-const one = runs('validate-one', DIR, RUNS);
-const two = runs('validate', DIR, RUNS);
-const command = runs('command', DIR, RUNS);
-console.log(`median of ${String(RUNS)} runs (slowest–fastest MB/s), peak resident memory\n`);
+const baseline = rounds([['csv-parse', csv]], 1)[0] as Measure[];
+const [floor, udsv, parser, one, two, command] = rounds(
+  [
+    ['floor', csv],
+    ['udsv', csv],
+    ['parser', csv],
+    ['validate-one', DIR],
+    ['validate', DIR],
+    ['command', DIR],
+  ],
+  RUNS,
+) as [Measure[], Measure[], Measure[], Measure[], Measure[], Measure[]];
+console.log(
+  `median of ${String(RUNS)} runs in rounds (slowest–fastest MB/s), peak resident memory\n`,
+);
 console.log(line('floor: plain read, count newlines', bytes, floor));
 console.log(line('csv-parse alone (1 run)', bytes, baseline));
 console.log(line('uDSV typed parse (checks nothing)', bytes, udsv));
@@ -100,6 +119,13 @@ console.log(
   `\n${verdict('validation on two workers', rateOf(two))}, ${(rateOf(two) / rateOf(one)).toFixed(2)}x one worker`,
 );
 console.log(verdict('the whole command', rateOf(command)));
+/** Its time over `ours`, round by round: above 1 where ours is faster than the peer. */
+const paired = (ours: Measure[], peer: Measure[]): string =>
+  ours.map((run, round) => ((peer[round]?.seconds ?? 0) / run.seconds).toFixed(2)).join(', ');
+console.log(
+  `round by round, times uDSV's rate: two workers ${paired(two, udsv)}; ` +
+    `the whole command ${paired(command, udsv)}`,
+);
 const bare = startupMs(['-e', '0']);
 const version = startupMs([join('bin', 'data'), '--version']);
 const small = startupMs([join('bin', 'data'), 'validate', join('examples', 'cities')]);
