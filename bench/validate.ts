@@ -89,7 +89,8 @@ console.log(
   `${csv}: ${(bytes / MB).toFixed(1)} MB, 1,000,000 rows x 7 typed columns, primary key on id; node ${process.version}`,
 );
 const RUNS = 5;
-const baseline = rounds([['csv-parse', csv]], 1)[0] as Measure[];
+// csv-parse takes seconds: one run, before the others.
+const baseline = [measure('csv-parse', csv)];
 const [floor, udsv, parser, one, two, command] = rounds(
   [
     ['floor', csv],
@@ -119,7 +120,7 @@ console.log(
   `\n${verdict('validation on two workers', rateOf(two))}, ${(rateOf(two) / rateOf(one)).toFixed(2)}x one worker`,
 );
 console.log(verdict('the whole command', rateOf(command)));
-/** Its time over `ours`, round by round: above 1 where ours is faster than the peer. */
+/** The peer's time over ours in each round: above 1 where ours was the faster. */
 const paired = (ours: Measure[], peer: Measure[]): string =>
   ours.map((run, round) => ((peer[round]?.seconds ?? 0) / run.seconds).toFixed(2)).join(', ');
 console.log(
