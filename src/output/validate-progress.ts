@@ -16,6 +16,7 @@ export function validateProgress(
       heading = `validating ${event.name} (${String(event.index + 1)}/${String(event.total)})`;
       meter = new Meter();
       update(heading);
+      debug?.(`${event.name}: validating`);
     } else if (event.type === 'bytes')
       update(`${heading} · ${meter.describe(event.read, event.total)}`);
     else if (event.type === 'ranges')

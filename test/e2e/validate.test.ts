@@ -130,14 +130,23 @@ describe('bin/data validate', () => {
   it('exits 130 on Ctrl-C in the middle of a large file', async () => {
     const dir = folder({});
     await writeRows(join(dir, 'big.csv'), 60, row);
-    const child = spawn(process.execPath, [BIN, 'validate', join(dir, 'big.csv')], {
+    const child = spawn(process.execPath, [BIN, 'validate', join(dir, 'big.csv'), '--debug'], {
       env: { ...process.env, CI: 'true' },
     });
-    const code = await new Promise<number | null>((resolve) => {
-      setTimeout(() => child.kill('SIGINT'), 300);
-      child.on('exit', (exitCode) => resolve(exitCode));
+    let err = '';
+    let interrupted = false;
+    // Interrupted once it says it began on the table, not after a guess at how long starting takes.
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (interrupted || !err.includes('debug: big: validating\n')) return;
+      interrupted = true;
+      child.kill('SIGINT');
     });
+    const code = await new Promise<number | null>((resolve) =>
+      child.on('exit', (exitCode) => resolve(exitCode)),
+    );
     expect(code).toBe(130);
+    expect(err).toContain('interrupted');
   });
 
   it('keeps memory bounded on a file larger than the memory budget', async () => {
@@ -221,14 +230,12 @@ describe('a reader that goes away', () => {
     },
   );
 
-  it('streams a large table: data cat | head ends at once', () => {
+  it('streams a large table: data cat | head ends once head has read its line', () => {
     const rows = Array.from({ length: 400_000 }, (_, index) => `${String(index)},x`).join('\n');
     const dir = folder({ 'big.csv': `id,v\n${rows}\n` });
-    const started = performance.now();
     const run = intoHead(['cat', join(dir, 'big.csv'), '--format', 'ndjson']);
     expect(run.first).toBe('{"id":0,"v":"x"}');
     expect(run.code).toBe(141);
-    expect(performance.now() - started).toBeLessThan(3_000);
   });
 
   it('ends quietly when the help is cut short', () => {
