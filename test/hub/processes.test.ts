@@ -15,8 +15,8 @@ const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
 const work = mkdtempSync(join(tmpdir(), 'data-processes-'));
 const children: ChildProcessWithoutNullStreams[] = [];
-afterAll(() => {
-  for (const child of children) child.kill('SIGKILL');
+afterAll(async () => {
+  await Promise.all(children.map(killed));
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -39,10 +39,18 @@ async function onSharedEngines(
   try {
     await test(database.url, sharedStorage());
   } finally {
-    for (const child of children) child.kill('SIGKILL');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Gone, and their connections with them, before the database is dropped.
+    await Promise.all(children.map(killed));
     await database.drop();
   }
+}
+
+function killed(child: ChildProcessWithoutNullStreams): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
 }
 
 function serve(
