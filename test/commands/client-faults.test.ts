@@ -557,12 +557,10 @@ describe('publish against a failing hub', () => {
         return new HttpResponse(null, { status: 204 });
       }),
     );
-    const started = performance.now();
     const { code, err } = await data(['publish', CITIES], { DATA_HTTP_TIMEOUT: '0.2' });
     expect(code).toBe(3);
     expect(err).toMatch(/error: upload [\w/.]+: http:\/\/hub\.test sent nothing for 0\.2 s/);
     expect(attempts).toBeGreaterThanOrEqual(4);
-    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
   it('refuses a time-out that is not a number of seconds', async () => {

