@@ -1,3 +1,4 @@
+import { patternProblem } from '../schema/pattern.js';
 import type { FieldDescriptor, StandardVersion } from './types.js';
 
 const ORDERED = ['minimum', 'maximum'];
@@ -50,9 +51,10 @@ export function fieldRules(field: FieldDescriptor, version: StandardVersion): st
   if (allowed && !allowed.test(format)) {
     notes.push(`format "${format}" is not supported by type "${type}" in field "${field.name}"`);
   }
-  if (typeof constraints.pattern === 'string' && !isRegex(constraints.pattern)) {
-    notes.push(`constraint "pattern" of field "${field.name}" is not a valid regular expression`);
-  }
+  const patternFault =
+    typeof constraints.pattern === 'string' ? patternProblem(constraints.pattern) : undefined;
+  if (patternFault !== undefined)
+    notes.push(`constraint "pattern" of field "${field.name}" ${patternFault}`);
   if (type === 'list' && version === 1) {
     notes.push(`type "list" needs Table Schema v2 in field "${field.name}"`);
   }
@@ -66,13 +68,4 @@ export function fieldType(field: FieldDescriptor, version: StandardVersion): str
 export function normalizeFormat(format: string | undefined): string {
   if (!format) return 'default';
   return format.startsWith('fmt:') ? format.slice(4) : format;
-}
-
-function isRegex(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
 }

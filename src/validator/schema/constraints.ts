@@ -2,6 +2,7 @@ import type { Constraints } from '../descriptor/types.js';
 import { pythonRepr } from '../report/errors.js';
 import { keyOf } from './keys.js';
 import { fewKeys } from './few-keys.js';
+import { linearPattern } from './pattern.js';
 import { INVALID, type Caster } from './types/index.js';
 
 /** Returns the note of a failed constraint, or undefined. */
@@ -66,9 +67,9 @@ export function compileConstraints(constraints: Constraints, cast: Caster): Cons
       checks.push(orderCheck(name, bound, note(name, declared)));
   }
   if (pattern !== undefined) {
-    const regex = new RegExp(`^(?:${pattern})$`);
+    const matcher = linearPattern(pattern);
     checks.push((value) =>
-      typeof value === 'string' && !regex.test(value) ? note('pattern', pattern) : undefined,
+      typeof value === 'string' && !matcher.test(value) ? note('pattern', pattern) : undefined,
     );
   }
   if (constraints.enum !== undefined) {

@@ -2,6 +2,8 @@
  * Table Schema date/time patterns use the C/Python strptime directives. This compiles
  * such a pattern into a regular expression and a function that builds the parts.
  */
+import { boundedRegExp } from '../pattern.js';
+
 export interface DateParts {
   year: number;
   month: number;
@@ -28,7 +30,16 @@ const MONTH_NAMES = [
   'november',
   'december',
 ];
-const DAY_NAMES = '(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*';
+
+/**
+ * Letters either way round, written into the expression: the `i` flag would keep it off
+ * V8's linear engine, which bounds the time a format from a descriptor can take (pattern.ts).
+ */
+function caseless(text: string): string {
+  return text.replace(/[a-z]/gi, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`);
+}
+
+const DAY_NAMES = `(?:${['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'].map(caseless).join('|')})[a-zA-Z]*`;
 
 type Setter = (parts: DateParts, text: string) => boolean;
 
@@ -69,16 +80,19 @@ const DIRECTIVES: Record<string, Directive> = {
     },
   },
   j: { regex: '(\\d{1,3})', set: (parts, text) => ((parts.day = Number(text)), parts.day <= 366) },
-  b: { regex: `(${MONTHS.join('|')})`, set: (parts, text) => setMonth(parts, MONTHS, text) },
+  b: {
+    regex: `(${MONTHS.map(caseless).join('|')})`,
+    set: (parts, text) => setMonth(parts, MONTHS, text),
+  },
   B: {
-    regex: `(${MONTH_NAMES.join('|')})`,
+    regex: `(${MONTH_NAMES.map(caseless).join('|')})`,
     set: (parts, text) => setMonth(parts, MONTH_NAMES, text),
   },
   a: { regex: `(${DAY_NAMES})`, set: () => true },
   A: { regex: `(${DAY_NAMES})`, set: () => true },
-  p: { regex: '(am|pm)', set: () => true },
+  p: { regex: `(${caseless('am')}|${caseless('pm')})`, set: () => true },
   z: {
-    regex: '(Z|[+-]\\d{2}:?\\d{2})',
+    regex: '([Zz]|[+-]\\d{2}:?\\d{2})',
     set: (parts, text) => ((parts.offsetMinutes = offsetMinutes(text)), true),
   },
   Z: { regex: '([A-Za-z]{1,5})', set: () => true },
@@ -120,20 +134,20 @@ export function compilePattern(pattern: string): PatternParser {
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern.charAt(i);
     if (char !== '%' || i === pattern.length - 1) {
-      source += char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      source += caseless(char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
       continue;
     }
     const code = pattern.charAt(++i);
     const directive = DIRECTIVES[code];
     if (code === '%' || !directive) {
-      source += code === '%' ? '%' : `%${code}`;
+      source += code === '%' ? '%' : caseless(`%${code}`);
       continue;
     }
     if (code === 'p') meridiem = setters.length;
     source += directive.regex;
     setters.push(directive.set);
   }
-  const regex = new RegExp(`^${source}$`, 'i');
+  const regex = boundedRegExp(`^${source}$`);
   return (text) => {
     const match = regex.exec(text.trim());
     if (!match) return undefined;

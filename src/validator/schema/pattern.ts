@@ -1,0 +1,78 @@
+/**
+ * Regular expressions that come from a descriptor (the `pattern` constraint, strptime
+ * formats) run in time linear in the text, whatever the pattern: a backtracking engine
+ * takes exponential time on `(a+)+$` and a cell of 40 `a`s, which would let a 40-byte
+ * package stop a hub's processing or a CI job.
+ *
+ * Two linear engines, chosen by measurement (npm run bench:patterns):
+ * - a pattern V8's own linear engine can run keeps V8's backtracking engine, 10 to 20 ns a
+ *   cell, with V8 told to rerun a match on the linear engine once it has backtracked
+ *   BACKTRACKS times, which bounds a cell to microseconds;
+ * - any other pattern RE2 can run (counted repetitions such as `\d{1,50}`, which V8's
+ *   linear engine refuses) runs on re2js, RE2's JavaScript port, 80 to 500 ns a cell.
+ * RE2 semantics: backreferences and lookaround cannot be matched in linear time, and such a
+ * pattern is refused as a field error before any row is read.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { RE2JS } from 're2js';
+
+const BACKTRACKS = 1000;
+
+// Process-wide, and read when an expression is compiled: set before any of ours is.
+setFlagsFromString('--enable-experimental-regexp-engine');
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+setFlagsFromString(`--regexp-backtracks-before-fallback=${String(BACKTRACKS)}`);
+
+export interface LinearPattern {
+  /** Whether the whole text matches. */
+  readonly test: (text: string) => boolean;
+}
+
+/** What is wrong with a pattern, as the end of a sentence about it, or undefined. */
+export function patternProblem(source: string): string | undefined {
+  try {
+    new RegExp(source);
+  } catch {
+    return 'is not a valid regular expression';
+  }
+  try {
+    RE2JS.compile(source);
+    return undefined;
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).replace(
+      /^error parsing regexp: /,
+      '',
+    );
+    return `cannot be matched in linear time (backreferences and lookaround are not run): ${reason}`;
+  }
+}
+
+/** V8's backtracking engine when its linear engine can take over, else re2js. */
+function fastestLinear(anchored: string): LinearPattern {
+  try {
+    // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled above
+    new RegExp(anchored, 'l');
+  } catch {
+    const re2 = RE2JS.compile(anchored);
+    return { test: (text) => re2.matches(text) };
+  }
+  const regex = new RegExp(anchored);
+  return { test: (text) => regex.test(text) };
+}
+
+/** A whole-text matcher for a pattern from a descriptor; throws on one patternProblem names. */
+export function linearPattern(source: string): LinearPattern {
+  const problem = patternProblem(source);
+  if (problem !== undefined) throw new SyntaxError(problem);
+  return fastestLinear(`^(?:${source})$`);
+}
+
+/**
+ * An expression the code builds from a descriptor (strptime formats) with V8's backtracking
+ * engine, and its linear one past BACKTRACKS: the builder keeps to what the latter runs.
+ */
+export function boundedRegExp(source: string): RegExp {
+  // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled above
+  new RegExp(source, 'l');
+  return new RegExp(source);
+}

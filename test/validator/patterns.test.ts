@@ -1,0 +1,137 @@
+/**
+ * Patterns from a descriptor run in linear time. The inputs below take a backtracking
+ * engine 2^40 steps and more (days): a match that ends at all shows the bound, and each
+ * also checks the verdict. A match runs in a worker of its own, as a stuck one would block
+ * the test's thread, time-out included: the worker is ended after DEADLINE_MS, which is no
+ * measure of speed (a linear match takes milliseconds), only how a hang becomes a failure.
+ */
+import { Worker } from 'node:worker_threads';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { linearPattern, patternProblem } from '../../src/validator/schema/pattern.js';
+import { compilePattern } from '../../src/validator/schema/types/strptime.js';
+import { check, schema, summary, tablePackage } from '../helpers/fixtures.js';
+
+const a = (count: number): string => 'a'.repeat(count);
+const DEADLINE_MS = 20_000;
+// The built module: a worker runs JavaScript, and npm test builds before it tests.
+const BUILT = pathToFileURL(join(import.meta.dirname, '../../dist/validator/schema/pattern.js'));
+
+function matchInWorker(pattern: string, text: string): Promise<boolean> {
+  const worker = new Worker(
+    `import('${BUILT.href}').then(({ linearPattern }) =>
+      require('node:worker_threads').parentPort.postMessage(
+        linearPattern(require('node:worker_threads').workerData.pattern).test(
+          require('node:worker_threads').workerData.text)));`,
+    { eval: true, workerData: { pattern, text } },
+  );
+  return new Promise<boolean>((resolve, reject) => {
+    const deadline = setTimeout(() => {
+      reject(new Error(`${pattern} did not end`));
+      void worker.terminate();
+    }, DEADLINE_MS);
+    worker.once('message', (matched: boolean) => {
+      clearTimeout(deadline);
+      resolve(matched);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+describe('pattern constraints', () => {
+  it.each(
+    [
+      // Nested quantifiers.
+      ['(a+)+$', `${a(46)}!`, false],
+      ['(a*)*b', a(100_000), false],
+      ['(x+x+)+y', 'x'.repeat(5_000), false],
+      ['(\\w+\\s?)*$', `${'word '.repeat(2_000)}!`, false],
+      // Overlapping alternatives under a quantifier.
+      ['(a|a)*b', a(100_000), false],
+      ['(a|aa)+$', `${a(10_000)}!`, false],
+      ['(.*a){12}', a(5_000), true],
+      // Counted repetitions, which V8's own linear engine does not run.
+      ['(a{1,30})+$', `${a(2_000)}!`, false],
+      ['(\\d{1,50}-?)+x', '1'.repeat(10_000), false],
+      // Long inputs on ordinary patterns.
+      ['[a-z]+ [0-9]{1,4}', `${a(200_000)} 1234`, true],
+      ['[A-Z]{2}\\d{6}', 'AB123456', true],
+      ['[A-Z]{2}\\d{6}', 'AB12345', false],
+    ].map(([pattern, text, matches]) => ({ pattern, text, length: String(text).length, matches })),
+  )(
+    '$pattern on $length characters ends, with the right verdict',
+    async ({ pattern, text, matches }) => {
+      expect(await matchInWorker(String(pattern), String(text))).toBe(matches);
+    },
+  );
+
+  it('matches the whole cell, as the specification says', () => {
+    expect(linearPattern('b+').test('abba')).toBe(false);
+    expect(linearPattern('a|b').test('a')).toBe(true);
+    expect(linearPattern('a|b').test('ab')).toBe(false);
+  });
+
+  it.each([
+    ['(a)\\1', 'invalid escape sequence'],
+    ['(?=a)a', 'Perl syntax'],
+    ['(?!a)b', 'Perl syntax'],
+    ['(?<=a)b', 'named capture'],
+    ['(?<!a)b', 'named capture'],
+  ])('refuses %s, which needs backtracking, in plain words', (pattern, reason) => {
+    const problem = patternProblem(pattern) ?? '';
+    expect(problem).toContain('cannot be matched in linear time');
+    expect(problem).toContain(reason);
+  });
+
+  it('reports an invalid pattern as invalid', () => {
+    expect(patternProblem('(a')).toBe('is not a valid regular expression');
+    expect(patternProblem('[a-z]+')).toBeUndefined();
+  });
+
+  it('validates a table with a catastrophic pattern: each cell checked, none hangs', async () => {
+    const cells = Array.from({ length: 200 }, (_, index) => `${a(30 + (index % 20))}!`);
+    const report = await check(
+      tablePackage(
+        `v\n${cells.join('\n')}\naaa\n`,
+        schema({ name: 'v', constraints: { pattern: '(a+)+$' } }),
+      ),
+    );
+    const errors = summary(report);
+    expect(errors).toHaveLength(200);
+    expect(new Set(errors)).toEqual(
+      new Set(cells.map((_, index) => `constraint-error@${String(index + 2)}@1`)),
+    );
+  });
+
+  it('says a pattern that needs backtracking is a field error, before reading a row', async () => {
+    const report = await check(
+      tablePackage(
+        'v\n' + 'a\n'.repeat(10),
+        schema({ name: 'v', constraints: { pattern: '(a)\\1' } }),
+      ),
+    );
+    expect(summary(report)).toEqual(['field-error']);
+    expect(report.errors[0]?.message).toContain(
+      'constraint "pattern" of field "v" cannot be matched in linear time',
+    );
+  });
+});
+
+describe('strptime formats from a descriptor', () => {
+  it('end on long digit runs whatever the number of directives', () => {
+    const parse = compilePattern('%d'.repeat(24));
+    expect(parse(`${'1'.repeat(40)}x`)).toBeUndefined();
+  });
+
+  it('still read month and day names and AM/PM in any case', () => {
+    expect(compilePattern('%a %d %b %Y %I%p')('MONDAY 03 JAN 2024 02pm')).toMatchObject({
+      year: 2024,
+      month: 1,
+      day: 3,
+    });
+    expect(compilePattern('%d %B %Y')('3 january 2024')).toMatchObject({ month: 1 });
+    expect(compilePattern('%Y-%m-%dT%H')('2024-01-03t05')).toMatchObject({ hour: 5 });
+  });
+});
