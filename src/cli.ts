@@ -60,7 +60,7 @@ export async function run(
     const globals = program.opts<GlobalOptions>();
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     return reportFailure(
-      signal.aborted ? new InterruptedError() : (fileSystemFailure(error) ?? error),
+      signal.aborted ? new InterruptedError(signal.reason) : (fileSystemFailure(error) ?? error),
       io,
       globals,
     );
@@ -174,9 +174,11 @@ export async function main(options: { onCommand?: (name: string) => void } = {})
   }
   const controller = new AbortController();
   const output = stopQuietlyWhenOutputCloses(controller);
-  const interrupt = (): void => {
-    if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    controller.abort();
+  // The command stops as it can (cleaning up what it began); a second signal ends it now.
+  const interrupt = (signal: NodeJS.Signals): void => {
+    if (controller.signal.aborted)
+      process.exit(signal === 'SIGTERM' ? EXIT.terminated : EXIT.interrupted);
+    controller.abort(signal);
   };
   process.on('SIGINT', interrupt);
   process.on('SIGTERM', interrupt);

@@ -44,9 +44,15 @@ export class NetworkError extends CliError {
   }
 }
 
+/** The command was stopped by Ctrl-C (SIGINT), or by SIGTERM. */
 export class InterruptedError extends CliError {
-  constructor() {
-    super('interrupted', { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted });
+  constructor(by: unknown = 'SIGINT') {
+    super(
+      by === 'SIGTERM' ? 'terminated' : 'interrupted',
+      by === 'SIGTERM'
+        ? { code: 'E_TERMINATED', exitCode: EXIT.terminated }
+        : { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted },
+    );
   }
 }
 

@@ -6,6 +6,8 @@ export const EXIT = {
   auth: 4,
   bug: 70,
   interrupted: 130,
+  /** Stopped by SIGTERM (a time limit, a service manager): 128 + 15, as shells report it. */
+  terminated: 143,
   /** The reader of standard output went away (`data … | head`), as for a SIGPIPE. */
   closedOutput: 141,
 } as const;
@@ -32,4 +34,5 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
     EXIT.closedOutput,
     'standard output was closed early (e.g. piped into head): data stopped quietly',
   ],
+  [EXIT.terminated, 'terminated (SIGTERM, e.g. a CI job past its time limit)'],
 ];

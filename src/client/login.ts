@@ -94,7 +94,7 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
         'abort',
         () => {
           clearTimeout(timer);
-          reject(new InterruptedError());
+          reject(new InterruptedError(options.signal?.reason));
         },
         { once: true },
       );

@@ -62,7 +62,39 @@ export async function localSizes(input: string | Held): Promise<number[] | undef
  */
 export async function isSmallLocal(input: string | Held): Promise<boolean> {
   const sizes = await localSizes(input);
-  return sizes !== undefined && sizes.reduce((sum, size) => sum + size, 0) < SMALL_INPUT_BYTES;
+  if (sizes === undefined || sizes.reduce((sum, size) => sum + size, 0) >= SMALL_INPUT_BYTES)
+    return false;
+  // A pattern may cost microseconds a cell (pattern.ts): checked in a worker, which
+  // Ctrl-C ends at once, as the calling thread hears a signal only between chunks.
+  return !(await declaresPattern(input));
+}
+
+const PATTERN = /"pattern"\s*:/;
+
+/** Whether a descriptor, or a schema file it names, may declare a pattern constraint. */
+async function declaresPattern(input: string | Held): Promise<boolean> {
+  try {
+    const [text, dir] =
+      typeof input === 'string'
+        ? await descriptorText(input)
+        : [JSON.stringify(input.descriptor), input.dir];
+    if (PATTERN.test(text)) return true;
+    for (const path of namedPaths(JSON.parse(text) as unknown)) {
+      if (typeof path !== 'string' || !path.endsWith('.json')) continue;
+      const schema = await readFile(isAbsolute(path) ? path : join(dir, path), 'utf8');
+      if (PATTERN.test(schema)) return true;
+    }
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** A local input's descriptor text and folder; a single table has none. */
+async function descriptorText(input: string): Promise<[string, string]> {
+  const source = await resolveSource(input);
+  if (source.kind === 'table') return ['{}', '.'];
+  return [await readFile(source.location, 'utf8'), source.dir ?? '.'];
 }
 
 /**

@@ -149,6 +149,44 @@ describe('bin/data validate', () => {
     expect(err).toContain('interrupted');
   });
 
+  it('ends at SIGTERM with exit 143 while a pattern is checked on a small package', async () => {
+    // Under the 8 MB that are otherwise validated in the calling thread: a pattern sends it
+    // to a worker, which the signal ends.
+    const cells = `${'a'.repeat(14)}!\n`.repeat(200_000);
+    const dir = folder({
+      't.csv': `v\n${cells}`,
+      'datapackage.json': {
+        name: 'p',
+        resources: [
+          {
+            name: 't',
+            path: 't.csv',
+            schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
+          },
+        ],
+      },
+    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'validate', dir, '--limit-errors', '0', '--debug'],
+      { env: { ...process.env, CI: 'true' } },
+    );
+    let err = '';
+    let terminated = false;
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (terminated || !err.includes('debug: t: validating\n')) return;
+      terminated = true;
+      child.kill('SIGTERM');
+    });
+    child.stdout.resume();
+    const code = await new Promise<number | null>((resolve) =>
+      child.on('exit', (exitCode) => resolve(exitCode)),
+    );
+    expect(code).toBe(143);
+    expect(err).toContain('error: terminated');
+  });
+
   it('keeps memory bounded on a file larger than the memory budget', async () => {
     const dir = folder({});
     const csv = join(dir, 'big.csv');
