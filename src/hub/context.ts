@@ -30,6 +30,8 @@ export interface HubLimits {
   rowChars: number;
   /** Cells in one row of a table. */
   columns: number;
+  /** Seconds one revision's processing may take before it is stopped and fails. */
+  processingSeconds: number;
 }
 
 export const DEFAULT_LIMITS: HubLimits = {
@@ -38,6 +40,7 @@ export const DEFAULT_LIMITS: HubLimits = {
   processingMemoryMb: 256,
   rowChars: 16 * 1024 * 1024,
   columns: 10_000,
+  processingSeconds: 300,
 };
 
 export interface Hub {

@@ -40,6 +40,8 @@ export interface Work {
   report?: Report;
   /** The CSV and JSON copies of the tables, written while validating, in scratch. */
   derived?: DerivedTable[];
+  /** Aborted past the processing time limit, or when the runner stops. */
+  readonly signal: AbortSignal;
 }
 
 export class StepFailure extends Error {
@@ -189,6 +191,7 @@ async function check(work: Work): Promise<Record<string, unknown>> {
       {
         silenceMs: 30_000,
         allowHosts: fetchHosts,
+        signal: work.signal,
         heapMb: limits.processingMemoryMb,
         // Key tables live outside the heap: past the same figure they go to disk.
         keyMemory: limits.processingMemoryMb * 1024 * 1024,

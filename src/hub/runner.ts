@@ -16,6 +16,13 @@ export interface RunnerHooks {
 
 class Halted extends Error {}
 
+/** Why a revision's work was stopped: its time ran out, or the runner is stopping. */
+class TimeLimit extends Error {
+  constructor(readonly seconds: number) {
+    super(`processing took longer than the ${String(seconds)} s this hub allows`);
+  }
+}
+
 type Outcome = Partial<Pick<Revision, 'state' | 'error_log'>>;
 
 export interface RunnerOptions {
@@ -40,6 +47,8 @@ export class Runner {
   private halted = false;
   private stopping = false;
   private active = 0;
+  /** The work in progress, stopped when the runner stops. */
+  private readonly running = new Set<AbortController>();
   private loops: Promise<void>[] = [];
   private wake: (() => void)[] = [];
 
@@ -72,9 +81,13 @@ export class Runner {
     }
   }
 
-  /** Takes no more revisions, and waits for those in progress to finish. */
+  /**
+   * Takes no more revisions and stops those in progress (a validation's worker is ended):
+   * they stay in progress, and are taken over from their first step when their lease runs out.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    for (const controller of this.running) controller.abort(new Halted());
     this.enqueue();
     await Promise.all(this.loops);
   }
@@ -120,6 +133,10 @@ export class Runner {
         .catch(() => undefined);
     }, this.leaseMs / 3);
     const pipelines = initialPipelines();
+    const controller = new AbortController();
+    const seconds = this.hub.options.limits.processingSeconds;
+    const limit = setTimeout(() => controller.abort(new TimeLimit(seconds)), seconds * 1000);
+    this.running.add(controller);
     const save = async (
       changes: Partial<Pick<Revision, 'state' | 'error_log'>> = {},
     ): Promise<void> => {
@@ -135,6 +152,7 @@ export class Runner {
       workDir: join(this.hub.tmpDir, 'work', randomBytes(12).toString('hex')),
       descriptor: {},
       files: {},
+      signal: controller.signal,
     };
     let outcome: Outcome | undefined;
     try {
@@ -142,6 +160,8 @@ export class Runner {
       outcome = await this.runSteps(work, pipelines, save);
     } finally {
       clearInterval(renewal);
+      clearTimeout(limit);
+      this.running.delete(controller);
       await rm(work.workDir, { recursive: true, force: true });
       await rm(`${work.workDir}.derived`, { recursive: true, force: true });
     }
@@ -150,7 +170,11 @@ export class Runner {
   }
 
   /** What a failed step tells the user: its own words, or a plain reason with no internals. */
-  private failureLog(step: string, error: unknown): string[] {
+  private failureLog(step: string, error: unknown, signal: AbortSignal): string[] {
+    if (signal.reason instanceof TimeLimit)
+      return [
+        `${signal.reason.message}; publish it in smaller packages, or ask the hub's operator`,
+      ];
     if (error instanceof StepFailure) return error.log;
     if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
       return ['the hub has run out of storage space; try again later'];
@@ -174,11 +198,14 @@ export class Runner {
       status.status = 'INPROGRESS';
       await save();
       try {
+        work.signal.throwIfAborted();
         status.stats = await STEP_RUNNERS[step.id](work);
+        work.signal.throwIfAborted();
         status.status = 'SUCCEEDED';
       } catch (error) {
+        if (work.signal.reason instanceof Halted) throw work.signal.reason;
         status.status = 'FAILED';
-        status.error_log = this.failureLog(step.id, error);
+        status.error_log = this.failureLog(step.id, error, work.signal);
         for (const later of STEPS.slice(STEPS.indexOf(step) + 1))
           pipelines[later.id].status = 'SKIPPED';
         await store.updateRevision(revision, {

@@ -3,12 +3,14 @@
  * and its tests try the reported case and its neighbours.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { loggableTarget, type RunningHub } from '../../src/hub/server.js';
 import { FolderStorage } from '../../src/hub/storage/folder.js';
+import { startServe } from '../helpers/serve.js';
 import {
   authorizeUploads,
   browserLogin,
@@ -655,5 +657,89 @@ describe('identity', () => {
       expect(check.profile.id).not.toBe(createHash('md5').update('ada@example.org').digest('hex'));
       expect(md5Base64(Buffer.from(check.profile.id))).not.toBe('');
     });
+  });
+});
+
+describe('processing that would not end', () => {
+  /** A CSV that never ends: a byte every 100 ms, so that no silence limit ends it either. */
+  async function trickle(): Promise<{ server: Server; host: string; asked: Promise<void> }> {
+    let heard = (): void => undefined;
+    const asked = new Promise<void>((resolve) => (heard = resolve));
+    const server = createServer((_request, response) => {
+      heard();
+      response.writeHead(200, { 'Content-Type': 'text/csv' });
+      response.write('a\n');
+      const timer = setInterval(() => response.write('1'), 100);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    return { server, host: `127.0.0.1:${String(port)}`, asked };
+  }
+
+  const endless = (host: string) => ({
+    name: 'endless',
+    resources: [
+      { name: 'local', path: 'local.csv' },
+      { name: 'remote', path: `http://${host}/endless.csv` },
+    ],
+  });
+
+  it('fails a revision past its time limit with the reason, and processes the next one', async () => {
+    const remote = await trickle();
+    try {
+      await withHub(
+        {
+          fetchHosts: [remote.host],
+          // Far above what the small package below takes, even on a busy machine.
+          limits: { processingSeconds: 5 },
+          pipeline: { slots: 1 },
+        },
+        async ({ url }) => {
+          const ada = await browserLogin(url, 'ada');
+          const { objectUrl } = await store(url, ada, 'local.csv', Buffer.from('a\n1\n'));
+          const stuck = submit(url, ada, 'endless', endless(remote.host), {
+            'local.csv': objectUrl,
+          });
+          await remote.asked;
+          // Queued behind it on the hub's one pipeline worker.
+          const grace = await browserLogin(url, 'grace');
+          const next = await publish(url, grace, CITIES);
+          const failed = await stuck;
+          expect(failed.state).toBe('FAILED');
+          expect(failed.error_log.join(' ')).toContain(
+            'processing took longer than the 5 s this hub allows',
+          );
+          expect((await waitForState(url, next.flowId)).state).toBe('SUCCEEDED');
+        },
+      );
+    } finally {
+      remote.server.closeAllConnections();
+      remote.server.close();
+    }
+  }, 60_000);
+
+  it('stops the hub at SIGTERM while a revision is stuck in validation', async () => {
+    const remote = await trickle();
+    const dir = mkdtempSync(join(tmpdir(), 'hub-stuck-'));
+    writeFileSync(join(dir, 'hub.json'), JSON.stringify({ fetchHosts: [remote.host] }));
+    const hub = await startServe(['--data-dir', dir, '--config', join(dir, 'hub.json')]);
+    // Run even when the test fails on its time-out, which would leave a finally unreached.
+    onTestFinished(() => {
+      if (hub.child.exitCode === null) hub.child.kill('SIGKILL');
+      remote.server.closeAllConnections();
+      remote.server.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const ada = await browserLogin(hub.url, 'ada');
+    const { objectUrl } = await store(hub.url, ada, 'local.csv', Buffer.from('a\n1\n'));
+    void submit(hub.url, ada, 'endless', endless(remote.host), { 'local.csv': objectUrl }).catch(
+      () => undefined,
+    );
+    await remote.asked;
+    const exited = new Promise<number | null>((resolve) => hub.child.once('exit', resolve));
+    hub.child.kill('SIGTERM');
+    expect(await exited).toBe(0);
   });
 });
