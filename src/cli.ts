@@ -5,6 +5,7 @@ import { EXIT } from './exit-codes.js';
 import { systemIO, type IO } from './output/io.js';
 import { asksVersion, nodeTooOld, version } from './version.js';
 import type { HttpFetch } from './client/http.js';
+import { visible } from './text/visible.js';
 
 export interface RunOptions {
   signal?: AbortSignal;
@@ -102,8 +103,9 @@ function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
         `${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null } })}\n`,
       );
     } else {
-      io.stderr.write(`error: ${error.message}\n`);
-      if (error.hint) io.stderr.write(`hint: ${error.hint}\n`);
+      // A message may quote a server or a file: shown with its control characters escaped.
+      io.stderr.write(`error: ${visible(error.message)}\n`);
+      if (error.hint) io.stderr.write(`hint: ${visible(error.hint)}\n`);
     }
     return error.exitCode;
   }
@@ -114,7 +116,7 @@ function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
     );
   } else {
     io.stderr.write(
-      `error: ${detail}\nThis is a bug in data, please report it (node ${process.version}).\n`,
+      `error: ${visible(detail)}\nThis is a bug in data, please report it (node ${process.version}).\n`,
     );
   }
   if (globals.debug && error instanceof Error && error.stack) io.stderr.write(`${error.stack}\n`);

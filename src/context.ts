@@ -1,5 +1,5 @@
 import { proxySettings } from './client/proxy.js';
-import type { IO } from './output/io.js';
+import { terminalSafeIO, type IO } from './output/io.js';
 import { COLORS, NO_COLORS, colorEnabled, type Palette } from './output/colors.js';
 import { clientFetch, type HttpFetch } from './client/http.js';
 import { silenceLimitMs } from './client/timeouts.js';
@@ -16,7 +16,13 @@ export interface GlobalOptions {
 
 /** Everything a command needs from the outside world, built once per run. */
 export interface Context {
+  /** Standard streams whose control characters are shown as escapes (see output/io.ts). */
   readonly io: IO;
+  /**
+   * The streams as they are: for data written byte for byte (data cat to a pipe), and for
+   * the spinner and prompts, which draw with escape sequences of their own.
+   */
+  readonly rawIO: IO;
   readonly signal: AbortSignal;
   readonly fetch: HttpFetch;
   /** For downloads: GET only, and each body chunk is valid only until the next is asked for. */
@@ -56,7 +62,8 @@ export function createContext(
     proxy && lazy(async () => (await import('./client/transport.js')).proxiedFetch(proxy));
   let hub: HubAddress | undefined;
   return {
-    io,
+    io: terminalSafeIO(io, globals.json),
+    rawIO: io,
     signal,
     fetch: clientFetch(
       options.fetch ?? proxied ?? lazy(async () => (await import('./client/transport.js')).fetch),

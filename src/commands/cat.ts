@@ -80,7 +80,11 @@ export async function runCat(options: CatOptions, ctx: Context): Promise<number>
   ).map((field) => field.name);
   let labels: string[] | undefined;
   let started = false;
-  const out = (text: string) => text !== '' && ctx.io.stdout.write(text);
+  // To a pipe the formats for programs go byte for byte; to a terminal, and Markdown (for
+  // reading) anywhere, with control characters shown as escapes.
+  const exact = !ctx.io.isStdoutTTY && format !== 'markdown';
+  const stdout = exact ? ctx.rawIO.stdout : ctx.io.stdout;
+  const out = (text: string) => text !== '' && stdout.write(text);
   const begin = (width: number) => {
     if (started) return;
     started = true;

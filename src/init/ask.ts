@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import type { Draft } from './draft.js';
+import { visible } from '../text/visible.js';
 
 const LICENSES = [
   {
@@ -25,7 +26,7 @@ export async function askAbout(draft: Draft, ctx: Context): Promise<Record<strin
   const { default: input } = await import('@inquirer/input');
   const { default: select } = await import('@inquirer/select');
   const { default: confirm } = await import('@inquirer/confirm');
-  const context = { input: process.stdin, output: ctx.io.stderr, signal: ctx.signal };
+  const context = { input: process.stdin, output: ctx.rawIO.stderr, signal: ctx.signal };
   const name = await input(
     {
       message: 'Name (lower case, digits, "-", "_", "."):',
@@ -50,7 +51,10 @@ export async function askAbout(draft: Draft, ctx: Context): Promise<Record<strin
   for (const resource of draft.resources)
     if (
       await confirm(
-        { message: `Describe ${resource.path as string} as "${resource.name}"?`, default: true },
+        {
+          message: `Describe ${visible(String(resource.path))} as "${visible(resource.name)}"?`,
+          default: true,
+        },
         context,
       )
     )

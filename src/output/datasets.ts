@@ -1,14 +1,16 @@
 import type { RevisionEntry, SearchResult } from '../client/api.js';
 import type { Palette } from './colors.js';
 import { alignedTable } from './info.js';
+import { visibleDeep } from '../text/visible.js';
 
 /** Datasets found: an aligned table on a terminal, tab-separated lines in a pipe. */
 export function renderDatasets(
-  results: SearchResult[],
+  found: SearchResult[],
   total: number,
   tty: boolean,
   colors: Palette,
 ): string {
+  const results = visibleDeep(found);
   const rows = results.map((result) => [
     `${result.datahub.owner}/${result.name}`,
     result.title ?? '',
@@ -24,7 +26,8 @@ export function renderDatasets(
 }
 
 /** A dataset's revisions, newest first. */
-export function renderRevisions(revisions: RevisionEntry[], tty: boolean, colors: Palette): string {
+export function renderRevisions(listed: RevisionEntry[], tty: boolean, colors: Palette): string {
+  const revisions = visibleDeep(listed);
   const rows = revisions.map((entry) => [
     String(entry.revision),
     entry.state.toLowerCase(),

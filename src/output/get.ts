@@ -1,6 +1,7 @@
 import type { GetEvent } from '../client/get.js';
 import { TransferLine } from './transfer-line.js';
 import { humanBytes } from './units.js';
+import { visibleDeep } from '../text/visible.js';
 
 /** Turns get events into one progress line (terminal) and a line per saved file. */
 export function getProgress(
@@ -8,7 +9,9 @@ export function getProgress(
   log: (line: string) => void,
 ): (event: GetEvent) => void {
   const transfers = new TransferLine('downloading', update);
-  return (event) => {
+  return (received) => {
+    // Paths come from the hub's descriptor.
+    const event = visibleDeep(received);
     switch (event.type) {
       case 'plan':
         transfers.plan(event.files);

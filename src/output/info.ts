@@ -1,12 +1,16 @@
 import type { DatasetInfo, ResourceInfo } from '../client/info.js';
 import type { Palette } from './colors.js';
 import { humanBytes } from './units.js';
+import { visibleDeep } from '../text/visible.js';
 
 const CELL_WIDTH = 24;
 
 function cut(text: string, width: number): string {
   return text.length > width ? `${text.slice(0, width - 1)}…` : text;
 }
+
+/** A dataset's description keeps its line breaks; every other text is shown on its line. */
+const LAYOUT = new Set(['description']);
 
 /** Rows as columns padded to a common width, each cell cut to CELL_WIDTH. */
 export function alignedTable(rows: string[][], colors: Palette, indent = '  '): string[] {
@@ -47,7 +51,8 @@ function schemaLines(resource: ResourceInfo, colors: Palette): string[] {
 }
 
 /** A dataset for a person at a terminal: facts, schema and an aligned preview per resource. */
-export function renderInfo(info: DatasetInfo, fallbackName: string, colors: Palette): string {
+export function renderInfo(shown: DatasetInfo, fallbackName: string, colors: Palette): string {
+  const info = visibleDeep(shown, LAYOUT);
   const lines = [colors.bold(info.title ?? info.name ?? fallbackName)];
   if (info.description) lines.push(info.description);
   const facts = [
@@ -69,7 +74,8 @@ export function renderInfo(info: DatasetInfo, fallbackName: string, colors: Pale
 }
 
 /** The same for a pipe: plain lines, tab-separated rows, sizes in bytes. */
-export function renderInfoPlain(info: DatasetInfo, fallbackName: string): string {
+export function renderInfoPlain(shown: DatasetInfo, fallbackName: string): string {
+  const info = visibleDeep(shown, LAYOUT);
   const lines = [info.title ?? info.name ?? fallbackName];
   if (info.description) lines.push(info.description);
   if (info.licenses.length > 0) lines.push(`licence\t${info.licenses.join(', ')}`);

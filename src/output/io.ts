@@ -1,4 +1,6 @@
 import type { Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import { terminalSafe } from '../text/visible.js';
 
 export interface IO {
   readonly stdout: NodeJS.WritableStream;
@@ -71,4 +73,44 @@ export function memoryIO(
     out: out.text,
     err: err.text,
   };
+}
+
+/**
+ * A stream that writes what it is given with control characters shown as escapes
+ * (terminalSafe): the last net under the renderers, for text from data or a hub that one of
+ * them did not make visible. Everything but write and end is the stream's own.
+ */
+function terminalStream(raw: NodeJS.WritableStream): NodeJS.WritableStream {
+  const decoder = new StringDecoder('utf8');
+  const safe = (chunk: unknown): unknown =>
+    typeof chunk === 'string'
+      ? terminalSafe(chunk)
+      : chunk instanceof Uint8Array
+        ? terminalSafe(decoder.write(chunk))
+        : chunk;
+  const write = (chunk: unknown, ...rest: unknown[]): boolean =>
+    (raw.write as (...args: unknown[]) => boolean)(safe(chunk), ...rest);
+  const end = (chunk?: unknown, ...rest: unknown[]): unknown =>
+    typeof chunk === 'function' || chunk === undefined
+      ? (raw.end as (...args: unknown[]) => unknown)(chunk, ...rest)
+      : (raw.end as (...args: unknown[]) => unknown)(safe(chunk), ...rest);
+  return new Proxy(raw, {
+    get(target, key) {
+      if (key === 'write') return write;
+      if (key === 'end') return end;
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * The IO commands write through: stderr always, and stdout unless it carries JSON (exact
+ * already) or data a command writes byte for byte (which it takes from the raw IO).
+ */
+export function terminalSafeIO(io: IO, stdoutIsJson: boolean): IO {
+  return Object.create(io, {
+    stdout: { value: stdoutIsJson ? io.stdout : terminalStream(io.stdout) },
+    stderr: { value: terminalStream(io.stderr) },
+  }) as IO;
 }

@@ -1,6 +1,7 @@
 import type { PublishEvent, PublishResult } from '../client/publish.js';
 import type { Palette } from './colors.js';
 import { TransferLine } from './transfer-line.js';
+import { visibleDeep } from '../text/visible.js';
 
 /** Turns publish events into one progress line (terminal) and plain log lines. */
 export function publishProgress(
@@ -10,7 +11,9 @@ export function publishProgress(
   const transfers = new TransferLine('uploading', update);
   let uploading = false;
   let lastState = '';
-  return (event) => {
+  return (received) => {
+    // Paths, step titles and states come from the package and the hub.
+    const event = visibleDeep(received);
     switch (event.type) {
       case 'plan':
         transfers.plan(event.files);
@@ -54,7 +57,8 @@ export function publishProgress(
 }
 
 /** The end of a publication: the dataset's URL, or each failed step and its log. */
-export function publishSummary(result: PublishResult, colors: Palette): string {
+export function publishSummary(published: PublishResult, colors: Palette): string {
+  const result = visibleDeep(published);
   if (result.unchanged)
     return `${colors.green('✔ nothing changed')} since revision ${String(result.revision)}: ${result.url} is published as it is (--force makes a new revision)\n`;
   if (result.state === 'SUCCEEDED')

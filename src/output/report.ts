@@ -1,5 +1,6 @@
 import type { Report, ReportError, Task } from '../validator/report/types.js';
 import type { Palette } from './colors.js';
+import { visibleDeep } from '../text/visible.js';
 
 const MAX_ROW_TEXT = 120;
 
@@ -146,7 +147,8 @@ function summaryLines(report: Report, colors: Palette): string[] {
 }
 
 /** The report for a person at a terminal: grouped by resource, one verdict at the end. */
-export function renderHuman(report: Report, colors: Palette): string {
+export function renderHuman(shown: Report, colors: Palette): string {
+  const report = visibleDeep(shown);
   const lines: string[] = report.warnings.map((warning) => `${colors.yellow('!')} ${warning}`);
   if (report.errors.length > 0) {
     lines.push(
@@ -169,7 +171,8 @@ export function renderHuman(report: Report, colors: Palette): string {
 }
 
 /** One tab-separated line per error (resource, row, field, type, message), then the verdict. */
-export function renderPlain(report: Report, colors: Palette): string {
+export function renderPlain(shown: Report, colors: Palette): string {
+  const report = visibleDeep(shown);
   const lines: string[] = report.warnings.map((warning) =>
     ['', '', '', 'warning', warning].join('\t'),
   );
@@ -201,10 +204,11 @@ function escapeProperty(text: string): string {
 
 /** GitHub Actions workflow commands: one annotation per error, on the file it belongs to. */
 export function renderGithub(
-  report: Report,
+  shown: Report,
   descriptorFile: string,
   fileOf: (task: Task) => string,
 ): string {
+  const report = visibleDeep(shown);
   const lines: string[] = [];
   const annotate = (file: string, error: ReportError): string => {
     const props = [`file=${escapeProperty(file)}`];

@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { terminalSafe } from '../text/visible.js';
 
 export interface Progress {
   /** Replaces the spinner's text. */
@@ -24,15 +25,15 @@ export async function startProgress(ctx: Context, text: string): Promise<Progres
   // and no signal, and then never reads that byte (its listener does not start the stream),
   // so a keypress could not stop data. The terminal stays as it was, and Ctrl-C is SIGINT.
   const spinner = ora({
-    text,
-    stream: ctx.io.stderr,
+    text: terminalSafe(text),
+    stream: ctx.rawIO.stderr,
     isEnabled: true,
     discardStdin: false,
   }).start();
   let drawn = -Infinity;
   return {
     update: (next) => {
-      spinner.text = next;
+      spinner.text = terminalSafe(next);
       if (performance.now() - drawn < REDRAW_MS) return;
       drawn = performance.now();
       spinner.render();

@@ -1,5 +1,6 @@
 import type { ValidateEvent } from '../validator/index.js';
 import { Meter } from './units.js';
+import { visibleDeep } from '../text/visible.js';
 
 /**
  * The spinner's text while validating: the resource, its place among them, and for tables
@@ -11,7 +12,9 @@ export function validateProgress(
 ): (event: ValidateEvent) => void {
   let heading = '';
   let meter = new Meter();
-  return (event) => {
+  return (received) => {
+    // Resource names come from the descriptor.
+    const event = visibleDeep(received);
     if (event.type === 'resource') {
       heading = `validating ${event.name} (${String(event.index + 1)}/${String(event.total)})`;
       meter = new Meter();

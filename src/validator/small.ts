@@ -81,7 +81,10 @@ async function declaresPattern(input: string | Held): Promise<boolean> {
     if (PATTERN.test(text)) return true;
     for (const path of namedPaths(JSON.parse(text) as unknown)) {
       if (typeof path !== 'string' || !path.endsWith('.json')) continue;
-      const schema = await readFile(isAbsolute(path) ? path : join(dir, path), 'utf8');
+      // A file that cannot be read is reported by the validation, at once.
+      const schema = await readFile(isAbsolute(path) ? path : join(dir, path), 'utf8').catch(
+        () => '',
+      );
       if (PATTERN.test(schema)) return true;
     }
     return false;

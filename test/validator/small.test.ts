@@ -26,6 +26,24 @@ describe('which inputs are validated in the calling thread', () => {
     expect(await isSmallLocal({ descriptor: { resources: [{ path: 'a.csv' }] }, dir })).toBe(true);
   });
 
+  it('not a package with a pattern constraint, inline or in a schema file', async () => {
+    writeFileSync(join(dir, 'a.csv'), 'x\n1\n');
+    const fields = [{ name: 'x', constraints: { pattern: '[0-9]+' } }];
+    describeFiles([{ name: 'a', path: 'a.csv', schema: { fields } }]);
+    expect(await isSmallLocal(dir)).toBe(false);
+    expect(
+      await isSmallLocal({
+        descriptor: { resources: [{ path: 'a.csv', schema: { fields } }] },
+        dir,
+      }),
+    ).toBe(false);
+    writeFileSync(join(dir, 'schema.json'), JSON.stringify({ fields }));
+    describeFiles([{ name: 'a', path: 'a.csv', schema: 'schema.json' }]);
+    expect(await isSmallLocal(dir)).toBe(false);
+    writeFileSync(join(dir, 'schema.json'), JSON.stringify({ fields: [{ name: 'x' }] }));
+    expect(await isSmallLocal(dir)).toBe(true);
+  });
+
   it('not what must be fetched, nor files that together reach 8 MB, nor what cannot be read', async () => {
     writeFileSync(join(dir, 'a.csv'), '');
     writeFileSync(join(dir, 'b.csv'), '');
