@@ -18,7 +18,8 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
-const CITIES = join(ROOT, 'examples/cities');
+// Validated in the calling thread (small, and no pattern to send it to a worker): one cache.
+const SMALL = join(ROOT, 'examples/sales-v2');
 
 function data(cacheDir: string, args: string[], env: Record<string, string> = {}) {
   const run = spawnSync(process.execPath, [BIN, '--debug', ...args], {
@@ -34,14 +35,14 @@ const freshFolder = () => mkdtempSync(join(tmpdir(), 'data-code-cache-'));
 describe('the code cache', () => {
   it('is written after the first run, then used, with the same output', () => {
     const dir = freshFolder();
-    const first = data(dir, ['validate', '--json', CITIES]);
+    const first = data(dir, ['validate', '--json', SMALL]);
     expect(first.status).toBe(0);
     expect(first.fate).toBe('missing, written');
     const file = first.file ?? '';
     expect(file).toMatch(/-validate\.bin$/);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(dir, 'code')).mode & 0o777).toBe(0o700);
-    const second = data(dir, ['validate', '--json', CITIES]);
+    const second = data(dir, ['validate', '--json', SMALL]);
     expect(second.fate).toBe('used');
     const withoutCache = (out: string) => out.replace(/"seconds": [\d.]+/g, '');
     expect(withoutCache(second.stdout)).toBe(withoutCache(first.stdout));
@@ -50,44 +51,44 @@ describe('the code cache', () => {
 
   it('is written again when it is damaged; stale and partial ones are removed', () => {
     const dir = freshFolder();
-    const file = data(dir, ['validate', CITIES]).file ?? '';
+    const file = data(dir, ['validate', SMALL]).file ?? '';
     writeFileSync(file, 'not a code cache');
     const stale = join(dir, 'code', `cli-0000000000000000-${process.version}-x64-validate.bin`);
     writeFileSync(stale, 'from another build');
     writeFileSync(`${file}.1.partial`, 'left by a write that was cut off');
-    const damaged = data(dir, ['validate', CITIES]);
+    const damaged = data(dir, ['validate', SMALL]);
     expect(damaged.status).toBe(0);
     expect(damaged.stdout).toMatch(/valid: 2 resources/);
     expect(damaged.fate).toBe('rejected, written');
     expect(readdirSync(join(dir, 'code'))).toEqual([file.split('/').pop()]);
-    expect(data(dir, ['validate', CITIES]).fate).toBe('used');
+    expect(data(dir, ['validate', SMALL]).fate).toBe('used');
   });
 
   it('is not read when others could have written it', () => {
     const dir = freshFolder();
-    const file = data(dir, ['validate', CITIES]).file ?? '';
+    const file = data(dir, ['validate', SMALL]).file ?? '';
     chmodSync(file, 0o622);
-    const run = data(dir, ['validate', CITIES]);
+    const run = data(dir, ['validate', SMALL]);
     expect(run.status).toBe(0);
     expect(run.fate).toBe('missing, written');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(data(dir, ['validate', CITIES]).fate).toBe('used');
+    expect(data(dir, ['validate', SMALL]).fate).toBe('used');
   });
 
   it.skipIf(process.getuid?.() !== 0)('is not read when another user owns it', () => {
     const dir = freshFolder();
-    const file = data(dir, ['validate', CITIES]).file ?? '';
+    const file = data(dir, ['validate', SMALL]).file ?? '';
     chownSync(file, 65534, 65534);
-    expect(data(dir, ['validate', CITIES]).fate).toBe('missing, written');
+    expect(data(dir, ['validate', SMALL]).fate).toBe('missing, written');
     expect(statSync(file).uid).toBe(0);
   });
 
   it('is not written for a word that names no command, nor when turned off', () => {
     const dir = freshFolder();
-    const unknown = data(dir, ['valdate', CITIES]);
+    const unknown = data(dir, ['valdate', SMALL]);
     expect(unknown.status).toBe(2);
     expect(unknown.fate).toBe('missing, not written: no command ran');
-    const off = data(dir, ['validate', CITIES], { NODE_DISABLE_COMPILE_CACHE: '1' });
+    const off = data(dir, ['validate', SMALL], { NODE_DISABLE_COMPILE_CACHE: '1' });
     expect(off.status).toBe(0);
     expect(off.fate).toBeUndefined();
     expect(readdirSync(dir)).toEqual([]);
@@ -126,7 +127,7 @@ describe('the code cache', () => {
   it('leaves the command working where it cannot be written', () => {
     const file = join(freshFolder(), 'a-file');
     writeFileSync(file, '');
-    const run = data(join(file, 'cache'), ['validate', CITIES]);
+    const run = data(join(file, 'cache'), ['validate', SMALL]);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/valid: 2 resources/);
     expect(run.fate).toMatch(/^missing, not written: ENOTDIR/);

@@ -7,21 +7,18 @@
  * Two linear engines, chosen by measurement (npm run bench:patterns):
  * - a pattern V8's own linear engine can run keeps V8's backtracking engine, 10 to 20 ns a
  *   cell, with V8 told to rerun a match on the linear engine once it has backtracked
- *   BACKTRACKS times, which bounds a cell to microseconds;
+ *   BACKTRACKS times (regexp-flags.ts), which bounds a cell to a few microseconds;
  * - any other pattern RE2 can run (counted repetitions such as `\d{1,50}`, which V8's
  *   linear engine refuses) runs on re2js, RE2's JavaScript port, 80 to 500 ns a cell.
  * RE2 semantics: backreferences and lookaround cannot be matched in linear time, and such a
  * pattern is refused as a field error before any row is read.
  */
-import { setFlagsFromString } from 'node:v8';
 import { RE2JS } from 're2js';
+import { setRegExpFlags } from '../../regexp-flags.js';
 
-const BACKTRACKS = 1000;
-
-// Process-wide, and read when an expression is compiled: set before any of ours is.
-setFlagsFromString('--enable-experimental-regexp-engine');
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
-setFlagsFromString(`--regexp-backtracks-before-fallback=${String(BACKTRACKS)}`);
+// Process-wide, and read when an expression is compiled: set before any of ours is. bin/data
+// and its workers set them already at their start (see regexp-flags.ts); again, the same.
+setRegExpFlags();
 
 export interface LinearPattern {
   /** Whether the whole text matches. */
@@ -69,7 +66,7 @@ export function linearPattern(source: string): LinearPattern {
 
 /**
  * An expression the code builds from a descriptor (strptime formats) with V8's backtracking
- * engine, and its linear one past BACKTRACKS: the builder keeps to what the latter runs.
+ * engine, and its linear one past BACKTRACKS backtracks: the builder keeps to what the latter runs.
  */
 export function boundedRegExp(source: string): RegExp {
   // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled above
