@@ -144,6 +144,37 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     }
   });
 
+  it('stops a validation busy with a pattern at Ctrl-C, exit 130', async () => {
+    const dir = mkdtempSync(join(home, 'pattern-'));
+    // Seconds of matching, where Ctrl-C comes within a few screen reads of the spinner.
+    writeFileSync(join(dir, 't.csv'), `v\n${`${'a'.repeat(14)}!\n`.repeat(1_000_000)}`);
+    writeFileSync(
+      join(dir, 'datapackage.json'),
+      JSON.stringify({
+        name: 'p',
+        resources: [
+          {
+            name: 't',
+            path: 't.csv',
+            schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
+          },
+        ],
+      }),
+    );
+    try {
+      startInTerminal(`validate ${dir} --limit-errors 0`, {
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/validating t/);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(await terminalMode()).toBe('icanon');
+    } finally {
+      kill();
+    }
+  });
+
   it.each([
     ['y', 0, 'deleted ada/old'],
     ['n', 1, 'nothing deleted'],

@@ -686,6 +686,32 @@ describe('processing that would not end', () => {
     ],
   });
 
+  it('checks a pattern that would backtrack for ever on every cell, and fails the revision with the errors', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const cells = Array.from({ length: 50 }, (_, index) => `${'a'.repeat(30 + index)}!`);
+      const { objectUrl } = await store(url, ada, 'v.csv', Buffer.from(`v\n${cells.join('\n')}\n`));
+      const status = await submit(
+        url,
+        ada,
+        'backtracking',
+        {
+          name: 'backtracking',
+          resources: [
+            {
+              name: 'v',
+              path: 'v.csv',
+              schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
+            },
+          ],
+        },
+        { 'v.csv': objectUrl },
+      );
+      expect(status.state).toBe('FAILED');
+      expect(status.error_log.join(' ')).toContain('the data package is invalid: 50 errors');
+    });
+  });
+
   it('fails a revision past its time limit with the reason, and processes the next one', async () => {
     const remote = await trickle();
     try {
