@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../hub/helpers.js';
+import { backtrackingPackage } from '../helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const NODE = process.execPath;
@@ -131,49 +132,28 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
 
   const kill = () => spawnSync('tmux', ['-L', socket, 'kill-server']);
 
-  it('stops validating at Ctrl-C, exit 130, the terminal as it was', async () => {
-    try {
-      startInTerminal(`validate ${slow.url}/slow.csv`, { DATA_CONFIG_DIR: join(home, 'config') });
-      await waitFor(/validating/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
-      expect(await terminalMode()).toBe('icanon');
-    } finally {
-      kill();
-    }
-  });
-
-  it('stops a validation busy with a pattern at Ctrl-C, exit 130', async () => {
-    const dir = mkdtempSync(join(home, 'pattern-'));
-    // Seconds of matching, where Ctrl-C comes within a few screen reads of the spinner.
-    writeFileSync(join(dir, 't.csv'), `v\n${`${'a'.repeat(14)}!\n`.repeat(1_000_000)}`);
-    writeFileSync(
-      join(dir, 'datapackage.json'),
-      JSON.stringify({
-        name: 'p',
-        resources: [
-          {
-            name: 't',
-            path: 't.csv',
-            schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
-          },
-        ],
-      }),
-    );
-    try {
-      startInTerminal(`validate ${dir} --limit-errors 0`, {
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
-      await waitFor(/validating t/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
-      expect(await terminalMode()).toBe('icanon');
-    } finally {
-      kill();
-    }
-  });
+  it.each([
+    ['a table that never ends', () => `${slow.url}/slow.csv`, /validating/],
+    [
+      'a pattern on a million cells',
+      () => `${backtrackingPackage(1_000_000)} --limit-errors 0`,
+      /validating t/,
+    ],
+  ])(
+    'stops validating %s at Ctrl-C, exit 130, the terminal as it was',
+    async (_what, source, busy) => {
+      try {
+        startInTerminal(`validate ${source()}`, { DATA_CONFIG_DIR: join(home, 'config') });
+        await waitFor(busy);
+        tmux('send-keys', '-t', 'main', 'C-c');
+        await waitFor(/EXIT=\d+/);
+        expect(screen()).toMatch(/EXIT=130/);
+        expect(await terminalMode()).toBe('icanon');
+      } finally {
+        kill();
+      }
+    },
+  );
 
   it.each([
     ['y', 0, 'deleted ada/old'],

@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { folder } from '../helpers/fixtures.js';
+import { backtrackingPackage, folder } from '../helpers/fixtures.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
@@ -127,62 +127,43 @@ describe('bin/data validate', () => {
     });
   });
 
-  it('exits 130 on Ctrl-C in the middle of a large file', async () => {
-    const dir = folder({});
-    await writeRows(join(dir, 'big.csv'), 60, row);
-    const child = spawn(process.execPath, [BIN, 'validate', join(dir, 'big.csv'), '--debug'], {
+  /**
+   * Runs data validate and sends the signal once it says it began on the resource, not after
+   * a guess at how long starting takes.
+   */
+  function signalWhenBegun(
+    args: string[],
+    resource: string,
+    signal: NodeJS.Signals,
+  ): Promise<{ code: number | null; err: string }> {
+    const child = spawn(process.execPath, [BIN, 'validate', ...args, '--debug'], {
       env: { ...process.env, CI: 'true' },
     });
     let err = '';
-    let interrupted = false;
-    // Interrupted once it says it began on the table, not after a guess at how long starting takes.
+    let sent = false;
     child.stderr.on('data', (chunk: Buffer) => {
       err += chunk.toString();
-      if (interrupted || !err.includes('debug: big: validating\n')) return;
-      interrupted = true;
-      child.kill('SIGINT');
+      if (sent || !err.includes(`debug: ${resource}: validating\n`)) return;
+      sent = true;
+      child.kill(signal);
     });
-    const code = await new Promise<number | null>((resolve) =>
-      child.on('exit', (exitCode) => resolve(exitCode)),
-    );
+    child.stdout.resume();
+    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, err })));
+  }
+
+  it('exits 130 on Ctrl-C in the middle of a large file', async () => {
+    const dir = folder({});
+    await writeRows(join(dir, 'big.csv'), 60, row);
+    const { code, err } = await signalWhenBegun([join(dir, 'big.csv')], 'big', 'SIGINT');
     expect(code).toBe(130);
     expect(err).toContain('interrupted');
   });
 
   it('ends at SIGTERM with exit 143 while a pattern is checked on a small package', async () => {
     // Under the 8 MB that are otherwise validated in the calling thread: a pattern sends it
-    // to a worker, which the signal ends.
-    const cells = `${'a'.repeat(14)}!\n`.repeat(200_000);
-    const dir = folder({
-      't.csv': `v\n${cells}`,
-      'datapackage.json': {
-        name: 'p',
-        resources: [
-          {
-            name: 't',
-            path: 't.csv',
-            schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
-          },
-        ],
-      },
-    });
-    const child = spawn(
-      process.execPath,
-      [BIN, 'validate', dir, '--limit-errors', '0', '--debug'],
-      { env: { ...process.env, CI: 'true' } },
-    );
-    let err = '';
-    let terminated = false;
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      if (terminated || !err.includes('debug: t: validating\n')) return;
-      terminated = true;
-      child.kill('SIGTERM');
-    });
-    child.stdout.resume();
-    const code = await new Promise<number | null>((resolve) =>
-      child.on('exit', (exitCode) => resolve(exitCode)),
-    );
+    // to a worker, which the signal ends. Seconds of matching, for a signal sent at once.
+    const dir = backtrackingPackage(400_000);
+    const { code, err } = await signalWhenBegun([dir, '--limit-errors', '0'], 't', 'SIGTERM');
     expect(code).toBe(143);
     expect(err).toContain('error: terminated');
   });

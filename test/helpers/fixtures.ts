@@ -61,3 +61,23 @@ export function schema(...fields: Record<string, unknown>[]): {
 } {
   return { schema: { fields } };
 }
+
+/**
+ * A package whose pattern `(a+)+$` a backtracking engine takes exponential time to refuse on
+ * each of its `rows` cells (14 `a`s and a `!`); linear engines take microseconds a cell.
+ */
+export function backtrackingPackage(rows: number): string {
+  return folder({
+    't.csv': `v\n${`${'a'.repeat(14)}!\n`.repeat(rows)}`,
+    'datapackage.json': {
+      name: 'p',
+      resources: [
+        {
+          name: 't',
+          path: 't.csv',
+          schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
+        },
+      ],
+    },
+  });
+}
