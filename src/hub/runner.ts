@@ -16,7 +16,7 @@ export interface RunnerHooks {
 
 class Halted extends Error {}
 
-/** Why a revision's work was stopped: its time ran out, or the runner is stopping. */
+/** Why a revision's work was stopped: it ran past limits.processingSeconds. */
 class TimeLimit extends Error {
   constructor(readonly seconds: number) {
     super(`processing took longer than the ${String(seconds)} s this hub allows`);

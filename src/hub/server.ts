@@ -21,6 +21,7 @@ import { openStorage } from './storage/open.js';
 import { StorageAddressError, type Storage } from './storage/types.js';
 import { loadKeys } from './tokens.js';
 import { notFoundPage } from './views/layout.js';
+import { visibleLayout } from '../text/visible.js';
 
 export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   dataDir: string;
@@ -267,7 +268,10 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
       `a hub listening on ${host} needs a sign-in provider`,
       'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub',
     );
-  const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  // Log lines quote what users sent (names, paths, messages): shown on the operator's
+  // terminal with their control characters escaped, stack traces keeping their lines.
+  const log =
+    options.log ?? ((line: string) => void process.stderr.write(`${visibleLayout(line)}\n`));
   const queue: { runner?: Runner } = {};
   const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
     options: settings,
