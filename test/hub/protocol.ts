@@ -106,7 +106,8 @@ export function readPackage(dir: string): LocalPackage {
     ['datapackage.json', readFileSync(join(dir, 'datapackage.json'))],
   ]);
   for (const resource of descriptor.resources) {
-    if (typeof resource.path === 'string')
+    // A remote resource is the hub's to fetch.
+    if (typeof resource.path === 'string' && !/^https?:\/\//.test(resource.path))
       files.set(relative('.', resource.path), readFileSync(join(dir, resource.path)));
   }
   return { descriptor, files };
