@@ -4,7 +4,8 @@
  * - `data serve` refusing a port already taken, and a database that cannot be reached;
  * - `data publish` of a one-row package to SUCCEEDED, next to `data validate` of it;
  * - from SIGINT to the exit (code 130) of `data validate` reading a table that never ends,
- *   and of `data validate` in the middle of a 60 MB local file (two workers).
+ *   of `data validate` in the middle of a 60 MB local file (two workers), and of
+ *   `data validate` checking a pattern that backtracks on each of 400,000 cells (a worker);
  * Each is run ROUNDS times, the order rotating from round to round; median and range.
  */
 import { spawn } from 'node:child_process';
@@ -79,6 +80,22 @@ async function main(): Promise<void> {
   for (let index = 0; rows.length < 60 * 1024 * 1024; index++)
     rows += `${String(index)},name ${String(index % 1000)},${String(index % 997)}.25\n`;
   writeFileSync(big, rows);
+  const backtracking = join(work, 'backtracking');
+  mkdirSync(backtracking);
+  writeFileSync(join(backtracking, 't.csv'), `v\n${`${'a'.repeat(14)}!\n`.repeat(400_000)}`);
+  writeFileSync(
+    join(backtracking, 'datapackage.json'),
+    JSON.stringify({
+      name: 'p',
+      resources: [
+        {
+          name: 't',
+          path: 't.csv',
+          schema: { fields: [{ name: 'v', constraints: { pattern: '(a+)+$' } }] },
+        },
+      ],
+    }),
+  );
   const small = join(work, 'small');
   mkdirSync(small);
   writeFileSync(join(small, 'a.csv'), 'id\n1\n');
@@ -138,6 +155,17 @@ async function main(): Promise<void> {
       async () =>
         expectCode(
           await data(['validate', big, '--debug'], {}, (err) => err.includes('big: validating\n')),
+          130,
+          'validate',
+        ),
+    ],
+    [
+      'Ctrl-C: data validate checking a pattern',
+      async () =>
+        expectCode(
+          await data(['validate', backtracking, '--limit-errors', '0', '--debug'], {}, (err) =>
+            err.includes('t: validating\n'),
+          ),
           130,
           'validate',
         ),
