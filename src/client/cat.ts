@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isRemote } from '../validator/descriptor/paths.js';
+import { isTableFormat } from '../validator/resource.js';
 import type { Base, Fetch } from '../validator/location.js';
 import { json, send, tokenFor, type HttpFetch } from './http.js';
 
@@ -11,6 +12,10 @@ export interface CatSource {
   resource: ResourceDescriptor;
   base: Base;
   fetch: Fetch;
+}
+
+function extensionOf(path: string): string {
+  return /\.([^./]+)$/.exec(path)?.[1]?.toLowerCase() ?? '';
 }
 
 /** The address standard input stands at for the reader; it is never sent anywhere. */
@@ -104,6 +109,17 @@ export async function catSource(
       resource: { name: basename(source), path: basename(source) },
       base: { dir: dirname(source) },
       fetch: none,
+    };
+  }
+  // The URL of a table itself, not of a dataset: read as a single file is.
+  if (isRemote(source) && isTableFormat(extensionOf(new URL(source).pathname))) {
+    if (resource !== undefined)
+      throw new UsageError('a single file is one table: name no resource');
+    const name = decodeURIComponent(new URL(source).pathname.split('/').pop() ?? 'file');
+    return {
+      resource: { name, path: source },
+      base: {},
+      fetch: hubFetch(context.fetch, context.hub, context.token),
     };
   }
   const target = context.descriptorUrlOf(source);

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
@@ -64,6 +66,23 @@ describe('data cat', () => {
     expect((await data(['cat', join(dir, 't.csv'), '--format', 'ndjson'])).out).toContain(
       '{"# a comment":"id"}',
     );
+  });
+
+  it('reads a table at a URL, as a single file', async () => {
+    const server = createServer((request, response) =>
+      request.url === '/files/prices.csv'
+        ? response.end('item,price\npen,2\n')
+        : response.writeHead(404).end(),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const url = `http://127.0.0.1:${String(port)}/files/prices.csv`;
+      expect(await data(['cat', url])).toEqual({ code: 0, out: 'item,price\npen,2\n', err: '' });
+      expect((await data(['cat', url, 'prices'])).code).toBe(2);
+    } finally {
+      server.close();
+    }
   });
 
   it('names the resources when the one asked for is not there', async () => {
