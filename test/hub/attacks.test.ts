@@ -719,7 +719,7 @@ describe('processing that would not end', () => {
         {
           fetchHosts: [remote.host],
           // Far above what the small package below takes, even on a busy machine.
-          limits: { processingSeconds: 5 },
+          limits: { processingSeconds: 10 },
           pipeline: { slots: 1 },
         },
         async ({ url }) => {
@@ -735,7 +735,7 @@ describe('processing that would not end', () => {
           const failed = await stuck;
           expect(failed.state).toBe('FAILED');
           expect(failed.error_log.join(' ')).toContain(
-            'processing took longer than the 5 s this hub allows',
+            'processing took longer than the 10 s this hub allows',
           );
           expect((await waitForState(url, next.flowId)).state).toBe('SUCCEEDED');
         },
