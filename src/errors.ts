@@ -47,12 +47,8 @@ export class NetworkError extends CliError {
 /** The command was stopped by Ctrl-C (SIGINT), or by SIGTERM. */
 export class InterruptedError extends CliError {
   constructor(by: unknown = 'SIGINT') {
-    super(
-      by === 'SIGTERM' ? 'terminated' : 'interrupted',
-      by === 'SIGTERM'
-        ? { code: 'E_TERMINATED', exitCode: EXIT.terminated }
-        : { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted },
-    );
+    if (by === 'SIGTERM') super('terminated', { code: 'E_TERMINATED', exitCode: EXIT.terminated });
+    else super('interrupted', { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted });
   }
 }
 

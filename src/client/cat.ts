@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isRemote } from '../validator/descriptor/paths.js';
-import { isTableFormat } from '../validator/resource.js';
+import { formatOf, isTableFormat } from '../validator/resource.js';
 import type { Base, Fetch } from '../validator/location.js';
 import { json, send, tokenFor, type HttpFetch } from './http.js';
 
@@ -12,10 +12,6 @@ export interface CatSource {
   resource: ResourceDescriptor;
   base: Base;
   fetch: Fetch;
-}
-
-function extensionOf(path: string): string {
-  return /\.([^./]+)$/.exec(path)?.[1]?.toLowerCase() ?? '';
 }
 
 /** The address standard input stands at for the reader; it is never sent anywhere. */
@@ -112,17 +108,12 @@ export async function catSource(
     };
   }
   // The URL of a table itself, not of a dataset: read as a single file is.
-  if (isRemote(source) && isTableFormat(extensionOf(new URL(source).pathname))) {
-    if (resource !== undefined)
-      throw new UsageError('a single file is one table: name no resource');
-    const name = decodeURIComponent(new URL(source).pathname.split('/').pop() ?? 'file');
-    return {
-      resource: { name, path: source },
-      base: {},
-      fetch: hubFetch(context.fetch, context.hub, context.token),
-    };
-  }
-  const target = context.descriptorUrlOf(source);
+  const tableUrl =
+    isRemote(source) &&
+    isTableFormat(formatOf({ name: 'url', path: new URL(source).pathname }) ?? '');
+  if (tableUrl && resource !== undefined)
+    throw new UsageError('a single file is one table: name no resource');
+  const target = tableUrl ? { url: source, single: true } : context.descriptorUrlOf(source);
   if (!target) throw new InputError(`"${source}" is no file, folder, owner/dataset or URL`);
   const fetch = hubFetch(context.fetch, context.hub, context.token);
   if (target.single) {

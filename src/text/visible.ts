@@ -5,14 +5,18 @@
  * clipboard, clear the screen, move the cursor over earlier lines or reorder what is shown.
  */
 
-/** C0 but tab and line feed, DEL, C1, and the bidirectional controls. */
-const LAYOUT_CLASS =
-  '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]';
-const UNSAFE_IN_LAYOUT = new RegExp(LAYOUT_CLASS, 'g');
-const HAS_UNSAFE_IN_LAYOUT = new RegExp(LAYOUT_CLASS);
+/** DEL, C1 and the bidirectional controls; C0 is added below, with or without tab and LF. */
+const BEYOND_C0 = '\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069';
+/** C0 but tab and line feed, and the rest: what text laid out in lines must not hold. */
+const IN_LAYOUT = `\\u0000-\\u0008\\u000b-\\u001f${BEYOND_C0}`;
+const UNSAFE_IN_LAYOUT = new RegExp(`[${IN_LAYOUT}]`, 'g');
 /** The same and tab and line feed: a value shown on one line of its own. */
-// eslint-disable-next-line no-control-regex -- control characters are what it finds
-const UNSAFE_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const UNSAFE_IN_LINE = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, 'g');
+/**
+ * The colour sequences of output/colors.ts, the only escape sequences text output writes
+ * (kept, in the first group), or a character to escape.
+ */
+const OWN_OR_UNSAFE = new RegExp(`(\\u001b\\[(?:1|2|22|31|32|33|36|39)m)|[${IN_LAYOUT}]`, 'g');
 
 function escape(char: string): string {
   const code = char.charCodeAt(0);
@@ -54,32 +58,11 @@ export function visibleDeep<T>(value: T, layout: ReadonlySet<string> = new Set()
   return walk(value, undefined) as T;
 }
 
-/** The colour sequences of output/colors.ts: the only escape sequences text output writes. */
-// eslint-disable-next-line no-control-regex -- an escape sequence is what it finds
-const OWN_SEQUENCE = /\u001b\[(?:1|2|22|31|32|33|36|39)m/y;
-
 /**
  * Text on its way to stdout or stderr: what visibleLayout does, but the colour sequences
  * this program wrote itself are kept. The last net under every renderer, which make
  * values visible first.
  */
 export function terminalSafe(text: string): string {
-  if (!HAS_UNSAFE_IN_LAYOUT.test(text)) return text;
-  let out = '';
-  let from = 0;
-  for (let index = 0; index < text.length; index++) {
-    const char = text.charAt(index);
-    if (char === '\u001b') {
-      OWN_SEQUENCE.lastIndex = index;
-      const own = OWN_SEQUENCE.exec(text);
-      if (own) {
-        index += own[0].length - 1;
-        continue;
-      }
-    }
-    if (!HAS_UNSAFE_IN_LAYOUT.test(char)) continue;
-    out += text.slice(from, index) + escape(char);
-    from = index + 1;
-  }
-  return out + text.slice(from);
+  return text.replace(OWN_OR_UNSAFE, (found: string, own?: string) => own ?? escape(found));
 }

@@ -35,21 +35,32 @@ async function sizesOf(dir: string, paths: unknown[]): Promise<number[] | undefi
   return sizes;
 }
 
+/** An input's local files: their sizes (the descriptor's first), and the descriptor read. */
+interface LocalInput {
+  sizes: number[];
+  descriptor: unknown;
+  dir: string;
+}
+
 /**
- * The sizes of an input's local files (and its descriptor's), or undefined when it has
- * something to fetch or cannot be sized here: that is the worker's to read and report on.
+ * An input's local files, or undefined when it has something to fetch or cannot be sized
+ * here: that is the worker's to read and report on.
  */
-export async function localSizes(input: string | Held): Promise<number[] | undefined> {
+async function localInput(input: string | Held): Promise<LocalInput | undefined> {
   try {
-    if (typeof input !== 'string') return await sizesOf(input.dir, namedPaths(input.descriptor));
+    if (typeof input !== 'string') {
+      const sizes = await sizesOf(input.dir, namedPaths(input.descriptor));
+      return sizes && { sizes, descriptor: input.descriptor, dir: input.dir };
+    }
     if (isRemote(input)) return undefined;
     const source = await resolveSource(input);
     const info = await stat(source.location);
-    if (source.kind === 'table') return [info.size];
+    if (source.kind === 'table') return { sizes: [info.size], descriptor: {}, dir: '.' };
     if (info.size > MAX_DESCRIPTOR_BYTES) return undefined;
     const descriptor: unknown = JSON.parse(await readFile(source.location, 'utf8'));
-    const sizes = await sizesOf(source.dir ?? '.', namedPaths(descriptor));
-    return sizes && [info.size, ...sizes];
+    const dir = source.dir ?? '.';
+    const sizes = await sizesOf(dir, namedPaths(descriptor));
+    return sizes && { sizes: [info.size, ...sizes], descriptor, dir };
   } catch {
     return undefined;
   }
@@ -61,43 +72,27 @@ export async function localSizes(input: string | Held): Promise<number[] | undef
  * memory is capped and which a silent server cannot hold up.
  */
 export async function isSmallLocal(input: string | Held): Promise<boolean> {
-  const sizes = await localSizes(input);
-  if (sizes === undefined || sizes.reduce((sum, size) => sum + size, 0) >= SMALL_INPUT_BYTES)
-    return false;
+  const local = await localInput(input);
+  if (!local || local.sizes.reduce((sum, size) => sum + size, 0) >= SMALL_INPUT_BYTES) return false;
   // A pattern may cost microseconds a cell (pattern.ts): checked in a worker, which
   // Ctrl-C ends at once, as the calling thread hears a signal only between chunks.
-  return !(await declaresPattern(input));
+  return !(await declaresPattern(local));
 }
 
 const PATTERN = /"pattern"\s*:/;
 
-/** Whether a descriptor, or a schema file it names, may declare a pattern constraint. */
-async function declaresPattern(input: string | Held): Promise<boolean> {
-  try {
-    const [text, dir] =
-      typeof input === 'string'
-        ? await descriptorText(input)
-        : [JSON.stringify(input.descriptor), input.dir];
-    if (PATTERN.test(text)) return true;
-    for (const path of namedPaths(JSON.parse(text) as unknown)) {
-      if (typeof path !== 'string' || !path.endsWith('.json')) continue;
-      // A file that cannot be read is reported by the validation, at once.
-      const schema = await readFile(isAbsolute(path) ? path : join(dir, path), 'utf8').catch(
-        () => '',
-      );
-      if (PATTERN.test(schema)) return true;
-    }
-    return false;
-  } catch {
-    return true;
+/** Whether the descriptor read, or a schema file it names, may declare a pattern constraint. */
+async function declaresPattern({ descriptor, dir }: LocalInput): Promise<boolean> {
+  if (PATTERN.test(JSON.stringify(descriptor))) return true;
+  for (const path of namedPaths(descriptor)) {
+    if (typeof path !== 'string' || !path.endsWith('.json')) continue;
+    // A file that cannot be read is reported by the validation, at once.
+    const schema = await readFile(isAbsolute(path) ? path : join(dir, path), 'utf8').catch(
+      () => '',
+    );
+    if (PATTERN.test(schema)) return true;
   }
-}
-
-/** A local input's descriptor text and folder; a single table has none. */
-async function descriptorText(input: string): Promise<[string, string]> {
-  const source = await resolveSource(input);
-  if (source.kind === 'table') return ['{}', '.'];
-  return [await readFile(source.location, 'utf8'), source.dir ?? '.'];
+  return false;
 }
 
 /**
@@ -110,7 +105,7 @@ export async function maySplit(
   split: SplitOptions | false | undefined,
 ): Promise<boolean> {
   if (split === false || (typeof input === 'string' && isRemote(input))) return false;
-  const sizes = await localSizes(input);
+  const sizes = (await localInput(input))?.sizes;
   const threshold = split?.minBytes ?? SPLIT_MIN_BYTES;
   return sizes === undefined || sizes.some((size) => size >= threshold);
 }
