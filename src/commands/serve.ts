@@ -12,6 +12,7 @@ export interface ServeOptions {
   dataDir: string;
   tokenDays: number;
   maxStorageMb: number;
+  derivedCacheMb?: number;
   maxDatasets: number;
   config: string | undefined;
   devSignIn: boolean | undefined;
@@ -37,6 +38,11 @@ export function registerServe(
     .option('--token-days <n>', 'lifetime of user tokens in days', whole(), 14)
     .option('--max-storage-mb <n>', 'storage allowed per user, in MB', whole(), 10_240)
     .option('--max-datasets <n>', 'datasets allowed per user', whole(), 1000)
+    .option(
+      '--derived-cache-mb <n>',
+      'bytes the cache of CSV, JSON and zip copies made when asked for may keep, in MB (default 1024)',
+      whole(),
+    )
     .option('--config <file>', 'hub configuration (JSON): sign-in providers, fetch hosts, limits')
     .option(
       '--dev-sign-in',
@@ -112,6 +118,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       tokenDays: options.tokenDays,
       maxStorageBytes: options.maxStorageMb * 1024 * 1024,
       maxDatasets: options.maxDatasets,
+      ...cacheBudget(options.derivedCacheMb ?? config.derivedCacheMb),
       log: (line) => ctx.io.stderr.write(`${line}\n`),
     });
   } catch (error) {
@@ -119,6 +126,10 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
     if (error instanceof HubRefused) throw new UsageError(error.message, error.hint);
     throw startFailure(error, options) ?? error;
   }
+}
+
+function cacheBudget(mb: number | undefined): { derivedCacheBytes?: number } {
+  return mb === undefined ? {} : { derivedCacheBytes: mb * 1024 * 1024 };
 }
 
 /** Why the hub could not start where the operator said, and what to do instead. */
@@ -170,13 +181,23 @@ function startFailure(error: unknown, options: ServeOptions): UsageError | undef
 
 export async function runServe(options: ServeOptions, ctx: Context): Promise<number> {
   const hub = await startConfigured(options, ctx);
+  const storage = {
+    quotaMb: options.maxStorageMb,
+    derivedCacheMb: hub.hub.options.derivedCacheBytes / 1024 / 1024,
+  };
   if (ctx.globals.json)
     ctx.io.stdout.write(
-      `${JSON.stringify({ url: hub.url, dataDir: resolve(ctx.io.cwd, options.dataDir) })}\n`,
+      `${JSON.stringify({ url: hub.url, dataDir: resolve(ctx.io.cwd, options.dataDir), ...storage })}\n`,
     );
   else if (options.role === 'worker')
     ctx.io.stdout.write('data hub worker: processing revisions from its database\n');
   else ctx.io.stdout.write(`data hub listening on ${hub.url}\n`);
+  // What the hub may keep: each user's quota (their data, package info and previews), and
+  // one cache of derived copies for all.
+  if (!ctx.globals.json && options.role !== 'worker')
+    ctx.io.stderr.write(
+      `storage: ${String(storage.quotaMb)} MB per user; derived copies: a cache of ${String(storage.derivedCacheMb)} MB\n`,
+    );
   await new Promise<void>((done) => {
     if (ctx.signal.aborted) done();
     ctx.signal.addEventListener('abort', () => done(), { once: true });

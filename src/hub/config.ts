@@ -21,6 +21,8 @@ export interface HubConfig {
   /** Where files go: a folder, file://… or s3://bucket[/prefix]?endpoint=…&region=…&path_style=true */
   storage?: string;
   pipeline?: RunnerOptions;
+  /** MB the cache of derived copies made when asked for may keep. */
+  derivedCacheMb?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -96,6 +98,13 @@ function limits(value: unknown): Partial<HubLimits> {
   return result;
 }
 
+function wholeNumber(key: 'derivedCacheMb', value: unknown): { derivedCacheMb?: number } {
+  if (value === undefined) return {};
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
+    throw new ConfigError(`${key} must be a whole number of MB`);
+  return { [key]: value };
+}
+
 const PIPELINE_KEYS = { leaseSeconds: 'leaseMs', pollSeconds: 'pollMs', workers: 'slots' } as const;
 
 /** `pipeline`: seconds a claimed revision's lease lasts, seconds between looks, workers. */
@@ -136,6 +145,7 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     providers: Object.entries(providers).map(([name, value]) => provider(name, value, env)),
     ...(fetchHosts ? { fetchHosts: fetchHosts as string[] } : {}),
     limits: limits(parsed.limits),
+    ...wholeNumber('derivedCacheMb', parsed.derivedCacheMb),
     ...(typeof parsed.publicUrl === 'string' ? { publicUrl: parsed.publicUrl } : {}),
     ...(typeof parsed.devSignIn === 'boolean' ? { devSignIn: parsed.devSignIn } : {}),
     ...(parsed.pipeline === undefined ? {} : { pipeline: pipeline(parsed.pipeline) }),

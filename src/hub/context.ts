@@ -1,4 +1,5 @@
 import type { BoundedCache } from './bounded-cache.js';
+import type { Copies } from './copies.js';
 import type { Keys } from './tokens.js';
 import type { Storage } from './storage/types.js';
 import type { Metadata, User } from './metadata/types.js';
@@ -16,7 +17,14 @@ export interface HubOptions {
   /** Hosts the pipeline may fetch remote resources and schemas from: none by default. */
   fetchHosts: string[];
   limits: HubLimits;
+  /**
+   * Bytes the cache of derived copies (CSV, JSON, zip made when asked for) may keep in all,
+   * whatever the owners' quotas: least recently read copies go first.
+   */
+  derivedCacheBytes: number;
 }
+
+export const DEFAULT_DERIVED_CACHE_MB = 1024;
 
 /** What one package may ask of the hub; past these it fails with a plain reason. */
 export interface HubLimits {
@@ -63,6 +71,8 @@ export interface Hub {
   log(line: string): void;
   /** Says a revision was queued (in the database): this process's idle workers look at once. */
   enqueue(): void;
+  /** The derived copies, made when first asked for. */
+  readonly copies: Copies;
 }
 
 export { RESERVED_NAMES } from './names.js';

@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Report } from '../validator/index.js';
 import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { userOf, type Hub } from './context.js';
 import { HttpError, sendText, type Request } from './http.js';
-import { storedKey, visibleDataset } from './published.js';
+import { storedKey, visibleDataset, type Published } from './published.js';
 import { readAll } from './send-file.js';
 import { packagePath, type Storage } from './storage/types.js';
 import { searchText } from './metastore.js';
@@ -151,6 +152,8 @@ async function head(storage: Storage, key: string, bytes: number): Promise<Buffe
 
 type Resource = Record<string, unknown>;
 type Locate = (path: string) => string | undefined;
+/** Opens the bytes of a derived resource, making the copy if it must. */
+type OpenDerived = (resource: Resource) => Promise<Readable>;
 
 interface DerivedInfo {
   type?: unknown;
@@ -177,6 +180,7 @@ function pagedTable(request: Request): { index: number; offset: number } | undef
 async function previewOf(
   storage: Storage,
   locate: Locate,
+  openDerived: OpenDerived,
   resources: Resource[],
   source: Resource,
   offset: number,
@@ -191,10 +195,9 @@ async function previewOf(
       ? await previewFile(storage, locate(preview.path), source, size)
       : undefined;
   if (first) return first;
-  const key = typeof csv?.path === 'string' ? locate(csv.path) : undefined;
-  if (!key) return undefined;
+  if (!csv) return undefined;
   try {
-    const page = await rowsPage(storage, key, offset, size);
+    const page = await rowsPage(() => openDerived(csv), offset, size);
     return { ...page, more: page.more && offset + size < PAGED_ROWS, offset, size };
   } catch {
     return undefined;
@@ -231,6 +234,7 @@ async function resourceRows(
   storage: Storage,
   descriptor: Resource,
   locate: Locate,
+  openDerived: OpenDerived,
   paged: { index: number; offset: number } | undefined,
   report: Report | undefined,
 ): Promise<ResourceRow[]> {
@@ -273,6 +277,7 @@ async function resourceRows(
           ? await previewOf(
               storage,
               locate,
+              openDerived,
               resources,
               resource,
               paged?.index === index ? paged.offset : 0,
@@ -300,9 +305,8 @@ function numberIn(
 
 /** The Data Package `views` the page can draw: simple line and bar charts of one table. */
 async function charts(
-  storage: Storage,
   descriptor: Resource,
-  locate: Locate,
+  openDerived: OpenDerived,
 ): Promise<{ view: SimpleView; data: ChartData }[]> {
   const views = Array.isArray(descriptor.views) ? (descriptor.views as Resource[]) : [];
   const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
@@ -321,14 +325,13 @@ async function charts(
         ? resources[wanted]
         : resources.find((resource) => resource.name === wanted);
     const csv = source ? derivedOf(resources, 'derived/csv', String(source.name)) : undefined;
-    const key = typeof csv?.path === 'string' ? locate(csv.path) : undefined;
-    if (!source || !key) continue;
+    if (!source || !csv) continue;
     const fields =
       (source.schema as { fields?: Record<string, unknown>[] } | undefined)?.fields ?? [];
     const data: ChartData = { labels: [], values: series.map(() => []) };
     let columns: number[] = [];
     try {
-      await eachRecord(storage, key, (cells) => {
+      await eachRecord(() => openDerived(csv), (cells) => {
         if (columns.length === 0) {
           columns = [group, ...series].map((name) => cells.indexOf(name));
           return !columns.includes(-1);
@@ -473,6 +476,18 @@ export async function dataset(
   const locate = good
     ? locator(good, packagePath(user.userid, name, good.revision))
     : () => undefined;
+  const openDerived: OpenDerived = async (resource) => {
+    if (!good || !descriptor) throw new HttpError(404, 'not found');
+    const pkg: Published = {
+      owner: user,
+      dataset: found.dataset,
+      revision: good,
+      descriptor: descriptor as Published['descriptor'],
+      prefix: packagePath(user.userid, name, good.revision),
+      files: good.files ? (JSON.parse(good.files) as Record<string, string>) : undefined,
+    };
+    return hub.copies.read(pkg, resource);
+  };
   const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
   const reportSource = latest.state === 'FAILED' ? latest : good;
   const report = reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined;
@@ -491,6 +506,7 @@ export async function dataset(
           hub.storage,
           descriptor,
           locate,
+          openDerived,
           pagedTable(request),
           good.report ? (JSON.parse(good.report) as Report) : undefined,
         )
@@ -524,7 +540,7 @@ export async function dataset(
       : [],
     resources,
     zip: typeof zip?.path === 'string' ? zip.path.split('/').pop() : undefined,
-    charts: good && descriptor ? await charts(hub.storage, descriptor, locate) : [],
+    charts: good && descriptor ? await charts(descriptor, openDerived) : [],
     history,
     report,
     failure: failed,

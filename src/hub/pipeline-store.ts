@@ -228,5 +228,8 @@ export async function remove(
   await hub.storage
     .deletePrefix(packagePath(ownerid, dataset))
     .catch((error: unknown) => hub.log(`deleting ${ownerid}/${dataset}: ${String(error)}`));
+  await hub.copies
+    .forget(ownerid, dataset)
+    .catch((error: unknown) => hub.log(`deleting copies of ${ownerid}/${dataset}: ${String(error)}`));
   sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });
 }

@@ -2,12 +2,18 @@ import { makeDirectory } from '../files/directories.js';
 import { dirname, join, sep } from 'node:path';
 import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateAndDeriveIsolated } from '../validator/isolated.js';
-import { PREVIEW_ROWS, type DerivedTable } from '../validator/derive.js';
-import { writeDatasetZip, type ZipEntry } from './dataset-zip.js';
-import { rm, writeFile } from 'node:fs/promises';
+import type { DerivedTable } from '../validator/derive.js';
+import { stat } from 'node:fs/promises';
+import {
+  copyPath,
+  derivedResources,
+  isNormalFormCsv,
+  zipResource,
+  type TableCopiesInfo,
+} from './derived-resources.js';
 import { RemoteUnreachable } from '../validator/location.js';
-import { claimStaged, objectKeyOfUrl } from './rawstore.js';
-import { DERIVED_FOLDER, objectPath, packagePath } from './storage/types.js';
+import { claimStaged, objectKeyOfUrl, quotaMessage } from './rawstore.js';
+import { objectPath, packagePath } from './storage/types.js';
 import { isDerived } from '../validator/descriptor/derived.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import {
@@ -38,7 +44,7 @@ export interface Work {
   /** Each local path of the package and the key of the object holding its bytes. */
   files: Record<string, string>;
   report?: Report;
-  /** The CSV and JSON copies of the tables, written while validating, in scratch. */
+  /** The previews of the tables, written while validating, in scratch. */
   derived?: DerivedTable[];
   /** Aborted past the processing time limit, or when the runner stops. */
   readonly signal: AbortSignal;
@@ -202,7 +208,7 @@ async function check(work: Work): Promise<Record<string, unknown>> {
           maxSharedTextBytes: limits.processingMemoryMb * 1024 * 1024,
         },
       },
-      derivedDir,
+      { to: derivedDir, kinds: ['preview'] },
     ));
   } catch (error) {
     if (error instanceof RemoteUnreachable)
@@ -230,126 +236,77 @@ async function check(work: Work): Promise<Record<string, unknown>> {
 }
 
 /**
- * Writes the revision's descriptor, report, derived copies and zip, each replaced whole
- * (the uploaded data stays in the object store). Nothing reads them before the register step.
+ * Writes the revision's descriptor, report and previews, each replaced whole (the uploaded
+ * data stays in the object store), and names every derived copy in the descriptor: the CSV
+ * and JSON copies and the zip are made when first asked for (copies.ts). Their bytes count
+ * against the owner's quota. Nothing reads them before the register step.
  */
 async function dump(work: Work): Promise<Record<string, unknown>> {
   const prefix = packagePath(work.ownerid, work.dataset, work.revision);
   const { storage } = work.hub;
-  const copies = await storeDerived(work, prefix);
-  await storeZip(work, prefix, copies);
-  await storage.putText(
-    `${prefix}datapackage.json`,
-    `${JSON.stringify(work.descriptor, null, 2)}\n`,
-    'application/json',
-  );
-  await storage.putText(
-    `${prefix}validation_report.json`,
-    JSON.stringify(work.report),
-    'application/json',
-  );
-  return { derived: copies.length };
-}
-
-const DERIVED_COPIES = [
-  { suffix: 'csv', format: 'csv', type: 'derived/csv', mediatype: 'text/csv' },
-  { suffix: 'json', format: 'json', type: 'derived/json', mediatype: 'application/json' },
-  { suffix: 'csv_preview', format: 'json', type: 'derived/preview', mediatype: 'application/json' },
-] as const;
-
-/**
- * Stores the CSV and JSON copies and the preview of each table beside the revision's
- * descriptor and names them in it as derived resources, as the original service recorded
- * them: `<name>_csv`, `<name>_json` and `<name>_csv_preview`, each saying which resource it
- * comes from. Returns each copy's path and scratch file, for the zip.
- */
-async function storeDerived(work: Work, prefix: string): Promise<ZipEntry[]> {
   const list = resources(work);
   const taken = new Set(list.map((resource) => resource.name));
-  const stored: ZipEntry[] = [];
+  const previews: { key: string; file: string; bytes: number; md5: string }[] = [];
+  const added: Resource[] = [];
   for (const table of work.derived ?? []) {
     const source = list[table.index];
     if (!source) continue;
-    for (const copy of DERIVED_COPIES) {
-      const name = `${table.name}_${copy.suffix}`;
-      // A resource of the package's own by that name keeps it.
-      if (taken.has(name)) continue;
-      const path = `${DERIVED_FOLDER}${name}.${copy.format}`;
-      const file =
-        copy.type === 'derived/csv'
-          ? table.csv
-          : copy.type === 'derived/json'
-            ? table.json
-            : table.preview;
-      const { length, md5 } = await fileDigest(file);
-      await work.hub.storage.putFile(`${prefix}${path}`, file, {
-        md5,
-        length,
-        type: copy.mediatype,
-      });
-      list.push({
-        name,
-        path,
-        format: copy.format,
-        mediatype: copy.mediatype,
-        encoding: 'utf-8',
-        bytes: length,
-        hash: Buffer.from(md5, 'base64').toString('hex'),
-        ...(copy.format === 'csv' && source.schema !== undefined ? { schema: source.schema } : {}),
-        datahub: {
-          type: copy.type,
-          derivedFrom: [table.name],
-          rows: copy.type === 'derived/preview' ? Math.min(table.rows, PREVIEW_ROWS) : table.rows,
-        },
-      });
-      stored.push({ path, file });
-    }
+    const path = copyPath(`${table.name}_csv_preview`, 'json');
+    const { length, md5 } = await fileDigest(table.preview);
+    const hex = Buffer.from(md5, 'base64').toString('hex');
+    if (!taken.has(`${table.name}_csv_preview`))
+      previews.push({ key: `${prefix}${path}`, file: table.preview, bytes: length, md5 });
+    const sameAsOriginal = await originalAsCopy(work, source);
+    if (sameAsOriginal && !taken.has(`${table.name}_csv`))
+      work.files[copyPath(`${table.name}_csv`, 'csv')] = sameAsOriginal.key;
+    added.push(
+      ...derivedResources(
+        { table, preview: { path, bytes: length, md5: hex }, sameAsOriginal },
+        source,
+        taken,
+        work.report,
+      ),
+    );
   }
-  return stored;
+  list.push(...added);
+  if (!taken.has(`${work.dataset}_zip`)) list.push(zipResource(work.dataset));
+  const descriptor = `${JSON.stringify(work.descriptor, null, 2)}\n`;
+  const report = JSON.stringify(work.report);
+  const written =
+    previews.reduce((total, preview) => total + preview.bytes, 0) +
+    Buffer.byteLength(descriptor) +
+    Buffer.byteLength(report);
+  await chargeOwner(work, written);
+  for (const preview of previews)
+    await storage.putFile(preview.key, preview.file, {
+      md5: preview.md5,
+      length: preview.bytes,
+      type: 'application/json',
+    });
+  await storage.putText(`${prefix}datapackage.json`, descriptor, 'application/json');
+  await storage.putText(`${prefix}validation_report.json`, report, 'application/json');
+  return { derived: added.length, previews: previews.length };
 }
 
-/**
- * Stores the zip of the whole revision, `<dataset>_zip`, as the original service named it,
- * and names it in the descriptor. The descriptor inside the zip is the one before this
- * resource was added: a file cannot hold its own hash.
- */
-async function storeZip(work: Work, prefix: string, copies: ZipEntry[]): Promise<void> {
-  const name = `${work.dataset}_zip`;
-  if (resources(work).some((resource) => resource.name === name)) return;
-  const path = `${DERIVED_FOLDER}${name}.zip`;
-  const file = `${work.workDir}.zip`;
-  const originals = Object.keys(work.files)
-    .sort()
-    .map((local) => ({ path: local, file: join(work.workDir, local) }));
-  const readme = work.descriptor.readme;
-  try {
-    if (typeof readme === 'string' && !work.files['README.md']) {
-      await writeFile(`${work.workDir}.readme`, readme);
-      originals.push({ path: 'README.md', file: `${work.workDir}.readme` });
-    }
-    await writeDatasetZip(file, work.dataset, `${JSON.stringify(work.descriptor, null, 2)}\n`, [
-      ...originals,
-      ...copies,
-    ]);
-    const { length, md5 } = await fileDigest(file);
-    await work.hub.storage.putFile(`${prefix}${path}`, file, {
-      md5,
-      length,
-      type: 'application/zip',
-    });
-    resources(work).push({
-      name,
-      path,
-      format: 'zip',
-      mediatype: 'application/zip',
-      bytes: length,
-      hash: Buffer.from(md5, 'base64').toString('hex'),
-      datahub: { type: 'derived/zip' },
-    });
-  } finally {
-    await rm(file, { force: true });
-    await rm(`${work.workDir}.readme`, { force: true });
-  }
+/** Counts the files written for a revision in its owner's quota, or fails it past the quota. */
+async function chargeOwner(work: Work, bytes: number): Promise<void> {
+  const { store, options } = work.hub;
+  if ((await store.storageUsed(work.ownerid)) + bytes > options.maxStorageBytes)
+    throw new StepFailure([quotaMessage(work.hub)]);
+  await store.addRevisionBytes(work, bytes);
+}
+
+/** The original of a table when it is its own CSV copy: its object, size and MD5 (hex). */
+async function originalAsCopy(
+  work: Work,
+  source: Resource,
+): Promise<TableCopiesInfo['sameAsOriginal']> {
+  if (!(await isNormalFormCsv(source, work.workDir))) return undefined;
+  const path = localPaths(source)[0];
+  const key = path ? work.files[path] : undefined;
+  if (!path || !key) return undefined;
+  const { size } = await stat(join(work.workDir, path));
+  return { key, bytes: size, md5: key.slice(0, 32) };
 }
 
 /**

@@ -132,17 +132,24 @@ function extensionOf(resource: Record<string, unknown>): string {
 }
 
 /** The stored file of the resource whose `path` is exactly this relative path. */
-export function resourceAtPath(pkg: Published, path: string): { key: string; name: string } {
+export function resourceAtPath(pkg: Published, path: string): PickedFile {
   const resource = pkg.descriptor.resources.find((candidate) => candidate.path === path);
   if (!resource) throw new HttpError(404, 'not found');
-  return { key: fileOf(pkg, path), name: basename(path) };
+  return { key: fileOf(pkg, path), name: basename(path), resource };
+}
+
+/** A file of a revision: its storage key, its name, and the resource it is, if any. */
+export interface PickedFile {
+  key: string;
+  name: string;
+  resource?: Record<string, unknown>;
 }
 
 /**
  * The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`:
  * the original when its format has that extension, else its derived copy in that format.
  */
-export function resourceFile(pkg: Published, fileName: string): { key: string; name: string } {
+export function resourceFile(pkg: Published, fileName: string): PickedFile {
   const resources = pkg.descriptor.resources;
   const asked = /^(.+)\.([a-z0-9]+)$/i.exec(fileName);
   const extension = asked?.[2]?.toLowerCase() ?? '';
@@ -162,5 +169,5 @@ export function resourceFile(pkg: Published, fileName: string): { key: string; n
   });
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');
-  return { key: fileOf(pkg, resource.path), name: basename(resource.path) };
+  return { key: fileOf(pkg, resource.path), name: basename(resource.path), resource };
 }

@@ -1,11 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from './context.js';
 import type { Request } from './http.js';
-import { published, resourceAtPath, resourceFile, type Published } from './published.js';
+import { wantedCopy } from './copies.js';
+import {
+  published,
+  resourceAtPath,
+  resourceFile,
+  type PickedFile,
+  type Published,
+} from './published.js';
 import { sendStored } from './send-file.js';
 
 /** Which file of a published revision to send, and the name its type is told by. */
-export type Pick = (pkg: Published) => { key: string; name: string };
+export type Pick = (pkg: Published) => PickedFile;
 
 /** Sends one file of a visible, published revision of owner/name; `pick` says which. */
 export async function sendPublished(
@@ -18,10 +25,13 @@ export async function sendPublished(
 ): Promise<void> {
   const pkg = await published(hub, request, owner, name);
   const found = pick(pkg);
-  await sendStored(request.raw, response, hub.storage, found.key, {
-    name: found.name,
-    cache: cachePolicy(pkg),
-  });
+  const cache = cachePolicy(pkg);
+  // A copy is sent from its stored file where there is one (the original that is its own
+  // copy, revisions published before copies were made when asked for), else made or kept.
+  const wanted = found.resource && wantedCopy(pkg, found.resource);
+  if (wanted && !(await hub.storage.stat(found.key)))
+    return hub.copies.send(request.raw, response, pkg, wanted, cache);
+  await sendStored(request.raw, response, hub.storage, found.key, { name: found.name, cache });
 }
 
 /**

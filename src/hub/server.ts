@@ -3,7 +3,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './auth.js';
-import { DEFAULT_LIMITS, type Hub, type HubLimits, type HubOptions } from './context.js';
+import {
+  DEFAULT_DERIVED_CACHE_MB,
+  DEFAULT_LIMITS,
+  type Hub,
+  type HubLimits,
+  type HubOptions,
+} from './context.js';
+import { Copies } from './copies.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './providers/types.js';
 import * as frontend from './frontend.js';
@@ -259,6 +266,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     maxDatasets: options.maxDatasets ?? 1000,
     fetchHosts: options.fetchHosts ?? [],
     limits: { ...DEFAULT_LIMITS, ...options.limits },
+    derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,
   };
   const host = options.host ?? '127.0.0.1';
   const providers = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
@@ -284,7 +292,9 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     log,
     lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
     enqueue: () => queue.runner?.enqueue(),
+    copies: undefined as unknown as Copies,
   };
+  hub.copies = new Copies(hub);
   const runner = new Runner(hub, options.hooks, options.pipeline);
   queue.runner = runner;
   const role = options.role ?? 'all';
@@ -308,6 +318,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
+      hub.copies.stop();
       await running.stop();
       await store.close();
       storage.close();

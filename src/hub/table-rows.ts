@@ -1,6 +1,9 @@
+import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { CsvParser } from '../validator/table/csv-parser.js';
-import type { Storage } from './storage/types.js';
+
+/** Opens the bytes of a table's CSV copy. */
+export type OpenCopy = () => Promise<Readable>;
 
 const NORMAL_FORM = {
   delimiter: ',',
@@ -15,11 +18,10 @@ const NORMAL_FORM = {
  * until it returns false: a page of rows deep in a large table is read, not held.
  */
 export async function eachRecord(
-  storage: Storage,
-  key: string,
+  openCopy: OpenCopy,
   take: (cells: string[]) => boolean,
 ): Promise<void> {
-  const stream = await storage.read(key);
+  const stream = await openCopy();
   let open = true;
   const parser = new CsvParser(NORMAL_FORM, (cells) => {
     if (open) open = take(cells);
@@ -45,14 +47,13 @@ export interface RowsPage {
 
 /** Rows `offset` to `offset + size` of a table's CSV copy. */
 export async function rowsPage(
-  storage: Storage,
-  key: string,
+  openCopy: OpenCopy,
   offset: number,
   size: number,
 ): Promise<RowsPage> {
   const page: RowsPage = { labels: [], rows: [], more: false };
   let index = -1;
-  await eachRecord(storage, key, (cells) => {
+  await eachRecord(openCopy, (cells) => {
     if (index === -1) page.labels = cells;
     else if (index >= offset + size) {
       page.more = true;

@@ -18,7 +18,19 @@ export interface DerivedTable {
   json: string;
   /** The first rows, cells as written, for a page to show without reading the table. */
   preview: string;
+  /** Rows the copies hold: at most PREVIEW_ROWS when only the preview is written. */
   rows: number;
+}
+
+export type CopyKind = 'csv' | 'json' | 'preview';
+
+/** Which copies to write, and who is told as each grows. */
+export interface CopyPlan {
+  kinds: readonly CopyKind[];
+  /** Called as a copy's file grows, with the bytes written to it so far. */
+  onWritten?: (kind: CopyKind, bytes: number) => void;
+  /** Also copy tables read from a URL (the hub reads its own store's signed URLs). */
+  remoteToo?: boolean;
 }
 
 /** How many rows a table's preview holds. */
@@ -35,8 +47,13 @@ class FileText {
   private readonly fd: number;
   private pending: string[] = [];
   private size = 0;
+  /** Bytes written to the file so far. */
+  written = 0;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly onWritten?: (bytes: number) => void,
+  ) {
     this.fd = openSync(path, 'wx');
   }
 
@@ -49,9 +66,10 @@ class FileText {
 
   private flush(): void {
     if (this.pending.length === 0) return;
-    writeSync(this.fd, this.pending.join(''));
+    this.written += writeSync(this.fd, this.pending.join(''));
     this.pending = [];
     this.size = 0;
+    this.onWritten?.(this.written);
   }
 
   close(): void {
@@ -117,7 +135,7 @@ function jsonConverters(schema: SchemaDescriptor): ((value: unknown, cell: unkno
   });
 }
 
-const KINDS = ['csv', 'json', 'preview'] as const;
+const KINDS: readonly CopyKind[] = ['csv', 'json', 'preview'];
 
 const TEMPORAL = new Set(['date', 'datetime', 'time']);
 
@@ -137,25 +155,29 @@ function csvWriters(schema: SchemaDescriptor): ((cell: unknown) => unknown)[] {
 
 interface OpenCopy {
   table: DerivedTable;
-  files: { csv: FileText; json: FileText; preview: FileText };
-  writers: { csv: RowWriter; json: RowWriter; preview: RowWriter };
+  files: Partial<Record<CopyKind, FileText>>;
+  writers: Record<CopyKind, RowWriter>;
 }
 
 /**
- * The CSV and JSON copies of a package's tables, written in the pass that validates them:
- * CSV in one normal form (UTF-8, comma, double quote, \n, a header of the field names; each
- * cell as written, so the table's schema still describes it) and JSON (an array of objects,
- * values typed by the schema, dates and times in ISO 8601, missing values null), whatever
- * the source's encoding, dialect or spreadsheet format. Kept only if the package is valid.
+ * The CSV and JSON copies of a package's tables, and their previews, written in the pass that
+ * validates them: CSV in one normal form (UTF-8, comma, double quote, \n, a header of the
+ * field names; each cell as written, so the table's schema still describes it) and JSON (an
+ * array of objects, values typed by the schema, dates and times in ISO 8601, missing values
+ * null), whatever the source's encoding, dialect or spreadsheet format. Only the kinds the
+ * plan names are written; kept only if the package is valid.
  */
 export class TableCopies {
   private readonly copies: OpenCopy[] = [];
 
-  constructor(private readonly outDir: string) {}
+  constructor(
+    private readonly outDir: string,
+    private readonly plan: CopyPlan = { kinds: KINDS },
+  ) {}
 
   readonly sinks: TableSinks = (resource, index, schema) => {
-    if (index < 0 || typeof resource.name !== 'string' || !holdsItsBytes(resource))
-      return undefined;
+    if (index < 0 || typeof resource.name !== 'string') return undefined;
+    if (!this.plan.remoteToo && !holdsItsBytes(resource)) return undefined;
     // A table read again (a multipart resource, say) keeps its first copy.
     if (this.copies.some((copy) => copy.table.index === index)) return undefined;
     return this.open(resource.name, index, schema);
@@ -170,37 +192,36 @@ export class TableCopies {
       preview: join(this.outDir, `${String(index)}.preview.json`),
       rows: 0,
     };
-    const copy: OpenCopy = {
-      table,
-      files: {
-        csv: new FileText(table.csv),
-        json: new FileText(table.json),
-        preview: new FileText(table.preview),
-      },
-      writers: { csv: rowWriter('csv'), json: rowWriter('json'), preview: rowWriter('json') },
-    };
-    this.copies.push(copy);
+    const { kinds, onWritten } = this.plan;
+    const files: OpenCopy['files'] = {};
+    for (const kind of kinds)
+      files[kind] = new FileText(table[kind], onWritten && ((bytes) => onWritten(kind, bytes)));
+    const writers = { csv: rowWriter('csv'), json: rowWriter('json'), preview: rowWriter('json') };
+    this.copies.push({ table, files, writers });
     const labels = schema.fields.map((field) => field.name);
-    for (const kind of KINDS) copy.files[kind].write(copy.writers[kind].start(labels));
-    const converters = jsonConverters(schema);
-    const writers = csvWriters(schema);
+    for (const kind of kinds) files[kind]?.write(writers[kind].start(labels));
+    const previewOnly = kinds.length === 1 && kinds[0] === 'preview';
+    const converters = files.json ? jsonConverters(schema) : [];
+    const cellWriters = csvWriters(schema);
     const width = labels.length;
     const cellsOut = new Array<unknown>(width);
     const valuesOut = new Array<unknown>(width);
+    const { csv, json, preview } = files;
     return {
+      ...(previewOnly ? { rowsWanted: PREVIEW_ROWS } : {}),
       row: (cells, values, columns) => {
+        if (previewOnly && table.rows >= PREVIEW_ROWS) return;
         table.rows++;
         for (let field = 0; field < width; field++) {
           const column = columns[field] ?? -1;
           const cell = column >= 0 ? cells[column] : null;
           cellsOut[field] =
-            cell === null || cell === undefined ? '' : (writers[field] ?? asWritten)(cell);
-          valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
+            cell === null || cell === undefined ? '' : (cellWriters[field] ?? asWritten)(cell);
+          if (json) valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
         }
-        copy.files.csv.write(copy.writers.csv.row(cellsOut));
-        copy.files.json.write(copy.writers.json.row(valuesOut));
-        if (table.rows <= PREVIEW_ROWS)
-          copy.files.preview.write(copy.writers.preview.row(cellsOut));
+        csv?.write(writers.csv.row(cellsOut));
+        json?.write(writers.json.row(valuesOut));
+        if (preview && table.rows <= PREVIEW_ROWS) preview.write(writers.preview.row(cellsOut));
       },
     };
   }
@@ -208,9 +229,11 @@ export class TableCopies {
   /** Closes the copies: kept for a valid package, removed otherwise. */
   finish(keep: boolean): DerivedTable[] {
     for (const copy of this.copies) {
-      for (const kind of KINDS) {
-        copy.files[kind].write(copy.writers[kind].end());
-        copy.files[kind].close();
+      for (const kind of this.plan.kinds) {
+        const file = copy.files[kind];
+        if (!file) continue;
+        file.write(copy.writers[kind].end());
+        file.close();
         if (!keep) rmSync(copy.table[kind], { force: true });
       }
     }

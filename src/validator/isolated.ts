@@ -15,7 +15,7 @@ import {
   type ValidateEvent,
   type ValidateOptions,
 } from './index.js';
-import type { DerivedTable } from './derive.js';
+import type { CopyKind, DerivedTable } from './derive.js';
 import type { ProxySettings } from '../client/proxy.js';
 
 export interface IsolatedRequest {
@@ -38,8 +38,8 @@ export interface IsolatedRequest {
   allowHosts?: string[] | undefined;
   /** The proxies remote resources are fetched through, when the environment names any. */
   proxy?: ProxySettings | undefined;
-  /** When set and the package is valid, its tables are also written as CSV and JSON here. */
-  deriveTo?: string | undefined;
+  /** When set and the package is valid, its tables' copies of these kinds are written here. */
+  derive?: { to: string; kinds: CopyKind[]; remoteToo?: boolean } | undefined;
   /** A range worker started beside this one, for a large table split in two. */
   rangePort?: MessagePort | undefined;
 }
@@ -47,6 +47,7 @@ export interface IsolatedRequest {
 export type WorkerMessage =
   | { type: 'progress'; event: ValidateEvent }
   | { type: 'report'; report: Report; derived?: DerivedTable[] }
+  | { type: 'written'; kind: CopyKind; bytes: number }
   | { type: 'failure'; kind: FailureKind; message: string; stack: string | undefined };
 
 /** What a failure in the worker was, so that it is thrown again as the same kind here. */
@@ -69,6 +70,8 @@ type IsolatedOptions = IsolatedRequest['options'] & {
   heapMb?: number;
   signal?: AbortSignal;
   onProgress?: (event: ValidateEvent) => void;
+  /** Told as each copy's file grows, with the bytes written to it so far. */
+  onWritten?: (kind: CopyKind, bytes: number) => void;
 };
 
 export async function validateIsolated(
@@ -78,33 +81,39 @@ export async function validateIsolated(
   return (await runIsolated(input, options, undefined)).report;
 }
 
-/** Validates, and writes the tables of a valid package as CSV and JSON into `deriveTo`. */
+/**
+ * Validates, and writes copies of the kinds asked of the tables of a valid package into a
+ * folder (the hub's previews as it publishes, and its CSV and JSON copies when asked for).
+ */
 export function validateAndDeriveIsolated(
   input: IsolatedRequest['input'],
   options: IsolatedOptions,
-  deriveTo: string,
+  derive: NonNullable<IsolatedRequest['derive']>,
 ): Promise<{ report: Report; derived: DerivedTable[] }> {
-  return runIsolated(input, options, deriveTo);
+  return runIsolated(input, options, derive);
 }
 
 async function runIsolated(
   input: IsolatedRequest['input'],
   options: IsolatedOptions,
-  deriveTo: string | undefined,
+  derive: IsolatedRequest['derive'],
 ): Promise<{ report: Report; derived: DerivedTable[] }> {
-  const { signal, onProgress, silenceMs, allowHosts, proxy, heapMb, ...serializable } = options;
+  const { signal, onProgress, onWritten, silenceMs, allowHosts, proxy, heapMb, ...serializable } =
+    options;
   const request: IsolatedRequest = {
     input,
     options: serializable,
     silenceMs,
     allowHosts,
     proxy,
-    deriveTo,
+    derive,
   };
   // Started at once beside the validation's worker, a second one is ready by the time a large
-  // local table is split. The hub's one-pass copies never split.
-  const splits = deriveTo === undefined && (await maySplit(input, serializable.split));
-  const range = splits ? startRangeWorker() : undefined;
+  // local table is split. Copies of every row are written in one pass, never split; previews
+  // come from the first rows, which a split leaves in the first range.
+  const onePass = derive !== undefined && derive.kinds.some((kind) => kind !== 'preview');
+  const splits = !onePass && (await maySplit(input, serializable.split));
+  const range = splits ? startRangeWorker(heapMb) : undefined;
   if (range) request.rangePort = range.port;
   const { Worker } = process.getBuiltinModule('node:worker_threads');
   const worker = new Worker(workerUrl(), {
@@ -128,6 +137,7 @@ async function runIsolated(
     let derived: DerivedTable[] = [];
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'progress') onProgress?.(message.event);
+      else if (message.type === 'written') onWritten?.(message.kind, message.bytes);
       else if (message.type === 'report') {
         // Answered once the worker is gone: a process that ends while a worker thread is
         // still winding down (the output closed, process.exit) can hang in that teardown.

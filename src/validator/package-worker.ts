@@ -32,10 +32,15 @@ export async function runPackage(request: IsolatedRequest): Promise<void> {
   );
   const post = (message: WorkerMessage): void => port?.postMessage(message);
   try {
+    const derive = request.derive;
     const copies =
-      request.deriveTo === undefined
+      derive === undefined
         ? undefined
-        : new (await import('./derive.js')).TableCopies(request.deriveTo);
+        : new (await import('./derive.js')).TableCopies(derive.to, {
+            kinds: derive.kinds,
+            remoteToo: derive.remoteToo ?? false,
+            onWritten: (kind, bytes) => post({ type: 'written', kind, bytes }),
+          });
     const options = {
       ...request.options,
       fetch,

@@ -144,6 +144,7 @@ async function validateTable(
     '',
     ',',
   );
+  const sink = ctx.tableSinks?.(resource, ctx.resources.indexOf(resource), schema);
   const validator = new TableValidator(
     fields,
     dialect.layout,
@@ -151,7 +152,7 @@ async function validateTable(
     schema.fieldsMatch ?? 'exact',
     collector,
     ctx.keyMemory,
-    ctx.tableSinks?.(resource, ctx.resources.indexOf(resource), schema),
+    sink,
   );
   const keyMemory = ctx.keyMemory ?? DEFAULT_KEY_MEMORY;
   const split = await rangeSplitFor(
@@ -159,7 +160,8 @@ async function validateTable(
       locations: read.locations,
       format: read.format,
       inline: resource.data !== undefined,
-      onePass: ctx.tableSinks !== undefined || ctx.rowLimits !== undefined,
+      onePass: sink !== undefined && sink.rowsWanted === undefined,
+      rowLimits: ctx.rowLimits,
       options: ctx.split,
       takeWorker: ctx.takeRangeWorker,
     },

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import {
+  copiesToEvict,
   freshness,
   listingOrder,
   MOVED_TABLES,
@@ -11,6 +12,7 @@ import {
   supersedes,
   unexpired,
   usernameCandidate,
+  type CachedCopy,
   type MovedTable,
   type Row,
 } from './rules.js';
@@ -83,6 +85,9 @@ const MIGRATIONS = [
   // length and head. Holdings made before this have no head, and may be any file.
   `alter table holdings add column head_md5 text;
   create index holdings_length on holdings (ownerid, bytes);`,
+  // Derived copies made when asked for, kept within the operator's byte budget.
+  `create table cached_copies (
+    key text primary key, bytes bigint not null, used bigint not null, ready boolean not null);`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -400,6 +405,17 @@ export class PostgresMetadata implements Metadata {
     );
   }
 
+  async addRevisionBytes(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    bytes: number,
+  ): Promise<void> {
+    this.writes++;
+    await this.pool.query(
+      'update revisions set spec_bytes = spec_bytes + $1 where ownerid = $2 and dataset = $3 and revision = $4',
+      [bytes, revision.ownerid, revision.dataset, revision.revision],
+    );
+  }
+
   /** Row locks skipped, not waited for: workers on other processes take other revisions. */
   claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined> {
     return this.one<Revision>(
@@ -566,6 +582,58 @@ export class PostgresMetadata implements Metadata {
       `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2 order by revision desc`,
       [ownerid, dataset],
     );
+  }
+
+  async cachedCopy(key: string): Promise<number | undefined> {
+    const result = await this.pool.query<{ bytes: number }>(
+      'update cached_copies set used = $1 where key = $2 and ready returning bytes',
+      [Date.now(), key],
+    );
+    return result.rows[0]?.bytes;
+  }
+
+  /** Serialized by a lock on the table: every process counts the same budget. */
+  async reserveCopy(key: string, bytes: number, budget: number): Promise<string[] | undefined> {
+    return this.transaction(async (client) => {
+      await client.query('lock table cached_copies in exclusive mode');
+      const rows = (
+        await client.query<CachedCopy>('select key, bytes, used, ready from cached_copies')
+      ).rows;
+      if (rows.some((row) => row.key === key)) return [];
+      const now = Date.now();
+      const victims = copiesToEvict(rows, bytes, budget, now);
+      if (!victims) return undefined;
+      const keys = victims.map((victim) => victim.key);
+      if (keys.length > 0)
+        await client.query('delete from cached_copies where key = any($1)', [keys]);
+      await client.query(
+        'insert into cached_copies (key, bytes, used, ready) values ($1, $2, $3, false)',
+        [key, bytes, now],
+      );
+      return keys;
+    });
+  }
+
+  async keptCopy(key: string): Promise<void> {
+    await this.pool.query('update cached_copies set ready = true, used = $1 where key = $2', [
+      Date.now(),
+      key,
+    ]);
+  }
+
+  async dropCopies(prefix: string): Promise<string[]> {
+    const result = await this.pool.query<{ key: string }>(
+      'delete from cached_copies where left(key, length($1)) = $1 returning key',
+      [prefix],
+    );
+    return result.rows.map((row) => row.key);
+  }
+
+  async cacheUsage(): Promise<{ bytes: number; copies: number }> {
+    const result = await this.pool.query<{ bytes: number; copies: number }>(
+      'select coalesce(sum(bytes), 0)::bigint as bytes, count(*)::int as copies from cached_copies',
+    );
+    return result.rows[0] ?? { bytes: 0, copies: 0 };
   }
 
   async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {

@@ -132,3 +132,39 @@ export function listingOrder(sort: DatasetSort): string {
   const first = orders[sort];
   return `${first}, d.modified desc, d.ownerid, d.name`;
 }
+
+/** A derived copy the cache counts: kept (`ready`) or being stored. */
+export interface CachedCopy {
+  key: string;
+  bytes: number;
+  /** When it was last read or reserved, in milliseconds since the epoch. */
+  used: number;
+  ready: boolean;
+}
+
+/** A copy reserved but not stored this long ago was left by a process that stopped. */
+const ABANDONED_MS = 10 * 60 * 1000;
+
+/**
+ * Which copies to take out of a cache of `budget` bytes to make room for `bytes` more:
+ * abandoned reservations first, then kept copies, least recently used first. Undefined
+ * when the copy cannot fit even in an empty cache.
+ */
+export function copiesToEvict(
+  rows: readonly CachedCopy[],
+  bytes: number,
+  budget: number,
+  now: number,
+): CachedCopy[] | undefined {
+  if (bytes > budget) return undefined;
+  let used = rows.reduce((total, row) => total + row.bytes, 0);
+  const abandoned = rows.filter((row) => !row.ready && now - row.used > ABANDONED_MS);
+  const kept = rows.filter((row) => row.ready).sort((a, b) => a.used - b.used);
+  const victims: CachedCopy[] = [];
+  for (const row of [...abandoned, ...kept]) {
+    if (used + bytes <= budget) break;
+    victims.push(row);
+    used -= row.bytes;
+  }
+  return used + bytes <= budget ? victims : undefined;
+}

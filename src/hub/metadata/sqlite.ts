@@ -3,6 +3,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { openSqliteFile } from './sqlite-file.js';
 import {
+  copiesToEvict,
   freshness,
   listingOrder,
   MOVED_TABLES,
@@ -92,6 +93,9 @@ const MIGRATIONS = [
   // length and head. Holdings made before this have no head, and may be any file.
   `alter table holdings add column head_md5 text;
   create index holdings_length on holdings (ownerid, bytes);`,
+  // Derived copies made when asked for, kept within the operator's byte budget.
+  `create table cached_copies (
+    key text primary key, bytes integer not null, used integer not null, ready integer not null);`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -387,6 +391,16 @@ export class SqliteMetadata implements Metadata {
     );
   }
 
+  async addRevisionBytes(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    bytes: number,
+  ): Promise<void> {
+    this.writes++;
+    this.prepare(
+      'update revisions set spec_bytes = spec_bytes + ? where ownerid = ? and dataset = ? and revision = ?',
+    ).run(bytes, revision.ownerid, revision.dataset, revision.revision);
+  }
+
   async claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined> {
     return this.transaction(() => {
       const row = this.prepare(
@@ -544,6 +558,55 @@ export class SqliteMetadata implements Metadata {
   }
 
   /** Removes a dataset and its revisions; the files stay in their owner's storage. */
+  async cachedCopy(key: string): Promise<number | undefined> {
+    const row = this.prepare(
+      'update cached_copies set used = ? where key = ? and ready = 1 returning bytes',
+    ).get(Date.now(), key) as { bytes: number } | undefined;
+    return row?.bytes;
+  }
+
+  async reserveCopy(key: string, bytes: number, budget: number): Promise<string[] | undefined> {
+    return this.transaction(() => {
+      if (this.prepare('select 1 from cached_copies where key = ?').get(key)) return [];
+      const rows = (
+        this.prepare('select key, bytes, used, ready from cached_copies').all() as {
+          key: string;
+          bytes: number;
+          used: number;
+          ready: number;
+        }[]
+      ).map((row) => ({ ...row, ready: row.ready === 1 }));
+      const now = Date.now();
+      const victims = copiesToEvict(rows, bytes, budget, now);
+      if (!victims) return undefined;
+      const remove = this.prepare('delete from cached_copies where key = ?');
+      for (const victim of victims) remove.run(victim.key);
+      this.prepare('insert into cached_copies (key, bytes, used, ready) values (?, ?, ?, 0)').run(
+        key,
+        bytes,
+        now,
+      );
+      return victims.map((victim) => victim.key);
+    });
+  }
+
+  async keptCopy(key: string): Promise<void> {
+    this.prepare('update cached_copies set ready = 1, used = ? where key = ?').run(Date.now(), key);
+  }
+
+  async dropCopies(prefix: string): Promise<string[]> {
+    const rows = this.prepare(
+      "delete from cached_copies where substr(key, 1, length(?)) = ? returning key",
+    ).all(prefix, prefix) as { key: string }[];
+    return rows.map((row) => row.key);
+  }
+
+  async cacheUsage(): Promise<{ bytes: number; copies: number }> {
+    return this.prepare(
+      'select coalesce(sum(bytes), 0) as bytes, count(*) as copies from cached_copies',
+    ).get() as { bytes: number; copies: number };
+  }
+
   async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {
     return this.transaction(() => {
       this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);

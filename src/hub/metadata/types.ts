@@ -101,9 +101,9 @@ export interface SearchPage {
  * revisions, sign-in codes and revoked tokens. One implementation per engine; every service
  * of the hub goes through this.
  */
-import type { MovedTable, Row } from './rules.js';
+import type { CachedCopy, MovedTable, Row } from './rules.js';
 
-export type { MovedTable, Row };
+export type { CachedCopy, MovedTable, Row };
 
 export interface Metadata {
   /**
@@ -150,6 +150,14 @@ export interface Metadata {
     >,
   ): Promise<void>;
   /**
+   * Counts more bytes for a revision in its owner's quota: the files the pipeline wrote for
+   * it (descriptor, report, previews), beside its flow spec.
+   */
+  addRevisionBytes(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    bytes: number,
+  ): Promise<void>;
+  /**
    * Takes the oldest revision waiting to be processed, for `worker` until `leaseUntil`
    * (milliseconds since the epoch): a queued one, or one in progress whose worker's lease
    * ran out (it stopped or died). Revisions of one dataset are taken in order: none while an
@@ -184,6 +192,20 @@ export interface Metadata {
   saveLoginState(state: LoginState): Promise<void>;
   takeLoginState(state: string): Promise<LoginState | undefined>;
   revisions(ownerid: string, dataset: string): Promise<Revision[]>;
+  /** The bytes of a derived copy the cache keeps, marking it used now; undefined if not kept. */
+  cachedCopy(key: string): Promise<number | undefined>;
+  /**
+   * Counts a copy of `bytes` in a cache of `budget` bytes, taking out what it must (see
+   * copiesToEvict) and returning their keys for the caller to delete; undefined, with
+   * nothing changed, when the copy cannot fit. The copy is read only once `keptCopy` says
+   * it is stored. A copy counted already returns no keys and is left as it is.
+   */
+  reserveCopy(key: string, bytes: number, budget: number): Promise<string[] | undefined>;
+  keptCopy(key: string): Promise<void>;
+  /** Forgets the copies whose keys start with the prefix; returns their keys. */
+  dropCopies(prefix: string): Promise<string[]>;
+  /** Bytes the derived-copy cache counts, and how many copies. */
+  cacheUsage(): Promise<{ bytes: number; copies: number }>;
   deleteDataset(ownerid: string, dataset: string): Promise<boolean>;
   search(
     text: string,

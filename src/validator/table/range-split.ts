@@ -7,6 +7,7 @@ import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
 import type { TaskLimits } from '../report/task.js';
 import { workerUrl, YOUNG_GENERATION_MB } from '../worker-url.js';
 import type { ResolvedDialect } from './dialect.js';
+import type { RowLimits } from './row-limits.js';
 import type { FieldsMatch } from './header.js';
 import { mergeRange } from './range-merge.js';
 import {
@@ -30,6 +31,8 @@ export interface RangeSetup {
   limits: TaskLimits;
   /** The second range's share of the key memory. */
   keyMemory: number;
+  /** The limits on one row, which the second range keeps too. */
+  rowLimits?: RowLimits | undefined;
   /** Told whether the table was read as two ranges, and if not, why. */
   onOutcome?: (outcome: RangeOutcome) => void;
 }
@@ -44,13 +47,20 @@ interface RangeChannel {
 }
 
 /** node:worker_threads is loaded by the validations that start a worker, not by every start. */
-function rangeWorker(data: RangeWorkerData, transferList: MessagePort[] = []): Worker {
+function rangeWorker(
+  data: RangeWorkerData,
+  transferList: MessagePort[] = [],
+  heapMb?: number,
+): Worker {
   const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
   return new WorkerThread(workerUrl(), {
     workerData: data,
     transferList,
     execArgv: [],
-    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    resourceLimits: {
+      maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+      ...(heapMb ? { maxOldGenerationSizeMb: heapMb } : {}),
+    },
   });
 }
 
@@ -71,10 +81,10 @@ function ownWorker(failed: (reason: string) => void): RangeChannel {
  * through the port returned (to pass in ValidateOptions.rangeWorker). The caller ends the
  * worker when the validation is over; a table that splits may end it before.
  */
-export function startRangeWorker(): { worker: Worker; port: MessagePort } {
+export function startRangeWorker(heapMb?: number): { worker: Worker; port: MessagePort } {
   const { MessageChannel } = process.getBuiltinModule('node:worker_threads');
   const { port1, port2 } = new MessageChannel();
-  const worker = rangeWorker({ kind: 'range', port: port2 }, [port2]);
+  const worker = rangeWorker({ kind: 'range', port: port2 }, [port2], heapMb);
   // A worker that is never given a range must not keep the process alive.
   worker.unref();
   return { worker, port: port1 };
@@ -159,7 +169,7 @@ export class RangeSplit {
       this.abandon(reason ?? '');
       return;
     }
-    const { schema, version, keys, fieldsMatch, limits, keyMemory } = this.setup;
+    const { schema, version, keys, fieldsMatch, limits, keyMemory, rowLimits } = this.setup;
     const request: RangeRequest = {
       location: this.plan.location,
       start: this.plan.at,
@@ -175,6 +185,7 @@ export class RangeSplit {
       map,
       limits,
       keyMemory,
+      ...(rowLimits ? { rowLimits } : {}),
     };
     this.request = request;
     this.channel.post(request);
@@ -218,8 +229,10 @@ export interface SplitCandidate {
   locations: readonly string[];
   format: string | undefined;
   inline: boolean;
-  /** Copies written in the same pass, and row limits, need one pass in order. */
+  /** Copies of every row written in the same pass need one pass in order. */
   onePass: boolean;
+  /** The limits on one row, which the second range keeps too. */
+  rowLimits?: RowLimits | undefined;
   options: SplitOptions | false | undefined;
   /** A range worker the caller started, taken by the first table that splits. */
   takeWorker?: (() => MessagePort | undefined) | undefined;
@@ -241,5 +254,12 @@ export async function rangeSplitFor(
   if (more.length > 0 || isRemote(location) || isSpreadsheet(format)) return undefined;
   if (setup.keys.foreignKeys.length > 0 || availableParallelism() < 2) return undefined;
   const plan = await planRanges(location, options ?? {});
-  return plan ? new RangeSplit(plan, validator, setup, candidate.takeWorker?.()) : undefined;
+  return plan
+    ? new RangeSplit(
+        plan,
+        validator,
+        { ...setup, rowLimits: candidate.rowLimits },
+        candidate.takeWorker?.(),
+      )
+    : undefined;
 }

@@ -4,6 +4,7 @@ import { TaskCollector } from '../report/task.js';
 import { compileField } from '../schema/field.js';
 import { CsvParser, type CsvOptions, type SpanHandler } from './csv-parser.js';
 import { ChunkDecoder } from './encoding.js';
+import { checkRow, checkSpans, rowTooLong, type RowLimits } from './row-limits.js';
 import { rangeLayout, type RangeRequest, type RangeResult } from './ranges.js';
 import { TableValidator, type ErrorPlace } from './table-validator.js';
 
@@ -13,6 +14,7 @@ interface RangeSource {
   end: number;
   encoding: string;
   csv: CsvOptions;
+  rowLimits?: RowLimits;
 }
 
 /**
@@ -27,18 +29,33 @@ export async function readRangeRecords(
   onSpans?: (...record: Parameters<SpanHandler>) => boolean,
 ): Promise<void> {
   let going = true;
+  const limits = source.rowLimits;
+  let records = 0;
+  let charsSinceRecord = 0;
   const parser = new CsvParser(
     source.csv,
     (cells) => {
+      records++;
+      if (limits) checkRow(cells, records, limits);
       if (going) going = onRecord(cells);
     },
     onSpans &&
       ((text, bounds, count) => {
+        records++;
+        if (limits) checkSpans(bounds, count, records, limits);
         if (going) going = onSpans(text, bounds, count);
       }),
   );
   const decoder = new ChunkDecoder(source.encoding);
-  const push = (text: string): void => parser.push(text);
+  // As one pass checks them (read.ts); a row past them fails this range, and the first
+  // range, reading on alone, reports it with its row number.
+  const push = (text: string): void => {
+    const before = records;
+    parser.push(text);
+    if (!limits) return;
+    charsSinceRecord = records > before ? 0 : charsSinceRecord + text.length;
+    if (charsSinceRecord > limits.maxRowChars) throw rowTooLong(records + 1, limits);
+  };
   let read = 0;
   for await (const chunk of fileChunks(source.location, {
     start: source.start,

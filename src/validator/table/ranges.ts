@@ -4,6 +4,7 @@
  * validates the rows after it, and the first merges what the second found (ranges-merge.ts)
  * so that the report is the one a single pass gives.
  */
+import type { RowLimits } from './row-limits.js';
 import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
 import type { TaskLimits } from '../report/task.js';
 import type { ReportError } from '../report/types.js';
@@ -91,6 +92,8 @@ export interface RangeRequest {
   map: ColumnMap;
   limits: TaskLimits;
   keyMemory: number;
+  /** A row past these ends the second range: the first reads on alone and reports it. */
+  rowLimits?: RowLimits;
 }
 
 /** What the second range found, its row numbers counted from its own first record. */

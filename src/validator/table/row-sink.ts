@@ -5,6 +5,11 @@ import type { ResourceDescriptor, SchemaDescriptor } from '../descriptor/types.j
  * as the schema cast them (a row's arrays are reused for the next one).
  */
 export interface TableRowSink {
+  /**
+   * How many of the first rows the sink needs, when not all: those all come from the first
+   * range of a split table, so such a sink lets a large table be read as two ranges.
+   */
+  readonly rowsWanted?: number;
   row(cells: readonly unknown[], values: readonly unknown[], columns: readonly number[]): void;
 }
 

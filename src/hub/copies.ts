@@ -1,0 +1,208 @@
+/**
+ * Derived copies made when first asked for, not as a revision is published: the CSV and JSON
+ * copies of each table and the zip of the whole revision. A copy is written once to the
+ * scratch folder while its readers read it as it grows (copy-job.ts), then kept in a cache of
+ * the operator's byte budget (least recently used copies go first) or, larger than the
+ * budget, dropped once its readers are done.
+ */
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { basename, dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { makeDirectory } from '../files/directories.js';
+import { fileDigest } from '../transfers/digest.js';
+import { isDerived } from '../validator/descriptor/derived.js';
+import { CopyJob, sendJob } from './copy-job.js';
+import { makeTableCopy } from './copy-table.js';
+import { makeZip } from './copy-zip.js';
+import type { Hub } from './context.js';
+import { HttpError } from './http.js';
+import { storedKey, type Published } from './published.js';
+import { sendStored } from './send-file.js';
+
+type Resource = Record<string, unknown>;
+
+/** What a derived resource is a copy of, and in which form. */
+export interface CopyWanted {
+  kind: 'csv' | 'json' | 'zip';
+  /** The derived resource, as the revision's descriptor names it. */
+  resource: Resource;
+  /** The index of the table it is made from (csv and json). */
+  source: number;
+}
+
+const TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json', zip: 'application/zip' };
+const TITLES = { csv: 'the CSV copy', json: 'the JSON copy', zip: 'the zip' };
+
+/** The copy a derived resource of a revision is, when the hub makes it on demand. */
+export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | undefined {
+  const type = (resource.datahub as { type?: unknown; derivedFrom?: unknown } | undefined)?.type;
+  const kind =
+    type === 'derived/csv'
+      ? 'csv'
+      : type === 'derived/json'
+        ? 'json'
+        : type === 'derived/zip'
+          ? 'zip'
+          : undefined;
+  if (!kind) return undefined;
+  if (kind === 'zip') return { kind, resource, source: -1 };
+  const from = (resource.datahub as { derivedFrom?: unknown[] }).derivedFrom?.[0];
+  const source = pkg.descriptor.resources.findIndex(
+    (candidate) => candidate.name === from && !isDerived(candidate),
+  );
+  return source >= 0 ? { kind, resource, source } : undefined;
+}
+
+/** Where a revision's copy is kept in the store once made. */
+function cacheKey(pkg: Published, wanted: CopyWanted): string {
+  return `cache/${pkg.prefix.replace(/^packages\//, '')}${basename(String(wanted.resource.path))}`;
+}
+
+export class Copies {
+  private readonly jobs = new Map<string, CopyJob>();
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly hub: Hub) {}
+
+  /** Sends a copy: the kept one, with ranges and conditional requests, or as it is made. */
+  async send(
+    request: IncomingMessage,
+    response: ServerResponse,
+    pkg: Published,
+    wanted: CopyWanted,
+    cache: string,
+  ): Promise<void> {
+    const name = basename(String(wanted.resource.path));
+    const key = cacheKey(pkg, wanted);
+    if (await this.isKept(key))
+      return sendStored(request, response, this.hub.storage, key, { name, cache });
+    const job = this.jobFor(pkg, wanted, key);
+    job.readers++;
+    try {
+      await sendJob(request, response, job, {
+        'Content-Type': TYPES[wanted.kind],
+        'Cache-Control': cache,
+      });
+    } finally {
+      this.release(job);
+    }
+  }
+
+  /**
+   * The bytes of a derived resource, whichever way the hub has them: stored with the
+   * revision (previews, and copies of revisions published before copies were made on
+   * demand), the original that is its own copy, kept in the cache, or as they are made.
+   */
+  async read(pkg: Published, resource: Resource): Promise<Readable> {
+    const path = String(resource.path);
+    const stored = storedKey(pkg.files, pkg.prefix, path);
+    if (stored && (await this.hub.storage.stat(stored))) return this.hub.storage.read(stored);
+    const wanted = wantedCopy(pkg, resource);
+    if (!wanted) throw new HttpError(404, 'not found');
+    const key = cacheKey(pkg, wanted);
+    if (await this.isKept(key)) return this.hub.storage.read(key);
+    const job = this.jobFor(pkg, wanted, key);
+    job.readers++;
+    const bytes = Readable.from(job.bytes(), { objectMode: false });
+    bytes.once('close', () => this.release(job));
+    return bytes;
+  }
+
+  /** Forgets the kept copies of a dataset that is gone. */
+  async forget(ownerid: string, dataset: string): Promise<void> {
+    const keys = await this.hub.store.dropCopies(`cache/${ownerid}/${dataset}/`);
+    for (const key of keys) await this.hub.storage.delete(key);
+  }
+
+  /** Stops every making under way; their readers see them fail. */
+  stop(): void {
+    this.stopping.abort();
+  }
+
+  private async isKept(key: string): Promise<boolean> {
+    const bytes = await this.hub.store.cachedCopy(key);
+    if (bytes === undefined) return false;
+    if ((await this.hub.storage.stat(key))?.size === bytes) return true;
+    // Counted but not there whole (removed by hand, say): forgotten, and made again.
+    await this.hub.store.dropCopies(key);
+    return false;
+  }
+
+  private jobFor(pkg: Published, wanted: CopyWanted, key: string): CopyJob {
+    const running = this.jobs.get(key);
+    if (running) return running;
+    const dir = join(this.hub.tmpDir, 'copies', randomBytes(8).toString('hex'));
+    const file = join(dir, wanted.kind === 'zip' ? 'copy.zip' : `0.${wanted.kind}`);
+    const source = pkg.descriptor.resources[wanted.source];
+    const title = `${TITLES[wanted.kind]}${source ? ` of ${String(source.name)}` : ''}`;
+    const job = new CopyJob(file, title);
+    this.jobs.set(key, job);
+    this.making.add(job);
+    void this.make(pkg, wanted, key, job, dir);
+    return job;
+  }
+
+  private async make(
+    pkg: Published,
+    wanted: CopyWanted,
+    key: string,
+    job: CopyJob,
+    dir: string,
+  ): Promise<void> {
+    const { limits } = this.hub.options;
+    const signal = AbortSignal.any([
+      this.stopping.signal,
+      AbortSignal.timeout(limits.processingSeconds * 1000),
+    ]);
+    try {
+      await makeDirectory(dir);
+      if (wanted.kind === 'zip') await makeZip(this, this.hub, pkg, job, signal);
+      else await makeTableCopy(this.hub, pkg, wanted, job, dir, signal);
+      await this.keep(key, job, TYPES[wanted.kind]);
+    } catch (error) {
+      job.fail(signal.aborted && signal.reason instanceof Error ? signal.reason : toError(error));
+      if (!this.stopping.signal.aborted)
+        this.hub.log(`making ${job.title} of ${pkg.prefix}: ${job.failure?.message ?? ''}`);
+    } finally {
+      this.jobs.delete(key);
+      this.making.delete(job);
+      this.cleanUp(job);
+    }
+  }
+
+  /** Stores a whole copy in the cache, if it fits the budget, after what it pushes out. */
+  private async keep(key: string, job: CopyJob, type: string): Promise<void> {
+    const { store, storage, options } = this.hub;
+    const { length, md5 } = await fileDigest(job.file);
+    const evicted = await store.reserveCopy(key, length, options.derivedCacheBytes);
+    if (!evicted) return;
+    for (const victim of evicted) await storage.delete(victim);
+    try {
+      await storage.putFile(key, job.file, { md5, length, type });
+      await store.keptCopy(key);
+    } catch (error) {
+      await store.dropCopies(key);
+      throw error;
+    }
+  }
+
+  /** Copies being made or stored: their scratch files are still needed. */
+  private readonly making = new Set<CopyJob>();
+
+  private release(job: CopyJob): void {
+    job.readers--;
+    this.cleanUp(job);
+  }
+
+  /** The scratch file goes once its making is over and nobody reads it any more. */
+  private cleanUp(job: CopyJob): void {
+    if (this.making.has(job) || job.readers > 0) return;
+    void rm(dirname(job.file), { recursive: true, force: true });
+  }
+}
+
+function toError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

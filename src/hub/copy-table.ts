@@ -1,0 +1,122 @@
+import { stat } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { makeDirectory } from '../files/directories.js';
+import { validateAndDeriveIsolated } from '../validator/isolated.js';
+import type { Hub } from './context.js';
+import type { CopyJob } from './copy-job.js';
+import type { CopyWanted } from './copies.js';
+import { storedKey, type Published } from './published.js';
+import { contentType } from './send-file.js';
+
+type Resource = Record<string, unknown>;
+
+/** Properties of a package that decide how its tables are read: its version above all. */
+const PACKAGE_RULES = ['$schema', 'profile'];
+
+/**
+ * A table's schema as a copy needs it: its fields and how they are read, without the
+ * constraints and keys the publication checked already (a copy only casts).
+ */
+function castingSchema(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { primaryKey, foreignKeys, uniqueKeys, ...rest } = schema as Record<string, unknown>;
+  void primaryKey;
+  void foreignKeys;
+  void uniqueKeys;
+  const fields = Array.isArray(rest.fields) ? (rest.fields as Resource[]) : [];
+  return {
+    ...rest,
+    fields: fields.map((field) => {
+      const { constraints, ...kept } = field;
+      void constraints;
+      return kept;
+    }),
+  };
+}
+
+/**
+ * Where the copy's reading finds the table's bytes: a link to each stored file in the
+ * copy's folder, or, in a store that serves reads itself, a signed URL of it, read as a
+ * stream, so that the first rows are copied before the rest is fetched.
+ */
+async function locations(
+  hub: Hub,
+  pkg: Published,
+  source: Resource,
+  dir: string,
+): Promise<{ paths: string[]; hosts: string[] }> {
+  const given = Array.isArray(source.path) ? (source.path as unknown[]) : [source.path];
+  const paths: string[] = [];
+  const hosts: string[] = [];
+  for (const [index, path] of given.entries()) {
+    const key = typeof path === 'string' ? storedKey(pkg.files, pkg.prefix, path) : undefined;
+    if (typeof path !== 'string' || !key) throw new Error('a file of the table is not stored');
+    if (hub.storage.direct) {
+      const url = await hub.storage.direct.presignGet(
+        key,
+        { name: `${String(index)}${extname(path)}`, type: contentType(path) },
+        hub.options.limits.processingSeconds + 60,
+      );
+      hosts.push(new URL(url).host);
+      paths.push(url);
+    } else {
+      const local = `${String(index)}${extname(path).toLowerCase()}`;
+      await hub.storage.materialize(key, join(dir, 'source', local));
+      paths.push(local);
+    }
+  }
+  return { paths, hosts };
+}
+
+/** Makes the CSV or JSON copy of one table into the job's file, as the publication read it. */
+export async function makeTableCopy(
+  hub: Hub,
+  pkg: Published,
+  wanted: CopyWanted,
+  job: CopyJob,
+  dir: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const source = pkg.descriptor.resources[wanted.source];
+  if (!source || wanted.kind === 'zip') throw new Error('the table is not in the revision');
+  await makeDirectory(join(dir, 'source'));
+  const { paths, hosts } = await locations(hub, pkg, source, dir);
+  const path = typeof source.path === 'string' ? source.path : String(paths[0]);
+  const format =
+    typeof source.format === 'string' ? source.format : extname(path).slice(1).toLowerCase();
+  const { bytes, hash, ...rest } = source;
+  void bytes;
+  void hash;
+  const resource: Resource = {
+    ...rest,
+    path: paths.length === 1 && !Array.isArray(source.path) ? paths[0] : paths,
+    ...(format ? { format } : {}),
+    ...(source.schema !== undefined ? { schema: castingSchema(source.schema) } : {}),
+  };
+  const descriptor: Resource = { resources: [resource] };
+  for (const rule of PACKAGE_RULES)
+    if (pkg.descriptor[rule] !== undefined) descriptor[rule] = pkg.descriptor[rule];
+  const { limits } = hub.options;
+  const { report, derived } = await validateAndDeriveIsolated(
+    { descriptor, dir: join(dir, 'source') },
+    {
+      silenceMs: 30_000,
+      allowHosts: hosts,
+      signal,
+      heapMb: limits.processingMemoryMb,
+      rowLimits: {
+        maxRowChars: limits.rowChars,
+        maxColumns: limits.columns,
+        maxSharedTextBytes: limits.processingMemoryMb * 1024 * 1024,
+      },
+      onWritten: (_kind, written) => job.grow(written),
+    },
+    { to: dir, kinds: [wanted.kind], remoteToo: true },
+  );
+  const made = derived[0];
+  if (!report.valid || !made) {
+    const first = [...report.errors, ...report.tasks.flatMap((task) => task.errors)][0];
+    throw new Error(first?.message ?? 'the table could not be read');
+  }
+  job.finish((await stat(made[wanted.kind])).size);
+}

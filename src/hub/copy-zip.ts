@@ -1,0 +1,76 @@
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import yazl from 'yazl';
+import { isDerived } from '../validator/descriptor/derived.js';
+import type { Hub } from './context.js';
+import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
+import type { Copies } from './copies.js';
+import type { Published } from './published.js';
+import { DERIVED_FOLDER, objectPath } from './storage/types.js';
+
+/** Formats that shrink when deflated; others (spreadsheets, images, archives) are stored. */
+const TEXT = /\.(csv|tsv|json|txt|md|geojson|xml|html|ndjson|yaml|yml)$/i;
+
+type Resource = Record<string, unknown>;
+
+/**
+ * The zip of a whole revision, laid out as `data get` lays a dataset out so that unzipped it
+ * can be published again: its descriptor (without the zip itself: a file cannot hold its own
+ * hash), its files as uploaded, its README, and the copies of its tables, each read as it is
+ * made. Written as a stream from start to end; its bytes depend on the revision only (every
+ * entry dated at the revision's publication), so a zip made again is the same zip.
+ */
+export async function makeZip(
+  copies: Copies,
+  hub: Hub,
+  pkg: Published,
+  job: CopyJob,
+  signal: AbortSignal,
+): Promise<void> {
+  const folder = pkg.dataset.name;
+  const mtime = new Date(pkg.revision.created);
+  const zip = new yazl.ZipFile();
+  const options = (path: string) => ({ mtime, compressionLevel: TEXT.test(path) ? 1 : 0 });
+  const resources = pkg.descriptor.resources;
+  const inside = {
+    ...pkg.descriptor,
+    resources: resources.filter(
+      (resource) => (resource.datahub as { type?: unknown } | undefined)?.type !== 'derived/zip',
+    ),
+  };
+  zip.addBuffer(
+    Buffer.from(`${JSON.stringify(inside, null, 2)}\n`),
+    `${folder}/datapackage.json`,
+    options('datapackage.json'),
+  );
+  const originals = Object.entries(pkg.files ?? {})
+    .filter(([path]) => !path.startsWith(DERIVED_FOLDER))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [path, key] of originals)
+    zip.addReadStreamLazy(`${folder}/${path}`, options(path), (done) =>
+      done(
+        null,
+        lazyStream(() => hub.storage.read(objectPath(key))),
+      ),
+    );
+  const readme = pkg.descriptor.readme;
+  if (typeof readme === 'string' && !pkg.files?.['README.md'])
+    zip.addBuffer(Buffer.from(readme), `${folder}/README.md`, options('README.md'));
+  for (const resource of inside.resources.filter(isDerived) as Resource[]) {
+    const path = String(resource.path);
+    zip.addReadStreamLazy(`${folder}/${path}`, options(path), (done) =>
+      done(
+        null,
+        lazyStream(() => copies.read(pkg, resource)),
+      ),
+    );
+  }
+  // A file that cannot be read fails the zip; unheard, yazl's error event would end the
+  // whole process.
+  const output = zip.outputStream.pipe(new PassThrough());
+  zip.on('error', (error: Error) => output.destroy(error));
+  zip.end();
+  const file = await jobFile(job);
+  await pipeline(output, file, { signal });
+  job.finish(job.written);
+}

@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import { fileHead } from '../files/chunks.js';
+import { isRemote } from '../validator/descriptor/paths.js';
+import { PREVIEW_ROWS, type DerivedTable } from '../validator/derive.js';
+import type { Report } from '../validator/index.js';
+import { DERIVED_FOLDER } from './storage/types.js';
+
+type Resource = Record<string, unknown>;
+
+/** The copies of a table the hub names in its descriptor, as the original service did. */
+export const DERIVED_COPIES = [
+  { suffix: 'csv', format: 'csv', type: 'derived/csv', mediatype: 'text/csv' },
+  { suffix: 'json', format: 'json', type: 'derived/json', mediatype: 'application/json' },
+  { suffix: 'csv_preview', format: 'json', type: 'derived/preview', mediatype: 'application/json' },
+] as const;
+
+/** Dialect properties a CSV copy writes as they are, and the values it writes. */
+const NORMAL_DIALECT: Record<string, (value: unknown) => boolean> = {
+  delimiter: (value) => value === ',',
+  quoteChar: (value) => value === '"',
+  doubleQuote: (value) => value === true,
+  skipInitialSpace: (value) => value === false,
+  header: (value) => value === true,
+  headerRows: (value) => Array.isArray(value) && value.length === 1 && value[0] === 1,
+  lineTerminator: (value) => value === '\n' || value === '\r\n',
+  // Neither changes the bytes: a copy writes cells as they are written.
+  caseSensitiveHeader: () => true,
+  nullSequence: () => true,
+  csvddfVersion: () => true,
+};
+
+const UTF8 = new Set(['utf-8', 'utf8']);
+
+function localPaths(resource: Resource): string[] {
+  const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
+  return paths.filter((path): path is string => typeof path === 'string' && !isRemote(path));
+}
+
+/**
+ * Whether a table's original is already the CSV copy the hub would write (UTF-8 without a
+ * byte order mark, comma, double quote, one header row of the field names in order, no
+ * comments): then it is served as its own copy, and no copy is made. Cells quoted where the
+ * copy would not quote them, and `\r\n` line ends, read the same.
+ */
+export async function isNormalFormCsv(resource: Resource, workDir: string): Promise<boolean> {
+  const paths = localPaths(resource);
+  const path = paths[0];
+  if (paths.length !== 1 || !path || Array.isArray(resource.path)) return false;
+  const format = typeof resource.format === 'string' ? resource.format.toLowerCase() : undefined;
+  if (format !== 'csv' && !(format === undefined && /\.csv$/i.test(path))) return false;
+  const encoding = typeof resource.encoding === 'string' ? resource.encoding.toLowerCase() : '';
+  if (!UTF8.has(encoding)) return false;
+  const dialect = resource.dialect ?? {};
+  if (typeof dialect !== 'object' || dialect === null) return false;
+  for (const [key, value] of Object.entries(dialect))
+    if (!NORMAL_DIALECT[key]?.(value)) return false;
+  const schema = resource.schema as { fieldsMatch?: unknown } | undefined;
+  if (schema?.fieldsMatch !== undefined && schema.fieldsMatch !== 'exact') return false;
+  const head = await fileHead(join(workDir, path), 3);
+  return !(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf);
+}
+
+/** What the hub knows of a table's copies as it publishes it. */
+export interface TableCopiesInfo {
+  table: DerivedTable;
+  /** Where the preview is stored, beside the descriptor, with its size and MD5 (hex). */
+  preview: { path: string; bytes: number; md5: string };
+  /** The original, when it is its own CSV copy: its object key, size and MD5 (hex). */
+  sameAsOriginal?: { key: string; bytes: number; md5: string } | undefined;
+}
+
+/** The rows of a table as its validation counted them. */
+function rowsOf(report: Report | undefined, name: string): number | undefined {
+  return report?.tasks.find((task) => task.name === name)?.stats.rows;
+}
+
+/**
+ * The derived resources of a table, named as the original service named them: `<name>_csv`,
+ * `<name>_json` and `<name>_csv_preview`, each saying which resource it comes from. A copy
+ * made when first asked for has no `bytes` or `hash` here: they are not known until then.
+ */
+export function derivedResources(
+  info: TableCopiesInfo,
+  source: Resource,
+  taken: ReadonlySet<unknown>,
+  report: Report | undefined,
+): Resource[] {
+  const { table } = info;
+  const rows = rowsOf(report, table.name) ?? table.rows;
+  const made: Resource[] = [];
+  for (const copy of DERIVED_COPIES) {
+    const name = `${table.name}_${copy.suffix}`;
+    // A resource of the package's own by that name keeps it.
+    if (taken.has(name)) continue;
+    const known =
+      copy.type === 'derived/preview'
+        ? info.preview
+        : copy.type === 'derived/csv'
+          ? info.sameAsOriginal
+          : undefined;
+    made.push({
+      name,
+      path: copy.type === 'derived/preview' ? info.preview.path : copyPath(name, copy.format),
+      format: copy.format,
+      mediatype: copy.mediatype,
+      encoding: 'utf-8',
+      ...(known ? { bytes: known.bytes, hash: known.md5 } : {}),
+      ...(copy.format === 'csv' && source.schema !== undefined ? { schema: source.schema } : {}),
+      datahub: {
+        type: copy.type,
+        derivedFrom: [table.name],
+        rows: copy.type === 'derived/preview' ? Math.min(rows, PREVIEW_ROWS) : rows,
+      },
+    });
+  }
+  return made;
+}
+
+export function copyPath(name: string, format: string): string {
+  return `${DERIVED_FOLDER}${name}.${format}`;
+}
+
+/** The zip of the whole revision, `<dataset>_zip`, made when first asked for. */
+export function zipResource(dataset: string): Resource {
+  return {
+    name: `${dataset}_zip`,
+    path: copyPath(`${dataset}_zip`, 'zip'),
+    format: 'zip',
+    mediatype: 'application/zip',
+    datahub: { type: 'derived/zip' },
+  };
+}
