@@ -1,12 +1,20 @@
 /**
  * The hub on its engines, in one run: the embedded default (SQLite and a folder, one
  * process) next to PostgreSQL and OpenStack Swift (S3) with one and with two hub processes.
- * For each: the time `data publish` takes to publish a 1 GB package (two at once, one
- * through each process, with two), read throughput of that 1 GB resource (redirects to the
- * store followed) and the request rate of a 1 KB resource; and the reads of a plain
- * node:http file server on the same files as the baseline.
+ *
+ * Publishing, for each engine with one process: the time `data publish` takes to publish
+ * the 1.1 GB package to SUCCEEDED, next to its two baselines measured in the same run (curl
+ * sending the same bytes to the same hub, and `data validate` of the package), as a ratio;
+ * the bytes the hub's store holds after publishing, over the package's; and the time to the
+ * first byte and the rate of the JSON copy, the CSV copy and the zip of that table, asked
+ * for the first time (made as they are sent) and the second (kept).
+ *
+ * Reading, for every setup: read throughput of the 1 GB resource (redirects to the store
+ * followed) and the request rate of a 1 KB resource, with two processes a publication
+ * through each at once; and the reads of a plain node:http file server on the same files as
+ * the baseline.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   linkSync,
   mkdirSync,
@@ -22,7 +30,9 @@ import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { generatePackage } from './generate.ts';
 import { startServer } from './servers.ts';
-import { browserLogin, publish, waitForState } from '../test/hub/protocol.ts';
+import { browserLogin, publish, serviceToken, waitForState } from '../test/hub/protocol.ts';
+import { openStorage } from '../src/hub/storage/open.ts';
+import { fileDigest } from '../src/transfers/digest.ts';
 import { postgresBin, startPostgres, type RunningPostgres } from '../test/helpers/postgres.ts';
 import {
   startSwift,
@@ -46,6 +56,43 @@ const SETUPS: Setup[] = [
   { label: 'PostgreSQL + Swift, 1 process', processes: 1, services: true },
   { label: 'PostgreSQL + Swift, 2 processes', processes: 2, services: true },
 ];
+
+/** A GET to its end, redirects followed: seconds to the first byte and to the last, bytes. */
+interface Timed {
+  firstByte: number;
+  seconds: number;
+  bytes: number;
+}
+
+function timedGet(url: string, started = performance.now()): Promise<Timed> {
+  return new Promise((resolve, reject) => {
+    get(url, (response) => {
+      const location = response.headers.location;
+      if (response.statusCode === 302 && location) {
+        response.resume();
+        return resolve(timedGet(location, started));
+      }
+      if (response.statusCode !== 200) {
+        response.resume();
+        return reject(new Error(`${url}: ${String(response.statusCode)}`));
+      }
+      let firstByte = 0;
+      let bytes = 0;
+      response.on('data', (chunk: Buffer) => {
+        firstByte ||= performance.now();
+        bytes += chunk.length;
+      });
+      response.on('end', () =>
+        resolve({
+          firstByte: (firstByte - started) / 1000,
+          seconds: (performance.now() - started) / 1000,
+          bytes,
+        }),
+      );
+      response.on('error', reject);
+    }).on('error', reject);
+  });
+}
 
 /** GETs a URL to the end, following one redirect (to the store), and counts the bytes. */
 function download(url: string, agents: Map<string, Agent>, sockets: number): Promise<number> {
@@ -198,6 +245,149 @@ async function measure(
   }
 }
 
+/** Seconds curl takes to send a file to a hub the way a client uploads it, as another user. */
+async function curlUpload(base: string, file: string): Promise<number> {
+  const rawstore = await serviceToken(base, await browserLogin(base, 'bob'), 'rawstore');
+  const { length, md5 } = await fileDigest(file);
+  const reply = (await (
+    await fetch(`${base}/rawstore/authorize`, {
+      method: 'POST',
+      headers: { 'Auth-Token': rawstore.token, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        metadata: { owner: rawstore.userid, findability: 'published' },
+        filedata: { 'data.csv': { length, md5, name: 'data.csv', type: 'text/csv' } },
+        upload_methods: ['PUT'],
+      }),
+    })
+  ).json()) as {
+    filedata: Record<
+      string,
+      {
+        upload_url: string;
+        upload_method?: string;
+        upload_headers?: Record<string, string>;
+        upload_query: Record<string, string>;
+      }
+    >;
+  };
+  const entry = reply.filedata['data.csv'];
+  if (!entry) throw new Error('the hub gave no upload for the curl baseline');
+  const args =
+    entry.upload_method === 'PUT'
+      ? [
+          '-T',
+          file,
+          ...Object.entries(entry.upload_headers ?? {}).flatMap(([name, value]) => [
+            '-H',
+            `${name}: ${value}`,
+          ]),
+          entry.upload_url,
+        ]
+      : [
+          ...Object.entries(entry.upload_query).flatMap(([name, value]) => [
+            '-F',
+            `${name}=${value}`,
+          ]),
+          '-F',
+          `file=@${file}`,
+          entry.upload_url,
+        ];
+  const started = performance.now();
+  execFileSync('curl', ['-sS', '-f', '-o', '/dev/null', '-H', 'Expect:', ...args]);
+  return (performance.now() - started) / 1000;
+}
+
+/** Seconds `data validate` takes on the package. */
+function localValidate(dir: string): number {
+  const started = performance.now();
+  execFileSync(process.execPath, ['bin/data', 'validate', dir], { stdio: 'ignore' });
+  return (performance.now() - started) / 1000;
+}
+
+/** Bytes a hub's store holds: data, revisions' files, kept copies and staged uploads. */
+async function storedBytes(address: string): Promise<number> {
+  const storage = await openStorage(address);
+  let total = 0;
+  try {
+    for (const prefix of ['objects/', 'packages/', 'cache/', 'uploads/'])
+      for await (const { size } of storage.list(prefix)) total += size;
+  } finally {
+    storage.close();
+  }
+  return total;
+}
+
+interface PublishFigures {
+  publish: number;
+  curl: number;
+  validate: number;
+  stored: number;
+  copies: { name: string; first: Timed; second: Timed }[];
+}
+
+const COPIES = [
+  ['JSON', 'data_json.json'],
+  ['CSV', 'data_csv.csv'],
+  ['zip', 'big-0_zip.zip'],
+] as const;
+
+/** Publishing the 1.1 GB package to a fresh hub of one process, and its copies. */
+async function measurePublishing(
+  services: Services | undefined,
+  work: string,
+  big: string,
+): Promise<PublishFigures> {
+  const root = mkdtempSync(join(work, 'publish-'));
+  const storage = services
+    ? `s3://${TEST_BUCKET}/bench-${String(Date.now())}?endpoint=${encodeURIComponent(services.swift.endpoint)}&path_style=true`
+    : join(root, 'hub');
+  const hub = await startServer([
+    'bin/data',
+    'serve',
+    '--port',
+    '0',
+    '--data-dir',
+    join(root, 'hub'),
+    '--max-storage-mb',
+    '100000',
+    '--derived-cache-mb',
+    '100000',
+    ...(services
+      ? ['--database', await freshDatabase(services.postgres.url), '--storage', storage]
+      : []),
+  ]);
+  try {
+    const dir = named(big, root, 'big-0');
+    const jwt = await browserLogin(hub.url);
+    const started = performance.now();
+    await dataPublish(dir, hub.url, jwt);
+    const publishSeconds = (performance.now() - started) / 1000;
+    const stored = await storedBytes(storage);
+    const curl = await curlUpload(hub.url, join(dir, 'data.csv'));
+    const validate = localValidate(dir);
+    const copies = [];
+    for (const [name, file] of COPIES) {
+      const url = `${hub.url}/ada/big-0/r/${file}`;
+      copies.push({ name, first: await timedGet(url), second: await timedGet(url) });
+    }
+    return { publish: publishSeconds, curl, validate, stored, copies };
+  } finally {
+    hub.child.kill('SIGINT');
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+function printPublishing(label: string, figures: PublishFigures, packageBytes: number): void {
+  const ratio = figures.publish / (figures.curl + figures.validate);
+  console.log(
+    `${label.padEnd(22)}${figures.publish.toFixed(1).padStart(9)}${figures.curl.toFixed(1).padStart(7)}${figures.validate.toFixed(1).padStart(10)}${ratio.toFixed(2).padStart(8)}${(figures.stored / packageBytes).toFixed(3).padStart(9)}`,
+  );
+  for (const { name, first, second } of figures.copies)
+    console.log(
+      `${''.padEnd(4)}${name.padEnd(5)} first: ${first.firstByte.toFixed(2)} s to the first byte, ${(first.bytes / MB / first.seconds).toFixed(0)} MB/s of ${(first.bytes / MB).toFixed(0)} MB; second: ${second.firstByte.toFixed(2)} s, ${(second.bytes / MB / second.seconds).toFixed(0)} MB/s`,
+    );
+}
+
 const work = mkdtempSync(join(tmpdir(), 'data-bench-hub-'));
 let services: Services | undefined;
 try {
@@ -217,6 +407,35 @@ try {
     services = { postgres: await startPostgres(bin), swift: await startSwift() };
   } else console.log('PostgreSQL or Swift is not installed: only the embedded hub is measured');
 
+  const packageBytes =
+    statSync(join(big, 'data.csv')).size + statSync(join(big, 'datapackage.json')).size;
+  console.log(
+    `publishing ${(packageBytes / MB).toFixed(0)} MB (data publish, to SUCCEEDED), next to curl sending the same bytes and data validate`,
+  );
+  console.log(
+    `${'engine'.padEnd(22)}${'publish s'.padStart(9)}${'curl s'.padStart(7)}${'validate s'.padStart(10)}${'ratio'.padStart(8)}${'stored x'.padStart(9)}`,
+  );
+  printPublishing('SQLite + folder', await measurePublishing(undefined, work, big), packageBytes);
+  if (services)
+    printPublishing(
+      'PostgreSQL + Swift',
+      await measurePublishing(services, work, big),
+      packageBytes,
+    );
+  if (!process.env.BENCH_HUB_PUBLISH_ONLY) await measureReading(services, work, big, small);
+} finally {
+  services?.swift.stop();
+  services?.postgres.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Reads of the 1 GB resource and of a 1 KB one, on every setup, next to a plain server. */
+async function measureReading(
+  services: Services | undefined,
+  work: string,
+  big: string,
+  small: string,
+): Promise<void> {
   const plain = await startServer(['bench/plain-server.ts', work]);
   linkSync(join(big, 'data.csv'), join(work, 'big.csv'));
   const baseline = {
@@ -242,8 +461,4 @@ try {
       `${setup.label.padEnd(34)}${figures.publishSeconds.toFixed(1).padStart(10)}${figures.publishMb.toFixed(0).padStart(7)}${figures.big.toFixed(0).padStart(16)}${figures.small.toFixed(0).padStart(12)}`,
     );
   }
-} finally {
-  services?.swift.stop();
-  services?.postgres.stop();
-  rmSync(work, { recursive: true, force: true });
 }

@@ -63,6 +63,8 @@ function cacheKey(pkg: Published, wanted: CopyWanted): string {
 export class Copies {
   private readonly jobs = new Map<string, CopyJob>();
   private readonly stopping = new AbortController();
+  /** Copies this process began to make, for the operator (and the tests) to count. */
+  made = 0;
 
   constructor(private readonly hub: Hub) {}
 
@@ -116,10 +118,18 @@ export class Copies {
     for (const key of keys) await this.hub.storage.delete(key);
   }
 
-  /** Stops every making under way; their readers see them fail. */
-  stop(): void {
+  /** Stops every making under way (their readers see them fail) and waits for them to end. */
+  async stop(): Promise<void> {
     this.stopping.abort();
+    await this.idle();
   }
+
+  /** Resolves once no copy is being made or stored. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private readonly running = new Set<Promise<void>>();
 
   private async isKept(key: string): Promise<boolean> {
     const bytes = await this.hub.store.cachedCopy(key);
@@ -138,9 +148,12 @@ export class Copies {
     const source = pkg.descriptor.resources[wanted.source];
     const title = `${TITLES[wanted.kind]}${source ? ` of ${String(source.name)}` : ''}`;
     const job = new CopyJob(file, title);
+    this.made++;
     this.jobs.set(key, job);
     this.making.add(job);
-    void this.make(pkg, wanted, key, job, dir);
+    const making = this.make(pkg, wanted, key, job, dir);
+    this.running.add(making);
+    void making.finally(() => this.running.delete(making));
     return job;
   }
 
@@ -162,9 +175,18 @@ export class Copies {
       else await makeTableCopy(this.hub, pkg, wanted, job, dir, signal);
       await this.keep(key, job, TYPES[wanted.kind]);
     } catch (error) {
-      job.fail(signal.aborted && signal.reason instanceof Error ? signal.reason : toError(error));
-      if (!this.stopping.signal.aborted)
-        this.hub.log(`making ${job.title} of ${pkg.prefix}: ${job.failure?.message ?? ''}`);
+      // Readers are told why in plain words; what went wrong inside is the operator's.
+      if (this.stopping.signal.aborted) job.fail(new Error('the hub is stopping'));
+      else if (signal.aborted)
+        job.fail(
+          new Error(
+            `it took longer than ${String(limits.processingSeconds)} s, the most this hub gives it`,
+          ),
+        );
+      else {
+        job.fail(new Error("the hub's operator can see why in its log"));
+        this.hub.log(`making ${job.title} of ${pkg.prefix}: ${toError(error).stack ?? ''}`);
+      }
     } finally {
       this.jobs.delete(key);
       this.making.delete(job);

@@ -126,15 +126,16 @@ export async function sendJob(
 /** A stream opened when first read: a zip's entries are opened one at a time, in turn. */
 export function lazyStream(open: () => Promise<Readable>): Readable {
   let source: AsyncIterator<Buffer> | undefined;
+  const next = async (): Promise<IteratorResult<Buffer>> => {
+    source ??= (await open())[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    return source.next();
+  };
   return new Readable({
-    async read() {
-      try {
-        source ??= (await open())[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-        const next = await source.next();
-        this.push(next.done ? null : next.value);
-      } catch (error) {
-        this.destroy(error instanceof Error ? error : new Error(String(error)));
-      }
+    read() {
+      next().then(
+        (result) => this.push(result.done ? null : result.value),
+        (error: unknown) => this.destroy(error instanceof Error ? error : new Error(String(error))),
+      );
     },
     destroy(error, done) {
       void source?.return?.();

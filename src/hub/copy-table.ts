@@ -19,19 +19,13 @@ const PACKAGE_RULES = ['$schema', 'profile'];
  */
 function castingSchema(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
-  const { primaryKey, foreignKeys, uniqueKeys, ...rest } = schema as Record<string, unknown>;
-  void primaryKey;
-  void foreignKeys;
-  void uniqueKeys;
+  const rest = without(schema as Resource, ['primaryKey', 'foreignKeys', 'uniqueKeys']);
   const fields = Array.isArray(rest.fields) ? (rest.fields as Resource[]) : [];
-  return {
-    ...rest,
-    fields: fields.map((field) => {
-      const { constraints, ...kept } = field;
-      void constraints;
-      return kept;
-    }),
-  };
+  return { ...rest, fields: fields.map((field) => without(field, ['constraints'])) };
+}
+
+function without(object: Resource, keys: readonly string[]): Resource {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
 }
 
 /**
@@ -84,11 +78,8 @@ export async function makeTableCopy(
   const path = typeof source.path === 'string' ? source.path : String(paths[0]);
   const format =
     typeof source.format === 'string' ? source.format : extname(path).slice(1).toLowerCase();
-  const { bytes, hash, ...rest } = source;
-  void bytes;
-  void hash;
   const resource: Resource = {
-    ...rest,
+    ...without(source, ['bytes', 'hash']),
     path: paths.length === 1 && !Array.isArray(source.path) ? paths[0] : paths,
     ...(format ? { format } : {}),
     ...(source.schema !== undefined ? { schema: castingSchema(source.schema) } : {}),

@@ -331,18 +331,21 @@ async function charts(
     const data: ChartData = { labels: [], values: series.map(() => []) };
     let columns: number[] = [];
     try {
-      await eachRecord(() => openDerived(csv), (cells) => {
-        if (columns.length === 0) {
-          columns = [group, ...series].map((name) => cells.indexOf(name));
-          return !columns.includes(-1);
-        }
-        data.labels.push(cells[columns[0] ?? 0] ?? '');
-        series.forEach((name, which) => {
-          const field = fields.find((each) => each.name === name) ?? {};
-          data.values[which]?.push(numberIn(cells[columns[which + 1] ?? 0] ?? '', field));
-        });
-        return data.labels.length < CHART_POINTS;
-      });
+      await eachRecord(
+        () => openDerived(csv),
+        (cells) => {
+          if (columns.length === 0) {
+            columns = [group, ...series].map((name) => cells.indexOf(name));
+            return !columns.includes(-1);
+          }
+          data.labels.push(cells[columns[0] ?? 0] ?? '');
+          series.forEach((name, which) => {
+            const field = fields.find((each) => each.name === name) ?? {};
+            data.values[which]?.push(numberIn(cells[columns[which + 1] ?? 0] ?? '', field));
+          });
+          return data.labels.length < CHART_POINTS;
+        },
+      );
     } catch {
       continue;
     }

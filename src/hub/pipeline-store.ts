@@ -230,6 +230,8 @@ export async function remove(
     .catch((error: unknown) => hub.log(`deleting ${ownerid}/${dataset}: ${String(error)}`));
   await hub.copies
     .forget(ownerid, dataset)
-    .catch((error: unknown) => hub.log(`deleting copies of ${ownerid}/${dataset}: ${String(error)}`));
+    .catch((error: unknown) =>
+      hub.log(`deleting copies of ${ownerid}/${dataset}: ${String(error)}`),
+    );
   sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });
 }

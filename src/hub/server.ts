@@ -318,7 +318,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 2000).unref();
         });
-      hub.copies.stop();
+      await hub.copies.stop();
       await running.stop();
       await store.close();
       storage.close();

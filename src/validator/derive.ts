@@ -76,6 +76,12 @@ class FileText {
     this.flush();
     closeSync(this.fd);
   }
+
+  /** Closes the file without writing what is pending: it is about to be removed. */
+  abandon(): void {
+    this.pending = [];
+    closeSync(this.fd);
+  }
 }
 
 const DAY_MS = 86_400_000;
@@ -232,9 +238,13 @@ export class TableCopies {
       for (const kind of this.plan.kinds) {
         const file = copy.files[kind];
         if (!file) continue;
+        if (!keep) {
+          file.abandon();
+          rmSync(copy.table[kind], { force: true });
+          continue;
+        }
         file.write(copy.writers[kind].end());
         file.close();
-        if (!keep) rmSync(copy.table[kind], { force: true });
       }
     }
     return keep ? this.copies.map((copy) => copy.table) : [];

@@ -81,7 +81,9 @@ export async function withHub<T>(
     if (database && options.dataDir !== undefined) databases.set(options.dataDir, database);
   }
   const hub = await startHub({
-    log: (line: string) => { if (process.env.HUB_LOG) console.log("HUBLOG", line); },
+    log: (line: string) => {
+      if (process.env.HUB_LOG) console.log('HUBLOG', line);
+    },
     ...options,
     dataDir,
     ...(database ? { database: database.url } : {}),

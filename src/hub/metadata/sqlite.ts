@@ -596,7 +596,7 @@ export class SqliteMetadata implements Metadata {
 
   async dropCopies(prefix: string): Promise<string[]> {
     const rows = this.prepare(
-      "delete from cached_copies where substr(key, 1, length(?)) = ? returning key",
+      'delete from cached_copies where substr(key, 1, length(?)) = ? returning key',
     ).all(prefix, prefix) as { key: string }[];
     return rows.map((row) => row.key);
   }

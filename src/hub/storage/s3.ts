@@ -1,4 +1,5 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -191,18 +192,25 @@ export class S3Storage implements Storage {
 
   async putFile(key: string, file: string, meta: ObjectMeta): Promise<void> {
     if (await this.head(key)) return;
-    await this.forgetting(key, () =>
-      this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket,
-          Key: this.key(key),
-          Body: createReadStream(file),
-          ContentLength: meta.length,
-          ContentMD5: meta.md5,
-          ContentType: meta.type,
-        }),
-      ),
-    );
+    // Opened here, so that a file gone is this call's failure, not an 'error' event of a
+    // stream nobody listens to yet.
+    const handle = await open(file, 'r');
+    try {
+      await this.forgetting(key, () =>
+        this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket,
+            Key: this.key(key),
+            Body: handle.createReadStream({ autoClose: false }),
+            ContentLength: meta.length,
+            ContentMD5: meta.md5,
+            ContentType: meta.type,
+          }),
+        ),
+      );
+    } finally {
+      await handle.close();
+    }
   }
 
   async putText(key: string, text: string, type: string): Promise<void> {

@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { browserLogin, publish, storedObjects, tempDir, waitForState, withHub } from './helpers.js';
+import type { RunningHub } from '../../src/hub/server.js';
+import { zipEntries } from '../helpers/unzip.js';
+
+type Resource = { name: string; bytes?: number; hash?: string; datahub?: { type: string } };
+
+/** A table of `rows` rows, semicolon-delimited so that its CSV copy must be made. */
+function tablePackage(dir: string, name: string, rows: number, delimiter = ';'): string {
+  mkdirSync(dir, { recursive: true });
+  const lines = ['id', 'name', 'price'].join(delimiter);
+  const body = Array.from({ length: rows }, (_, i) =>
+    [String(i), `${name} item ${String(i)}`, `${String(i % 1000)}.5`].join(delimiter),
+  );
+  writeFileSync(join(dir, `${name}.csv`), `${lines}\n${body.join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({
+      name,
+      resources: [
+        {
+          name,
+          path: `${name}.csv`,
+          ...(delimiter === ',' ? {} : { dialect: { delimiter } }),
+          schema: {
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'name', type: 'string' },
+              { name: 'price', type: 'number' },
+            ],
+          },
+        },
+      ],
+    }),
+  );
+  return dir;
+}
+
+/**
+ * A table of small numbers under long field names: its JSON copy is many times its size, as
+ * copies of real tables often are.
+ */
+function widePackage(dir: string, name: string, rows: number): string {
+  mkdirSync(dir, { recursive: true });
+  const fields = Array.from({ length: 8 }, (_, i) => `measurement_number_${String(i)}`);
+  const body = Array.from({ length: rows }, (_, row) =>
+    fields.map((_, i) => String((row + i) % 10)).join(';'),
+  );
+  writeFileSync(join(dir, `${name}.csv`), `${fields.join(';')}\n${body.join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({
+      name,
+      resources: [
+        {
+          name,
+          path: `${name}.csv`,
+          dialect: { delimiter: ';' },
+          schema: { fields: fields.map((field) => ({ name: field, type: 'integer' })) },
+        },
+      ],
+    }),
+  );
+  return dir;
+}
+
+async function published(url: string, jwt: string, dir: string): Promise<void> {
+  const state = await waitForState(url, (await publish(url, jwt, dir)).flowId);
+  expect(state.state).toBe('SUCCEEDED');
+}
+
+async function bytesOf(url: string): Promise<Buffer> {
+  const response = await fetch(url);
+  expect(response.status).toBe(200);
+  return Buffer.from(await response.arrayBuffer());
+}
+
+/** Bytes the hub's store keeps: data, revisions' files, kept copies and staged uploads. */
+async function keptBytes(hub: RunningHub['hub']): Promise<number> {
+  let total = 0;
+  for (const prefix of ['objects/', 'packages/', 'cache/', 'uploads/'])
+    for await (const { size } of hub.storage.list(prefix)) total += size;
+  return total;
+}
+
+describe('derived copies made when asked for', () => {
+  it('publishes before any copy exists, and names every copy without the size it cannot know', async () => {
+    const dir = tablePackage(tempDir(), 'prices', 200);
+    try {
+      await withHub({}, async ({ url, hub }) => {
+        await published(url, await browserLogin(url), dir);
+        expect(hub.copies.made).toBe(0);
+        const descriptor = (await (await fetch(`${url}/ada/prices/datapackage.json`)).json()) as {
+          resources: Resource[];
+        };
+        const named = Object.fromEntries(descriptor.resources.map((each) => [each.name, each]));
+        expect(Object.keys(named)).toEqual([
+          'prices',
+          'prices_csv',
+          'prices_json',
+          'prices_csv_preview',
+          'prices_zip',
+        ]);
+        expect(named.prices_json?.bytes).toBeUndefined();
+        expect(named.prices_csv?.bytes).toBeUndefined();
+        expect(named.prices_zip?.bytes).toBeUndefined();
+        // The preview is made as the table is validated, and its size is known.
+        const preview = await bytesOf(`${url}/ada/prices/r/prices_csv_preview.json`);
+        expect(named.prices_csv_preview?.bytes).toBe(preview.length);
+        expect(named.prices_csv_preview?.hash).toBe(
+          createHash('md5').update(preview).digest('hex'),
+        );
+        expect((JSON.parse(preview.toString()) as unknown[]).length).toBe(100);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('makes a copy once for fifty readers asking at once, and keeps it for the next', async () => {
+    const dir = tablePackage(tempDir(), 'prices', 20_000);
+    try {
+      await withHub({}, async ({ url, hub }) => {
+        await published(url, await browserLogin(url), dir);
+        const copies = await Promise.all(
+          Array.from({ length: 50 }, () => bytesOf(`${url}/ada/prices/r/prices.json`)),
+        );
+        const rows = JSON.parse(copies[0]?.toString() ?? '[]') as { id: number; price: number }[];
+        expect(rows).toHaveLength(20_000);
+        expect(rows[19_999]).toEqual({ id: 19_999, name: 'prices item 19999', price: 999.5 });
+        for (const copy of copies) expect(copy.equals(copies[0] ?? Buffer.alloc(0))).toBe(true);
+        expect(hub.copies.made).toBe(1);
+        // Kept once stored: sent whole with its length, and by ranges, without being made again.
+        await hub.copies.idle();
+        const again = await fetch(`${url}/ada/prices/r/prices.json`, {
+          headers: { range: 'bytes=0-9' },
+        });
+        expect(again.status).toBe(206);
+        expect(await again.text()).toBe(copies[0]?.subarray(0, 10).toString());
+        expect(hub.copies.made).toBe(1);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('serves a CSV already in normal form as its own copy, with its size and hash', async () => {
+    const dir = tempDir();
+    try {
+      mkdirSync(dir, { recursive: true });
+      // Quoted where the copy would not quote, and \r\n line ends: the same table.
+      const text = 'id,name\r\n1,"Zürich"\r\n2,"a, b"\r\n';
+      writeFileSync(join(dir, 'towns.csv'), text);
+      writeFileSync(
+        join(dir, 'datapackage.json'),
+        JSON.stringify({ name: 'towns', resources: [{ name: 'towns', path: 'towns.csv' }] }),
+      );
+      await withHub({}, async ({ url, hub }) => {
+        await published(url, await browserLogin(url), dir);
+        const copy = await bytesOf(`${url}/ada/towns/r/towns_csv.csv`);
+        expect(copy.toString()).toBe(text);
+        const descriptor = (await (await fetch(`${url}/ada/towns/datapackage.json`)).json()) as {
+          resources: Resource[];
+        };
+        const named = descriptor.resources.find((each) => each.name === 'towns_csv');
+        expect(named?.bytes).toBe(Buffer.byteLength(text));
+        expect(named?.hash).toBe(createHash('md5').update(text).digest('hex'));
+        expect(hub.copies.made).toBe(0);
+        // Its zip holds it, read from the same object.
+        const files = await zipEntries(await bytesOf(`${url}/ada/towns/r/towns_zip.zip`));
+        expect(files.get('towns/_derived/towns_csv.csv')?.toString()).toBe(text);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never keeps more than the quotas and the cache budget, however often every copy is asked for', async () => {
+    const root = tempDir();
+    const quota = 1024 * 1024;
+    const budget = 5 * 1024 * 1024;
+    try {
+      // 250 KB of data each, whose JSON copies are some 2 MB each.
+      const dirs = ['north', 'south', 'east'].map((name) =>
+        widePackage(join(root, name), name, 15_000),
+      );
+      await withHub({ maxStorageBytes: quota, derivedCacheBytes: budget }, async ({ url, hub }) => {
+        const jwt = await browserLogin(url);
+        for (const dir of dirs) await published(url, jwt, dir);
+        let largest = 0;
+        for (let round = 0; round < 3; round++)
+          for (const name of ['north', 'south', 'east'])
+            for (const file of [`${name}.json`, `${name}_csv.csv`, `${name}_zip.zip`, '0.json']) {
+              await bytesOf(`${url}/ada/${name}/r/${file}`);
+              largest = Math.max(largest, await keptBytes(hub));
+            }
+        // Each copy was asked for again after the others pushed it out.
+        expect(hub.copies.made).toBeGreaterThan(9);
+        expect(largest).toBeLessThanOrEqual(quota + budget);
+        const usage = await hub.store.cacheUsage();
+        expect(usage.bytes).toBeLessThanOrEqual(budget);
+        expect(usage.copies).toBeGreaterThan(0);
+      });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('answers a copy that cannot be made with a 500 and a plain reason, and no path of its own', async () => {
+    const dir = tablePackage(tempDir(), 'prices', 50);
+    try {
+      await withHub({}, async ({ url, hub }) => {
+        await published(url, await browserLogin(url), dir);
+        // The stored original is lost (a disk replaced, an object deleted by hand).
+        for (const key of await storedObjects(hub)) await hub.storage.delete(`objects/${key}`);
+        const response = await fetch(`${url}/ada/prices/r/prices.json`);
+        expect(response.status).toBe(500);
+        const reason = await response.text();
+        expect(reason).toMatch(/the JSON copy of prices could not be made/);
+        expect(reason).not.toContain(hub.options.dataDir);
+        expect(reason).not.toMatch(/ENOENT|at .*\.ts/);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
