@@ -31,8 +31,8 @@ import pg from 'pg';
 import { generatePackage } from './generate.ts';
 import { startServer } from './servers.ts';
 import { browserLogin, publish, serviceToken, waitForState } from '../test/hub/protocol.ts';
-import { openStorage } from '../src/hub/storage/open.ts';
-import { fileDigest } from '../src/transfers/digest.ts';
+import { openStorage } from '../dist/hub/storage/open.js';
+import { fileDigest } from '../dist/transfers/digest.js';
 import { postgresBin, startPostgres, type RunningPostgres } from '../test/helpers/postgres.ts';
 import {
   startSwift,
@@ -380,7 +380,7 @@ async function measurePublishing(
 function printPublishing(label: string, figures: PublishFigures, packageBytes: number): void {
   const ratio = figures.publish / (figures.curl + figures.validate);
   console.log(
-    `${label.padEnd(22)}${figures.publish.toFixed(1).padStart(9)}${figures.curl.toFixed(1).padStart(7)}${figures.validate.toFixed(1).padStart(10)}${ratio.toFixed(2).padStart(8)}${(figures.stored / packageBytes).toFixed(3).padStart(9)}`,
+    `${label.padEnd(22)}${figures.publish.toFixed(1).padStart(9)}${figures.curl.toFixed(1).padStart(8)}${figures.validate.toFixed(1).padStart(12)}${ratio.toFixed(2).padStart(8)}${(figures.stored / packageBytes).toFixed(3).padStart(9)}`,
   );
   for (const { name, first, second } of figures.copies)
     console.log(
@@ -413,7 +413,7 @@ try {
     `publishing ${(packageBytes / MB).toFixed(0)} MB (data publish, to SUCCEEDED), next to curl sending the same bytes and data validate`,
   );
   console.log(
-    `${'engine'.padEnd(22)}${'publish s'.padStart(9)}${'curl s'.padStart(7)}${'validate s'.padStart(10)}${'ratio'.padStart(8)}${'stored x'.padStart(9)}`,
+    `${'engine'.padEnd(22)}${'publish s'.padStart(9)}${'curl s'.padStart(8)}${'validate s'.padStart(12)}${'ratio'.padStart(8)}${'stored x'.padStart(9)}`,
   );
   printPublishing('SQLite + folder', await measurePublishing(undefined, work, big), packageBytes);
   if (services)

@@ -34,6 +34,43 @@ function markdownCell(value: unknown): string {
   return text(value).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
+/** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** A JSON value as text: `JSON.stringify` of it, with the common kinds done directly. */
+function jsonText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'undefined':
+      return 'null';
+    default:
+      return value === null ? 'null' : (JSON.stringify(value) ?? 'null');
+  }
+}
+
+/**
+ * Writes a row as a JSON object, `JSON.stringify` of the record of its labels and values:
+ * with the keys encoded once, not an object built and walked for every row, which took
+ * most of the time of writing a table's JSON copy. Labels that repeat are left to the record,
+ * where the last value of a label wins.
+ */
+function objectWriter(labels: string[]): (values: unknown[]) => string {
+  if (new Set(labels).size !== labels.length)
+    return (values) => JSON.stringify(record(labels, values));
+  const keys = labels.map((label, index) => `${index === 0 ? '{' : ','}${JSON.stringify(label)}:`);
+  return (values) => {
+    let text = '';
+    for (let index = 0; index < keys.length; index++)
+      text += `${keys[index] ?? ''}${jsonText(values[index] ?? null)}`;
+    return keys.length === 0 ? '{}' : `${text}}`;
+  };
+}
+
 function record(labels: string[], values: unknown[]): Record<string, unknown> {
   const entry: Record<string, unknown> = {};
   for (const [index, label] of labels.entries()) entry[label] = values[index] ?? null;
@@ -41,7 +78,7 @@ function record(labels: string[], values: unknown[]): Record<string, unknown> {
 }
 
 export function rowWriter(format: RowFormat): RowWriter {
-  let labels: string[] = [];
+  let object: (values: unknown[]) => string = () => '{}';
   let first = true;
   switch (format) {
     case 'csv':
@@ -58,15 +95,15 @@ export function rowWriter(format: RowFormat): RowWriter {
       };
     case 'ndjson':
       return {
-        start: (names) => ((labels = names), ''),
-        row: (values) => `${JSON.stringify(record(labels, values))}\n`,
+        start: (names) => ((object = objectWriter(names)), ''),
+        row: (values) => `${object(values)}\n`,
         end: () => '',
       };
     case 'json':
       return {
-        start: (names) => ((labels = names), '['),
+        start: (names) => ((object = objectWriter(names)), '['),
         row: (values) => {
-          const line = `${first ? '\n' : ',\n'}  ${JSON.stringify(record(labels, values))}`;
+          const line = `${first ? '\n' : ',\n'}  ${object(values)}`;
           first = false;
           return line;
         },

@@ -45,8 +45,9 @@ const FLUSH_BYTES = 256 * 1024;
  */
 class FileText {
   private readonly fd: number;
-  private pending: string[] = [];
-  private size = 0;
+  /** Encoded here as rows come: joining strings and encoding them at each flush cost more. */
+  private readonly buffer = Buffer.allocUnsafe(FLUSH_BYTES);
+  private used = 0;
   /** Bytes written to the file so far. */
   written = 0;
 
@@ -59,16 +60,24 @@ class FileText {
 
   write(text: string): void {
     if (text === '') return;
-    this.pending.push(text);
-    this.size += text.length;
-    if (this.size >= FLUSH_BYTES) this.flush();
+    // A UTF-16 unit takes at most three bytes in UTF-8.
+    if (this.used + text.length * 3 > FLUSH_BYTES) {
+      this.flush();
+      if (text.length * 3 > FLUSH_BYTES) {
+        this.written += writeSync(this.fd, text);
+        this.onWritten?.(this.written);
+        return;
+      }
+    }
+    this.used += this.buffer.write(text, this.used);
   }
 
   private flush(): void {
-    if (this.pending.length === 0) return;
-    this.written += writeSync(this.fd, this.pending.join(''));
-    this.pending = [];
-    this.size = 0;
+    for (let done = 0; done < this.used;)
+      done += writeSync(this.fd, this.buffer, done, this.used - done);
+    if (this.used === 0) return;
+    this.written += this.used;
+    this.used = 0;
     this.onWritten?.(this.written);
   }
 
@@ -79,7 +88,7 @@ class FileText {
 
   /** Closes the file without writing what is pending: it is about to be removed. */
   abandon(): void {
-    this.pending = [];
+    this.used = 0;
     closeSync(this.fd);
   }
 }
@@ -218,11 +227,13 @@ export class TableCopies {
       row: (cells, values, columns) => {
         if (previewOnly && table.rows >= PREVIEW_ROWS) return;
         table.rows++;
+        const asCells = csv !== undefined || (preview !== undefined && table.rows <= PREVIEW_ROWS);
         for (let field = 0; field < width; field++) {
           const column = columns[field] ?? -1;
           const cell = column >= 0 ? cells[column] : null;
-          cellsOut[field] =
-            cell === null || cell === undefined ? '' : (cellWriters[field] ?? asWritten)(cell);
+          if (asCells)
+            cellsOut[field] =
+              cell === null || cell === undefined ? '' : (cellWriters[field] ?? asWritten)(cell);
           if (json) valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
         }
         csv?.write(writers.csv.row(cellsOut));

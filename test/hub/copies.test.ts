@@ -78,6 +78,22 @@ async function bytesOf(url: string): Promise<Buffer> {
   return Buffer.from(await response.arrayBuffer());
 }
 
+/** Runs `run` on a hub where ada published the `prices` table of `rows` rows. */
+async function withPrices(
+  rows: number,
+  run: (hub: RunningHub & { url: string }) => Promise<void>,
+): Promise<void> {
+  const dir = tablePackage(tempDir(), 'prices', rows);
+  try {
+    await withHub({}, async (hub) => {
+      await published(hub.url, await browserLogin(hub.url), dir);
+      await run(hub);
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Bytes the hub's store keeps: data, revisions' files, kept copies and staged uploads. */
 async function keptBytes(hub: RunningHub['hub']): Promise<number> {
   let total = 0;
@@ -88,63 +104,49 @@ async function keptBytes(hub: RunningHub['hub']): Promise<number> {
 
 describe('derived copies made when asked for', () => {
   it('publishes before any copy exists, and names every copy without the size it cannot know', async () => {
-    const dir = tablePackage(tempDir(), 'prices', 200);
-    try {
-      await withHub({}, async ({ url, hub }) => {
-        await published(url, await browserLogin(url), dir);
-        expect(hub.copies.made).toBe(0);
-        const descriptor = (await (await fetch(`${url}/ada/prices/datapackage.json`)).json()) as {
-          resources: Resource[];
-        };
-        const named = Object.fromEntries(descriptor.resources.map((each) => [each.name, each]));
-        expect(Object.keys(named)).toEqual([
-          'prices',
-          'prices_csv',
-          'prices_json',
-          'prices_csv_preview',
-          'prices_zip',
-        ]);
-        expect(named.prices_json?.bytes).toBeUndefined();
-        expect(named.prices_csv?.bytes).toBeUndefined();
-        expect(named.prices_zip?.bytes).toBeUndefined();
-        // The preview is made as the table is validated, and its size is known.
-        const preview = await bytesOf(`${url}/ada/prices/r/prices_csv_preview.json`);
-        expect(named.prices_csv_preview?.bytes).toBe(preview.length);
-        expect(named.prices_csv_preview?.hash).toBe(
-          createHash('md5').update(preview).digest('hex'),
-        );
-        expect((JSON.parse(preview.toString()) as unknown[]).length).toBe(100);
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withPrices(200, async ({ url, hub }) => {
+      expect(hub.copies.made).toBe(0);
+      const descriptor = (await (await fetch(`${url}/ada/prices/datapackage.json`)).json()) as {
+        resources: Resource[];
+      };
+      const named = Object.fromEntries(descriptor.resources.map((each) => [each.name, each]));
+      expect(Object.keys(named)).toEqual([
+        'prices',
+        'prices_csv',
+        'prices_json',
+        'prices_csv_preview',
+        'prices_zip',
+      ]);
+      expect(named.prices_json?.bytes).toBeUndefined();
+      expect(named.prices_csv?.bytes).toBeUndefined();
+      expect(named.prices_zip?.bytes).toBeUndefined();
+      // The preview is made as the table is validated, and its size is known.
+      const preview = await bytesOf(`${url}/ada/prices/r/prices_csv_preview.json`);
+      expect(named.prices_csv_preview?.bytes).toBe(preview.length);
+      expect(named.prices_csv_preview?.hash).toBe(createHash('md5').update(preview).digest('hex'));
+      expect((JSON.parse(preview.toString()) as unknown[]).length).toBe(100);
+    });
   });
 
   it('makes a copy once for fifty readers asking at once, and keeps it for the next', async () => {
-    const dir = tablePackage(tempDir(), 'prices', 20_000);
-    try {
-      await withHub({}, async ({ url, hub }) => {
-        await published(url, await browserLogin(url), dir);
-        const copies = await Promise.all(
-          Array.from({ length: 50 }, () => bytesOf(`${url}/ada/prices/r/prices.json`)),
-        );
-        const rows = JSON.parse(copies[0]?.toString() ?? '[]') as { id: number; price: number }[];
-        expect(rows).toHaveLength(20_000);
-        expect(rows[19_999]).toEqual({ id: 19_999, name: 'prices item 19999', price: 999.5 });
-        for (const copy of copies) expect(copy.equals(copies[0] ?? Buffer.alloc(0))).toBe(true);
-        expect(hub.copies.made).toBe(1);
-        // Kept once stored: sent whole with its length, and by ranges, without being made again.
-        await hub.copies.idle();
-        const again = await fetch(`${url}/ada/prices/r/prices.json`, {
-          headers: { range: 'bytes=0-9' },
-        });
-        expect(again.status).toBe(206);
-        expect(await again.text()).toBe(copies[0]?.subarray(0, 10).toString());
-        expect(hub.copies.made).toBe(1);
+    await withPrices(20_000, async ({ url, hub }) => {
+      const copies = await Promise.all(
+        Array.from({ length: 50 }, () => bytesOf(`${url}/ada/prices/r/prices.json`)),
+      );
+      const rows = JSON.parse(copies[0]?.toString() ?? '[]') as { id: number; price: number }[];
+      expect(rows).toHaveLength(20_000);
+      expect(rows[19_999]).toEqual({ id: 19_999, name: 'prices item 19999', price: 999.5 });
+      for (const copy of copies) expect(copy.equals(copies[0] ?? Buffer.alloc(0))).toBe(true);
+      expect(hub.copies.made).toBe(1);
+      // Kept once stored: sent whole with its length, and by ranges, without being made again.
+      await hub.copies.idle();
+      const again = await fetch(`${url}/ada/prices/r/prices.json`, {
+        headers: { range: 'bytes=0-9' },
       });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+      expect(again.status).toBe(206);
+      expect(await again.text()).toBe(copies[0]?.subarray(0, 10).toString());
+      expect(hub.copies.made).toBe(1);
+    });
   });
 
   it('serves a CSV already in normal form as its own copy, with its size and hash', async () => {
@@ -210,21 +212,15 @@ describe('derived copies made when asked for', () => {
   });
 
   it('answers a copy that cannot be made with a 500 and a plain reason, and no path of its own', async () => {
-    const dir = tablePackage(tempDir(), 'prices', 50);
-    try {
-      await withHub({}, async ({ url, hub }) => {
-        await published(url, await browserLogin(url), dir);
-        // The stored original is lost (a disk replaced, an object deleted by hand).
-        for (const key of await storedObjects(hub)) await hub.storage.delete(`objects/${key}`);
-        const response = await fetch(`${url}/ada/prices/r/prices.json`);
-        expect(response.status).toBe(500);
-        const reason = await response.text();
-        expect(reason).toMatch(/the JSON copy of prices could not be made/);
-        expect(reason).not.toContain(hub.options.dataDir);
-        expect(reason).not.toMatch(/ENOENT|at .*\.ts/);
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await withPrices(50, async ({ url, hub }) => {
+      // The stored original is lost (a disk replaced, an object deleted by hand).
+      for (const key of await storedObjects(hub)) await hub.storage.delete(`objects/${key}`);
+      const response = await fetch(`${url}/ada/prices/r/prices.json`);
+      expect(response.status).toBe(500);
+      const reason = await response.text();
+      expect(reason).toMatch(/the JSON copy of prices could not be made/);
+      expect(reason).not.toContain(hub.options.dataDir);
+      expect(reason).not.toMatch(/ENOENT|at .*\.ts/);
+    });
   });
 });
