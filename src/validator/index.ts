@@ -1,5 +1,5 @@
 import type { TableSinks } from './table/row-sink.js';
-import { detectVersion } from './descriptor/paths.js';
+import { declaredVersion, detectVersion } from './descriptor/paths.js';
 import { parseDescriptor, resolveReferences } from './descriptor/load.js';
 import { checkPackage } from './descriptor/rules.js';
 import { prepareProfiles } from './descriptor/ajv.js';
@@ -149,7 +149,7 @@ async function validateParsed(
     warnings,
     tasks: await validateResources(
       descriptor.resources,
-      { ...context(options, base), version },
+      { ...context(options, base), version, packageDeclared: declaredVersion(descriptor) },
       options,
     ),
   };

@@ -2,7 +2,7 @@ import type { TableSinks } from './table/row-sink.js';
 import { stat } from 'node:fs/promises';
 import type { MessagePort } from 'node:worker_threads';
 import { asList } from './descriptor/rules.js';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote, rulesVersion } from './descriptor/paths.js';
 import type { ValidateEvent } from './index.js';
 import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
@@ -36,6 +36,8 @@ import type { SplitOptions } from './table/ranges.js';
 
 export interface ResourceContext {
   version: StandardVersion;
+  /** The version the package declares, which then sets the rules of every schema in it. */
+  packageDeclared?: StandardVersion | undefined;
   base: Base;
   fetch: Fetch;
   signal?: AbortSignal | undefined;
@@ -137,7 +139,8 @@ async function validateTable(
     (resource.schema as SchemaDescriptor | undefined) ??
     (await guard(collector, () => sampleSchema(resource, read)));
   if (!schema) return collector.finish({});
-  const fields = schema.fields.map((field) => compileField(field, schema, ctx.version));
+  const version = rulesVersion(ctx.packageDeclared, ctx.version, schema);
+  const fields = schema.fields.map((field) => compileField(field, schema, version));
   const keys = await tableKeys(resource, schema, ctx, collector);
   const dialect = resolveDialect(
     typeof resource.dialect === 'object' ? resource.dialect : undefined,
@@ -168,7 +171,7 @@ async function validateTable(
     validator,
     {
       schema,
-      version: ctx.version,
+      version,
       keys,
       fieldsMatch: schema.fieldsMatch ?? 'exact',
       limits: ctx.limits,
@@ -350,7 +353,7 @@ function lookupFor(
         target,
         schema,
         fieldNames,
-        ctx.version,
+        rulesVersion(ctx.packageDeclared, ctx.version, schema),
         read,
         ctx.keyMemory ?? DEFAULT_KEY_MEMORY,
       ),

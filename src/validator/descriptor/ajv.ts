@@ -65,9 +65,21 @@ export function checkProfile(
   version: StandardVersion,
   value: unknown,
 ): string[] {
+  return checkProfileAt(name, version, value).map(({ note }) => note);
+}
+
+/** `checkProfile`, each note with the path of the property it is about ("fields/0/type"). */
+export function checkProfileAt(
+  name: ProfileName,
+  version: StandardVersion,
+  value: unknown,
+): { note: string; path: string }[] {
   const validate = validator(name, version);
   if (validate(value)) return [];
-  return (validate.errors ?? []).filter(isUseful).map((error) => describe(error, value));
+  return (validate.errors ?? []).filter(isUseful).map((error) => ({
+    note: describe(error, value),
+    path: error.instancePath.replace(/^\//, ''),
+  }));
 }
 
 /** Errors inside an anyOf branch are noise: the anyOf error itself says it better. */

@@ -1,7 +1,7 @@
 import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
-import { checkProfile } from './ajv.js';
-import { isRemote, unsafeReason } from './paths.js';
+import { checkProfile, checkProfileAt } from './ajv.js';
+import { declaredVersion, isRemote, rulesVersion, unsafeReason } from './paths.js';
 import { fieldRules } from './field-rules.js';
 import type {
   DialectDescriptor,
@@ -21,9 +21,10 @@ export function checkPackage(descriptor: unknown, version: StandardVersion): Rep
   );
   const pkg = descriptor as PackageDescriptor;
   if (!Array.isArray(pkg.resources)) return errors;
+  const declared = declaredVersion(pkg);
   pkg.resources.forEach((resource, index) => {
     if (resource !== null && typeof resource === 'object') {
-      errors.push(...checkResource(resource, version, `resources/${String(index)}`));
+      errors.push(...checkResource(resource, version, `resources/${String(index)}`, declared));
     }
   });
   errors.push(...packageRules(pkg));
@@ -56,6 +57,7 @@ export function checkResource(
   resource: ResourceDescriptor,
   version: StandardVersion,
   where = 'resource',
+  packageDeclared?: StandardVersion,
 ): ReportError[] {
   const notes = checkProfile('resource', version, resource);
   notes.push(...dataSourceRules(resource, version));
@@ -65,7 +67,12 @@ export function checkResource(
   const label = typeof resource.name === 'string' ? `"${resource.name}"` : where;
   const errors = notes.map((note) => reportError('resource-error', `${note} in resource ${label}`));
   if (isObject(resource.schema))
-    errors.push(...checkSchema(resource.schema as SchemaDescriptor, version));
+    errors.push(
+      ...checkSchema(
+        resource.schema as SchemaDescriptor,
+        rulesVersion(packageDeclared, version, resource.schema),
+      ),
+    );
   if (isObject(resource.dialect)) errors.push(...checkDialect(resource.dialect, version));
   return errors;
 }
@@ -103,8 +110,9 @@ function dataSourceRules(resource: ResourceDescriptor, version: StandardVersion)
 }
 
 export function checkSchema(schema: SchemaDescriptor, version: StandardVersion): ReportError[] {
-  const errors = checkProfile('schema', version, schema).map((note) =>
-    reportError('schema-error', note),
+  // A problem with one field's properties is that field's, as the reference reports it.
+  const errors = checkProfileAt('schema', version, schema).map(({ note, path }) =>
+    reportError(/^fields\/\d+(\/|$)/.test(path) ? 'field-error' : 'schema-error', note),
   );
   const wellFormed =
     Array.isArray(schema.fields) &&
@@ -118,18 +126,34 @@ export function checkSchema(schema: SchemaDescriptor, version: StandardVersion):
     errors.push(...fieldRules(field, version).map((note) => reportError('field-error', note)));
   }
   errors.push(...keyRules(schema, new Set(names)).map((note) => reportError('schema-error', note)));
-  const levels: [string, unknown][] = [
-    ['the schema', schema.missingValues],
-    ...schema.fields.map((field): [string, unknown] => [
-      `field "${field.name}"`,
-      field.missingValues,
-    ]),
-  ];
-  for (const [where, values] of levels)
+  errors.push(
+    ...missingValueRules(schema.missingValues, 'the schema', version).map((note) =>
+      reportError('schema-error', note),
+    ),
+  );
+  for (const field of schema.fields)
     errors.push(
-      ...missingValueRules(values, where, version).map((note) => reportError('schema-error', note)),
+      ...fieldMissingValueRules(field.missingValues, `field "${field.name}"`, version).map((note) =>
+        reportError('field-error', note),
+      ),
     );
   return errors;
+}
+
+/**
+ * A field's own `missingValues` (v2): the schema's rules, and no value given twice, in
+ * either form.
+ */
+function fieldMissingValueRules(
+  values: unknown,
+  where: string,
+  version: StandardVersion,
+): string[] {
+  const notes = missingValueRules(values, where, version);
+  if (!Array.isArray(values) || notes.length > 0 || version === 1) return notes;
+  const all = values.map((item: unknown) => (isObject(item) ? item.value : item));
+  if (new Set(all).size !== all.length) notes.push(`missing values of ${where} are not unique`);
+  return notes;
 }
 
 /**
