@@ -35,6 +35,7 @@ function markdownCell(value: unknown): string {
 }
 
 /** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** A JSON value as text: `JSON.stringify` of it, with the common kinds done directly. */
@@ -48,8 +49,12 @@ function jsonText(value: unknown): string {
       return value ? 'true' : 'false';
     case 'undefined':
       return 'null';
-    default:
+    case 'object':
       return value === null ? 'null' : (JSON.stringify(value) ?? 'null');
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      return JSON.stringify(value) ?? 'null';
   }
 }
 
