@@ -51,7 +51,19 @@ const KINDS: Record<string, Record<string, unknown>> = {
   'composite key (int, string)': { primaryKey: ['batch', 'item'] },
 };
 
-async function measure(dir: string, kind: string): Promise<{ seconds: number; maxRssMB: number }> {
+/** The string key again: in one pass, and with a key memory of 256 MB, split and not. */
+const VARIANTS: { label: string; mode: string; keyMemoryMb?: number }[] = [
+  { label: 'string key, one pass', mode: 'validate-one' },
+  { label: 'string key, key memory 256', mode: 'validate', keyMemoryMb: 256 },
+  { label: 'string key, 256, one pass', mode: 'validate-one', keyMemoryMb: 256 },
+];
+
+async function measure(
+  dir: string,
+  kind: string,
+  mode = 'validate',
+  keyMemoryMb?: number,
+): Promise<{ seconds: number; maxRssMB: number }> {
   const { uniqueColumn, ...keys } = KINDS[kind] ?? {};
   const fields = FIELDS.map((field) =>
     field.name === uniqueColumn ? { ...field, constraints: { unique: true } } : field,
@@ -63,8 +75,9 @@ async function measure(dir: string, kind: string): Promise<{ seconds: number; ma
       resources: [{ name: 'data', path: 'data.csv', schema: { fields, ...keys } }],
     }),
   );
-  const child = spawnSync(process.execPath, ['bench/measure.ts', 'validate', dir], {
+  const child = spawnSync(process.execPath, ['bench/measure.ts', mode, dir], {
     encoding: 'utf8',
+    env: { ...process.env, ...(keyMemoryMb ? { KEY_MEMORY_MB: String(keyMemoryMb) } : {}) },
   });
   if (child.status !== 0) throw new Error(child.stderr);
   return JSON.parse(child.stdout) as { seconds: number; maxRssMB: number };
@@ -83,6 +96,12 @@ for (const rows of SIZES) {
     console.log(
       `  ${kind.padEnd(28)} ${(rows / result.seconds / 1e6).toFixed(2)} M rows/s, ${result.seconds.toFixed(1)} s, peak ${result.maxRssMB.toFixed(0)} MB` +
         (kind === 'no keys' ? '' : `, ${perRow.toFixed(1)} bytes a row over no keys`),
+    );
+  }
+  for (const variant of VARIANTS) {
+    const result = await measure(dir, 'string key (16 bytes)', variant.mode, variant.keyMemoryMb);
+    console.log(
+      `  ${variant.label.padEnd(28)} ${(rows / result.seconds / 1e6).toFixed(2)} M rows/s, ${result.seconds.toFixed(1)} s, peak ${result.maxRssMB.toFixed(0)} MB`,
     );
   }
 }

@@ -74,7 +74,12 @@ async function udsvRecords(file: string): Promise<number> {
 }
 
 async function validateRows(dir: string, split?: false): Promise<number> {
-  const report = await validateIsolated(dir, { silenceMs: 60_000, split });
+  const keyMemory = process.env.KEY_MEMORY_MB ? Number(process.env.KEY_MEMORY_MB) * MB : undefined;
+  const report = await validateIsolated(dir, {
+    silenceMs: 60_000,
+    split,
+    ...(keyMemory ? { keyMemory } : {}),
+  });
   if (!report.valid)
     throw new Error(`the bench package is invalid: ${String(report.stats.errors)} errors`);
   return report.tasks.reduce((sum, task) => sum + (task.stats.rows ?? 0), 0);

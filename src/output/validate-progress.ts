@@ -1,6 +1,16 @@
 import type { ValidateEvent } from '../validator/index.js';
 import { Meter } from './units.js';
 import { visibleDeep } from '../text/visible.js';
+import { describeBytes } from '../text/bytes.js';
+
+/** How a table's key memory was spent, for --debug. */
+function keysLine(event: Extract<ValidateEvent, { type: 'keys' }>): string {
+  const held =
+    event.secondRange === undefined
+      ? `${describeBytes(event.inMemory)} in memory`
+      : `${describeBytes(event.inMemory + event.secondRange)} in memory (first worker ${describeBytes(event.inMemory)}, second ${describeBytes(event.secondRange)})`;
+  return `${event.name}: keys took ${held} of a key memory of ${describeBytes(event.budget)}${event.spilled ? '; the rest went to disk' : ', none on disk'}`;
+}
 
 /**
  * The spinner's text while validating: the resource, its place among them, and for tables
@@ -22,6 +32,7 @@ export function validateProgress(
       debug?.(`${event.name}: validating`);
     } else if (event.type === 'bytes')
       update(`${heading} · ${meter.describe(event.read, event.total)}`);
+    else if (event.type === 'keys') debug?.(keysLine(event));
     else if (event.type === 'ranges')
       debug?.(
         event.joined

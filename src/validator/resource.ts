@@ -185,6 +185,14 @@ async function validateTable(
     // A source that could not be read at all (missing, empty) is that one error: no header
     // was read, so there are no label errors to add to it.
     if (result || validator.rowNumber > 0) validator.finish();
+    if (validator.trackers.length > 0)
+      ctx.onProgress?.({
+        type: 'keys',
+        name: resource.name,
+        budget: keyMemory,
+        ...validator.keyUsage(),
+        ...(split?.secondKeyBytes === undefined ? {} : { secondRange: split.secondKeyBytes }),
+      });
   } finally {
     split?.stop();
     validator.discard();

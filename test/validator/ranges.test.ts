@@ -265,6 +265,48 @@ describe('two byte ranges give the report of one pass', () => {
   });
 });
 
+describe('the key memory of two ranges', () => {
+  it('moves keys that are not ASCII from the second range to the first as bytes', async () => {
+    const code = (id: number): string => `ç${String(id)}-😀`;
+    const { csv, offsets } = table((row, line) => {
+      const cells = line.split(',');
+      const id = row === SPLIT_ROW + 50 ? 41 : Number(cells[0]);
+      return [cells[0], code(id), ...cells.slice(2)].join(',');
+    });
+    const { report, split } = await sameAsOnePass(tableDir(csv), offsets);
+    expect(split).toBe(true);
+    expect(
+      (report.tasks[0]?.errors ?? []).map((error) => `${error.type}@${String(error.rowNumber)}`),
+    ).toEqual([`unique-error@${String(SPLIT_ROW + 50)}`]);
+  });
+
+  it('is one budget: a first range whose keys outgrow its half stops the split, and reads on with all of it', async () => {
+    const { csv, offsets } = table();
+    // A string key table starts at one 16 MB page: past half of 30 MB, within all of it.
+    const { events } = await sameAsOnePass(tableDir(csv), offsets, { keyMemory: 30 * 1024 * 1024 });
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: 'ranges',
+        joined: false,
+        reason: 'the keys of the first range outgrew its half of the key memory',
+      }),
+    );
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'keys', spilled: false, budget: 30 * 1024 * 1024 }),
+    );
+  });
+
+  it('says how it was spent when the ranges are joined: the keys of each worker, none on disk', async () => {
+    const { csv, offsets } = table();
+    const { events, split } = await sameAsOnePass(tableDir(csv), offsets);
+    expect(split).toBe(true);
+    const spent = events.find((event) => event.type === 'keys');
+    expect(spent).toMatchObject({ type: 'keys', spilled: false });
+    expect(spent?.type === 'keys' && spent.secondRange).toBeGreaterThan(0);
+    expect(spent?.type === 'keys' && spent.inMemory).toBeGreaterThan(0);
+  });
+});
+
 describe('two byte ranges, the second in a worker the caller starts', () => {
   it('give the report of one pass, and a split inside quotes is abandoned', async () => {
     const { validateIsolated } = await import('../../src/validator/isolated.js');

@@ -5,7 +5,7 @@
  * whole chunk alive. Each table is split into segments by hash, so that growing one copies
  * a sixteenth of the table, not all of it.
  */
-import { BLOCK, Utf8Pages } from './utf8-pages.js';
+import { BLOCK, rawText, Utf8Pages, type RawPages } from './utf8-pages.js';
 
 const SEGMENTS = 16;
 const SEGMENT_BITS = 4;
@@ -211,6 +211,28 @@ class Entries extends Utf8Pages {
   override get bytes(): number {
     return super.bytes + this.hashes.length * BLOCK * 8;
   }
+
+  dump(): StringDump {
+    return { ...this.raw(), hashes: [...this.hashes], rows: [...this.rows], count: this.count };
+  }
+}
+
+/**
+ * A string table's keys as stored (UTF-8 pages, hashes, first rows), sent to another thread
+ * by moving its buffers: turned into heap strings, 10 million keys of a range took some
+ * 1.5 GB on each side.
+ */
+export interface StringDump extends RawPages {
+  hashes: Uint32Array[];
+  rows: Uint32Array[];
+  count: number;
+}
+
+/** The buffers of a string dump, to be moved rather than copied to another thread. */
+export function stringDumpBuffers(dump: StringDump): ArrayBuffer[] {
+  return [...dump.pages, ...dump.starts, ...dump.lengths, ...dump.hashes, ...dump.rows]
+    .map((array) => array.buffer)
+    .filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer);
 }
 
 class StringSegment {
@@ -236,7 +258,12 @@ class StringSegment {
   }
 
   find(key: string, hash: number): number | undefined {
-    const found = this.slots[this.probe(hash, this.entries.stage(key))] as number;
+    return this.findStaged(hash, this.entries.stage(key));
+  }
+
+  /** The first row of the key whose bytes were just staged, with its hash. */
+  findStaged(hash: number, length: number): number | undefined {
+    const found = this.slots[this.probe(hash, length)] as number;
     return found === 0 ? undefined : this.entries.rowOf(found - 1);
   }
 
@@ -292,6 +319,29 @@ export class StringRowTable {
 
   get bytes(): number {
     return this.entries.bytes + this.segments.reduce((sum, each) => sum + each.slots.byteLength, 0);
+  }
+
+  /** The keys as stored, for another thread: see StringDump. */
+  dump(): StringDump {
+    return this.entries.dump();
+  }
+
+  /**
+   * For each key of a dump that this table holds too: its row there, then here. Compared as
+   * bytes, with the dump's own hashes: no key becomes a string.
+   */
+  shared(dump: StringDump, visit: (row: number, first: number) => void): void {
+    for (let index = 0; index < dump.count; index++) {
+      const { page, offset, length } = rawText(dump, index);
+      const hash = (dump.hashes[index >>> 16] as Uint32Array)[index & (BLOCK - 1)] as number;
+      const staged = this.entries.stageBytes(page, offset, length);
+      const first = (this.segments[hash & (SEGMENTS - 1)] as StringSegment).findStaged(
+        hash,
+        staged,
+      );
+      if (first !== undefined)
+        visit((dump.rows[index >>> 16] as Uint32Array)[index & (BLOCK - 1)] as number, first);
+    }
   }
 
   /** Every key with its first row, in the order they were added. */

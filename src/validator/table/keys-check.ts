@@ -6,8 +6,10 @@ import {
   numberHash,
   NumberRowTable,
   StringRowTable,
+  stringDumpBuffers,
   stringHash,
   type NumberSlots,
+  type StringDump,
 } from './key-tables.js';
 import { SPILL_PARTS, spillPart, SpillFiles } from './spill.js';
 import type { LookupKeys } from './lookup-keys.js';
@@ -47,19 +49,19 @@ export interface LateRepeat {
 /** A tracker's keys with the row each was first seen on, as sent from one worker to another. */
 export interface KeyDump {
   numbers: NumberSlots[];
-  strings: string[];
-  stringRows: Uint32Array;
-  tagged: string[];
-  taggedRows: Uint32Array;
+  strings: StringDump | undefined;
+  tagged: StringDump | undefined;
 }
 
 /** The buffers of a dump, to be moved rather than copied to another thread. */
 export function dumpBuffers(dump: KeyDump): ArrayBuffer[] {
   return [
-    ...dump.numbers.flatMap(({ keys, rows }) => [keys.buffer, rows.buffer]),
-    dump.stringRows.buffer,
-    dump.taggedRows.buffer,
-  ].filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer);
+    ...dump.numbers
+      .flatMap(({ keys, rows }) => [keys.buffer, rows.buffer])
+      .filter((buffer): buffer is ArrayBuffer => buffer instanceof ArrayBuffer),
+    ...(dump.strings ? stringDumpBuffers(dump.strings) : []),
+    ...(dump.tagged ? stringDumpBuffers(dump.tagged) : []),
+  ];
 }
 
 /** Tracks unique values, primary and unique keys across rows. */
@@ -123,32 +125,20 @@ export class KeyTracker {
 
   /** Every key held in memory, with its first row. */
   dump(): KeyDump {
-    const strings = [...(this.strings?.rows() ?? [])];
-    const tagged = [...(this.tagged?.rows() ?? [])];
     return {
       numbers: this.numbers?.slots() ?? [],
-      strings: strings.map(([key]) => key),
-      stringRows: Uint32Array.from(strings, ([, row]) => row),
-      tagged: tagged.map(([key]) => key),
-      taggedRows: Uint32Array.from(tagged, ([, row]) => row),
+      strings: this.strings?.dump(),
+      tagged: this.tagged?.dump(),
     };
   }
 
   /** For each key of `dump` this tracker holds too: the dump's row, then this tracker's. */
   sharedWith(dump: KeyDump): [number, number][] {
     const shared: [number, number][] = [];
-    this.numbers?.shared(dump.numbers, (row, first) => shared.push([row, first]));
-    const texts: [StringRowTable | undefined, string[], Uint32Array][] = [
-      [this.strings, dump.strings, dump.stringRows],
-      [this.tagged, dump.tagged, dump.taggedRows],
-    ];
-    for (const [table, keys, rows] of texts) {
-      if (!table) continue;
-      for (let i = 0; i < keys.length; i++) {
-        const first = table.find(keys[i] as string);
-        if (first !== undefined) shared.push([rows[i] as number, first]);
-      }
-    }
+    const visit = (row: number, first: number): number => shared.push([row, first]);
+    this.numbers?.shared(dump.numbers, visit);
+    if (dump.strings) this.strings?.shared(dump.strings, visit);
+    if (dump.tagged) this.tagged?.shared(dump.tagged, visit);
     return shared;
   }
 

@@ -189,6 +189,10 @@ export class RangeSplit {
     };
     this.request = request;
     this.channel.post(request);
+    // The two ranges share the key memory: each holds its half, and the merge the two.
+    this.validator.shareKeyMemory(keyMemory, () =>
+      this.abandon('the keys of the first range outgrew its half of the key memory'),
+    );
   }
 
   /**
@@ -204,13 +208,18 @@ export class RangeSplit {
     if (!result.ok) return this.abandon(result.reason);
     if (this.validator.trackers.some((tracker) => tracker.isSpilled))
       return this.abandon('the keys of the first range outgrew their memory');
+    this.secondKeyBytes = result.keyBytes;
     await mergeRange(this.validator, result, request, this.setup.limits);
     this.setup.onOutcome?.({ joined: true });
     return true;
   }
 
+  /** Bytes the second range's keys held in memory, once joined. */
+  secondKeyBytes: number | undefined;
+
   /** Stops the second range, if it runs; the first reads on alone. */
   abandon(reason: string): false {
+    this.validator.endShare();
     this.stop();
     this.request = undefined;
     this.setup.onOutcome?.({ joined: false, reason });

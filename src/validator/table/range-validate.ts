@@ -112,6 +112,7 @@ export async function validateRange(
       rows: validator.rows,
       errors: collector.errors,
       places,
+      keyBytes: validator.keyUsage().inMemory,
       keys: validator.trackers.map((tracker) => tracker.dump()),
     };
   } catch (error) {

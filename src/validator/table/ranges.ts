@@ -107,6 +107,8 @@ export type RangeResult =
       errors: ReportError[];
       places: ErrorPlace[];
       keys: KeyDump[];
+      /** Bytes the second range's key tables held. */
+      keyBytes: number;
     }
   | { ok: false; reason: string };
 

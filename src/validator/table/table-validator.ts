@@ -106,6 +106,8 @@ export class TableValidator {
   private readonly primaryShared: boolean;
   private keyedRows = 0;
   private spillNoted = false;
+  /** While a second range runs: this range's share of the key memory, and what to do past it. */
+  private share: { bytes: number; over: () => void } | undefined;
   private readonly deferred = new Map<ForeignKeyCheck, SpillFiles>();
   private stopped = false;
   private readonly hasKeys: boolean;
@@ -331,6 +333,29 @@ export class TableValidator {
       places.push({ rows: this.rows, phase: -1, tracker: -1, first: -1, ...key });
   }
 
+  /**
+   * Holds this range's keys to `bytes` while a second range runs with the rest of the key
+   * memory; past it, `over` is called (it stops the second range) and the share ends.
+   */
+  shareKeyMemory(bytes: number, over: () => void): void {
+    this.share = { bytes, over };
+  }
+
+  endShare(): void {
+    this.share = undefined;
+  }
+
+  /** Bytes the key tables hold in memory, and whether any went to disk. */
+  keyUsage(): { inMemory: number; spilled: boolean } {
+    return {
+      inMemory: this.trackers.reduce(
+        (sum, tracker) => sum + (tracker.isSpilled ? 0 : tracker.bytes),
+        0,
+      ),
+      spilled: this.trackers.some((tracker) => tracker.isSpilled) || this.deferred.size > 0,
+    };
+  }
+
   /** Called once the data is read, so that a header-only table still gets its labels checked. */
   finish(): void {
     if (!this.map && !this.stopped) this.readHeader();
@@ -352,6 +377,12 @@ export class TableValidator {
   private keepKeysInBudget(): void {
     let inMemory = this.trackers.filter((tracker) => !tracker.isSpilled);
     let total = inMemory.reduce((sum, tracker) => sum + tracker.bytes, 0);
+    if (this.share && total > this.share.bytes) {
+      // The split cannot pay: the second range stops, and this one has the whole budget.
+      const over = this.share.over;
+      this.share = undefined;
+      over();
+    }
     if (total <= this.keyMemory) return;
     if (this.places) throw new RangeKeysTooLarge('the keys outgrew the memory of a range');
     while (total > this.keyMemory / 2 && inMemory.length > 0) {

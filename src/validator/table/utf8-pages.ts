@@ -28,6 +28,18 @@ export class Utf8Pages {
     return this.page.write(text, this.used, 'utf8');
   }
 
+  /** Writes bytes given as UTF-8 where the next text would go; returns their length. */
+  stageBytes(source: Uint8Array, start: number, length: number): number {
+    if (this.pages.length === 0 || this.used + length > this.page.length) {
+      this.page = Buffer.allocUnsafeSlow(Math.max(PAGE_BYTES, length));
+      this.pages.push(this.page);
+      this.pageBytes += this.page.length;
+      this.used = 0;
+    }
+    this.page.set(source.subarray(start, start + length), this.used);
+    return length;
+  }
+
   /** Whether text `index` has the bytes just staged. */
   equalsStaged(index: number, length: number): boolean {
     const block = index >>> 16;
@@ -65,4 +77,31 @@ export class Utf8Pages {
   get bytes(): number {
     return this.pageBytes + this.starts.length * BLOCK * 12;
   }
+
+  /** The texts as they are stored, to be moved to another thread without a copy. */
+  raw(): RawPages {
+    return { pages: [...this.pages], starts: [...this.starts], lengths: [...this.lengths] };
+  }
+}
+
+/** The storage of a Utf8Pages: its pages and where each text is in them. */
+export interface RawPages {
+  pages: Uint8Array[];
+  starts: Float64Array[];
+  lengths: Uint32Array[];
+}
+
+/** Where text `index` of raw pages is: its page, offset and length. */
+export function rawText(
+  raw: RawPages,
+  index: number,
+): { page: Uint8Array; offset: number; length: number } {
+  const block = index >>> 16;
+  const at = index & (BLOCK - 1);
+  const start = (raw.starts[block] as Float64Array)[at] as number;
+  return {
+    page: raw.pages[Math.floor(start / 2 ** 32)] as Uint8Array,
+    offset: start % 2 ** 32,
+    length: (raw.lengths[block] as Uint32Array)[at] as number,
+  };
 }
