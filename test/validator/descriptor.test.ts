@@ -271,7 +271,7 @@ describe('missing values', () => {
     folder({
       'a.csv': 'a,b\n1,x\nNA,y\n',
       'datapackage.json': {
-        ...(v2 ? { $schema: 'https://datapackage.org/profiles/2.0/datapackage.json' } : {}),
+        $schema: `https://datapackage.org/profiles/${v2 ? '2.0' : '1.0'}/datapackage.json`,
         name: 't',
         resources: [{ name: 'a', path: 'a.csv', schema }],
       },

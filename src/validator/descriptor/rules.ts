@@ -1,7 +1,7 @@
 import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
 import { checkProfile, checkProfileAt } from './ajv.js';
-import { declaredVersion, isRemote, rulesVersion, unsafeReason } from './paths.js';
+import { declaredVersion, isRemote, unsafeReason } from './paths.js';
 import { fieldRules } from './field-rules.js';
 import type {
   DialectDescriptor,
@@ -66,13 +66,13 @@ export function checkResource(
   }
   const label = typeof resource.name === 'string' ? `"${resource.name}"` : where;
   const errors = notes.map((note) => reportError('resource-error', `${note} in resource ${label}`));
-  if (isObject(resource.schema))
+  if (isObject(resource.schema)) {
+    // As the reference decides: a version no descriptor declares accepts both forms.
+    const declared = packageDeclared ?? declaredVersion(resource.schema);
     errors.push(
-      ...checkSchema(
-        resource.schema as SchemaDescriptor,
-        rulesVersion(packageDeclared, version, resource.schema),
-      ),
+      ...checkSchema(resource.schema as SchemaDescriptor, declared ?? version, !declared),
     );
+  }
   if (isObject(resource.dialect)) errors.push(...checkDialect(resource.dialect, version));
   return errors;
 }
@@ -109,7 +109,11 @@ function dataSourceRules(resource: ResourceDescriptor, version: StandardVersion)
   return notes;
 }
 
-export function checkSchema(schema: SchemaDescriptor, version: StandardVersion): ReportError[] {
+export function checkSchema(
+  schema: SchemaDescriptor,
+  version: StandardVersion,
+  undeclared = false,
+): ReportError[] {
   // A problem with one field's properties is that field's, as the reference reports it.
   const errors = checkProfileAt('schema', version, schema).map(({ note, path }) =>
     reportError(/^fields\/\d+(\/|$)/.test(path) ? 'field-error' : 'schema-error', note),
@@ -127,47 +131,38 @@ export function checkSchema(schema: SchemaDescriptor, version: StandardVersion):
   }
   errors.push(...keyRules(schema, new Set(names)).map((note) => reportError('schema-error', note)));
   errors.push(
-    ...missingValueRules(schema.missingValues, 'the schema', version).map((note) =>
+    ...missingValueRules(schema.missingValues, 'the schema', version, undeclared).map((note) =>
       reportError('schema-error', note),
     ),
   );
+  // A field's own missing values are that field's problem.
   for (const field of schema.fields)
     errors.push(
-      ...fieldMissingValueRules(field.missingValues, `field "${field.name}"`, version).map((note) =>
-        reportError('field-error', note),
+      ...missingValueRules(field.missingValues, `field "${field.name}"`, version, undeclared).map(
+        (note) => reportError('field-error', note),
       ),
     );
   return errors;
 }
 
 /**
- * A field's own `missingValues` (v2): the schema's rules, and no value given twice, in
- * either form.
+ * `missingValues` at one level: a declared v1 has strings only (the `{value, label}` form is
+ * v2; where no descriptor declares a version, both are taken, as the reference takes them);
+ * a list with values in that form has each value once, and each label. A list of strings
+ * only may repeat one: the standard does not forbid it.
  */
-function fieldMissingValueRules(
+function missingValueRules(
   values: unknown,
   where: string,
   version: StandardVersion,
+  undeclared: boolean,
 ): string[] {
-  const notes = missingValueRules(values, where, version);
-  if (!Array.isArray(values) || notes.length > 0 || version === 1) return notes;
-  const all = values.map((item: unknown) => (isObject(item) ? item.value : item));
-  if (new Set(all).size !== all.length) notes.push(`missing values of ${where} are not unique`);
-  return notes;
-}
-
-/**
- * `missingValues` at one level: v1 has strings only (the `{value, label}` form is v2); in
- * v2, values given in that form are unique and so are their labels. A list of strings may
- * repeat one: the standard does not forbid it.
- */
-function missingValueRules(values: unknown, where: string, version: StandardVersion): string[] {
   if (!Array.isArray(values)) return [];
   const objects = values.filter((item): item is { value?: unknown; label?: unknown } =>
     isObject(item),
   );
   if (objects.length === 0) return [];
-  if (version === 1)
+  if (version === 1 && !undeclared)
     return [`missing values of ${where} must be strings in v1 (the {"value", "label"} form is v2)`];
   const notes: string[] = [];
   const all = values.map((item: unknown) => (isObject(item) ? item.value : item));
