@@ -149,7 +149,7 @@ async function validateParsed(
     descriptor !== null && typeof descriptor === 'object' && !Array.isArray(descriptor);
   const version = isObject ? detectVersion(descriptor) : 1;
   // Likely typos of standard properties are allowed by the standards: warnings, unless strict.
-  const typos = typoWarnings(descriptor);
+  const typos = typoWarnings(descriptor, options.strict === true);
   const warnings = options.strict ? [] : typos;
   const errors = isObject ? await resolveReferences(descriptor, version, base, options.fetch) : [];
   await prepareProfiles();

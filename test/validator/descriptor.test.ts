@@ -247,6 +247,30 @@ describe('likely typos', () => {
     ).toEqual([]);
   });
 
+  it('does not take the properties of DataHub datasets for typos; strict reports every unknown one', async () => {
+    const dir = pkg({
+      name: 't',
+      related: [{ title: 'x', path: '/core/x' }],
+      views: [],
+      collection: 'stock-market-data',
+      has_premium: true,
+      myOwnThing: 1,
+      resources: [{ name: 'a', path: 'a.csv', datahub: { type: 'original' } }],
+    });
+    const report = await check(dir);
+    expect(report.valid).toBe(true);
+    expect(report.warnings).toEqual([]);
+    const strict = await check(dir, { strict: true });
+    expect(strict.errors.map((error) => error.note)).toEqual([
+      'the package: property "related" is not a standard one',
+      'the package: property "views" is not a standard one',
+      'the package: property "collection" is not a standard one',
+      'the package: property "has_premium" is not a standard one',
+      'the package: property "myOwnThing" is not a standard one',
+      'resource "a": property "datahub" is not a standard one',
+    ]);
+  });
+
   it('says which property a missing required one was probably typed as, and the value an enum meant', async () => {
     const missing = await check(pkg({ name: 't', resouces: [{ name: 'a', path: 'a.csv' }] }));
     expect(missing.errors[0]?.message).toContain(
