@@ -3,6 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { MessagePort } from 'node:worker_threads';
 import { asList } from './descriptor/rules.js';
 import { isRemote, rulesVersion } from './descriptor/paths.js';
+import { isLfsPointer } from './lfs.js';
 import type { ValidateEvent } from './index.js';
 import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
@@ -86,6 +87,15 @@ function isTable(resource: ResourceDescriptor): boolean {
   );
 }
 
+/** The local paths of a resource whose files are Git LFS pointers. */
+async function lfsPointers(resource: ResourceDescriptor, ctx: ResourceContext): Promise<string[]> {
+  if (resource.data !== undefined || ctx.base.url) return [];
+  const found: string[] = [];
+  for (const path of paths(resource))
+    if (await isLfsPointer(locate(path, ctx.base))) found.push(path);
+  return found;
+}
+
 function placeOf(resource: ResourceDescriptor): string {
   if (resource.data !== undefined) return '<memory>';
   const list = paths(resource);
@@ -105,6 +115,18 @@ export async function validateResource(
   );
   const plan = hashPlan(resource.hash);
   if (plan.warning) collector.warnings.push(plan.warning);
+  // Pointers in place of the data are that one error each, not a table of their text.
+  const pointers = await lfsPointers(resource, ctx);
+  if (pointers.length > 0) {
+    for (const path of pointers)
+      collector.add(
+        reportError(
+          'source-error',
+          `"${path}" is a Git LFS pointer, not the data: fetch the data with \`git lfs pull\``,
+        ),
+      );
+    return collector.finish({});
+  }
   if (!table) {
     const format = formatOf(resource);
     if (resource.schema !== undefined && format) {
