@@ -1,4 +1,10 @@
-import { readFile, stat } from 'node:fs/promises';
+import {
+  DescriptorClash,
+  descriptorIn,
+  isDescriptorPath,
+  readDescriptorFile,
+} from '../files/descriptor-file.js';
+import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
@@ -51,19 +57,25 @@ async function localDescriptor(
 ): Promise<{ descriptor: { resources?: ResourceDescriptor[] }; dir: string } | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new InputError(`"${path}" does not exist`);
-  const file = info.isDirectory()
-    ? join(path, 'datapackage.json')
-    : path.toLowerCase().endsWith('.json')
-      ? path
-      : undefined;
+  let file: string | undefined;
+  try {
+    file = info.isDirectory()
+      ? ((await descriptorIn(path)) ?? join(path, 'datapackage.json'))
+      : isDescriptorPath(path)
+        ? path
+        : undefined;
+  } catch (error) {
+    if (error instanceof DescriptorClash) throw new InputError(error.message);
+    throw error;
+  }
   if (!file) return undefined;
   try {
     return {
-      descriptor: JSON.parse(await readFile(file, 'utf8')) as { resources?: ResourceDescriptor[] },
+      descriptor: (await readDescriptorFile(file)) as { resources?: ResourceDescriptor[] },
       dir: dirname(file),
     };
   } catch {
-    throw new InputError(`${file} is not a readable datapackage.json`);
+    throw new InputError(`${file} is not a readable descriptor`);
   }
 }
 

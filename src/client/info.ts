@@ -1,3 +1,4 @@
+import { descriptorIn, readDescriptorFile } from '../files/descriptor-file.js';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileHead } from '../files/chunks.js';
@@ -128,10 +129,9 @@ export async function datasetInfo(
   const descriptor = location.descriptor
     ? location.descriptor
     : location.dir
-      ? (JSON.parse(await readFile(join(location.dir, 'datapackage.json'), 'utf8')) as Record<
-          string,
-          unknown
-        >)
+      ? ((await readDescriptorFile(
+          (await descriptorIn(location.dir)) ?? join(location.dir, 'datapackage.json'),
+        )) as Record<string, unknown>)
       : ((await json(
           'info',
           await send(fetch, 'info', location.descriptorUrl ?? '', {

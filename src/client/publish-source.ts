@@ -2,6 +2,13 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
+import {
+  DescriptorClash,
+  descriptorIn,
+  isDescriptorPath,
+  isYamlPath,
+  parseYaml,
+} from '../files/descriptor-file.js';
 import type { PublishSource } from './publish.js';
 
 /** A publish source and what to remove once it is published. */
@@ -11,14 +18,54 @@ export interface ResolvedSource extends PublishSource {
 
 async function readDescriptor(file: string): Promise<Record<string, unknown>> {
   let parsed: unknown;
+  const yaml = isYamlPath(file);
   try {
-    parsed = JSON.parse(await readFile(file, 'utf8'));
-  } catch {
-    throw new InputError(`${file} is not a readable JSON descriptor`);
+    const text = await readFile(file, 'utf8');
+    const read = yaml
+      ? await parseYaml(text)
+      : { ok: true as const, value: JSON.parse(text) as unknown };
+    if (!read.ok) throw new InputError(`${file} is not readable YAML: ${read.message}`);
+    parsed = read.value;
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    throw new InputError(`${file} is not a readable ${yaml ? 'YAML' : 'JSON'} descriptor`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-    throw new InputError(`${file} is not a descriptor (a JSON object)`);
+    throw new InputError(`${file} is not a descriptor (an object)`);
   return parsed as Record<string, unknown>;
+}
+
+/** The descriptor file of a folder, or why there is none to take. */
+async function folderDescriptor(path: string): Promise<string> {
+  let found: string | undefined;
+  try {
+    found = await descriptorIn(path);
+  } catch (error) {
+    if (error instanceof DescriptorClash) throw new InputError(error.message);
+    throw error;
+  }
+  if (!found)
+    throw new InputError(
+      `"${path}" is a folder without a datapackage.json (or datapackage.yaml)`,
+      'publish a single data file with `data publish file.csv`, or describe the folder first',
+    );
+  return found;
+}
+
+/**
+ * A package described in YAML: the hub takes JSON, so the same descriptor is sent as JSON
+ * from a file of its own, removed once published.
+ */
+async function asJson(source: Omit<ResolvedSource, 'cleanup'>): Promise<ResolvedSource> {
+  if (!isYamlPath(source.descriptorFile)) return { ...source, cleanup: () => Promise.resolve() };
+  const folder = await mkdtemp(join(tmpdir(), 'data-publish-'));
+  const descriptorFile = join(folder, 'datapackage.json');
+  await writeFile(descriptorFile, `${JSON.stringify(source.descriptor, null, 2)}\n`);
+  return {
+    ...source,
+    descriptorFile,
+    cleanup: () => rm(folder, { recursive: true, force: true }),
+  };
 }
 
 const README_BYTES = 1024 * 1024;
@@ -55,34 +102,26 @@ async function withReadme(
 export async function resolvePublishSource(path: string, name?: string): Promise<ResolvedSource> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new InputError(`"${path}" does not exist`);
-  const nothing = () => Promise.resolve();
-  const single = !info.isDirectory() && !path.toLowerCase().endsWith('.json');
+  const single = !info.isDirectory() && !isDescriptorPath(path);
   if (name !== undefined && !single)
     throw new UsageError(
       '--name names the package made from a single data file',
       'a package\'s name is the "name" of its datapackage.json',
     );
   if (info.isDirectory()) {
-    const descriptorFile = join(path, 'datapackage.json');
-    if (!(await stat(descriptorFile).catch(() => undefined))?.isFile())
-      throw new InputError(
-        `"${path}" is a folder without a datapackage.json`,
-        'publish a single data file with `data publish file.csv`, or describe the folder first',
-      );
-    return {
+    const descriptorFile = await folderDescriptor(path);
+    return asJson({
       dir: path,
       descriptor: await withReadme(path, await readDescriptor(descriptorFile)),
       descriptorFile,
-      cleanup: nothing,
-    };
+    });
   }
   if (!single)
-    return {
+    return asJson({
       dir: dirname(path),
       descriptor: await withReadme(dirname(path), await readDescriptor(path)),
       descriptorFile: path,
-      cleanup: nothing,
-    };
+    });
   const { describeFile } = await import('../validator/index.js');
   const descriptor = await describeFile(path, name);
   const folder = await mkdtemp(join(tmpdir(), 'data-publish-'));

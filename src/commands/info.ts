@@ -1,3 +1,4 @@
+import { DESCRIPTOR_NAMES } from '../files/descriptor-file.js';
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -46,7 +47,7 @@ async function showDataFile(path: string, target: string, ctx: Context): Promise
 function localPackage(local: string, target: string): string | undefined {
   if (!existsSync(local)) return undefined;
   const dir = statSync(local).isDirectory() ? local : dirname(local);
-  if (existsSync(resolve(dir, 'datapackage.json'))) return dir;
+  if (DESCRIPTOR_NAMES.some((name) => existsSync(resolve(dir, name)))) return dir;
   if (/^[^/\\]+\/[^/\\]+$/.test(target)) return undefined;
   throw new InputError(`${target} has no datapackage.json`);
 }

@@ -1,5 +1,6 @@
 import type { TableSinks } from './table/row-sink.js';
 import { declaredVersion, detectVersion } from './descriptor/paths.js';
+import { isYamlPath } from '../files/descriptor-file.js';
 import { parseDescriptor, resolveReferences } from './descriptor/load.js';
 import { checkPackage } from './descriptor/rules.js';
 import { prepareProfiles } from './descriptor/ajv.js';
@@ -105,7 +106,7 @@ async function validatePackage(source: Source, options: ValidateOptions): Promis
       return { errors: [reportError('package-error', error.note)], tasks: [], warnings: [] };
     throw error;
   }
-  const parsed = parseDescriptor(text);
+  const parsed = await parseDescriptor(text, 'descriptor', isYamlPath(source.location));
   if (!parsed.ok) return { errors: [parsed.error], tasks: [], warnings: [] };
   return validateParsed(parsed.value as PackageDescriptor, base, options);
 }

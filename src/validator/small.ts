@@ -1,3 +1,4 @@
+import { isDescriptorPath, isYamlPath, parseYaml } from '../files/descriptor-file.js';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
@@ -57,7 +58,12 @@ async function localInput(input: string | Held): Promise<LocalInput | undefined>
     const info = await stat(source.location);
     if (source.kind === 'table') return { sizes: [info.size], descriptor: {}, dir: '.' };
     if (info.size > MAX_DESCRIPTOR_BYTES) return undefined;
-    const descriptor: unknown = JSON.parse(await readFile(source.location, 'utf8'));
+    const text = await readFile(source.location, 'utf8');
+    const parsed = isYamlPath(source.location)
+      ? await parseYaml(text)
+      : { ok: true as const, value: JSON.parse(text) as unknown };
+    if (!parsed.ok) return undefined;
+    const descriptor = parsed.value;
     const dir = source.dir ?? '.';
     const sizes = await sizesOf(dir, namedPaths(descriptor));
     return sizes && { sizes: [info.size, ...sizes], descriptor, dir };
@@ -79,13 +85,13 @@ export async function isSmallLocal(input: string | Held): Promise<boolean> {
   return !(await declaresPattern(local));
 }
 
-const PATTERN = /"pattern"\s*:/;
+const PATTERN = /"?\bpattern"?\s*:/;
 
 /** Whether the descriptor read, or a schema file it names, may declare a pattern constraint. */
 async function declaresPattern({ descriptor, dir }: LocalInput): Promise<boolean> {
   if (PATTERN.test(JSON.stringify(descriptor))) return true;
   for (const path of namedPaths(descriptor)) {
-    if (typeof path !== 'string' || !path.endsWith('.json')) continue;
+    if (typeof path !== 'string' || !isDescriptorPath(path)) continue;
     // A file that cannot be read is reported by the validation, at once.
     const schema = await readFile(isAbsolute(path) ? path : join(dir, path), 'utf8').catch(
       () => '',

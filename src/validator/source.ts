@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
+import { DescriptorClash, descriptorIn, isDescriptorPath } from '../files/descriptor-file.js';
 
 /** The source named on the command line does not exist or cannot be used. */
 export class SourceNotFound extends Error {
@@ -15,20 +16,26 @@ export type Source =
 export async function resolveSource(input: string): Promise<Source> {
   if (isRemote(input)) {
     const url = new URL(input);
-    if (url.pathname.endsWith('.json')) return { kind: 'descriptor', location: input, url: input };
+    if (isDescriptorPath(url.pathname)) return { kind: 'descriptor', location: input, url: input };
     return { kind: 'table', location: input, file: basename(url.pathname) || 'data', url: input };
   }
   const info = await stat(input).catch(() => undefined);
   if (!info) throw new SourceNotFound(`"${input}" does not exist`);
   if (info.isDirectory()) {
-    const location = join(input, 'datapackage.json');
-    if (!(await stat(location).catch(() => undefined))?.isFile()) {
-      throw new SourceNotFound(`"${input}" is a folder without a datapackage.json`);
+    let location: string | undefined;
+    try {
+      location = await descriptorIn(input);
+    } catch (error) {
+      if (error instanceof DescriptorClash) throw new SourceNotFound(error.message);
+      throw error;
     }
+    if (!location)
+      throw new SourceNotFound(
+        `"${input}" is a folder without a datapackage.json (or datapackage.yaml)`,
+      );
     return { kind: 'descriptor', location, dir: input };
   }
-  if (input.toLowerCase().endsWith('.json'))
-    return { kind: 'descriptor', location: input, dir: dirname(input) };
+  if (isDescriptorPath(input)) return { kind: 'descriptor', location: input, dir: dirname(input) };
   return { kind: 'table', location: input, file: basename(input), dir: dirname(input) };
 }
 

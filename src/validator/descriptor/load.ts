@@ -3,12 +3,32 @@ import type { ReportError } from '../report/types.js';
 import { locate, readText, SourceFailure, type Base, type Fetch } from '../location.js';
 import { unsafeReason } from './paths.js';
 import { jsonErrorOffset } from './json-position.js';
+import { isYamlPath, parseYaml } from '../../files/descriptor-file.js';
 import type { PackageDescriptor, StandardVersion } from './types.js';
 
 export type Loaded = { ok: true; value: unknown } | { ok: false; error: ReportError };
 
-/** Parses descriptor text; a syntax error becomes a package error with line and column. */
-export function parseDescriptor(text: string, what = 'descriptor'): Loaded {
+/**
+ * Parses descriptor text, JSON or YAML (by its path); a syntax error becomes a package error
+ * with line and column.
+ */
+export async function parseDescriptor(
+  text: string,
+  what = 'descriptor',
+  yaml = false,
+): Promise<Loaded> {
+  if (yaml) {
+    const parsed = await parseYaml(text);
+    return parsed.ok
+      ? parsed
+      : {
+          ok: false,
+          error: reportError(
+            'package-error',
+            `cannot parse the ${what} as YAML: ${parsed.message}`,
+          ),
+        };
+  }
   try {
     return { ok: true, value: JSON.parse(text.replace(/^\uFEFF/, '')) as unknown };
   } catch (error) {
@@ -51,9 +71,10 @@ export async function resolveReferences(
       if (typeof reference !== 'string' || unsafeReason(reference, version)) continue;
       const type = property === 'schema' ? 'schema-error' : 'dialect-error';
       try {
-        const loaded = parseDescriptor(
+        const loaded = await parseDescriptor(
           await readText(locate(reference, base), fetch),
           `${property} "${reference}"`,
+          isYamlPath(reference),
         );
         if (loaded.ok) (resource as Record<string, unknown>)[property] = loaded.value;
         else errors.push(reportError(type, loaded.error.note));

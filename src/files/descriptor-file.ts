@@ -1,0 +1,69 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** The names a package's descriptor may have in its folder, JSON first. */
+export const DESCRIPTOR_NAMES = ['datapackage.json', 'datapackage.yaml', 'datapackage.yml'];
+
+/** Whether a descriptor's path or URL says it is YAML. */
+export function isYamlPath(path: string): boolean {
+  return /\.ya?ml$/i.test(path.replace(/[?#].*$/, ''));
+}
+
+/** Whether a path or URL names a descriptor file (JSON or YAML) rather than data. */
+export function isDescriptorPath(path: string): boolean {
+  return /\.(json|ya?ml)$/i.test(path.replace(/[?#].*$/, ''));
+}
+
+/** A folder holds more than one descriptor: which one is meant cannot be guessed. */
+export class DescriptorClash extends Error {
+  override readonly name = 'DescriptorClash';
+}
+
+/**
+ * The descriptor file of a folder: datapackage.json, datapackage.yaml or datapackage.yml;
+ * undefined when there is none, DescriptorClash when there are several.
+ */
+export async function descriptorIn(folder: string): Promise<string | undefined> {
+  const found: string[] = [];
+  for (const name of DESCRIPTOR_NAMES)
+    if ((await stat(join(folder, name)).catch(() => undefined))?.isFile()) found.push(name);
+  if (found.length > 1)
+    throw new DescriptorClash(
+      `"${folder}" holds ${found.join(' and ')}: keep the one that describes the package`,
+    );
+  return found[0] === undefined ? undefined : join(folder, found[0]);
+}
+
+export type ParsedText = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * YAML descriptor text as the same value JSON would give, or why it cannot be read, with
+ * its line and column. The YAML library is loaded only for YAML descriptors.
+ */
+export async function parseYaml(text: string): Promise<ParsedText> {
+  const { parse, YAMLParseError } = await import('yaml');
+  try {
+    return {
+      ok: true,
+      value: parse(text.replace(/^\uFEFF/, ''), { maxAliasCount: 100 }) as unknown,
+    };
+  } catch (error) {
+    if (!(error instanceof YAMLParseError)) throw error;
+    const [at] = error.linePos ?? [];
+    const first = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? '';
+    return {
+      ok: false,
+      message: at ? `${first} at line ${String(at.line)} column ${String(at.col)}` : first,
+    };
+  }
+}
+
+/** A descriptor file's value, JSON or YAML by its name; throws with why it cannot be read. */
+export async function readDescriptorFile(file: string): Promise<unknown> {
+  const { readFile } = await import('node:fs/promises');
+  const text = await readFile(file, 'utf8');
+  if (!isYamlPath(file)) return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
+  const parsed = await parseYaml(text);
+  if (!parsed.ok) throw new Error(parsed.message);
+  return parsed.value;
+}
