@@ -12,6 +12,7 @@ export interface InitOptions {
   dir: string;
   force: boolean;
   interactive: boolean;
+  refresh?: boolean;
 }
 
 export function registerInit(
@@ -25,6 +26,10 @@ export function registerInit(
     .argument('[dir]', 'the folder', '.')
     .option('--force', 'replace a datapackage.json that is there')
     .option('--interactive', 'ask for the name, title and licence, and about each resource')
+    .option(
+      '--refresh',
+      'update the bytes and hash of an existing descriptor to its files, and nothing else',
+    )
     .addHelpText(
       'after',
       '\nEach table gets the schema validation infers (types, formats) and a primary key when a\nfield named like a key (id, code, …_id) is unique; what the whole data contradicts is\nloosened until `data validate` passes.\n\nExamples:\n  data init\n  data init my-data --interactive\n  data init my-data --json          # print the descriptor instead',
@@ -32,13 +37,18 @@ export function registerInit(
     .action(
       async (
         dir: string,
-        options: { force?: boolean; interactive?: boolean },
+        options: { force?: boolean; interactive?: boolean; refresh?: boolean },
         command: Command,
       ) => {
         const ctx = contextFor(command);
         setExitCode(
           await runInit(
-            { dir, force: options.force === true, interactive: options.interactive === true },
+            {
+              dir,
+              force: options.force === true,
+              interactive: options.interactive === true,
+              refresh: options.refresh === true,
+            },
             ctx,
           ),
         );
@@ -69,7 +79,49 @@ async function settledDraft(
   return { draft, valid: false };
 }
 
+/** `--refresh`: the bytes and hash of the descriptor that is there, brought up to date. */
+async function runRefresh(options: InitOptions, ctx: Context): Promise<number> {
+  if (options.force || options.interactive)
+    throw new UsageError(
+      '--refresh changes an existing descriptor: leave out --force and --interactive',
+    );
+  const { descriptorIn, DescriptorClash, isDescriptorPath } =
+    await import('../files/descriptor-file.js');
+  const given = resolve(ctx.io.cwd, options.dir);
+  if (!existsSync(given)) throw new UsageError(`"${options.dir}" does not exist`);
+  let file: string | undefined;
+  try {
+    file = isDescriptorPath(given) ? given : await descriptorIn(given);
+  } catch (error) {
+    if (error instanceof DescriptorClash) throw new UsageError(error.message);
+    throw error;
+  }
+  if (!file)
+    throw new UsageError(
+      `"${options.dir}" has no descriptor to refresh`,
+      'describe the folder first with `data init`',
+    );
+  const { refreshDescriptor } = await import('../init/refresh.js');
+  let changes;
+  try {
+    changes = await refreshDescriptor(file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : ''}`);
+  }
+  if (ctx.globals.json) {
+    writeJson(ctx, { descriptor: file, changed: changes });
+    return 0;
+  }
+  if (changes.length === 0) ctx.io.stdout.write(`${file}: every bytes and hash is up to date\n`);
+  for (const change of changes)
+    ctx.io.stdout.write(
+      `${file}: resource "${change.resource}" ${change.property} ${String(change.from)} → ${String(change.to)}\n`,
+    );
+  return 0;
+}
+
 export async function runInit(options: InitOptions, ctx: Context): Promise<number> {
+  if (options.refresh) return runRefresh(options, ctx);
   const dir = resolve(ctx.io.cwd, options.dir);
   const target = join(dir, 'datapackage.json');
   if (!existsSync(dir)) throw new UsageError(`"${options.dir}" does not exist`);

@@ -240,4 +240,17 @@ export async function printReport(
   } else {
     out.write(renderPlain(report, ctx.colors));
   }
+  if (onlyStaleSizes(report) && !ctx.globals.json && options.format !== 'json')
+    ctx.io.stderr.write(
+      `the files changed since their bytes and hash were written: \`data init --refresh ${options.source}\` updates them\n`,
+    );
+}
+
+/** Whether every error is a file's size or hash that its descriptor has out of date. */
+function onlyStaleSizes(report: Report): boolean {
+  const errors = [...report.errors, ...report.tasks.flatMap((task) => task.errors)];
+  return (
+    errors.length > 0 &&
+    errors.every((error) => error.type === 'byte-count' || error.type === 'hash-count')
+  );
 }
