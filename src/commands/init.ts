@@ -13,6 +13,7 @@ export interface InitOptions {
   force: boolean;
   interactive: boolean;
   refresh?: boolean;
+  yaml?: boolean;
 }
 
 export function registerInit(
@@ -26,6 +27,7 @@ export function registerInit(
     .argument('[dir]', 'the folder', '.')
     .option('--force', 'replace a datapackage.json that is there')
     .option('--interactive', 'ask for the name, title and licence, and about each resource')
+    .option('--yaml', 'write datapackage.yaml instead of datapackage.json')
     .option(
       '--refresh',
       'update the bytes and hash of an existing descriptor to its files, and nothing else',
@@ -37,7 +39,7 @@ export function registerInit(
     .action(
       async (
         dir: string,
-        options: { force?: boolean; interactive?: boolean; refresh?: boolean },
+        options: { force?: boolean; interactive?: boolean; refresh?: boolean; yaml?: boolean },
         command: Command,
       ) => {
         const ctx = contextFor(command);
@@ -48,6 +50,7 @@ export function registerInit(
               force: options.force === true,
               interactive: options.interactive === true,
               refresh: options.refresh === true,
+              yaml: options.yaml === true,
             },
             ctx,
           ),
@@ -123,10 +126,20 @@ async function runRefresh(options: InitOptions, ctx: Context): Promise<number> {
 export async function runInit(options: InitOptions, ctx: Context): Promise<number> {
   if (options.refresh) return runRefresh(options, ctx);
   const dir = resolve(ctx.io.cwd, options.dir);
-  const target = join(dir, 'datapackage.json');
+  const target = join(dir, options.yaml ? 'datapackage.yaml' : 'datapackage.json');
   if (!existsSync(dir)) throw new UsageError(`"${options.dir}" does not exist`);
   if (existsSync(target) && !options.force && !ctx.globals.json)
     throw new UsageError(`${target} exists`, 'pass --force to replace it');
+  // Two descriptors in one folder leave every command asking which one is meant.
+  const { DESCRIPTOR_NAMES } = await import('../files/descriptor-file.js');
+  const other = DESCRIPTOR_NAMES.map((name) => join(dir, name)).find(
+    (path) => path !== target && existsSync(path),
+  );
+  if (other && !ctx.globals.json)
+    throw new UsageError(
+      `${other} describes this folder already`,
+      'remove it first, or refresh it with `data init --refresh`',
+    );
   const { nameFromFile } = await import('../validator/source.js');
   const { draft, valid } = await settledDraft(dir, nameFromFile(basename(dir)), ctx);
   const descriptor: Record<string, unknown> = options.interactive
@@ -137,7 +150,12 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
     return 0;
   }
   const temporary = `${target}.${String(process.pid)}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(descriptor, null, 2)}\n`);
+  await writeFile(
+    temporary,
+    options.yaml
+      ? (await import('yaml')).stringify(descriptor)
+      : `${JSON.stringify(descriptor, null, 2)}\n`,
+  );
   await rename(temporary, target);
   const count = (descriptor.resources as unknown[]).length;
   ctx.io.stdout.write(`wrote ${target}: ${String(count)} resource${count === 1 ? '' : 's'}\n`);

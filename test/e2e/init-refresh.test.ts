@@ -46,6 +46,25 @@ function folder(descriptorName: string, text: string): string {
   return dir;
 }
 
+describe('data init --yaml', () => {
+  it('writes a datapackage.yaml that validates, and will not add a second descriptor', async () => {
+    const dir = tempDir();
+    try {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'a.csv'), A);
+      const init = await runData(['init', '--yaml', dir]);
+      expect(init.code).toBe(0);
+      expect(readFileSync(join(dir, 'datapackage.yaml'), 'utf8')).toMatch(/^name: /m);
+      expect((await runData(['validate', dir])).code).toBe(0);
+      const json = await runData(['init', dir]);
+      expect(json.code).toBe(2);
+      expect(json.err).toContain('datapackage.yaml describes this folder already');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('data init --refresh', () => {
   it('updates bytes and hash in their algorithm, and leaves every other byte as it was', async () => {
     const dir = folder('datapackage.json', STALE_JSON);
