@@ -224,7 +224,13 @@ export async function printReport(
   } else if (options.format === 'github') {
     const isFolder = statSync(options.source, { throwIfNoEntry: false })?.isDirectory() ?? false;
     const base = isFolder ? options.source : dirname(options.source);
-    const descriptor = isFolder ? join(options.source, 'datapackage.json') : options.source;
+    const { descriptorIn } = await import('../files/descriptor-file.js');
+    const inFolder = isFolder
+      ? await descriptorIn(options.source).catch(() => undefined)
+      : undefined;
+    const descriptor = isFolder
+      ? (inFolder ?? join(options.source, 'datapackage.json'))
+      : options.source;
     out.write(
       renderGithub(report, descriptor, (task) =>
         task.place === '<memory>'
