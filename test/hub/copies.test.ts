@@ -8,35 +8,36 @@ import { zipEntries } from '../helpers/unzip.js';
 
 type Resource = { name: string; bytes?: number; hash?: string; datahub?: { type: string } };
 
+/** Writes a one-table package: its CSV (header, then rows) and its descriptor. */
+function onePackage(
+  dir: string,
+  name: string,
+  fields: { name: string; type: string }[],
+  rows: string[][],
+  delimiter: string,
+): string {
+  mkdirSync(dir, { recursive: true });
+  const lines = [fields.map((field) => field.name), ...rows].map((row) => row.join(delimiter));
+  writeFileSync(join(dir, `${name}.csv`), `${lines.join('\n')}\n`);
+  const dialect = delimiter === ',' ? {} : { dialect: { delimiter } };
+  const resource = { name, path: `${name}.csv`, ...dialect, schema: { fields } };
+  writeFileSync(join(dir, 'datapackage.json'), JSON.stringify({ name, resources: [resource] }));
+  return dir;
+}
+
 /** A table of `rows` rows, semicolon-delimited so that its CSV copy must be made. */
 function tablePackage(dir: string, name: string, rows: number, delimiter = ';'): string {
-  mkdirSync(dir, { recursive: true });
-  const lines = ['id', 'name', 'price'].join(delimiter);
-  const body = Array.from({ length: rows }, (_, i) =>
-    [String(i), `${name} item ${String(i)}`, `${String(i % 1000)}.5`].join(delimiter),
-  );
-  writeFileSync(join(dir, `${name}.csv`), `${lines}\n${body.join('\n')}\n`);
-  writeFileSync(
-    join(dir, 'datapackage.json'),
-    JSON.stringify({
-      name,
-      resources: [
-        {
-          name,
-          path: `${name}.csv`,
-          ...(delimiter === ',' ? {} : { dialect: { delimiter } }),
-          schema: {
-            fields: [
-              { name: 'id', type: 'integer' },
-              { name: 'name', type: 'string' },
-              { name: 'price', type: 'number' },
-            ],
-          },
-        },
-      ],
-    }),
-  );
-  return dir;
+  const fields = [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+    { name: 'price', type: 'number' },
+  ];
+  const body = Array.from({ length: rows }, (_, i) => [
+    String(i),
+    `${name} item ${String(i)}`,
+    `${String(i % 1000)}.5`,
+  ]);
+  return onePackage(dir, name, fields, body, delimiter);
 }
 
 /**
@@ -44,27 +45,14 @@ function tablePackage(dir: string, name: string, rows: number, delimiter = ';'):
  * copies of real tables often are.
  */
 function widePackage(dir: string, name: string, rows: number): string {
-  mkdirSync(dir, { recursive: true });
-  const fields = Array.from({ length: 8 }, (_, i) => `measurement_number_${String(i)}`);
+  const fields = Array.from({ length: 8 }, (_, i) => ({
+    name: `measurement_number_${String(i)}`,
+    type: 'integer',
+  }));
   const body = Array.from({ length: rows }, (_, row) =>
-    fields.map((_, i) => String((row + i) % 10)).join(';'),
+    fields.map((_, i) => String((row + i) % 10)),
   );
-  writeFileSync(join(dir, `${name}.csv`), `${fields.join(';')}\n${body.join('\n')}\n`);
-  writeFileSync(
-    join(dir, 'datapackage.json'),
-    JSON.stringify({
-      name,
-      resources: [
-        {
-          name,
-          path: `${name}.csv`,
-          dialect: { delimiter: ';' },
-          schema: { fields: fields.map((field) => ({ name: field, type: 'integer' })) },
-        },
-      ],
-    }),
-  );
-  return dir;
+  return onePackage(dir, name, fields, body, ';');
 }
 
 async function published(url: string, jwt: string, dir: string): Promise<void> {
