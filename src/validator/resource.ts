@@ -57,7 +57,7 @@ export interface ResourceContext {
   takeRangeWorker?: (() => MessagePort | undefined) | undefined;
 }
 
-const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods']);
+const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods', 'parquet']);
 
 /** Whether a format is one this validator reads as a table. */
 export function isTableFormat(format: string): boolean {

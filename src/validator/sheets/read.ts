@@ -53,7 +53,7 @@ export async function readSpreadsheet(options: ReadOptions, sink: RecordSink): P
   }
 }
 
-interface WholeFile {
+export interface WholeFile {
   path: string;
   bytes: number;
   digests: Record<string, string>;
@@ -64,7 +64,7 @@ interface WholeFile {
  * Counts and hashes the file; a remote one is kept in a temporary file, since a workbook's
  * directory is at its end and its parts are read out of order.
  */
-async function fetchWhole(location: string, options: ReadOptions): Promise<WholeFile> {
+export async function fetchWhole(location: string, options: ReadOptions): Promise<WholeFile> {
   const remote = isRemote(location);
   const dir = remote ? await mkdtemp(join(tmpdir(), 'data-workbook-')) : undefined;
   const path = dir ? join(dir, 'workbook') : location;

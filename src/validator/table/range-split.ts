@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { isRemote } from '../descriptor/paths.js';
-import { isSpreadsheet } from '../sheets/formats.js';
+import { isParquet, isSpreadsheet } from '../sheets/formats.js';
 import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
 import type { TaskLimits } from '../report/task.js';
 import { workerUrl, YOUNG_GENERATION_MB } from '../worker-url.js';
@@ -260,7 +260,8 @@ export async function rangeSplitFor(
   const [location, ...more] = locations;
   if (options === false || candidate.inline || candidate.onePass || location === undefined)
     return undefined;
-  if (more.length > 0 || isRemote(location) || isSpreadsheet(format)) return undefined;
+  if (more.length > 0 || isRemote(location) || isSpreadsheet(format) || isParquet(format))
+    return undefined;
   if (setup.keys.foreignKeys.length > 0 || availableParallelism() < 2) return undefined;
   const plan = await planRanges(location, options ?? {});
   return plan

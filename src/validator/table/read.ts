@@ -8,7 +8,7 @@ import { CsvParser, type SpanHandler } from './csv-parser.js';
 import { fileChunks } from '../../files/chunks.js';
 import type { RangeSplit } from './range-split.js';
 import { checkRow, checkSpans, rowTooLong, type RowLimits } from './row-limits.js';
-import { isSpreadsheet } from '../sheets/formats.js';
+import { isParquet, isSpreadsheet } from '../sheets/formats.js';
 import { resolveDialect, type ResolvedDialect } from './dialect.js';
 import {
   bomOf,
@@ -62,6 +62,8 @@ export async function readTable(options: ReadOptions, sink: RecordSink): Promise
   // The workbook readers (zip, XML) are loaded for workbooks only.
   if (isSpreadsheet(options.format))
     return (await import('../sheets/read.js')).readSpreadsheet(options, sink);
+  if (isParquet(options.format))
+    return (await import('../parquet/read.js')).readParquet(options, sink);
   const hashers = new Map<string, Hash>(options.hashes.map((name) => [name, newHash(name)]));
   const state: ReadResult = {
     bytes: 0,

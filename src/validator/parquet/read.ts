@@ -1,0 +1,126 @@
+/**
+ * Parquet tables, read row group by row group with hyparquet (pure JavaScript, no native
+ * code; chosen over parquet-wasm, which read the benchmark's 2.5 million rows in 2.2 s
+ * against 3.4 s but held the whole table, 1,041 MB at peak against 261 MB). Values come
+ * typed, as a workbook's cells do: numbers, booleans, texts, dates; nulls are missing.
+ */
+import type { FileMetaData, SchemaElement } from 'hyparquet';
+import { SourceFailure } from '../location.js';
+import { SheetDate, type SheetDateKind } from '../sheets/cells.js';
+import { fetchWhole } from '../sheets/read.js';
+import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
+import { checkRow } from '../table/row-limits.js';
+
+/** How a column's values become cells: dates and times as a sheet's, the rest as they are. */
+function temporalKind(element: SchemaElement): SheetDateKind | undefined {
+  const logical = element.logical_type?.type;
+  const converted = element.converted_type;
+  if (logical === 'DATE' || converted === 'DATE') return 'date';
+  if (
+    logical === 'TIMESTAMP' ||
+    converted === 'TIMESTAMP_MILLIS' ||
+    converted === 'TIMESTAMP_MICROS'
+  )
+    return 'datetime';
+  if (logical === 'TIME' || converted === 'TIME_MILLIS' || converted === 'TIME_MICROS')
+    return 'time';
+  return undefined;
+}
+
+function cell(value: unknown, kind: SheetDateKind | undefined): unknown {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'bigint')
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+      ? Number(value)
+      : value.toString();
+  if (value instanceof Date) return new SheetDate(value.getTime(), kind ?? 'datetime');
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (typeof value === 'object')
+    return JSON.stringify(value, (_, inner: unknown) =>
+      typeof inner === 'bigint' ? inner.toString() : inner,
+    );
+  return value;
+}
+
+/** The top-level columns of a file: their names, and how each one's values are read. */
+function columnsOf(metadata: FileMetaData): {
+  names: string[];
+  kinds: (SheetDateKind | undefined)[];
+} {
+  const names: string[] = [];
+  const kinds: (SheetDateKind | undefined)[] = [];
+  const [root, ...elements] = metadata.schema;
+  let index = 0;
+  for (let column = 0; column < (root?.num_children ?? 0); column++) {
+    const element = elements[index];
+    if (!element) break;
+    names.push(element.name);
+    kinds.push(temporalKind(element));
+    // A nested column's own children follow it: skipped to the next top-level one.
+    let skip = element.num_children ?? 0;
+    index++;
+    while (skip > 0) {
+      skip += (elements[index]?.num_children ?? 0) - 1;
+      index++;
+    }
+  }
+  return { names, kinds };
+}
+
+/** Reads a Parquet file's rows into the sink, its column names first, as a header. */
+export async function readParquet(options: ReadOptions, sink: RecordSink): Promise<ReadResult> {
+  const [location, ...more] = options.locations;
+  if (location === undefined || more.length > 0)
+    throw new SourceFailure(
+      'source-error',
+      'a Parquet table is one file: a list of paths is for delimited text',
+    );
+  const file = await fetchWhole(location, options);
+  try {
+    const { asyncBufferFromFile, parquetMetadataAsync, parquetRead } = await import('hyparquet');
+    const buffer = await asyncBufferFromFile(file.path);
+    let metadata: FileMetaData;
+    try {
+      metadata = await parquetMetadataAsync(buffer);
+    } catch (error) {
+      throw new SourceFailure(
+        'format-error',
+        `the file is not a readable Parquet file: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+    const { names, kinds } = columnsOf(metadata);
+    let rowNumber = 1;
+    sink.record(names, rowNumber);
+    let start = 0;
+    for (const group of metadata.row_groups) {
+      if (!sink.open) break;
+      const end = start + Number(group.num_rows);
+      await parquetRead({
+        file: buffer,
+        metadata,
+        rowStart: start,
+        rowEnd: end,
+        rowFormat: 'array',
+        onComplete: (rows: unknown[][]) => {
+          for (const row of rows) {
+            if (!sink.open) return;
+            rowNumber++;
+            const record = names.map((_, column) => cell(row[column], kinds[column]));
+            if (options.rowLimits) checkRow(record, rowNumber, options.rowLimits);
+            sink.record(record, rowNumber);
+          }
+        },
+      });
+      start = end;
+    }
+    return {
+      bytes: file.bytes,
+      digests: file.digests,
+      encoding: undefined,
+      dialect: undefined,
+      complete: sink.open,
+    };
+  } finally {
+    await file.cleanup();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Parquet tables, written here by DuckDB (an independent writer) and checked with every
+ * check a CSV table gets.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { check, summary } from '../helpers/fixtures.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'data-parquet-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ROWS = `(VALUES
+  (1::BIGINT, 'Zürich', DATE '2024-01-03', TIMESTAMP '2024-01-03 10:30:00', 1.5::DOUBLE, true),
+  (2, NULL, DATE '2024-01-04', NULL, NULL, false),
+  (3, 'Genève', NULL, TIMESTAMP '2024-02-01 00:00:00', -2.25, NULL)
+) t(id, city, day, seen, rain, wet)`;
+
+beforeAll(async () => {
+  const db = await DuckDBInstance.create(':memory:');
+  const connection = await db.connect();
+  await connection.run(
+    `COPY (SELECT * FROM ${ROWS}) TO '${join(dir, 'weather.parquet')}' (FORMAT parquet)`,
+  );
+  // Row groups of 1,000 rows: a repeated key found across them.
+  await connection.run(
+    `COPY (SELECT i % 2999 AS id FROM range(3000) r(i)) TO '${join(dir, 'keys.parquet')}' (FORMAT parquet, ROW_GROUP_SIZE 1000)`,
+  );
+  connection.closeSync();
+});
+
+function pkg(name: string, resource: Record<string, unknown>): string {
+  const folder = join(dir, name);
+  rmSync(folder, { recursive: true, force: true });
+  mkdirSync(folder);
+  for (const file of ['weather.parquet', 'keys.parquet'])
+    copyFileSync(join(dir, file), join(folder, file));
+  writeFileSync(join(folder, 'datapackage.json'), JSON.stringify({ name, resources: [resource] }));
+  return folder;
+}
+
+const WEATHER_FIELDS = [
+  { name: 'id', type: 'integer' },
+  { name: 'city', type: 'string' },
+  { name: 'day', type: 'date' },
+  { name: 'seen', type: 'datetime' },
+  { name: 'rain', type: 'number' },
+  { name: 'wet', type: 'boolean' },
+];
+
+describe('Parquet tables', () => {
+  it('infer their schema from the types of the file when given alone', async () => {
+    const report = await check(join(dir, 'weather.parquet'));
+    expect(summary(report)).toEqual([]);
+    expect(report.tasks[0]?.stats.rows).toBe(3);
+  });
+
+  it('are checked against a schema: types, nulls as missing values, constraints', async () => {
+    const valid = pkg('valid', {
+      name: 'weather',
+      path: 'weather.parquet',
+      schema: { fields: WEATHER_FIELDS },
+    });
+    expect(summary(await check(valid))).toEqual([]);
+    const strict = pkg('strict', {
+      name: 'weather',
+      path: 'weather.parquet',
+      schema: {
+        fields: WEATHER_FIELDS.map((field) =>
+          field.name === 'city'
+            ? { ...field, constraints: { required: true } }
+            : field.name === 'rain'
+              ? { ...field, constraints: { minimum: 0 } }
+              : field,
+        ),
+      },
+    });
+    expect(summary(await check(strict))).toEqual(['constraint-error@3@2', 'constraint-error@4@5']);
+    // A label that is not the field's name, as for a CSV header.
+    const renamed = pkg('renamed', {
+      name: 'weather',
+      path: 'weather.parquet',
+      schema: {
+        fields: WEATHER_FIELDS.map((field, index) =>
+          index === 1 ? { ...field, name: 'town' } : field,
+        ),
+      },
+    });
+    expect(summary(await check(renamed))).toEqual(['incorrect-label@2']);
+  });
+
+  it('find a repeated primary key across row groups, and check bytes and hash', async () => {
+    const keyed = pkg('keyed', {
+      name: 'keys',
+      path: 'keys.parquet',
+      bytes: 1,
+      schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: ['id'] },
+    });
+    expect(summary(await check(keyed))).toEqual(['primary-key@3001', 'byte-count']);
+  });
+
+  it('say a file that is not Parquet is not', async () => {
+    writeFileSync(join(dir, 'fake.parquet'), 'id\n1\n');
+    expect(summary(await check(join(dir, 'fake.parquet')))).toEqual(['format-error']);
+  });
+});
