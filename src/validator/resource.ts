@@ -283,7 +283,16 @@ function readOptions(
     fetch: ctx.fetch,
     signal: ctx.signal,
     rowLimits: ctx.rowLimits,
+    fields: isObjectSchema(resource.schema) ? resource.schema.fields : undefined,
   };
+}
+
+function isObjectSchema(schema: unknown): schema is SchemaDescriptor {
+  return (
+    typeof schema === 'object' &&
+    schema !== null &&
+    Array.isArray((schema as { fields?: unknown }).fields)
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { locate } from './location.js';
 import { asList } from './descriptor/rules.js';
 import { compileField } from './schema/field.js';
 import { INVALID } from './schema/types/index.js';
-import { SheetDate } from './sheets/cells.js';
+import { SheetDate, UnfitCell } from './sheets/cells.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
@@ -22,6 +22,7 @@ export interface RowHandler {
 
 /** A workbook's date cell as the text the Table Schema writes it in; other cells as they are. */
 export function asWritten(cell: unknown): unknown {
+  if (cell instanceof UnfitCell) return cell.text;
   return cell instanceof SheetDate ? cell.toString() : cell;
 }
 

@@ -101,6 +101,35 @@ describe('Parquet tables', () => {
     expect(summary(await check(keyed))).toEqual(['primary-key@3001', 'byte-count']);
   });
 
+  it('give a type-error where the column type cannot hold the field type, row by row', async () => {
+    const unfit = pkg('unfit', {
+      name: 'weather',
+      path: 'weather.parquet',
+      schema: {
+        fields: WEATHER_FIELDS.map((field) =>
+          // Texts for an integer, a timestamp for a date, an integer for a string.
+          field.name === 'city'
+            ? { ...field, type: 'integer' }
+            : field.name === 'seen'
+              ? { ...field, type: 'date' }
+              : field.name === 'id'
+                ? { ...field, type: 'string' }
+                : field,
+        ),
+      },
+    });
+    // Null cells are missing values, whatever the column type.
+    expect(summary(await check(unfit))).toEqual([
+      'type-error@2@1',
+      'type-error@2@2',
+      'type-error@2@4',
+      'type-error@3@1',
+      'type-error@4@1',
+      'type-error@4@2',
+      'type-error@4@4',
+    ]);
+  });
+
   it('say a file that is not Parquet is not', async () => {
     writeFileSync(join(dir, 'fake.parquet'), 'id\n1\n');
     expect(summary(await check(join(dir, 'fake.parquet')))).toEqual(['format-error']);

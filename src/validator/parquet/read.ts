@@ -6,10 +6,55 @@
  */
 import type { FileMetaData, SchemaElement } from 'hyparquet';
 import { SourceFailure } from '../location.js';
-import { SheetDate, type SheetDateKind } from '../sheets/cells.js';
+import { SheetDate, UnfitCell, type SheetDateKind } from '../sheets/cells.js';
 import { fetchWhole } from '../sheets/read.js';
 import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
 import { checkRow } from '../table/row-limits.js';
+
+/** What a column holds, by its physical and logical types. */
+type ColumnKind =
+  'integer' | 'number' | 'boolean' | 'text' | 'date' | 'datetime' | 'time' | 'other';
+
+function kindOf(element: SchemaElement): ColumnKind {
+  const temporal = temporalKind(element);
+  if (temporal) return temporal;
+  if (element.num_children) return 'other';
+  const logical = element.logical_type?.type;
+  const converted = element.converted_type;
+  if (logical === 'DECIMAL' || converted === 'DECIMAL') return 'number';
+  switch (element.type) {
+    case 'BOOLEAN':
+      return 'boolean';
+    case 'INT32':
+    case 'INT64':
+    case 'INT96':
+      return 'integer';
+    case 'FLOAT':
+    case 'DOUBLE':
+      return 'number';
+    case 'BYTE_ARRAY':
+    case 'FIXED_LEN_BYTE_ARRAY':
+      return 'text';
+    case undefined:
+      return 'other';
+  }
+}
+
+/** The column kinds that can hold each field type; a type not named takes text. */
+const HOLDS: Record<string, readonly ColumnKind[]> = {
+  integer: ['integer'],
+  number: ['integer', 'number'],
+  boolean: ['boolean'],
+  date: ['date'],
+  datetime: ['datetime'],
+  time: ['time'],
+  year: ['integer', 'text'],
+  any: ['integer', 'number', 'boolean', 'text', 'date', 'datetime', 'time', 'other'],
+  object: ['text', 'other'],
+  array: ['text', 'other'],
+  list: ['text', 'other'],
+  geojson: ['text', 'other'],
+};
 
 /** How a column's values become cells: dates and times as a sheet's, the rest as they are. */
 function temporalKind(element: SchemaElement): SheetDateKind | undefined {
@@ -42,13 +87,20 @@ function cell(value: unknown, kind: SheetDateKind | undefined): unknown {
   return value;
 }
 
+function textOf(value: unknown): string {
+  if (value instanceof SheetDate) return value.toString();
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 /** The top-level columns of a file: their names, and how each one's values are read. */
 function columnsOf(metadata: FileMetaData): {
   names: string[];
   kinds: (SheetDateKind | undefined)[];
+  holds: ColumnKind[];
 } {
   const names: string[] = [];
   const kinds: (SheetDateKind | undefined)[] = [];
+  const holds: ColumnKind[] = [];
   const [root, ...elements] = metadata.schema;
   let index = 0;
   for (let column = 0; column < (root?.num_children ?? 0); column++) {
@@ -56,6 +108,7 @@ function columnsOf(metadata: FileMetaData): {
     if (!element) break;
     names.push(element.name);
     kinds.push(temporalKind(element));
+    holds.push(kindOf(element));
     // A nested column's own children follow it: skipped to the next top-level one.
     let skip = element.num_children ?? 0;
     index++;
@@ -64,7 +117,16 @@ function columnsOf(metadata: FileMetaData): {
       index++;
     }
   }
-  return { names, kinds };
+  return { names, kinds, holds };
+}
+
+/** Which columns' values no cast of their field may take: their types cannot hold it. */
+function unfitColumns(names: string[], holds: ColumnKind[], options: ReadOptions): boolean[] {
+  return names.map((name, column) => {
+    const type = options.fields?.find((field) => field.name === name)?.type ?? 'string';
+    const kind = holds[column] ?? 'other';
+    return !(HOLDS[type] ?? ['text']).includes(kind);
+  });
 }
 
 /** Reads a Parquet file's rows into the sink, its column names first, as a header. */
@@ -88,7 +150,8 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
         `the file is not a readable Parquet file: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    const { names, kinds } = columnsOf(metadata);
+    const { names, kinds, holds } = columnsOf(metadata);
+    const unfit = unfitColumns(names, holds, options);
     let rowNumber = 1;
     sink.record(names, rowNumber);
     let start = 0;
@@ -105,7 +168,12 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
           for (const row of rows) {
             if (!sink.open) return;
             rowNumber++;
-            const record = names.map((_, column) => cell(row[column], kinds[column]));
+            const record = names.map((_, column) => {
+              const value = cell(row[column], kinds[column]);
+              return unfit[column] === true && value !== null
+                ? new UnfitCell(textOf(value))
+                : value;
+            });
             if (options.rowLimits) checkRow(record, rowNumber, options.rowLimits);
             sink.record(record, rowNumber);
           }

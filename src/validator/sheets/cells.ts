@@ -105,3 +105,12 @@ export function isoTime(text: string): SheetDate | undefined {
 }
 
 export { DAY_MS };
+
+/**
+ * A typed source's value whose column type cannot hold its field's type (a Parquet text
+ * column for an integer field): shown as written, and taken by no cast, so that its row
+ * gets the type-error.
+ */
+export class UnfitCell {
+  constructor(readonly text: string) {}
+}

@@ -44,6 +44,8 @@ export interface ReadOptions {
   onBytes?: ((read: number) => void) | undefined;
   /** For a single local CSV file: where a second worker takes over (see ranges.ts). */
   split?: RangeSplit | undefined;
+  /** The schema's fields, for typed sources (Parquet) whose column types must hold them. */
+  fields?: readonly { name: string; type?: string | undefined }[] | undefined;
 }
 
 export interface ReadResult {

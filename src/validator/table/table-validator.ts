@@ -1,6 +1,6 @@
 import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
-import { SheetDate } from '../sheets/cells.js';
+import { SheetDate, UnfitCell } from '../sheets/cells.js';
 import type { TaskCollector } from '../report/task.js';
 import type { CompiledField } from '../schema/field.js';
 import { INVALID } from '../schema/types/index.js';
@@ -82,6 +82,7 @@ export function cellText(raw: unknown): string {
   if (raw === null || raw === undefined) return '';
   if (typeof raw === 'string') return raw;
   if (raw instanceof SheetDate) return raw.toString();
+  if (raw instanceof UnfitCell) return raw.text;
   if (typeof raw === 'number' || typeof raw === 'boolean' || typeof raw === 'bigint')
     return String(raw);
   return JSON.stringify(raw) ?? '';
