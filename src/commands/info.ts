@@ -1,4 +1,4 @@
-import { DESCRIPTOR_NAMES } from '../files/descriptor-file.js';
+import { DESCRIPTOR_NAMES, isDescriptorPath } from '../files/descriptor-file.js';
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -28,7 +28,7 @@ export function registerInfo(
 
 /** A local file that is not a descriptor: shown as the one-resource package it would make. */
 function isDataFile(path: string): boolean {
-  return existsSync(path) && statSync(path).isFile() && !path.toLowerCase().endsWith('.json');
+  return existsSync(path) && statSync(path).isFile() && !isDescriptorPath(path);
 }
 
 async function showDataFile(path: string, target: string, ctx: Context): Promise<number> {

@@ -40,6 +40,8 @@ describe('descriptors in YAML', () => {
       expect(folder.code).toBe(0);
       expect((await runData(['validate', join(dir, 'datapackage.yml')])).code).toBe(0);
       expect((await runData(['--json', 'info', dir])).out).toContain('Country codes');
+      const byPath = await runData(['--json', 'info', join(dir, 'datapackage.yml')]);
+      expect(byPath.out).toContain('Country codes');
       expect((await runData(['cat', dir, 'codes'])).out).toContain('Japan');
     } finally {
       rmSync(dir, { recursive: true, force: true });

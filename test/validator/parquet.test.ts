@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeFile } from '../../src/validator/index.js';
 import { check, summary } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'data-parquet-'));
@@ -55,6 +56,8 @@ describe('Parquet tables', () => {
     const report = await check(join(dir, 'weather.parquet'));
     expect(summary(report)).toEqual([]);
     expect(report.tasks[0]?.stats.rows).toBe(3);
+    const described = await describeFile(join(dir, 'weather.parquet'));
+    expect(described.resources[0]?.schema).toEqual({ fields: WEATHER_FIELDS });
   });
 
   it('are checked against a schema: types, nulls as missing values, constraints', async () => {

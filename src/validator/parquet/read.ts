@@ -120,12 +120,16 @@ function columnsOf(metadata: FileMetaData): {
   return { names, kinds, holds };
 }
 
-/** Which columns' values no cast of their field may take: their types cannot hold it. */
+/**
+ * Which columns' values no cast of their field may take: their types cannot hold it. A
+ * column no field names (a schema being inferred, say) is read as it is.
+ */
 function unfitColumns(names: string[], holds: ColumnKind[], options: ReadOptions): boolean[] {
   return names.map((name, column) => {
-    const type = options.fields?.find((field) => field.name === name)?.type ?? 'string';
+    const type = options.fields?.find((field) => field.name === name)?.type;
+    if (!options.fields?.some((field) => field.name === name)) return false;
     const kind = holds[column] ?? 'other';
-    return !(HOLDS[type] ?? ['text']).includes(kind);
+    return !(HOLDS[type ?? 'string'] ?? ['text']).includes(kind);
   });
 }
 
