@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import {
-  DescriptorClash,
-  descriptorIn,
   isDescriptorPath,
   isYamlPath,
-  parseYaml,
+  packageDescriptor,
+  readDescriptorFile,
+  YamlSyntaxError,
 } from '../files/descriptor-file.js';
 import type { PublishSource } from './publish.js';
 
@@ -18,38 +18,18 @@ export interface ResolvedSource extends PublishSource {
 
 async function readDescriptor(file: string): Promise<Record<string, unknown>> {
   let parsed: unknown;
-  const yaml = isYamlPath(file);
   try {
-    const text = await readFile(file, 'utf8');
-    const read = yaml
-      ? await parseYaml(text)
-      : { ok: true as const, value: JSON.parse(text) as unknown };
-    if (!read.ok) throw new InputError(`${file} is not readable YAML: ${read.message}`);
-    parsed = read.value;
+    parsed = await readDescriptorFile(file);
   } catch (error) {
-    if (error instanceof InputError) throw error;
-    throw new InputError(`${file} is not a readable ${yaml ? 'YAML' : 'JSON'} descriptor`);
+    if (error instanceof YamlSyntaxError)
+      throw new InputError(`${file} is not readable YAML: ${error.message}`);
+    throw new InputError(
+      `${file} is not a readable ${isYamlPath(file) ? 'YAML' : 'JSON'} descriptor`,
+    );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new InputError(`${file} is not a descriptor (an object)`);
   return parsed as Record<string, unknown>;
-}
-
-/** The descriptor file of a folder, or why there is none to take. */
-async function folderDescriptor(path: string): Promise<string> {
-  let found: string | undefined;
-  try {
-    found = await descriptorIn(path);
-  } catch (error) {
-    if (error instanceof DescriptorClash) throw new InputError(error.message);
-    throw error;
-  }
-  if (!found)
-    throw new InputError(
-      `"${path}" is a folder without a datapackage.json (or datapackage.yaml)`,
-      'publish a single data file with `data publish file.csv`, or describe the folder first',
-    );
-  return found;
 }
 
 /**
@@ -109,7 +89,16 @@ export async function resolvePublishSource(path: string, name?: string): Promise
       'a package\'s name is the "name" of its datapackage.json',
     );
   if (info.isDirectory()) {
-    const descriptorFile = await folderDescriptor(path);
+    const descriptorFile = await packageDescriptor(
+      path,
+      (message, missing) =>
+        new InputError(
+          message,
+          missing
+            ? 'publish a single data file with `data publish file.csv`, or describe the folder first'
+            : undefined,
+        ),
+    );
     return asJson({
       dir: path,
       descriptor: await withReadme(path, await readDescriptor(descriptorFile)),

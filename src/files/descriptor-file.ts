@@ -34,6 +34,26 @@ export async function descriptorIn(folder: string): Promise<string | undefined> 
   return found[0] === undefined ? undefined : join(folder, found[0]);
 }
 
+/**
+ * The descriptor of a folder the user named as a package, or the error `fail` makes of why
+ * there is none to take (`missing`: there is none at all, rather than several).
+ */
+export async function packageDescriptor(
+  folder: string,
+  fail: (message: string, missing: boolean) => Error,
+): Promise<string> {
+  let found: string | undefined;
+  try {
+    found = await descriptorIn(folder);
+  } catch (error) {
+    if (error instanceof DescriptorClash) throw fail(error.message, false);
+    throw error;
+  }
+  if (!found)
+    throw fail(`"${folder}" is a folder without a datapackage.json (or datapackage.yaml)`, true);
+  return found;
+}
+
 export type ParsedText = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
@@ -58,12 +78,20 @@ export async function parseYaml(text: string): Promise<ParsedText> {
   }
 }
 
-/** A descriptor file's value, JSON or YAML by its name; throws with why it cannot be read. */
+/** YAML that cannot be read: the message gives its line and column. */
+export class YamlSyntaxError extends Error {
+  override readonly name = 'YamlSyntaxError';
+}
+
+/**
+ * A descriptor file's value, JSON or YAML by its name; throws with why it cannot be read
+ * (YamlSyntaxError, SyntaxError, or the file system's error).
+ */
 export async function readDescriptorFile(file: string): Promise<unknown> {
   const { readFile } = await import('node:fs/promises');
   const text = await readFile(file, 'utf8');
   if (!isYamlPath(file)) return JSON.parse(text.replace(/^\uFEFF/, '')) as unknown;
   const parsed = await parseYaml(text);
-  if (!parsed.ok) throw new Error(parsed.message);
+  if (!parsed.ok) throw new YamlSyntaxError(parsed.message);
   return parsed.value;
 }

@@ -1,15 +1,12 @@
-import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { isDerived } from '../validator/descriptor/derived.js';
 import type { Hub } from './context.js';
 import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
 import type { Copies } from './copies.js';
+import { entryOptions, zipOutput } from './dataset-zip.js';
 import type { Published } from './published.js';
 import { DERIVED_FOLDER, objectPath } from './storage/types.js';
-
-/** Formats that shrink when deflated; others (spreadsheets, images, archives) are stored. */
-const TEXT = /\.(csv|tsv|json|txt|md|geojson|xml|html|ndjson|yaml|yml)$/i;
 
 type Resource = Record<string, unknown>;
 
@@ -30,7 +27,7 @@ export async function makeZip(
   const folder = pkg.dataset.name;
   const mtime = new Date(pkg.revision.created);
   const zip = new yazl.ZipFile();
-  const options = (path: string) => ({ mtime, compressionLevel: TEXT.test(path) ? 1 : 0 });
+  const options = (path: string) => entryOptions(path, mtime);
   const resources = pkg.descriptor.resources;
   const inside = {
     ...pkg.descriptor,
@@ -65,12 +62,7 @@ export async function makeZip(
       ),
     );
   }
-  // A file that cannot be read fails the zip; unheard, yazl's error event would end the
-  // whole process.
-  const output = zip.outputStream.pipe(new PassThrough());
-  zip.on('error', (error: Error) => output.destroy(error));
-  zip.end();
-  const file = await jobFile(job);
-  await pipeline(output, file, { signal });
+  const output = zipOutput(zip);
+  await pipeline(output, await jobFile(job), { signal });
   job.finish(job.written);
 }

@@ -1,4 +1,4 @@
-import { isDescriptorPath, isYamlPath, parseYaml } from '../files/descriptor-file.js';
+import { isDescriptorPath, readDescriptorFile } from '../files/descriptor-file.js';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
@@ -58,12 +58,7 @@ async function localInput(input: string | Held): Promise<LocalInput | undefined>
     const info = await stat(source.location);
     if (source.kind === 'table') return { sizes: [info.size], descriptor: {}, dir: '.' };
     if (info.size > MAX_DESCRIPTOR_BYTES) return undefined;
-    const text = await readFile(source.location, 'utf8');
-    const parsed = isYamlPath(source.location)
-      ? await parseYaml(text)
-      : { ok: true as const, value: JSON.parse(text) as unknown };
-    if (!parsed.ok) return undefined;
-    const descriptor = parsed.value;
+    const descriptor = await readDescriptorFile(source.location);
     const dir = source.dir ?? '.';
     const sizes = await sizesOf(dir, namedPaths(descriptor));
     return sizes && { sizes: [info.size, ...sizes], descriptor, dir };

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
-import { DescriptorClash, descriptorIn, isDescriptorPath } from '../files/descriptor-file.js';
+import { isDescriptorPath, packageDescriptor } from '../files/descriptor-file.js';
 
 /** The source named on the command line does not exist or cannot be used. */
 export class SourceNotFound extends Error {
@@ -22,17 +22,7 @@ export async function resolveSource(input: string): Promise<Source> {
   const info = await stat(input).catch(() => undefined);
   if (!info) throw new SourceNotFound(`"${input}" does not exist`);
   if (info.isDirectory()) {
-    let location: string | undefined;
-    try {
-      location = await descriptorIn(input);
-    } catch (error) {
-      if (error instanceof DescriptorClash) throw new SourceNotFound(error.message);
-      throw error;
-    }
-    if (!location)
-      throw new SourceNotFound(
-        `"${input}" is a folder without a datapackage.json (or datapackage.yaml)`,
-      );
+    const location = await packageDescriptor(input, (message) => new SourceNotFound(message));
     return { kind: 'descriptor', location, dir: input };
   }
   if (isDescriptorPath(input)) return { kind: 'descriptor', location: input, dir: dirname(input) };
