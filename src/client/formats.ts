@@ -1,3 +1,3 @@
 /** The forms `data get` saves a dataset's tables in. */
-export const GET_FORMATS = ['original', 'csv', 'json'] as const;
+export const GET_FORMATS = ['original', 'csv', 'json', 'parquet'] as const;
 export type GetFormat = (typeof GET_FORMATS)[number];

@@ -70,8 +70,8 @@ const KEPT = ['name', 'title', 'description', 'licenses', 'sources', 'profile'];
 
 /**
  * The resources to save in a format: each table the hub copied into it becomes its copy,
- * under the table's name and at `data/<name>.<format>` (the CSV copy keeps the schema,
- * which describes it, since its cells are as written); the rest stay as they are.
+ * under the table's name and at `data/<name>.<format>` with the schema that describes it;
+ * the rest stay as they are.
  */
 function inFormat(resources: Resource[], format: GetFormat): Resource[] {
   const originals = resources.filter((resource) => !isDerived(resource));
@@ -87,13 +87,24 @@ function inFormat(resources: Resource[], format: GetFormat): Resource[] {
       path: `data/${String(resource.name)}.${format}`,
       format,
       mediatype: copy.mediatype,
-      encoding: 'utf-8',
+      ...(format === 'parquet' ? {} : { encoding: 'utf-8' }),
       ...(typeof copy.bytes === 'number' ? { bytes: copy.bytes } : {}),
       ...(typeof copy.hash === 'string' ? { hash: copy.hash } : {}),
-      ...(format === 'csv' && resource.schema !== undefined ? { schema: resource.schema } : {}),
+      ...schemaOfCopy(format, resource, copy),
       [FROM]: copy.path,
     };
   });
+}
+
+/**
+ * The schema a saved copy carries: the table's for the CSV copy, whose cells are as
+ * written; the hub's for the Parquet copy, whose values are typed (it says so without the
+ * text formats); none for JSON.
+ */
+function schemaOfCopy(format: GetFormat, resource: Resource, copy: Resource): Resource {
+  if (format === 'csv' && resource.schema !== undefined) return { schema: resource.schema };
+  if (format === 'parquet' && copy.schema !== undefined) return { schema: copy.schema };
+  return {};
 }
 
 /** Where a resource's bytes are read from on the hub, when not at its own path. */

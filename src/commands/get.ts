@@ -41,7 +41,7 @@ export function registerGet(
     .addOption(
       new Option(
         '--format <format>',
-        'the tables as uploaded, or the copies the hub made of them in CSV or JSON',
+        'the tables as uploaded, or the copies the hub makes of them in CSV, JSON or Parquet',
       )
         .choices(GET_FORMATS)
         .default('original'),
@@ -49,7 +49,7 @@ export function registerGet(
     .option('--zip', 'download the zip of the whole dataset the hub made, as <dataset>.zip')
     .addHelpText(
       'after',
-      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities --revision 3\n  data get ada/world-cities --format csv\n  data get ada/world-cities --zip\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
+      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities --revision 3\n  data get ada/world-cities --format csv\n  data get ada/world-cities --format parquet\n  data get ada/world-cities --zip\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
     )
     .action(async (target: string, options: Omit<GetOptions, 'target'>, command: Command) => {
       setExitCode(await runGet({ ...options, target }, contextFor(command)));
@@ -71,7 +71,7 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
   if (target.single && (options.zip || (options.format ?? 'original') !== 'original'))
     throw new UsageError(
       '--zip and --format are for a whole dataset, not one file',
-      'name the copy you want instead: owner/dataset/r/<name>.csv or .json',
+      'name the copy you want instead: owner/dataset/r/<name>.csv, .json or .parquet',
     );
   if (options.zip && (options.format ?? 'original') !== 'original')
     throw new UsageError('--zip holds every format already: leave out --format');

@@ -1,6 +1,6 @@
 /**
- * Derived copies made when first asked for, not as a revision is published: the CSV and JSON
- * copies of each table and the zip of the whole revision. A copy is written once to the
+ * Derived copies made when first asked for, not as a revision is published: the CSV, JSON
+ * and Parquet copies of each table and the zip of the whole revision. A copy is written once to the
  * scratch folder while its readers read it as it grows (copy-job.ts), then kept in a cache of
  * the operator's byte budget (least recently used copies go first) or, larger than the
  * budget, dropped once its readers are done.
@@ -13,7 +13,7 @@ import { Readable } from 'node:stream';
 import { makeDirectory } from '../files/directories.js';
 import { fileDigest } from '../transfers/digest.js';
 import { isDerived } from '../validator/descriptor/derived.js';
-import { CopyJob, sendJob } from './copy-job.js';
+import { copyFailure, CopyJob, sendJob } from './copy-job.js';
 import { makeTableCopy } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
 import type { Hub } from './context.js';
@@ -25,27 +25,37 @@ type Resource = Record<string, unknown>;
 
 /** What a derived resource is a copy of, and in which form. */
 export interface CopyWanted {
-  kind: 'csv' | 'json' | 'zip';
+  kind: 'csv' | 'json' | 'parquet' | 'zip';
   /** The derived resource, as the revision's descriptor names it. */
   resource: Resource;
   /** The index of the table it is made from (csv and json). */
   source: number;
 }
 
-const TYPES = { csv: 'text/csv; charset=utf-8', json: 'application/json', zip: 'application/zip' };
-const TITLES = { csv: 'the CSV copy', json: 'the JSON copy', zip: 'the zip' };
+const TYPES = {
+  csv: 'text/csv; charset=utf-8',
+  json: 'application/json',
+  parquet: 'application/vnd.apache.parquet',
+  zip: 'application/zip',
+};
+const TITLES = {
+  csv: 'the CSV copy',
+  json: 'the JSON copy',
+  parquet: 'the Parquet copy',
+  zip: 'the zip',
+};
+
+const KINDS: Record<string, CopyWanted['kind']> = {
+  'derived/csv': 'csv',
+  'derived/json': 'json',
+  'derived/parquet': 'parquet',
+  'derived/zip': 'zip',
+};
 
 /** The copy a derived resource of a revision is, when the hub makes it on demand. */
 export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | undefined {
   const type = (resource.datahub as { type?: unknown; derivedFrom?: unknown } | undefined)?.type;
-  const kind =
-    type === 'derived/csv'
-      ? 'csv'
-      : type === 'derived/json'
-        ? 'json'
-        : type === 'derived/zip'
-          ? 'zip'
-          : undefined;
+  const kind = typeof type === 'string' ? KINDS[type] : undefined;
   if (!kind) return undefined;
   if (kind === 'zip') return { kind, resource, source: -1 };
   const from = (resource.datahub as { derivedFrom?: unknown[] }).derivedFrom?.[0];
@@ -83,6 +93,14 @@ export class Copies {
     const job = this.jobFor(pkg, wanted, key);
     job.readers++;
     try {
+      // A Parquet reader reads the footer first, then the row groups it wants, by range:
+      // the copy is sent once whole and kept, as a stored file is.
+      if (wanted.kind === 'parquet') {
+        await job.over;
+        if (job.failure) throw copyFailure(job, job.failure);
+        if (await this.isKept(key))
+          return await sendStored(request, response, this.hub.storage, key, { name, cache });
+      }
       await sendJob(request, response, job, {
         'Content-Type': TYPES[wanted.kind],
         'Cache-Control': cache,
@@ -152,6 +170,7 @@ export class Copies {
     this.jobs.set(key, job);
     this.making.add(job);
     const making = this.make(pkg, wanted, key, job, dir);
+    job.over = making;
     this.running.add(making);
     void making.finally(() => this.running.delete(making));
     return job;

@@ -20,6 +20,8 @@ export class CopyJob {
   failure: Error | undefined;
   /** Readers reading the file now: it stays until the last one is done. */
   readers = 0;
+  /** Settles once the copy is made and kept (or not), or has failed. */
+  over: Promise<void> = Promise.resolve();
   private readonly events = new EventEmitter().setMaxListeners(0);
 
   constructor(

@@ -11,6 +11,13 @@ import { DERIVED_FOLDER, objectPath } from './storage/types.js';
 type Resource = Record<string, unknown>;
 
 /**
+ * Left out of the zip: the zip itself, and the Parquet copies, which are for readers that
+ * fetch a table's columns and row groups by range; the zip holds what the original service's
+ * held (the originals, the CSV and JSON copies, the previews).
+ */
+const NOT_ZIPPED = new Set(['derived/zip', 'derived/parquet']);
+
+/**
  * The zip of a whole revision, laid out as `data get` lays a dataset out so that unzipped it
  * can be published again: its descriptor (without the zip itself: a file cannot hold its own
  * hash), its files as uploaded, its README, and the copies of its tables, each read as it is
@@ -32,7 +39,8 @@ export async function makeZip(
   const inside = {
     ...pkg.descriptor,
     resources: resources.filter(
-      (resource) => (resource.datahub as { type?: unknown } | undefined)?.type !== 'derived/zip',
+      (resource) =>
+        !NOT_ZIPPED.has(String((resource.datahub as { type?: unknown } | undefined)?.type)),
     ),
   };
   zip.addBuffer(

@@ -12,6 +12,12 @@ export const DERIVED_COPIES = [
   { suffix: 'csv', format: 'csv', type: 'derived/csv', mediatype: 'text/csv' },
   { suffix: 'json', format: 'json', type: 'derived/json', mediatype: 'application/json' },
   { suffix: 'csv_preview', format: 'json', type: 'derived/preview', mediatype: 'application/json' },
+  {
+    suffix: 'parquet',
+    format: 'parquet',
+    type: 'derived/parquet',
+    mediatype: 'application/vnd.apache.parquet',
+  },
 ] as const;
 
 /** Dialect properties a CSV copy writes as they are, and the values it writes. */
@@ -103,9 +109,11 @@ export function derivedResources(
       path: copy.type === 'derived/preview' ? info.preview.path : copyPath(name, copy.format),
       format: copy.format,
       mediatype: copy.mediatype,
-      encoding: 'utf-8',
+      ...(copy.format === 'parquet' ? {} : { encoding: 'utf-8' }),
       ...(known ? { bytes: known.bytes, hash: known.md5 } : {}),
-      ...(copy.format === 'csv' && source.schema !== undefined ? { schema: source.schema } : {}),
+      ...(copy.format !== 'json' && source.schema !== undefined
+        ? { schema: copy.format === 'parquet' ? typedSchema(source.schema) : source.schema }
+        : {}),
       datahub: {
         type: copy.type,
         derivedFrom: [table.name],
@@ -114,6 +122,34 @@ export function derivedResources(
     });
   }
   return made;
+}
+
+/** Field properties that say how a typed value is written as text, by type. */
+const WRITTEN_AS: Record<string, readonly string[]> = {
+  integer: ['groupChar', 'bareNumber'],
+  number: ['decimalChar', 'groupChar', 'bareNumber'],
+  boolean: ['trueValues', 'falseValues'],
+  date: ['format'],
+  datetime: ['format'],
+  time: ['format'],
+};
+
+/**
+ * The schema of a table's Parquet copy: its fields, keys and constraints, without what
+ * says how typed values were written as text (the copy stores them typed) and without
+ * missing values (its nulls are null). Types the copy keeps as text keep all of it.
+ */
+function typedSchema(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { missingValues: _missing, ...rest } = schema as Resource;
+  const fields = Array.isArray(rest.fields) ? (rest.fields as Resource[]) : [];
+  return {
+    ...rest,
+    fields: fields.map((field) => {
+      const dropped = new Set(['missingValues', ...(WRITTEN_AS[String(field.type)] ?? [])]);
+      return Object.fromEntries(Object.entries(field).filter(([key]) => !dropped.has(key)));
+    }),
+  };
 }
 
 export function copyPath(name: string, format: string): string {

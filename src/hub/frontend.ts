@@ -252,7 +252,7 @@ async function resourceRows(
         '';
       const task = report?.tasks.find((each) => each.name === name);
       const csv = derivedOf(resources, 'derived/csv', name);
-      const copies = ['csv', 'json'].filter(
+      const copies = ['csv', 'json', 'parquet'].filter(
         (extension) =>
           extension !== format && derivedOf(resources, `derived/${extension}`, name) !== undefined,
       );

@@ -66,6 +66,7 @@ const TYPES: Record<string, string> = {
   xls: 'application/vnd.ms-excel',
   pdf: 'application/pdf',
   zip: 'application/zip',
+  parquet: 'application/vnd.apache.parquet',
   png: 'image/png',
   jpg: 'image/jpeg',
 };
@@ -101,7 +102,17 @@ export async function sendStored(
   if (!info) throw new HttpError(404, 'not found');
   const type = options.type ?? contentType(options.name);
   const etag = `"${options.etag ?? `${info.size.toString(16)}-${Math.floor(info.modified.getTime()).toString(16)}`}"`;
-  if (storage.direct && info.size > REDIRECT_ABOVE && request.headers['if-none-match'] !== etag) {
+  const ifRange = request.headers['if-range'];
+  // Answered here: a HEAD (a signed URL is signed for GET, and a reader asking a file's size
+  // before reading it by ranges, as Parquet readers do, would be refused there), and an
+  // If-Range of another version (the store would not know our tag, and send the range).
+  if (
+    storage.direct &&
+    info.size > REDIRECT_ABOVE &&
+    request.method !== 'HEAD' &&
+    request.headers['if-none-match'] !== etag &&
+    (ifRange === undefined || ifRange === etag)
+  ) {
     const url = await storage.direct.presignGet(
       key,
       { name: options.name, type },
@@ -122,7 +133,6 @@ export async function sendStored(
     return;
   }
   const rangeHeader = request.headers.range;
-  const ifRange = request.headers['if-range'];
   const range =
     rangeHeader && (!ifRange || ifRange === etag) ? parseRange(rangeHeader, info.size) : undefined;
   if (rangeHeader && !range && (!ifRange || ifRange === etag)) {

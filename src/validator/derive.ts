@@ -5,6 +5,7 @@ import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
 import { INVALID } from './schema/types/index.js';
+import { ParquetCopyWriter } from './parquet/write.js';
 import { SheetDate } from './sheets/cells.js';
 import { asWritten, jsonValue, TYPED_AS_VALUES } from './rows.js';
 import type { TableRowSink, TableSinks } from './table/row-sink.js';
@@ -18,11 +19,16 @@ export interface DerivedTable {
   json: string;
   /** The first rows, cells as written, for a page to show without reading the table. */
   preview: string;
+  /** Values typed by the schema, in Parquet (see parquet/write.ts). */
+  parquet: string;
   /** Rows the copies hold: at most PREVIEW_ROWS when only the preview is written. */
   rows: number;
 }
 
-export type CopyKind = 'csv' | 'json' | 'preview';
+export type CopyKind = 'csv' | 'json' | 'preview' | 'parquet';
+
+/** The copies written as text, a row at a time. */
+type TextKind = Exclude<CopyKind, 'parquet'>;
 
 /** Which copies to write, and who is told as each grows. */
 export interface CopyPlan {
@@ -170,8 +176,9 @@ function csvWriters(schema: SchemaDescriptor): ((cell: unknown) => unknown)[] {
 
 interface OpenCopy {
   table: DerivedTable;
-  files: Partial<Record<CopyKind, FileText>>;
-  writers: Record<CopyKind, RowWriter>;
+  files: Partial<Record<TextKind, FileText>>;
+  writers: Record<TextKind, RowWriter>;
+  parquet: ParquetCopyWriter | undefined;
 }
 
 /**
@@ -205,22 +212,30 @@ export class TableCopies {
       csv: join(this.outDir, `${String(index)}.csv`),
       json: join(this.outDir, `${String(index)}.json`),
       preview: join(this.outDir, `${String(index)}.preview.json`),
+      parquet: join(this.outDir, `${String(index)}.parquet`),
       rows: 0,
     };
     const { kinds, onWritten } = this.plan;
     const files: OpenCopy['files'] = {};
+    const told = (kind: CopyKind) => onWritten && ((bytes: number) => onWritten(kind, bytes));
     for (const kind of kinds)
-      files[kind] = new FileText(table[kind], onWritten && ((bytes) => onWritten(kind, bytes)));
+      if (kind !== 'parquet') files[kind] = new FileText(table[kind], told(kind));
+    const parquet = kinds.includes('parquet')
+      ? new ParquetCopyWriter(table.parquet, schema, told('parquet'))
+      : undefined;
     const writers = { csv: rowWriter('csv'), json: rowWriter('json'), preview: rowWriter('json') };
-    this.copies.push({ table, files, writers });
+    this.copies.push({ table, files, writers, parquet });
     const labels = schema.fields.map((field) => field.name);
-    for (const kind of kinds) files[kind]?.write(writers[kind].start(labels));
+    for (const [kind, file] of Object.entries(files) as [TextKind, FileText][])
+      file.write(writers[kind].start(labels));
     const previewOnly = kinds.length === 1 && kinds[0] === 'preview';
     const converters = files.json ? jsonConverters(schema) : [];
     const cellWriters = csvWriters(schema);
     const width = labels.length;
     const cellsOut = new Array<unknown>(width);
     const valuesOut = new Array<unknown>(width);
+    const fieldValues = new Array<unknown>(width);
+    const fieldCells = new Array<unknown>(width);
     const { csv, json, preview } = files;
     return {
       ...(previewOnly ? { rowsWanted: PREVIEW_ROWS } : {}),
@@ -235,9 +250,14 @@ export class TableCopies {
             cellsOut[field] =
               cell === null || cell === undefined ? '' : (cellWriters[field] ?? asWritten)(cell);
           if (json) valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
+          if (parquet) {
+            fieldValues[field] = values[field];
+            fieldCells[field] = cell;
+          }
         }
         csv?.write(writers.csv.row(cellsOut));
         json?.write(writers.json.row(valuesOut));
+        parquet?.row(fieldValues, fieldCells);
         if (preview && table.rows <= PREVIEW_ROWS) preview.write(writers.preview.row(cellsOut));
       },
     };
@@ -246,7 +266,13 @@ export class TableCopies {
   /** Closes the copies: kept for a valid package, removed otherwise. */
   finish(keep: boolean): DerivedTable[] {
     for (const copy of this.copies) {
+      if (copy.parquet && keep) copy.parquet.close();
+      else if (copy.parquet) {
+        copy.parquet.abandon();
+        rmSync(copy.table.parquet, { force: true });
+      }
       for (const kind of this.plan.kinds) {
+        if (kind === 'parquet') continue;
         const file = copy.files[kind];
         if (!file) continue;
         if (!keep) {

@@ -4,6 +4,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { asList } from './descriptor/rules.js';
 import { isRemote, rulesVersion } from './descriptor/paths.js';
 import { isLfsPointer } from './lfs.js';
+import { startsAsParquet } from './parquet/magic.js';
 import type { ValidateEvent } from './index.js';
 import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
@@ -68,12 +69,29 @@ function paths(resource: ResourceDescriptor): string[] {
   return asList(resource.path);
 }
 
+/** Resources that name no table format, but whose one local file says it is Parquet. */
+const parquetByContent = new WeakSet<ResourceDescriptor>();
+
 export function formatOf(resource: ResourceDescriptor): string | undefined {
   if (resource.format) return resource.format.toLowerCase();
+  if (parquetByContent.has(resource)) return 'parquet';
   if (resource.mediatype === 'text/csv') return 'csv';
   if (resource.mediatype === 'text/tab-separated-values') return 'tsv';
   const first = paths(resource)[0];
   return first ? /\.([a-z0-9]+)$/i.exec(first)?.[1]?.toLowerCase() : undefined;
+}
+
+/**
+ * Notes a resource whose format is not told (or is no table's) and whose one local file
+ * starts as Parquet: it is read as the Parquet table it is.
+ */
+async function noteParquetContent(resource: ResourceDescriptor, base: Base): Promise<void> {
+  if (resource.data !== undefined || resource.format || base.url) return;
+  const format = formatOf(resource);
+  const [path, ...more] = paths(resource);
+  if ((format !== undefined && TABLE_FORMATS.has(format)) || !path || more.length > 0) return;
+  if (isRemote(path)) return;
+  if (await startsAsParquet(locate(path, base))) parquetByContent.add(resource);
 }
 
 function isTable(resource: ResourceDescriptor): boolean {
@@ -106,6 +124,7 @@ export async function validateResource(
   resource: ResourceDescriptor,
   ctx: ResourceContext,
 ): Promise<Task> {
+  await noteParquetContent(resource, ctx.base);
   const table = isTable(resource);
   const collector = new TaskCollector(
     resource.name,

@@ -4,7 +4,8 @@
  * against 3.4 s but held the whole table, 1,041 MB at peak against 261 MB). Values come
  * typed, as a workbook's cells do: numbers, booleans, texts, dates; nulls are missing.
  */
-import type { FileMetaData, SchemaElement } from 'hyparquet';
+import type { Compressors, FileMetaData, RowGroup, SchemaElement } from 'hyparquet';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { SourceFailure } from '../location.js';
 import { SheetDate, UnfitCell, type SheetDateKind } from '../sheets/cells.js';
 import { fetchWhole } from '../sheets/read.js';
@@ -133,6 +134,72 @@ function unfitColumns(names: string[], holds: ColumnKind[], options: ReadOptions
   });
 }
 
+const MB = 1024 * 1024;
+
+/**
+ * The most a row group may declare it takes once read, and a page once decompressed:
+ * past these a file is refused before anything is allocated for it, whatever it claims.
+ * The hub gives half the memory of its processing; the command line a fixed amount.
+ */
+function groupLimit(options: ReadOptions): number {
+  const shared = options.rowLimits?.maxSharedTextBytes;
+  return shared === undefined ? 1024 * MB : shared / 2;
+}
+
+function tooLarge(what: string, bytes: number, limit: number): SourceFailure {
+  return new SourceFailure(
+    'format-error',
+    `${what} declares ${(bytes / MB).toFixed(0)} MB once read, more than the ${(limit / MB).toFixed(0)} MB a row group may take here`,
+  );
+}
+
+/**
+ * Bytes a row group takes once read, by what it declares: its columns uncompressed,
+ * dictionaries included, and a slot of each row's value in each column.
+ */
+function declaredBytes(group: RowGroup): number {
+  let columns = 0;
+  for (const column of group.columns)
+    columns += Number(column.meta_data?.total_uncompressed_size ?? 0);
+  const bytes = Math.max(Number(group.total_byte_size), columns);
+  return bytes + Number(group.num_rows) * group.columns.length * 8;
+}
+
+/**
+ * Decompression by Node's zlib (gzip, brotli, zstd; snappy is hyparquet's own), each page
+ * held to its declared size, which is held to the limit.
+ */
+function decompressors(
+  limit: number,
+  snappy: (input: Uint8Array, output: Uint8Array) => void,
+): Compressors {
+  const sized = (length: number): number => {
+    if (length > limit) throw tooLarge('a page', length, limit);
+    return length;
+  };
+  return {
+    SNAPPY: (input, length) => {
+      const output = new Uint8Array(sized(length));
+      snappy(input, output);
+      return output;
+    },
+    GZIP: (input, length) => gunzipSync(input, { maxOutputLength: Math.max(1, sized(length)) }),
+    BROTLI: (input, length) =>
+      brotliDecompressSync(input, { maxOutputLength: Math.max(1, sized(length)) }),
+    ZSTD: (input, length) =>
+      zstdDecompressSync(input, { maxOutputLength: Math.max(1, sized(length)) }),
+  };
+}
+
+/** What hyparquet found wrong with a file, as a format error of the table. */
+function unreadable(error: unknown, signal: AbortSignal | undefined): unknown {
+  if (error instanceof SourceFailure || signal?.aborted) return error;
+  return new SourceFailure(
+    'format-error',
+    `the file is not a readable Parquet file: ${error instanceof Error ? error.message : String(error)}`,
+  );
+}
+
 /** Reads a Parquet file's rows into the sink, its column names first, as a header. */
 export async function readParquet(options: ReadOptions, sink: RecordSink): Promise<ReadResult> {
   const [location, ...more] = options.locations;
@@ -143,17 +210,20 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
     );
   const file = await fetchWhole(location, options);
   try {
-    const { asyncBufferFromFile, parquetMetadataAsync, parquetRead } = await import('hyparquet');
+    const { asyncBufferFromFile, parquetMetadataAsync, parquetRead, snappyUncompress } =
+      await import('hyparquet');
     const buffer = await asyncBufferFromFile(file.path);
     let metadata: FileMetaData;
     try {
       metadata = await parquetMetadataAsync(buffer);
     } catch (error) {
-      throw new SourceFailure(
-        'format-error',
-        `the file is not a readable Parquet file: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw unreadable(error, options.signal);
     }
+    const limit = groupLimit(options);
+    const compressors = decompressors(limit, snappyUncompress);
+    for (const [index, group] of metadata.row_groups.entries())
+      if (declaredBytes(group) > limit)
+        throw tooLarge(`row group ${String(index + 1)}`, declaredBytes(group), limit);
     const { names, kinds, holds } = columnsOf(metadata);
     const unfit = unfitColumns(names, holds, options);
     let rowNumber = 1;
@@ -162,9 +232,10 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
     for (const group of metadata.row_groups) {
       if (!sink.open) break;
       const end = start + Number(group.num_rows);
-      await parquetRead({
+      const read = parquetRead({
         file: buffer,
         metadata,
+        compressors,
         rowStart: start,
         rowEnd: end,
         rowFormat: 'array',
@@ -182,6 +253,9 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
             sink.record(record, rowNumber);
           }
         },
+      });
+      await read.catch((error: unknown) => {
+        throw unreadable(error, options.signal);
       });
       start = end;
     }
