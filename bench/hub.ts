@@ -6,7 +6,7 @@
  * the 1.1 GB package to SUCCEEDED, next to its two baselines measured in the same run (curl
  * sending the same bytes to the same hub, and `data validate` of the package), as a ratio;
  * the bytes the hub's store holds after publishing, over the package's; and the time to the
- * first byte and the rate of the JSON copy, the CSV copy and the zip of that table, asked
+ * first byte and the rate of the JSON copy, the CSV copy, the zip and the Parquet copy of that table, asked
  * for the first time (made as they are sent) and the second (kept).
  *
  * Reading, for every setup: read throughput of the 1 GB resource (redirects to the store
@@ -329,6 +329,7 @@ const COPIES = [
   ['JSON', 'data_json.json'],
   ['CSV', 'data_csv.csv'],
   ['zip', 'big-0_zip.zip'],
+  ['Parquet', 'data_parquet.parquet'],
 ] as const;
 
 /** Publishing the 1.1 GB package to a fresh hub of one process, and its copies. */
@@ -384,7 +385,7 @@ function printPublishing(label: string, figures: PublishFigures, packageBytes: n
   );
   for (const { name, first, second } of figures.copies)
     console.log(
-      `${''.padEnd(4)}${name.padEnd(5)} first: ${first.firstByte.toFixed(2)} s to the first byte, ${(first.bytes / MB / first.seconds).toFixed(0)} MB/s of ${(first.bytes / MB).toFixed(0)} MB; second: ${second.firstByte.toFixed(2)} s, ${(second.bytes / MB / second.seconds).toFixed(0)} MB/s`,
+      `${''.padEnd(4)}${name.padEnd(8)} first: ${first.firstByte.toFixed(2)} s to the first byte, ${first.seconds.toFixed(1)} s in all, ${(first.bytes / MB / first.seconds).toFixed(0)} MB/s of ${(first.bytes / MB).toFixed(0)} MB; second: ${second.firstByte.toFixed(2)} s, ${(second.bytes / MB / second.seconds).toFixed(0)} MB/s`,
     );
 }
 

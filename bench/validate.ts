@@ -2,15 +2,18 @@
  * Validation throughput on a 1,000,000-row, 7-column typed table (about 75 MB), on one
  * worker and on two, printed with its peers on the same file: a plain read that counts
  * newlines, csv-parse, uDSV's typed parse and our parser alone; then the start-up time of
- * `data --version` and of validating a small package against a bare `node -e 0`.
+ * `data --version` and of validating a small package against a bare `node -e 0`; then the
+ * same table as Parquet (written by DuckDB), validated, next to DuckDB reading every column.
  * Each figure is measured in a fresh process, the modes taken in turn (see `rounds`).
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { generatePackage } from './generate.ts';
 
 const DIR = '.bench/million';
+const PARQUET_DIR = '.bench/million-parquet';
 const MB = 1024 * 1024;
 
 interface Measure {
@@ -133,4 +136,44 @@ const small = startupMs([join('bin', 'data'), 'validate', join('examples', 'citi
 console.log(
   `start-up: node -e 0 ${ms(bare)}; data --version ${ms(version)}: ${(version.median / bare.median).toFixed(2)}x (target <= 2x); ` +
     `data validate examples/cities ${ms(small)}: ${(small.median / bare.median).toFixed(2)}x (target <= 3x)`,
+);
+
+/** The benchmark table as Parquet, written by DuckDB, described by the CSV's own schema. */
+async function parquetPackage(csvFile: string): Promise<string> {
+  const file = join(PARQUET_DIR, 'data.parquet');
+  if (existsSync(file)) return file;
+  mkdirSync(PARQUET_DIR, { recursive: true });
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const connection = await (await DuckDBInstance.create(':memory:')).connect();
+  await connection.run(
+    `COPY (SELECT * FROM read_csv('${csvFile}', header = true)) TO '${file}' (FORMAT parquet)`,
+  );
+  connection.closeSync();
+  const descriptor = JSON.parse(
+    readFileSync(join(dirname(csvFile), 'datapackage.json'), 'utf8'),
+  ) as { resources: Record<string, unknown>[] };
+  const [table] = descriptor.resources;
+  writeFileSync(
+    join(PARQUET_DIR, 'datapackage.json'),
+    JSON.stringify({ name: 'bench-parquet', resources: [{ ...table, path: 'data.parquet' }] }),
+  );
+  return file;
+}
+
+const parquetFile = await parquetPackage(csv);
+const parquetBytes = (await stat(parquetFile)).size;
+const [duckdb, parquetValidate] = rounds(
+  [
+    ['duckdb-parquet', parquetFile],
+    ['validate', PARQUET_DIR],
+  ],
+  RUNS,
+) as [Measure[], Measure[]];
+console.log(
+  `\n${parquetFile}: the same table as Parquet, written by DuckDB, ${(parquetBytes / MB).toFixed(1)} MB`,
+);
+console.log(line('DuckDB reads every column', parquetBytes, duckdb));
+console.log(line('data validate, the Parquet table', parquetBytes, parquetValidate));
+console.log(
+  `validating the Parquet table takes ${(middle(parquetValidate).seconds / middle(duckdb).seconds).toFixed(1)}x DuckDB's reading, ${(middle(parquetValidate).seconds / middle(two).seconds).toFixed(2)}x validating the CSV`,
 );

@@ -7,7 +7,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { startRangeWorker } from './table/range-split.js';
 import { maySplit } from './small.js';
-import { workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
+import { PARQUET_YOUNG_GENERATION_MB, workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
 import {
   RemoteUnreachable,
   SourceNotFound,
@@ -121,7 +121,9 @@ async function runIsolated(
     transferList: range ? [range.port] : [],
     execArgv: [],
     resourceLimits: {
-      maxYoungGenerationSizeMb: YOUNG_GENERATION_MB,
+      maxYoungGenerationSizeMb: derive?.kinds.includes('parquet')
+        ? PARQUET_YOUNG_GENERATION_MB
+        : YOUNG_GENERATION_MB,
       ...(heapMb ? { maxOldGenerationSizeMb: heapMb } : {}),
     },
   });

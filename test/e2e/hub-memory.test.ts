@@ -42,7 +42,7 @@ async function drain(url: string): Promise<number> {
 }
 
 describe('the hub converting a large table', () => {
-  it('makes the JSON copy and the zip of a 1 GB CSV when asked for, within 256 MB of memory', async () => {
+  it('makes the JSON copy, the zip and the Parquet copy of a 1 GB CSV when asked for, within 256 MB of memory', async () => {
     const work = mkdtempSync(join(tmpdir(), 'data-big-'));
     const hub = await startServe([
       '--data-dir',
@@ -96,6 +96,7 @@ describe('the hub converting a large table', () => {
       const size = await drain(`${hub.url}/ada/big/r/0.json`);
       expect(size).toBeGreaterThan(GB);
       expect(await drain(`${hub.url}/ada/big/r/big_zip.zip`)).toBeGreaterThan(0);
+      expect(await drain(`${hub.url}/ada/big/r/0.parquet`)).toBeGreaterThan(0);
       const tail = await (
         await fetch(`${hub.url}/ada/big/r/0.json`, {
           headers: { range: `bytes=${String(size - 300)}-` },

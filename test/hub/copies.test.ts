@@ -103,6 +103,7 @@ describe('derived copies made when asked for', () => {
         'prices_csv',
         'prices_json',
         'prices_csv_preview',
+        'prices_parquet',
         'prices_zip',
       ]);
       expect(named.prices_json?.bytes).toBeUndefined();

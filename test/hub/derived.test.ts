@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -42,6 +43,38 @@ function regionalPackage(dir: string): void {
   );
 }
 
+/**
+ * The rows of a Parquet file as DuckDB reads them, each value as the JSON copy writes it:
+ * dates and instants (in UTC) as ISO 8601 text, integers as numbers (all are small here).
+ */
+async function duckRows(file: string): Promise<Record<string, unknown>[]> {
+  const db = await DuckDBInstance.create(':memory:');
+  const connection = await db.connect();
+  try {
+    await connection.run("SET TimeZone = 'UTC'");
+    const rows = (
+      await connection.runAndReadAll(`SELECT * FROM read_parquet('${file}')`)
+    ).getRowObjectsJson() as Record<string, unknown>[];
+    const types = (
+      await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file}')`)
+    ).getRowObjectsJson() as { column_name: string; column_type: string }[];
+    return rows.map((row) =>
+      Object.fromEntries(
+        types.map(({ column_name: name, column_type: type }) => {
+          const value = row[name] ?? null;
+          if (value === null) return [name, null];
+          if (type === 'BIGINT') return [name, Number(value)];
+          if (type === 'TIMESTAMP WITH TIME ZONE' && typeof value === 'string')
+            return [name, value.replace(' ', 'T').replace(/\+00$/, 'Z')];
+          return [name, value];
+        }),
+      ),
+    );
+  } finally {
+    connection.closeSync();
+  }
+}
+
 describe('derived copies of every table', () => {
   it('serves a CSV copy in one normal form and a typed JSON copy, by index, by name and as named resources', async () => {
     const dir = tempDir();
@@ -84,6 +117,7 @@ describe('derived copies of every table', () => {
           ['rain_csv', 'derived/csv'],
           ['rain_json', 'derived/json'],
           ['rain_csv_preview', 'derived/preview'],
+          ['rain_parquet', 'derived/parquet'],
           ['rain_zip', 'derived/zip'],
         ]);
         expect((await fetch(`${url}/ada/rain/r/0.xlsx`)).status).toBe(404);
@@ -154,6 +188,7 @@ describe('derived copies of every table', () => {
             'rain_csv',
             'rain_json',
             'rain_csv_preview',
+            'rain_parquet',
             'rain_zip',
           ]);
         } finally {
@@ -209,6 +244,24 @@ describe('derived copies of every table', () => {
           JSON.parse(readFileSync(join(work, 'as-json', 'data', 'rain.json'), 'utf8')),
         ).toEqual(await (await fetch(`${url}/ada/rain/r/0.json`)).json());
 
+        // Parquet: typed by the schema the copy names, read by DuckDB as the JSON copy.
+        const parquet = await runData(
+          ['get', 'ada/rain', '--format', 'parquet', '--out', 'as-parquet'],
+          { env, cwd: work },
+        );
+        expect(parquet.code).toBe(0);
+        const [typed] = saved('as-parquet').resources;
+        expect(typed).toMatchObject({ name: 'rain', path: 'data/rain.parquet', format: 'parquet' });
+        expect(typed?.encoding).toBeUndefined();
+        const file = join(work, 'as-parquet', 'data', 'rain.parquet');
+        expect(await duckRows(file)).toEqual(
+          await (await fetch(`${url}/ada/rain/r/0.json`)).json(),
+        );
+        expect((await runData(['validate', 'as-parquet'], { env, cwd: work })).code).toBe(0);
+        const republished = await runData(['publish', 'as-parquet', '--force'], { env, cwd: work });
+        expect(republished.err).not.toMatch(/^error/m);
+        expect(republished.code).toBe(0);
+
         const zip = await runData(['get', 'ada/rain', '--zip'], { env, cwd: work });
         expect(zip.code).toBe(0);
         expect(
@@ -252,6 +305,11 @@ describe('derived copies of every table', () => {
         ).json()) as unknown[];
         expect(rows.length - 1).toBe(json.length);
         expect(json.length).toBeGreaterThan(0);
+        const parquet = await fetch(`${url}/ada/${descriptor.name}/r/${String(index)}.parquet`);
+        expect(parquet.status).toBe(200);
+        const file = join(tempDir(), `${resource.name}.parquet`);
+        writeFileSync(file, Buffer.from(await parquet.arrayBuffer()));
+        expect(await duckRows(file)).toEqual(json);
       }
     });
   });

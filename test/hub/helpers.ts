@@ -109,9 +109,11 @@ export const CITIES_PUBLISHED = [
   'countries_csv',
   'countries_json',
   'countries_csv_preview',
+  'countries_parquet',
   'cities_csv',
   'cities_json',
   'cities_csv_preview',
+  'cities_parquet',
   'world-cities_zip',
 ];
 
