@@ -52,7 +52,7 @@ function hubFetch(fetch: HttpFetch, hub: string, token: string | undefined): Fet
   };
 }
 
-async function localDescriptor(
+export async function localDescriptor(
   path: string,
 ): Promise<{ descriptor: { resources?: ResourceDescriptor[] }; dir: string } | undefined> {
   const info = await stat(path).catch(() => undefined);

@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   get: async () => (await import('./get.js')).registerGet,
   info: async () => (await import('./info.js')).registerInfo,
   cat: async () => (await import('./cat.js')).registerCat,
+  diff: async () => (await import('./diff.js')).registerDiff,
   search: async () => (await import('./search.js')).registerSearch,
   list: async () => (await import('./list.js')).registerList,
   history: async () => (await import('./history.js')).registerHistory,

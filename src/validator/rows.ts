@@ -63,6 +63,44 @@ function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown
     });
 }
 
+const DAY_MS = 86_400_000;
+
+/** Dates and times, cast to milliseconds since 1970 (UTC), as ISO 8601 text. */
+const ISO_TEXT: Record<string, (ms: number) => string> = {
+  date: (ms) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10),
+  datetime: (ms) => new Date(ms).toISOString().replace('.000Z', 'Z'),
+  time: (ms) =>
+    new Date(ms)
+      .toISOString()
+      .slice(11, 23)
+      .replace(/\.000$/, ''),
+};
+
+/**
+ * Casts every cell by its field, so that two tables that say the same thing give the same
+ * values whatever their format: numbers, booleans and JSON types as values, dates and times
+ * as ISO 8601 text (a workbook's date and a CSV's `03/01/2024` alike), missing values null;
+ * the rest, and cells their type refuses, as written.
+ */
+function comparableTyper(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown[] {
+  const fields = schema.fields.map((field) => ({
+    compiled: compileField(field, schema, 2),
+    iso: ISO_TEXT[field.type ?? 'string'],
+    asValue: TYPED_AS_VALUES.has(field.type ?? 'string') || field.type === 'year',
+  }));
+  return (cells) =>
+    cells.map((cell, index) => {
+      const field = fields[index];
+      if (!field) return asWritten(cell);
+      if (cell === null || cell === undefined) return null;
+      if (typeof cell === 'string' && field.compiled.missing.has(cell)) return null;
+      if (!field.asValue && !field.iso) return asWritten(cell);
+      const value = field.compiled.cast(cell);
+      if (value === INVALID) return asWritten(cell);
+      return field.iso && typeof value === 'number' ? field.iso(value) : jsonValue(value);
+    });
+}
+
 /** Skips comment rows, gathers the header rows into labels, and hands on the data rows. */
 function layoutSink(
   layout: TableLayout,
@@ -112,14 +150,21 @@ function layoutSink(
 export async function readRows(
   resource: ResourceDescriptor,
   base: Base,
-  options: { fetch: Fetch; signal?: AbortSignal | undefined; typed: boolean },
+  options: {
+    fetch: Fetch;
+    signal?: AbortSignal | undefined;
+    /** True: typed as JSON writes them; 'comparable': every type cast (see comparableTyper). */
+    typed: boolean | 'comparable';
+  },
   handler: RowHandler,
 ): Promise<void> {
   let schema = typeof resource.schema === 'object' ? resource.schema : undefined;
   if (!schema && options.typed && base.dir !== undefined)
     schema = await inferResourceSchema(resource, base.dir);
   const cast =
-    options.typed && schema ? typer(schema) : (cells: readonly unknown[]) => cells.map(asWritten);
+    options.typed && schema
+      ? (options.typed === 'comparable' ? comparableTyper : typer)(schema)
+      : (cells: readonly unknown[]) => cells.map(asWritten);
   if (resource.data !== undefined) {
     const records = inlineRecords(resource.data);
     if (typeof records === 'string') throw new Error(records);

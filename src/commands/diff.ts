@@ -1,0 +1,65 @@
+import { Option, type Command } from 'commander';
+import type { Context } from '../context.js';
+import { whole } from './arguments.js';
+import { storedToken, writeJson } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+export interface DiffCommandOptions {
+  a: string;
+  b: string;
+  limit: number;
+  format: 'text' | 'csv';
+}
+
+export function registerDiff(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  program
+    .command('diff')
+    .summary('what changed between two versions of a dataset: properties, schemas and rows')
+    .argument('<a>', 'a package folder or descriptor, owner/dataset or owner/dataset@N')
+    .argument('<b>', 'the same, the version to compare with a')
+    .option('--limit <n>', 'rows of each kind to show per resource', whole('rows'), 10)
+    .addOption(
+      new Option('--format <format>', 'text, or csv: one line per changed cell')
+        .choices(['text', 'csv'])
+        .default('text'),
+    )
+    .addHelpText(
+      'after',
+      '\nRows are matched by the primary key (or, without one, whole) and compared by their\ntyped values: 1.0 and 1 in a number field are the same. Exit code 0 when nothing\nchanged, 1 when something did.\n\nExamples:\n  data diff ada/prices@3 ada/prices\n  data diff ada/prices ./prices --limit 50\n  data diff old/ new/ --json\n  data diff old/ new/ --format csv > changes.csv',
+    )
+    .action(
+      async (
+        a: string,
+        b: string,
+        options: { limit: number; format: 'text' | 'csv' },
+        command: Command,
+      ) => {
+        setExitCode(await runDiff({ a, b, ...options }, contextFor(command)));
+      },
+    );
+}
+
+export async function runDiff(options: DiffCommandOptions, ctx: Context): Promise<number> {
+  const { diffSide } = await import('../diff/side.js');
+  const { diffPackages, unchanged } = await import('../diff/index.js');
+  const token = await storedToken(ctx);
+  const sideContext = {
+    fetch: ctx.fetch,
+    site: ctx.hub().site,
+    hub: ctx.hub().api,
+    token,
+    signal: ctx.signal,
+  };
+  const a = await diffSide(options.a, sideContext);
+  const b = await diffSide(options.b, sideContext);
+  const diff = await diffPackages(a, b, { limit: options.limit, signal: ctx.signal });
+  const { diffCsv, diffText } = await import('../output/diff.js');
+  if (ctx.globals.json) writeJson(ctx, diff);
+  else if (options.format === 'csv') ctx.io.stdout.write(diffCsv(diff));
+  else ctx.io.stdout.write(diffText(diff, ctx.colors));
+  return unchanged(diff) ? 0 : 1;
+}

@@ -1,0 +1,240 @@
+/**
+ * What changed between two versions of a data package: its properties, its resources
+ * (added, removed, renamed), and for each table its schema and its rows, matched by the
+ * primary key (or whole) and compared by their typed values, whatever each side's format.
+ */
+import { isDerived } from '../validator/descriptor/derived.js';
+import type { ResourceDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
+import { formatOf, inferResourceSchema, isTableFormat } from '../validator/resource.js';
+import { diffRows, type RowCounts, type RowSamples } from './rows.js';
+import { canonical, diffSchemas, type SchemaDiff } from './schema.js';
+import type { DiffSide, PackageLike } from './side.js';
+
+export type { DiffSide } from './side.js';
+
+export interface ResourceDiff {
+  name: string;
+  status: 'added' | 'removed' | 'changed' | 'unchanged';
+  /** The name it had in a, when it was renamed. */
+  renamedFrom?: string;
+  schema: SchemaDiff;
+  rows: RowCounts;
+  samples: RowSamples;
+  /** Repeated keys left out of the comparison, on each side. */
+  duplicates?: { a: number; b: number };
+}
+
+export interface PropertyChange {
+  property: string;
+  from: unknown;
+  to: unknown;
+}
+
+export interface PackageDiff {
+  a: string;
+  b: string;
+  properties: PropertyChange[];
+  resources: ResourceDiff[];
+}
+
+export interface DiffOptions {
+  /** Rows of each kind to show per resource. */
+  limit: number;
+  signal?: AbortSignal | undefined;
+  onResource?: (name: string) => void;
+}
+
+/** Properties a hub adds to what it publishes, and the resources: not the publisher's. */
+const NOT_COMPARED = new Set(['resources', '_cache', 'datahub', 'id', 'owner', 'ownerid']);
+
+function originals(descriptor: PackageLike): ResourceDescriptor[] {
+  return (descriptor.resources ?? []).filter(
+    (resource) => typeof resource === 'object' && !isDerived(resource as Record<string, unknown>),
+  );
+}
+
+function propertyChanges(a: PackageLike, b: PackageLike): PropertyChange[] {
+  const changes: PropertyChange[] = [];
+  for (const property of new Set([...Object.keys(a), ...Object.keys(b)]))
+    if (!NOT_COMPARED.has(property) && canonical(a[property]) !== canonical(b[property]))
+      changes.push({ property, from: a[property] ?? null, to: b[property] ?? null });
+  return changes;
+}
+
+/** A resource's schema, when it is given in place (not by reference). */
+function schemaOf(resource: ResourceDescriptor): SchemaDescriptor | undefined {
+  return typeof resource.schema === 'object' ? resource.schema : undefined;
+}
+
+const signature = (resource: ResourceDescriptor): string =>
+  canonical([
+    schemaOf(resource)?.fields.map((field) => [field.name, field.type ?? 'string']),
+    schemaOf(resource)?.primaryKey,
+  ]);
+
+/** Pairs each resource of b with its version in a: same name, or renamed (same path, or same schema and key). */
+function pairResources(
+  a: ResourceDescriptor[],
+  b: ResourceDescriptor[],
+): { pairs: [ResourceDescriptor | undefined, ResourceDescriptor | undefined][] } {
+  const unpairedA = new Set(a.filter((resource) => !b.some((each) => each.name === resource.name)));
+  const pairs: [ResourceDescriptor | undefined, ResourceDescriptor | undefined][] = [];
+  for (const resource of b) {
+    let partner = a.find((each) => each.name === resource.name);
+    if (!partner) {
+      partner = [...unpairedA].find(
+        (each) =>
+          (typeof each.path === 'string' && each.path === resource.path) ||
+          (each.schema !== undefined && signature(each) === signature(resource)),
+      );
+      if (partner) unpairedA.delete(partner);
+    }
+    pairs.push([partner, resource]);
+  }
+  for (const resource of a) if (unpairedA.has(resource)) pairs.push([resource, undefined]);
+  return { pairs };
+}
+
+function isTable(resource: ResourceDescriptor): boolean {
+  if (resource.data !== undefined) return Array.isArray(resource.data);
+  const format = formatOf(resource);
+  return format !== undefined ? isTableFormat(format) : resource.schema !== undefined;
+}
+
+const NO_ROWS = (): RowCounts => ({ added: 0, removed: 0, changed: 0, unchanged: 0, key: null });
+const NO_SAMPLES = (): RowSamples => ({ added: [], removed: [], changed: [] });
+const NO_SCHEMA = (): SchemaDiff => ({ added: [], removed: [], changed: [], keys: [] });
+
+/** The key rows are matched by: the primary key b declares, if a has its fields too, else a's. */
+function matchKey(
+  a: ResourceDescriptor,
+  b: ResourceDescriptor,
+  columns: [string, string][],
+): string[] | undefined {
+  const inB = new Set(columns.map(([, name]) => name));
+  const byA = new Map(columns.map(([inA, name]) => [inA, name]));
+  const keyB = schemaOf(b)?.primaryKey;
+  const listB = typeof keyB === 'string' ? [keyB] : keyB;
+  if (listB && listB.length > 0 && listB.every((name) => inB.has(name))) return listB;
+  const keyA = schemaOf(a)?.primaryKey;
+  const listA = typeof keyA === 'string' ? [keyA] : keyA;
+  if (listA && listA.length > 0 && listA.every((name) => byA.has(name)))
+    return listA.map((name) => byA.get(name) ?? name);
+  return undefined;
+}
+
+/** The fields both versions of a table have, each by its name in a and in b. */
+function sharedColumns(
+  a: ResourceDescriptor,
+  b: ResourceDescriptor,
+  renamed: Map<string, string>,
+): [string, string][] {
+  const fieldsB = schemaOf(b)?.fields.map((field) => field.name);
+  if (!fieldsB || !schemaOf(a)) return [];
+  const inA = new Map([...renamed].map(([nameA, nameB]) => [nameB, nameA]));
+  return fieldsB.flatMap((name) => {
+    const nameA = inA.get(name);
+    return nameA === undefined ? [] : [[nameA, name] as [string, string]];
+  });
+}
+
+async function diffPair(
+  a: { side: DiffSide; resource: ResourceDescriptor | undefined },
+  b: { side: DiffSide; resource: ResourceDescriptor | undefined },
+  options: DiffOptions,
+): Promise<ResourceDiff> {
+  const name = b.resource?.name ?? a.resource?.name ?? '';
+  options.onResource?.(name);
+  if (!a.resource || !b.resource)
+    return {
+      name,
+      status: a.resource ? 'removed' : 'added',
+      schema: NO_SCHEMA(),
+      rows: NO_ROWS(),
+      samples: NO_SAMPLES(),
+    };
+  const { diff: schema, renamed } = diffSchemas(schemaOf(a.resource), schemaOf(b.resource));
+  const result: ResourceDiff = {
+    name,
+    status: 'unchanged',
+    ...(a.resource.name !== b.resource.name ? { renamedFrom: a.resource.name } : {}),
+    schema,
+    rows: NO_ROWS(),
+    samples: NO_SAMPLES(),
+  };
+  if (isTable(a.resource) && isTable(b.resource)) {
+    const columns = schemaColumns(a.resource, b.resource, renamed);
+    const rows = await diffRows(
+      { side: a.side, resource: a.resource },
+      { side: b.side, resource: b.resource },
+      {
+        columns,
+        key: matchKey(a.resource, b.resource, columns),
+        limit: options.limit,
+        signal: options.signal,
+      },
+    );
+    result.rows = rows.rows;
+    result.samples = rows.samples;
+    if (rows.duplicates.a > 0 || rows.duplicates.b > 0) result.duplicates = rows.duplicates;
+  }
+  const { rows } = result;
+  const schemaChanged =
+    schema.added.length + schema.removed.length + schema.changed.length + schema.keys.length > 0;
+  const rowsChanged = rows.added + rows.removed + rows.changed > 0;
+  // Rows left out for a repeated key differ too: the tables are not the same.
+  if (schemaChanged || rowsChanged || result.renamedFrom || result.duplicates)
+    result.status = 'changed';
+  return result;
+}
+
+/**
+ * The columns compared: the fields both versions have, or, where a side has no schema,
+ * the labels of its first row as they are read (see rows.ts).
+ */
+function schemaColumns(
+  a: ResourceDescriptor,
+  b: ResourceDescriptor,
+  renamed: Map<string, string>,
+): [string, string][] {
+  return sharedColumns(a, b, renamed);
+}
+
+/**
+ * A side's resources, each local table without a schema given one inferred from its rows,
+ * as `data validate` infers it, so that its rows are compared by type too.
+ */
+async function withSchemas(side: DiffSide): Promise<ResourceDescriptor[]> {
+  const dir = side.base.dir;
+  return Promise.all(
+    originals(side.descriptor).map(async (resource) =>
+      dir !== undefined && resource.schema === undefined && isTable(resource)
+        ? { ...resource, schema: await inferResourceSchema(resource, dir) }
+        : resource,
+    ),
+  );
+}
+
+export async function diffPackages(
+  a: DiffSide,
+  b: DiffSide,
+  options: DiffOptions,
+): Promise<PackageDiff> {
+  const { pairs } = pairResources(await withSchemas(a), await withSchemas(b));
+  const resources: ResourceDiff[] = [];
+  for (const [inA, inB] of pairs)
+    resources.push(await diffPair({ side: a, resource: inA }, { side: b, resource: inB }, options));
+  return {
+    a: a.label,
+    b: b.label,
+    properties: propertyChanges(a.descriptor, b.descriptor),
+    resources,
+  };
+}
+
+/** Whether two versions are the same: no property, resource, schema or row changed. */
+export function unchanged(diff: PackageDiff): boolean {
+  return (
+    diff.properties.length === 0 && diff.resources.every((each) => each.status === 'unchanged')
+  );
+}

@@ -1,0 +1,123 @@
+/**
+ * One side of a diff: a local package (folder, descriptor or single data file), or a hub
+ * dataset, `owner/dataset` (its published revision) or `owner/dataset@N` (revision N).
+ */
+import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { localDescriptor } from '../client/cat.js';
+import { json, send, tokenFor, type HttpFetch } from '../client/http.js';
+import { parseTarget } from '../client/get.js';
+import { AuthError, UsageError } from '../errors.js';
+import type { ResourceDescriptor } from '../validator/descriptor/types.js';
+import type { Base, Fetch } from '../validator/location.js';
+
+export interface PackageLike {
+  resources?: ResourceDescriptor[];
+  [property: string]: unknown;
+}
+
+export interface DiffSide {
+  /** How the side is named in the output: the path, or owner/dataset@N. */
+  label: string;
+  descriptor: PackageLike;
+  base: Base;
+  fetch: Fetch;
+}
+
+export interface SideContext {
+  fetch: HttpFetch;
+  /** The hub's site, for owner/dataset. */
+  site: string;
+  /** The hub's API origin, the only one the token is sent to. */
+  hub: string;
+  token: string | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+const none: Fetch = () => Promise.reject(new Error('a local package is read from its folder'));
+
+async function localSide(path: string): Promise<DiffSide> {
+  const local = await localDescriptor(path);
+  if (local)
+    return {
+      label: path,
+      descriptor: local.descriptor,
+      base: { dir: local.dir },
+      fetch: none,
+    };
+  const name = basename(path).replace(/\.[^.]+$/, '') || 'table';
+  return {
+    label: path,
+    descriptor: { resources: [{ name, path: basename(path) }] },
+    base: { dir: dirname(path) },
+    fetch: none,
+  };
+}
+
+/** `owner/dataset@N`: the dataset and the revision asked for, if any. */
+function splitRevision(input: string): { dataset: string; revision: number | undefined } {
+  const match = /^(.+)@(\d+)$/.exec(input);
+  if (!match) return { dataset: input, revision: undefined };
+  const revision = Number(match[2]);
+  if (!Number.isSafeInteger(revision) || revision < 1)
+    throw new UsageError(`"${input}": a revision is a number from 1`);
+  return { dataset: match[1] ?? input, revision };
+}
+
+/**
+ * Reads of a hub side: the token to the hub only, and every file of the revision asked
+ * for, not of the latest one.
+ */
+function revisionFetch(context: SideContext, revision: number | undefined): Fetch {
+  return async (url, init) => {
+    const address = new URL(url);
+    if (revision !== undefined) address.searchParams.set('v', String(revision));
+    const auth = tokenFor(address.href, context.hub, context.token);
+    return send(context.fetch, `read ${address.href}`, address.href, {
+      headers: auth ? { 'Auth-Token': auth } : {},
+      ...(init?.signal ? { signal: init.signal } : {}),
+    });
+  };
+}
+
+async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
+  const { dataset, revision } = splitRevision(input);
+  const target = parseTarget(dataset, context.site);
+  if (target.single) throw new UsageError(`"${input}" is one file: give owner/dataset`);
+  const url = new URL(target.url);
+  if (revision !== undefined) url.searchParams.set('v', String(revision));
+  const auth = tokenFor(url.href, context.hub, context.token);
+  const response = await send(context.fetch, `read ${url.href}`, url.href, {
+    headers: auth ? { 'Auth-Token': auth } : {},
+    ...(context.signal ? { signal: context.signal } : {}),
+  });
+  // A dataset the hub does not show (private, or no such revision) is one this user may
+  // not read: no rows of it are shown.
+  if (response.status === 404 || response.status === 401 || response.status === 403) {
+    await response.text();
+    throw new AuthError(
+      `no dataset ${dataset}${revision === undefined ? '' : ` revision ${String(revision)}`} that you may read`,
+      context.token
+        ? 'check the owner, the dataset and the revision; a private dataset shows only to its owner'
+        : 'check the owner and the dataset; if it is private, run `data login` first',
+    );
+  }
+  const descriptor = (await json(`read ${url.href}`, response)) as PackageLike;
+  return {
+    label: revision === undefined ? dataset : `${dataset}@${String(revision)}`,
+    descriptor,
+    base: { url: target.url },
+    fetch: revisionFetch(context, revision),
+  };
+}
+
+/** Resolves what the user named: a path that exists is local, anything else a hub dataset. */
+export async function diffSide(input: string, context: SideContext): Promise<DiffSide> {
+  if (await stat(input).catch(() => undefined)) return localSide(input);
+  if (/^https?:\/\//i.test(input) || /^[^/\s]+\/[^/\s]+$/.test(input))
+    return hubSide(input, context);
+  throw new UsageError(
+    `"${input}" is no folder, descriptor or file here, and no owner/dataset`,
+    'give a local package, owner/dataset or owner/dataset@N',
+  );
+}

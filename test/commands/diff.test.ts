@@ -1,0 +1,248 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
+import { memoryIO } from '../../src/output/io.js';
+import { folder } from '../helpers/fixtures.js';
+import { writeXlsx } from '../helpers/workbook.js';
+
+async function data(args: string[]) {
+  const io = memoryIO({
+    env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(folder({}), 'config'), NO_COLOR: '1' },
+  });
+  const code = await run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+const FIELDS = [
+  { name: 'id', type: 'integer' },
+  { name: 'name', type: 'string' },
+  { name: 'price', type: 'number' },
+];
+
+function pkg(csv: string, schema: object = { fields: FIELDS, primaryKey: ['id'] }, extra = {}) {
+  return folder({
+    'prices.csv': csv,
+    'datapackage.json': {
+      name: 'prices',
+      ...extra,
+      resources: [{ name: 'prices', path: 'prices.csv', schema }],
+    },
+  });
+}
+
+interface Diff {
+  a: string;
+  b: string;
+  properties: { property: string; from: unknown; to: unknown }[];
+  resources: {
+    name: string;
+    status: string;
+    renamedFrom?: string;
+    schema: {
+      added: string[];
+      removed: string[];
+      changed: { field: string; from: object; to: object }[];
+      keys: { property: string }[];
+    };
+    rows: {
+      added: number;
+      removed: number;
+      changed: number;
+      unchanged: number;
+      key: string[] | null;
+    };
+    samples: {
+      added: object[];
+      removed: object[];
+      changed: { key: object; cells: Record<string, { from: unknown; to: unknown }> }[];
+    };
+    duplicates?: { a: number; b: number };
+  }[];
+}
+
+async function diffJson(
+  a: string,
+  b: string,
+  ...more: string[]
+): Promise<{ code: number; diff: Diff }> {
+  const { code, out, err } = await data(['--json', 'diff', a, b, ...more]);
+  expect(err).toBe('');
+  return { code, diff: JSON.parse(out) as Diff };
+}
+
+const BEFORE = 'id,name,price\n1,apple,1.0\n2,pear,2\n3,plum,3\n';
+const AFTER = 'id,name,price\n1,apple,1\n2,pear,2.5\n4,fig,4\n';
+
+describe('data diff', () => {
+  it('says "no changes" and exits 0 for the same package', async () => {
+    const a = pkg(BEFORE);
+    const { code, out } = await data(['diff', a, pkg(BEFORE)]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^no changes$/m);
+  });
+
+  it('matches rows by the primary key, and compares typed values: 1.0 is 1', async () => {
+    const { code, diff } = await diffJson(pkg(BEFORE), pkg(AFTER, undefined, { version: '2' }));
+    expect(code).toBe(1);
+    expect(diff.properties).toEqual([{ property: 'version', from: null, to: '2' }]);
+    const [prices] = diff.resources;
+    expect(prices?.status).toBe('changed');
+    expect(prices?.rows).toEqual({ added: 1, removed: 1, changed: 1, unchanged: 1, key: ['id'] });
+    expect(prices?.samples).toEqual({
+      added: [{ id: 4, name: 'fig', price: 4 }],
+      removed: [{ id: 3, name: 'plum', price: 3 }],
+      changed: [{ key: { id: 2 }, cells: { price: { from: 2, to: 2.5 } } }],
+    });
+    expect(prices?.schema).toEqual({ added: [], removed: [], changed: [], keys: [] });
+  });
+
+  it('prints a summary, then the rows, and CSV of each changed cell', async () => {
+    const a = pkg(BEFORE);
+    const b = pkg(AFTER);
+    const text = await data(['diff', a, b]);
+    expect(text.code).toBe(1);
+    expect(text.out).toContain('~ prices: +1 rows, −1, 1 changed, 1 unchanged (by id)');
+    expect(text.out).toContain('  + id=4 name="fig" price=4');
+    expect(text.out).toContain('  - id=3 name="plum" price=3');
+    expect(text.out).toContain('  ~ id=2: price: 2 → 2.5');
+    const limited = await data(['diff', a, b, '--limit', '0']);
+    expect(limited.out).toContain('… 3 more');
+    const csv = await data(['diff', a, b, '--format', 'csv']);
+    expect(csv.out.split('\n')).toContain('prices,changed,[2],price,2,2.5');
+  });
+
+  it('reports fields added, removed, renamed, retyped and keys changed', async () => {
+    const a = pkg('id,name,price,old\n1,a,1,x\n', {
+      fields: [...FIELDS, { name: 'old', type: 'string' }],
+      primaryKey: ['id'],
+    });
+    const b = pkg('id,title,price,new\n1,a,1,y\n', {
+      fields: [
+        FIELDS[0],
+        { name: 'title', type: 'string' },
+        { name: 'price', type: 'integer', constraints: { minimum: 0 } },
+        { name: 'new', type: 'integer' },
+      ],
+      primaryKey: ['id', 'title'],
+    });
+    const { diff } = await diffJson(a, b);
+    const schema = diff.resources[0]?.schema;
+    expect(schema?.added).toEqual(['new']);
+    expect(schema?.removed).toEqual(['old']);
+    expect(schema?.changed).toEqual([
+      { field: 'title', from: { name: 'name' }, to: { name: 'title' } },
+      {
+        field: 'price',
+        from: { type: 'number', constraints: null },
+        to: { type: 'integer', constraints: { minimum: 0 } },
+      },
+    ]);
+    expect(schema?.keys.map((key) => key.property)).toEqual(['primaryKey']);
+  });
+
+  it('matches whole rows without a key, and says so', async () => {
+    const schema = { fields: FIELDS };
+    const { diff } = await diffJson(pkg(BEFORE, schema), pkg(AFTER, schema));
+    expect(diff.resources[0]?.rows).toEqual({
+      added: 2,
+      removed: 2,
+      changed: 0,
+      unchanged: 1,
+      key: null,
+    });
+    expect((await data(['diff', pkg(BEFORE, schema), pkg(AFTER, schema)])).out).toContain(
+      'by whole rows: no primary key',
+    );
+  });
+
+  it('reports keys repeated on a side instead of crashing', async () => {
+    const { code, diff } = await diffJson(
+      pkg('id,name,price\n1,a,1\n1,b,2\n2,c,3\n'),
+      pkg('id,name,price\n1,a,1\n2,c,3\n2,d,4\n'),
+    );
+    expect(code).toBe(1);
+    expect(diff.resources[0]?.duplicates).toEqual({ a: 1, b: 1 });
+    expect(diff.resources[0]?.rows.unchanged).toBe(2);
+  });
+
+  it('follows a resource renamed, and lists resources added and removed', async () => {
+    const a = folder({
+      'prices.csv': BEFORE,
+      'notes.txt': 'x',
+      'datapackage.json': {
+        name: 'p',
+        resources: [
+          { name: 'prices', path: 'prices.csv', schema: { fields: FIELDS, primaryKey: ['id'] } },
+          { name: 'notes', path: 'notes.txt' },
+        ],
+      },
+    });
+    const b = folder({
+      'prices.csv': BEFORE,
+      'readme.txt': 'y',
+      'datapackage.json': {
+        name: 'p',
+        resources: [
+          { name: 'costs', path: 'prices.csv', schema: { fields: FIELDS, primaryKey: ['id'] } },
+          { name: 'readme', path: 'readme.txt' },
+        ],
+      },
+    });
+    const { diff } = await diffJson(a, b);
+    expect(diff.resources.map((each) => [each.name, each.status, each.renamedFrom])).toEqual([
+      ['costs', 'changed', 'prices'],
+      ['readme', 'added', undefined],
+      ['notes', 'removed', undefined],
+    ]);
+    expect(diff.resources[0]?.rows.unchanged).toBe(3);
+  });
+
+  it('compares a CSV table with its Excel version by typed values', async () => {
+    const a = pkg('id,name,price\n1,apple,1.5\n2,pear,2\n');
+    const b = folder({
+      'datapackage.json': {
+        name: 'prices',
+        resources: [
+          {
+            name: 'prices',
+            path: 'prices.xlsx',
+            format: 'xlsx',
+            schema: { fields: FIELDS, primaryKey: ['id'] },
+          },
+        ],
+      },
+    });
+    await writeXlsx(
+      join(b, 'prices.xlsx'),
+      '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c></row>' +
+        '<row r="2"><c r="A2"><v>1</v></c><c r="B2" t="s"><v>3</v></c><c r="C2"><v>1.5</v></c></row>' +
+        '<row r="3"><c r="A3"><v>2</v></c><c r="B3" t="s"><v>4</v></c><c r="C3"><v>2.25</v></c></row>',
+      '<si><t>id</t></si><si><t>name</t></si><si><t>price</t></si><si><t>apple</t></si><si><t>pear</t></si>',
+    );
+    const { diff } = await diffJson(a, b);
+    expect(diff.resources[0]?.rows).toMatchObject({
+      changed: 1,
+      unchanged: 1,
+      added: 0,
+      removed: 0,
+    });
+    expect(diff.resources[0]?.samples.changed).toEqual([
+      { key: { id: 2 }, cells: { price: { from: 2, to: 2.25 } } },
+    ]);
+  });
+
+  it('shows huge cells escaped and whole in JSON', async () => {
+    const huge = 'x'.repeat(200_000);
+    const { diff } = await diffJson(
+      pkg(BEFORE),
+      pkg(`id,name,price\n1,apple,1\n2,"${huge}",2\n3,plum,3\n`),
+    );
+    expect(diff.resources[0]?.samples.changed[0]?.cells.name?.to).toBe(huge);
+  });
+
+  it('is a usage error for a side that is nothing', async () => {
+    const { code, err } = await data(['diff', pkg(BEFORE), 'no such thing']);
+    expect(code).toBe(2);
+    expect(err).toMatch(/no folder, descriptor or file/);
+  });
+});

@@ -1,0 +1,102 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
+import { memoryIO } from '../../src/output/io.js';
+import { folder } from '../helpers/fixtures.js';
+import { browserLogin, publish, waitForState, withHub } from './helpers.js';
+
+const FIELDS = [
+  { name: 'id', type: 'integer' },
+  { name: 'price', type: 'number' },
+];
+
+function prices(csv: string): string {
+  return folder({
+    'prices.csv': csv,
+    'datapackage.json': {
+      name: 'prices',
+      resources: [
+        { name: 'prices', path: 'prices.csv', schema: { fields: FIELDS, primaryKey: ['id'] } },
+      ],
+    },
+  });
+}
+
+async function data(args: string[], env: Record<string, string>) {
+  const io = memoryIO({
+    env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(folder({}), 'config'), NO_COLOR: '1', ...env },
+  });
+  const code = await run(args, io);
+  return { code, out: io.out(), err: io.err() };
+}
+
+async function published(url: string, jwt: string, dir: string, findability = 'published') {
+  const state = await waitForState(
+    url,
+    (await publish(url, jwt, dir, { findability })).flowId,
+    jwt,
+  );
+  expect(state.state).toBe('SUCCEEDED');
+}
+
+describe('data diff against a hub', () => {
+  it('diffs two revisions of a dataset, and a local folder against the published one', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const env = { DATA_API: url, DATA_TOKEN: jwt };
+      await published(url, jwt, prices('id,price\n1,1.0\n2,2\n3,3\n'));
+      await published(url, jwt, prices('id,price\n1,1\n2,2.5\n4,4\n'));
+      const revisions = await data(['--json', 'diff', 'ada/prices@1', 'ada/prices'], env);
+      expect(revisions.err).toBe('');
+      expect(revisions.code).toBe(1);
+      const diff = JSON.parse(revisions.out) as {
+        a: string;
+        b: string;
+        resources: { rows: object; samples: { changed: object[] } }[];
+      };
+      expect([diff.a, diff.b]).toEqual(['ada/prices@1', 'ada/prices']);
+      expect(diff.resources[0]?.rows).toEqual({
+        added: 1,
+        removed: 1,
+        changed: 1,
+        unchanged: 1,
+        key: ['id'],
+      });
+      expect(diff.resources[0]?.samples.changed).toEqual([
+        { key: { id: 2 }, cells: { price: { from: 2, to: 2.5 } } },
+      ]);
+      const same = await data(['diff', prices('id,price\n1,1\n2,2.5\n4,4\n'), 'ada/prices'], env);
+      expect(same.out).toMatch(/^no changes$/m);
+      expect(same.code).toBe(0);
+    });
+  });
+
+  it('is an authentication error, with no rows shown, for a dataset the user may not read', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url);
+      await published(url, ada, prices('id,price\n1,41\n'), 'private');
+      const bob = await browserLogin(url, 'bob');
+      const readers: Record<string, string>[] = [
+        { DATA_API: url, DATA_TOKEN: bob },
+        { DATA_API: url },
+      ];
+      for (const env of readers) {
+        const denied = await data(['diff', prices('id,price\n1,1\n'), 'ada/prices'], env);
+        expect(denied.code).toBe(4);
+        expect(denied.out).toBe('');
+        expect(denied.err).toMatch(/no dataset ada\/prices that you may read/);
+      }
+      // Its owner reads it; a revision that does not exist is refused the same way.
+      const own = await data(['diff', prices('id,price\n1,41\n'), 'ada/prices'], {
+        DATA_API: url,
+        DATA_TOKEN: ada,
+      });
+      expect(own.code).toBe(0);
+      const missing = await data(['diff', 'ada/prices@7', 'ada/prices'], {
+        DATA_API: url,
+        DATA_TOKEN: ada,
+      });
+      expect(missing.code).toBe(4);
+    });
+  });
+});
