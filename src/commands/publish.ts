@@ -18,6 +18,7 @@ export interface PublishCommandOptions {
   force?: boolean | undefined;
   timeout: number;
   sheets?: string | undefined;
+  dryRun?: boolean | undefined;
 }
 
 export function registerPublish(
@@ -49,6 +50,10 @@ export function registerPublish(
     )
     .option('--no-wait', 'return once the hub has the package, without waiting for publication')
     .option('--force', 'make a new revision even when nothing changed since the published one')
+    .option(
+      '--dry-run',
+      'validate, then show what would change against the published revision, and upload nothing',
+    )
     .option('--timeout <minutes>', 'how long to wait for publication', positive('minutes'), 20)
     .addHelpText(
       'after',
@@ -112,6 +117,7 @@ async function validateAndPublish(
   const api = hubApi(ctx);
   const profile = profileOf(await api.check(found.token));
   if (!profile) throw refusedToken(ctx, found);
+  if (options.dryRun) return dryRun(options, source, profile.username, found.token, ctx);
   const { publishPackage } = await import('../client/publish.js');
   const { publishProgress, publishSummary } = await import('../output/publish.js');
   const { startProgress } = await import('../output/spinner.js');
@@ -145,4 +151,50 @@ async function validateAndPublish(
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * What publishing would change, against the revision the hub has published: nothing is
+ * uploaded. A dataset not published yet is all new.
+ */
+async function dryRun(
+  options: PublishCommandOptions,
+  source: PublishSource,
+  owner: string,
+  token: string,
+  ctx: Context,
+): Promise<number> {
+  const { diffSide } = await import('../diff/side.js');
+  const { diffPackages } = await import('../diff/index.js');
+  const { diffText } = await import('../output/diff.js');
+  const { AuthError } = await import('../errors.js');
+  const dataset = `${owner}/${String(source.descriptor.name)}`;
+  const local = {
+    label: options.path,
+    descriptor: source.descriptor,
+    base: { dir: source.dir },
+    fetch: () => Promise.reject(new Error('a local package is read from its folder')),
+  };
+  const published = await diffSide(dataset, {
+    fetch: ctx.fetch,
+    site: ctx.hub().site,
+    hub: ctx.hub().api,
+    token,
+    signal: ctx.signal,
+  }).catch((error: unknown) => {
+    if (error instanceof AuthError) return undefined;
+    throw error;
+  });
+  if (!published) {
+    if (ctx.globals.json) writeJson(ctx, { dataset, published: false, diff: null });
+    else
+      ctx.io.stdout.write(
+        `${dataset} is not published yet: all of it is new; nothing was uploaded\n`,
+      );
+    return EXIT.ok;
+  }
+  const diff = await diffPackages(published, local, { limit: 10, signal: ctx.signal });
+  if (ctx.globals.json) writeJson(ctx, { dataset, published: true, diff });
+  else ctx.io.stdout.write(`${diffText(diff, ctx.colors)}nothing was uploaded (--dry-run)\n`);
+  return EXIT.ok;
 }

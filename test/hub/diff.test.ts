@@ -99,4 +99,27 @@ describe('data diff against a hub', () => {
       expect(missing.code).toBe(4);
     });
   });
+
+  it('publish --dry-run validates, shows the diff against the published revision and uploads nothing', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const env = { DATA_API: url, DATA_TOKEN: jwt };
+      const first = prices('id,price\n1,1\n2,2\n');
+      const fresh = await data(['publish', first, '--dry-run'], env);
+      expect(fresh.code).toBe(0);
+      expect(fresh.out).toContain('ada/prices is not published yet');
+      expect((await fetch(`${url}/ada/prices/datapackage.json`)).status).toBe(404);
+      await published(url, jwt, first);
+      const before = await (await fetch(`${url}/ada/prices/datapackage.json`)).text();
+      const next = await data(['publish', prices('id,price\n1,1\n2,3\n3,3\n'), '--dry-run'], env);
+      expect(next.code).toBe(0);
+      expect(next.out).toContain('~ prices: +1 rows, −0, 1 changed, 1 unchanged (by id)');
+      expect(next.out).toContain('  ~ id=2: price: 2 → 3');
+      expect(next.out).toContain('nothing was uploaded (--dry-run)');
+      expect(await (await fetch(`${url}/ada/prices/datapackage.json`)).text()).toBe(before);
+      // An invalid package stops before any diff, as a publication does.
+      const invalid = await data(['publish', prices('id,price\n1,one\n'), '--dry-run'], env);
+      expect(invalid.code).toBe(1);
+    });
+  });
 });
