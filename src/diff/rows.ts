@@ -40,34 +40,42 @@ export interface RowPlan {
   signal?: AbortSignal | undefined;
 }
 
-/** Reads one side's table, each row as an object of its fields' comparable values. */
+/**
+ * Reads one side's table, each row as the comparable values of the fields asked for, in
+ * that order (null for a field the table does not have).
+ */
 async function eachRow(
   side: DiffSide,
   resource: ResourceDescriptor,
+  wanted: readonly string[],
   signal: AbortSignal | undefined,
-  onRow: (row: Record<string, unknown>) => void,
+  onRow: (values: unknown[]) => void,
 ): Promise<void> {
   const fieldNames =
     typeof resource.schema === 'object'
       ? resource.schema.fields.map((field) => field.name)
       : undefined;
-  let names: string[] = [];
+  let positions: number[] = [];
   await readRows(
     resource,
     side.base,
     { fetch: side.fetch, signal, typed: 'comparable' },
     {
       labels: (labels) => {
-        names = fieldNames ?? labels;
+        const names = fieldNames ?? labels;
+        positions = wanted.map((name) => names.indexOf(name));
       },
-      row: (values) => {
-        const row: Record<string, unknown> = {};
-        for (const [index, name] of names.entries()) row[name] = values[index] ?? null;
-        onRow(row);
-      },
+      row: (values) => onRow(positions.map((at) => (at < 0 ? null : (values[at] ?? null)))),
       open: true,
     },
   );
+}
+
+/** A row's values as text to compare: JSON, key order made canonical only where objects are. */
+function rowText(values: readonly unknown[]): string {
+  for (const value of values)
+    if (typeof value === 'object' && value !== null) return canonical(values);
+  return JSON.stringify(values);
 }
 
 /**
@@ -89,42 +97,47 @@ export async function diffRows(
   };
   const samples: RowSamples = { added: [], removed: [], changed: [] };
   const duplicates = { a: 0, b: 0 };
-  const nameInA = new Map(plan.columns.map(([inA, inB]) => [inB, inA]));
-  const keyOf = (row: Record<string, unknown>, names: string[]): string =>
-    canonical(names.map((name) => row[name] ?? null));
-  const keyInA = plan.key?.map((name) => nameInA.get(name) ?? name);
-  const valuesA = (row: Record<string, unknown>) => plan.columns.map(([inA]) => row[inA] ?? null);
-  const valuesB = (row: Record<string, unknown>) => plan.columns.map(([, inB]) => row[inB] ?? null);
-  const asObject = (values: unknown[]) =>
-    Object.fromEntries(plan.columns.map(([, inB], index) => [inB, values[index] ?? null]));
+  const columnsA = plan.columns.map(([inA]) => inA);
+  const columnsB = plan.columns.map(([, inB]) => inB);
+  const keyAt = plan.key?.map((name) => columnsB.indexOf(name));
+  // One key field: its value itself keys the map (1 and "1" stay apart), not its JSON.
+  const single = keyAt?.length === 1 ? (keyAt[0] ?? 0) : undefined;
+  const keyOf = (values: readonly unknown[], at: number[]): unknown => {
+    if (single !== undefined) {
+      const value = values[single] ?? null;
+      if (typeof value !== 'object' || value === null) return value;
+    }
+    return rowText(at.map((index) => values[index] ?? null));
+  };
+  const asObject = (values: readonly unknown[]) =>
+    Object.fromEntries(columnsB.map((name, index) => [name, values[index] ?? null]));
 
   // Side a, by key: the row's values and whether b has had it yet.
-  const held = new Map<string, { values: string; seen: boolean; count: number }>();
-  await eachRow(a.side, a.resource, plan.signal, (row) => {
-    const values = canonical(valuesA(row));
-    const key = keyInA ? keyOf(row, keyInA) : values;
+  const held = new Map<unknown, { values: string; seen: boolean; count: number }>();
+  await eachRow(a.side, a.resource, columnsA, plan.signal, (values) => {
+    const text = rowText(values);
+    const key = keyAt ? keyOf(values, keyAt) : text;
     const found = held.get(key);
-    if (found && keyInA) duplicates.a++;
+    if (found && keyAt) duplicates.a++;
     else if (found) found.count++;
-    else held.set(key, { values, seen: false, count: 1 });
+    else held.set(key, { values: text, seen: false, count: 1 });
   });
-  const addedKeys = new Set<string>();
-  await eachRow(b.side, b.resource, plan.signal, (row) => {
-    const values = valuesB(row);
-    const text = canonical(values);
-    const key = plan.key ? keyOf(row, plan.key) : text;
+  const addedKeys = new Set<unknown>();
+  await eachRow(b.side, b.resource, columnsB, plan.signal, (values) => {
+    const text = rowText(values);
+    const key = keyAt ? keyOf(values, keyAt) : text;
     const found = held.get(key);
-    if (!found || (!plan.key && found.count === 0)) {
-      if (plan.key && addedKeys.has(key)) {
+    if (!found || (!keyAt && found.count === 0)) {
+      if (keyAt && addedKeys.has(key)) {
         duplicates.b++;
         return;
       }
-      if (plan.key) addedKeys.add(key);
+      if (keyAt) addedKeys.add(key);
       counts.added++;
       if (samples.added.length < plan.limit) samples.added.push(asObject(values));
       return;
     }
-    if (!plan.key) {
+    if (!keyAt) {
       found.count--;
       counts.unchanged++;
       return;
@@ -142,15 +155,17 @@ export async function diffRows(
     if (samples.changed.length < plan.limit) {
       const before = JSON.parse(found.values) as unknown[];
       const cells: Record<string, CellChange> = {};
-      for (const [index, [, name]] of plan.columns.entries())
+      for (const [index, name] of columnsB.entries())
         if (canonical(before[index] ?? null) !== canonical(values[index] ?? null))
           cells[name] = { from: before[index] ?? null, to: values[index] ?? null };
-      const keyValues = Object.fromEntries(plan.key.map((name) => [name, row[name] ?? null]));
+      const keyValues = Object.fromEntries(
+        keyAt.map((index) => [columnsB[index] ?? '', values[index] ?? null]),
+      );
       samples.changed.push({ key: keyValues, cells });
     }
   });
   for (const { values, seen, count } of held.values()) {
-    const left = plan.key ? (seen ? 0 : 1) : count;
+    const left = keyAt ? (seen ? 0 : 1) : count;
     if (left === 0) continue;
     counts.removed += left;
     if (samples.removed.length < plan.limit)

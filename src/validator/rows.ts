@@ -5,6 +5,7 @@ import { asList } from './descriptor/rules.js';
 import { compileField } from './schema/field.js';
 import { INVALID } from './schema/types/index.js';
 import { SheetDate, UnfitCell } from './sheets/cells.js';
+import { isoDate as isoDay } from './iso-date.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
@@ -64,10 +65,11 @@ function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown
 }
 
 const DAY_MS = 86_400_000;
+const ISO_DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
 /** Dates and times, cast to milliseconds since 1970 (UTC), as ISO 8601 text. */
 const ISO_TEXT: Record<string, (ms: number) => string> = {
-  date: (ms) => new Date(Math.floor(ms / DAY_MS) * DAY_MS).toISOString().slice(0, 10),
+  date: (ms) => isoDay(Math.floor(ms / DAY_MS) * DAY_MS),
   datetime: (ms) => new Date(ms).toISOString().replace('.000Z', 'Z'),
   time: (ms) =>
     new Date(ms)
@@ -86,6 +88,7 @@ function comparableTyper(schema: SchemaDescriptor): (cells: readonly unknown[]) 
   const fields = schema.fields.map((field) => ({
     compiled: compileField(field, schema, 2),
     iso: ISO_TEXT[field.type ?? 'string'],
+    isoDay: field.type === 'date' && (field.format === undefined || field.format === 'default'),
     asValue: TYPED_AS_VALUES.has(field.type ?? 'string') || field.type === 'year',
   }));
   return (cells) =>
@@ -95,6 +98,9 @@ function comparableTyper(schema: SchemaDescriptor): (cells: readonly unknown[]) 
       if (cell === null || cell === undefined) return null;
       if (typeof cell === 'string' && field.compiled.missing.has(cell)) return null;
       if (!field.asValue && !field.iso) return asWritten(cell);
+      // A date already written as ISO 8601 is its own comparable text: not cast and
+      // written again (a third of the time of a diff of a dated table).
+      if (field.isoDay && typeof cell === 'string' && ISO_DAY.test(cell)) return cell;
       const value = field.compiled.cast(cell);
       if (value === INVALID) return asWritten(cell);
       return field.iso && typeof value === 'number' ? field.iso(value) : jsonValue(value);
