@@ -5,7 +5,7 @@ import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
 import { INVALID } from './schema/types/index.js';
-import { isoDate as isoDateOf } from './iso-date.js';
+import { ISO_TEXT } from './iso-date.js';
 import { ParquetCopyWriter } from './parquet/write.js';
 import { SheetDate } from './sheets/cells.js';
 import { asWritten, jsonValue, TYPED_AS_VALUES } from './rows.js';
@@ -102,17 +102,6 @@ class FileText {
 
 export { isoDate } from './iso-date.js';
 
-/** Temporal values (milliseconds since 1970, UTC) as ISO 8601 text, by field type. */
-const ISO: Record<string, (ms: number) => string> = {
-  date: isoDateOf,
-  datetime: (ms) => new Date(ms).toISOString().replace('.000Z', 'Z'),
-  time: (ms) =>
-    new Date(ms)
-      .toISOString()
-      .slice(11, 23)
-      .replace(/\.000$/, ''),
-};
-
 /**
  * How each field's cast value goes into the JSON copy: numbers, booleans and JSON types as
  * values, dates and times as ISO 8601 text, the rest (durations, years…) as written; a
@@ -121,7 +110,7 @@ const ISO: Record<string, (ms: number) => string> = {
 function jsonConverters(schema: SchemaDescriptor): ((value: unknown, cell: unknown) => unknown)[] {
   return schema.fields.map((field) => {
     const type = field.type ?? 'string';
-    const iso = ISO[type];
+    const iso = ISO_TEXT[type];
     return (value, cell) => {
       if (value === null) return null;
       if (value === INVALID) return asWritten(cell);

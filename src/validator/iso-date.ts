@@ -25,3 +25,14 @@ export function isoDate(ms: number): string {
   if (year < 0 || year > 9999) return new Date(ms).toISOString().slice(0, -14);
   return `${String(year).padStart(4, '0')}-${pad2(month)}-${pad2(day)}`;
 }
+
+/** Temporal values (milliseconds since 1970, UTC) as ISO 8601 text, by field type. */
+export const ISO_TEXT: Record<string, (ms: number) => string> = {
+  date: isoDate,
+  datetime: (ms) => new Date(ms).toISOString().replace('.000Z', 'Z'),
+  time: (ms) =>
+    new Date(ms)
+      .toISOString()
+      .slice(11, 23)
+      .replace(/\.000$/, ''),
+};

@@ -5,7 +5,7 @@ import { asList } from './descriptor/rules.js';
 import { compileField } from './schema/field.js';
 import { INVALID } from './schema/types/index.js';
 import { SheetDate, UnfitCell } from './sheets/cells.js';
-import { isoDate as isoDay } from './iso-date.js';
+import { ISO_TEXT } from './iso-date.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
@@ -64,19 +64,7 @@ function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown
     });
 }
 
-const DAY_MS = 86_400_000;
 const ISO_DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-
-/** Dates and times, cast to milliseconds since 1970 (UTC), as ISO 8601 text. */
-const ISO_TEXT: Record<string, (ms: number) => string> = {
-  date: (ms) => isoDay(Math.floor(ms / DAY_MS) * DAY_MS),
-  datetime: (ms) => new Date(ms).toISOString().replace('.000Z', 'Z'),
-  time: (ms) =>
-    new Date(ms)
-      .toISOString()
-      .slice(11, 23)
-      .replace(/\.000$/, ''),
-};
 
 /**
  * Casts every cell by its field, so that two tables that say the same thing give the same
