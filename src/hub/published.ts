@@ -66,7 +66,17 @@ export async function published(
   ownerName: string,
   name: string,
 ): Promise<Published> {
-  const asked = revisionParam(request);
+  return publishedRevision(hub, request, ownerName, name, revisionParam(request));
+}
+
+/** A published revision of owner/name (the published one when `asked` is null), if visible. */
+export async function publishedRevision(
+  hub: Hub,
+  request: Request,
+  ownerName: string,
+  name: string,
+  asked: string | null,
+): Promise<Published> {
   const key = `${ownerName}/${name}/${asked ?? ''}`;
   const cached = hub.lookups.get(key);
   let found =

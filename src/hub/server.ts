@@ -14,6 +14,7 @@ import { Copies } from './copies.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './providers/types.js';
 import * as frontend from './frontend.js';
+import { revisionDiff } from './revision-diff.js';
 import { HttpError, segmentsOf, sendJson, sendText, type Request } from './http.js';
 import * as metastore from './metastore.js';
 import * as pipelineStore from './pipeline-store.js';
@@ -115,6 +116,8 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   if (count === 1) return frontend.owner(hub, request, response, first);
   if (!second) throw new HttpError(404, 'not found');
   if (count === 2) return frontend.dataset(hub, request, response, first, second);
+  if (count === 4 && third === 'diff' && fourth)
+    return revisionDiff(hub, request, response, first, second, fourth);
   if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth))
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
   const send = (pick: read.Pick) => read.sendPublished(hub, request, response, first, second, pick);

@@ -52,7 +52,7 @@ describe.skipIf(!HAS_CHROMIUM)('the hub pages in Chromium', () => {
     await browser.close();
   });
 
-  it('home, dataset, failed revision, owner and search pages at desktop and phone widths: screenshots, no serious accessibility violation', async () => {
+  it('home, dataset, failed revision, owner, search and diff pages at desktop and phone widths: screenshots, no serious accessibility violation', async () => {
     const rich = tempDir();
     const broken = tempDir();
     try {
@@ -75,6 +75,7 @@ describe.skipIf(!HAS_CHROMIUM)('the hub pages in Chromium', () => {
           failed: '/ada/broken-rain',
           owner: '/ada',
           search: '/?q=rain',
+          diff: '/ada/rainfall/diff/1..1',
         };
         mkdirSync(SHOTS, { recursive: true });
         for (const [device, viewport] of Object.entries(WIDTHS)) {

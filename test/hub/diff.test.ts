@@ -122,4 +122,49 @@ describe('data diff against a hub', () => {
       expect(invalid.code).toBe(1);
     });
   });
+
+  it('shows the changes between two revisions on a page, escaped, to those who may read them', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const noted = (csv: string) =>
+        folder({
+          'prices.csv': csv,
+          'datapackage.json': {
+            name: 'prices',
+            resources: [
+              {
+                name: 'prices',
+                path: 'prices.csv',
+                schema: {
+                  fields: [...FIELDS, { name: 'note', type: 'string' }],
+                  primaryKey: ['id'],
+                },
+              },
+            ],
+          },
+        });
+      await published(url, jwt, noted('id,price,note\n1,1,a\n2,2,b\n'));
+      const hostile = noted('id,price,note\n1,1,<script>alert(1)</script>\n2,3,b\n');
+      await published(url, jwt, hostile);
+      const response = await fetch(`${url}/ada/prices/diff/1..2`);
+      expect(response.status).toBe(200);
+      const html = await response.text();
+      expect(html).toContain('~ prices: +0 rows, −0, 2 changed, 0 unchanged (by id)');
+      expect(html).toContain('  ~ id=2: price: 2 → 3');
+      expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+      expect(html).not.toContain('<script>alert(1)');
+      // The dataset's history links each revision to its changes.
+      const datasetPage = await (await fetch(`${url}/ada/prices`)).text();
+      expect(datasetPage).toContain('href="/ada/prices/diff/1..2">since 1</a>');
+      for (const bad of ['1..9', '0..1', '1-2', '1..2..3'])
+        expect((await fetch(`${url}/ada/prices/diff/${bad}`)).status, bad).toBe(404);
+      // Private: its owner sees the page; anyone else does not know it exists.
+      await published(url, jwt, prices('id,price\n1,1\n'), 'private');
+      expect((await fetch(`${url}/ada/prices/diff/2..3`)).status).toBe(404);
+      const own = await fetch(`${url}/ada/prices/diff/2..3`, {
+        headers: { cookie: `data_session=${jwt}` },
+      });
+      expect(own.status).toBe(200);
+    });
+  });
 });

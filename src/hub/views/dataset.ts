@@ -175,13 +175,20 @@ function reportSection(view: DatasetView, base: string): string {
 
 function historySection(view: DatasetView, base: string): string {
   if (view.history.length === 0) return '';
+  // Newest first: each published revision's changes are against the one published before.
+  const changes = (index: number): string => {
+    const entry = view.history[index];
+    const before = view.history.slice(index + 1).find((older) => older.state === 'SUCCEEDED');
+    if (entry?.state !== 'SUCCEEDED' || !before) return '';
+    return `<a href="${base}/diff/${String(before.revision)}..${String(entry.revision)}">since ${String(before.revision)}</a>`;
+  };
   const rows = view.history
     .map(
-      (entry) =>
-        `<tr><th scope="row"><a href="${base}/v/${String(entry.revision)}">${String(entry.revision)}</a></th><td>${badge(entry.state)}${entry.published ? ' <span class="badge ok">published</span>' : ''}</td><td>${day(entry.created)}</td></tr>`,
+      (entry, index) =>
+        `<tr><th scope="row"><a href="${base}/v/${String(entry.revision)}">${String(entry.revision)}</a></th><td>${badge(entry.state)}${entry.published ? ' <span class="badge ok">published</span>' : ''}</td><td>${day(entry.created)}</td><td>${changes(index)}</td></tr>`,
     )
     .join('\n');
-  return `<h2>History</h2><div class="scroll"><table><thead><tr><th scope="col">Revision</th><th scope="col">State</th><th scope="col">Date</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+  return `<h2>History</h2><div class="scroll"><table><thead><tr><th scope="col">Revision</th><th scope="col">State</th><th scope="col">Date</th><th scope="col">Changes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export function datasetPage(view: DatasetView): string {

@@ -31,6 +31,7 @@ code { background: #f1f3f7; padding: 1px 5px; border-radius: 4px; }
 footer { color: var(--muted); font-size: 13px; text-align: center; padding: 24px; }
 .narrow { max-width: 420px; margin: 40px auto; }
 .readme pre { background: #f1f3f7; padding: 10px 12px; border-radius: 8px; overflow-x: auto; }
+.diff { background: #f1f3f7; padding: 10px 12px; border-radius: 8px; overflow-x: auto; font-size: 0.9rem; }
 header.top nav { white-space: nowrap; }
 ul.providers { list-style: none; padding: 0; }
 ul.providers li { margin: 10px 0; }
