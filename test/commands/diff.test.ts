@@ -1,3 +1,4 @@
+import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
@@ -219,6 +220,37 @@ describe('data diff', () => {
         '<row r="3"><c r="A3"><v>2</v></c><c r="B3" t="s"><v>4</v></c><c r="C3"><v>2.25</v></c></row>',
       '<si><t>id</t></si><si><t>name</t></si><si><t>price</t></si><si><t>apple</t></si><si><t>pear</t></si>',
     );
+    const { diff } = await diffJson(a, b);
+    expect(diff.resources[0]?.rows).toMatchObject({
+      changed: 1,
+      unchanged: 1,
+      added: 0,
+      removed: 0,
+    });
+    expect(diff.resources[0]?.samples.changed).toEqual([
+      { key: { id: 2 }, cells: { price: { from: 2, to: 2.25 } } },
+    ]);
+  });
+
+  it('compares a CSV table with its Parquet version by typed values', async () => {
+    const a = pkg('id,name,price\n1,apple,1.5\n2,pear,2\n');
+    const b = folder({
+      'datapackage.json': {
+        name: 'prices',
+        resources: [
+          {
+            name: 'prices',
+            path: 'prices.parquet',
+            schema: { fields: FIELDS, primaryKey: ['id'] },
+          },
+        ],
+      },
+    });
+    const connection = await (await DuckDBInstance.create(':memory:')).connect();
+    await connection.run(
+      `COPY (SELECT * FROM (VALUES (1::BIGINT, 'apple', 1.5::DOUBLE), (2, 'pear', 2.25)) t(id, name, price)) TO '${join(b, 'prices.parquet')}' (FORMAT parquet)`,
+    );
+    connection.closeSync();
     const { diff } = await diffJson(a, b);
     expect(diff.resources[0]?.rows).toMatchObject({
       changed: 1,
