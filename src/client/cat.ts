@@ -41,7 +41,7 @@ function pick(
 }
 
 /** A fetch for the hub: the token goes to the hub's origin only; answers as the reader wants them. */
-function hubFetch(fetch: HttpFetch, hub: string, token: string | undefined): Fetch {
+export function hubFetch(fetch: HttpFetch, hub: string, token: string | undefined): Fetch {
   return async (url, init) => {
     const auth = tokenFor(url, hub, token);
     const response = await send(fetch, `read ${url}`, url, {

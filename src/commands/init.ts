@@ -88,22 +88,19 @@ async function runRefresh(options: InitOptions, ctx: Context): Promise<number> {
     throw new UsageError(
       '--refresh changes an existing descriptor: leave out --force and --interactive',
     );
-  const { descriptorIn, DescriptorClash, isDescriptorPath } =
-    await import('../files/descriptor-file.js');
+  const { isDescriptorPath, packageDescriptor } = await import('../files/descriptor-file.js');
   const given = resolve(ctx.io.cwd, options.dir);
   if (!existsSync(given)) throw new UsageError(`"${options.dir}" does not exist`);
-  let file: string | undefined;
-  try {
-    file = isDescriptorPath(given) ? given : await descriptorIn(given);
-  } catch (error) {
-    if (error instanceof DescriptorClash) throw new UsageError(error.message);
-    throw error;
-  }
-  if (!file)
-    throw new UsageError(
-      `"${options.dir}" has no descriptor to refresh`,
-      'describe the folder first with `data init`',
-    );
+  const file = isDescriptorPath(given)
+    ? given
+    : await packageDescriptor(given, (message, missing) =>
+        missing
+          ? new UsageError(
+              `"${options.dir}" has no descriptor to refresh`,
+              'describe the folder first with `data init`',
+            )
+          : new UsageError(message),
+      );
   const { refreshDescriptor } = await import('../init/refresh.js');
   let changes;
   try {

@@ -164,17 +164,12 @@ async function dryRun(
   token: string,
   ctx: Context,
 ): Promise<number> {
-  const { diffSide } = await import('../diff/side.js');
+  const { diffSide, folderSide } = await import('../diff/side.js');
   const { diffPackages } = await import('../diff/index.js');
   const { diffText } = await import('../output/diff.js');
   const { AuthError } = await import('../errors.js');
   const dataset = `${owner}/${String(source.descriptor.name)}`;
-  const local = {
-    label: options.path,
-    descriptor: source.descriptor,
-    base: { dir: source.dir },
-    fetch: () => Promise.reject(new Error('a local package is read from its folder')),
-  };
+  const local = folderSide(options.path, source.descriptor, source.dir);
   const published = await diffSide(dataset, {
     fetch: ctx.fetch,
     site: ctx.hub().site,

@@ -5,7 +5,8 @@
  */
 import { isDerived } from '../validator/descriptor/derived.js';
 import type { ResourceDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
-import { formatOf, inferResourceSchema, isTableFormat } from '../validator/resource.js';
+import { asList } from '../validator/descriptor/rules.js';
+import { inferResourceSchema, isTable } from '../validator/resource.js';
 import { diffRows, type RowCounts, type RowSamples } from './rows.js';
 import { canonical, diffSchemas, type SchemaDiff } from './schema.js';
 import type { DiffSide, PackageLike } from './side.js';
@@ -76,7 +77,7 @@ const signature = (resource: ResourceDescriptor): string =>
 function pairResources(
   a: ResourceDescriptor[],
   b: ResourceDescriptor[],
-): { pairs: [ResourceDescriptor | undefined, ResourceDescriptor | undefined][] } {
+): [ResourceDescriptor | undefined, ResourceDescriptor | undefined][] {
   const unpairedA = new Set(a.filter((resource) => !b.some((each) => each.name === resource.name)));
   const pairs: [ResourceDescriptor | undefined, ResourceDescriptor | undefined][] = [];
   for (const resource of b) {
@@ -92,13 +93,7 @@ function pairResources(
     pairs.push([partner, resource]);
   }
   for (const resource of a) if (unpairedA.has(resource)) pairs.push([resource, undefined]);
-  return { pairs };
-}
-
-function isTable(resource: ResourceDescriptor): boolean {
-  if (resource.data !== undefined) return Array.isArray(resource.data);
-  const format = formatOf(resource);
-  return format !== undefined ? isTableFormat(format) : resource.schema !== undefined;
+  return pairs;
 }
 
 const NO_ROWS = (): RowCounts => ({ added: 0, removed: 0, changed: 0, unchanged: 0, key: null });
@@ -113,12 +108,10 @@ function matchKey(
 ): string[] | undefined {
   const inB = new Set(columns.map(([, name]) => name));
   const byA = new Map(columns.map(([inA, name]) => [inA, name]));
-  const keyB = schemaOf(b)?.primaryKey;
-  const listB = typeof keyB === 'string' ? [keyB] : keyB;
-  if (listB && listB.length > 0 && listB.every((name) => inB.has(name))) return listB;
-  const keyA = schemaOf(a)?.primaryKey;
-  const listA = typeof keyA === 'string' ? [keyA] : keyA;
-  if (listA && listA.length > 0 && listA.every((name) => byA.has(name)))
+  const listB = asList(schemaOf(b)?.primaryKey);
+  if (listB.length > 0 && listB.every((name) => inB.has(name))) return listB;
+  const listA = asList(schemaOf(a)?.primaryKey);
+  if (listA.length > 0 && listA.every((name) => byA.has(name)))
     return listA.map((name) => byA.get(name) ?? name);
   return undefined;
 }
@@ -163,7 +156,7 @@ async function diffPair(
     samples: NO_SAMPLES(),
   };
   if (isTable(a.resource) && isTable(b.resource)) {
-    const columns = schemaColumns(a.resource, b.resource, renamed);
+    const columns = sharedColumns(a.resource, b.resource, renamed);
     const rows = await diffRows(
       { side: a.side, resource: a.resource },
       { side: b.side, resource: b.resource },
@@ -189,18 +182,6 @@ async function diffPair(
 }
 
 /**
- * The columns compared: the fields both versions have, or, where a side has no schema,
- * the labels of its first row as they are read (see rows.ts).
- */
-function schemaColumns(
-  a: ResourceDescriptor,
-  b: ResourceDescriptor,
-  renamed: Map<string, string>,
-): [string, string][] {
-  return sharedColumns(a, b, renamed);
-}
-
-/**
  * A side's resources, each local table without a schema given one inferred from its rows,
  * as `data validate` infers it, so that its rows are compared by type too.
  */
@@ -220,7 +201,7 @@ export async function diffPackages(
   b: DiffSide,
   options: DiffOptions,
 ): Promise<PackageDiff> {
-  const { pairs } = pairResources(await withSchemas(a), await withSchemas(b));
+  const pairs = pairResources(await withSchemas(a), await withSchemas(b));
   const resources: ResourceDiff[] = [];
   for (const [inA, inB] of pairs)
     resources.push(await diffPair({ side: a, resource: inA }, { side: b, resource: inB }, options));

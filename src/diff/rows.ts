@@ -102,70 +102,61 @@ export async function diffRows(
   const keyAt = plan.key?.map((name) => columnsB.indexOf(name));
   // One key field: its value itself keys the map (1 and "1" stay apart), not its JSON.
   const single = keyAt?.length === 1 ? (keyAt[0] ?? 0) : undefined;
-  const keyOf = (values: readonly unknown[], at: number[]): unknown => {
+  const keyOf = (values: readonly unknown[], text: string): unknown => {
+    if (!keyAt) return text;
     if (single !== undefined) {
       const value = values[single] ?? null;
       if (typeof value !== 'object' || value === null) return value;
     }
-    return rowText(at.map((index) => values[index] ?? null));
+    return rowText(keyAt.map((index) => values[index] ?? null));
   };
   const asObject = (values: readonly unknown[]) =>
     Object.fromEntries(columnsB.map((name, index) => [name, values[index] ?? null]));
 
-  // Side a, by key: the row's values and whether b has had it yet.
-  const held = new Map<unknown, { values: string; seen: boolean; count: number }>();
+  // Side a, by key: the row's values, and how many of its rows b has not matched yet (one
+  // per key; as many as the row repeats when rows are matched whole).
+  const held = new Map<unknown, { values: string; left: number }>();
   await eachRow(a.side, a.resource, columnsA, plan.signal, (values) => {
     const text = rowText(values);
-    const key = keyAt ? keyOf(values, keyAt) : text;
+    const key = keyOf(values, text);
     const found = held.get(key);
     if (found && keyAt) duplicates.a++;
-    else if (found) found.count++;
-    else held.set(key, { values: text, seen: false, count: 1 });
+    else if (found) found.left++;
+    else held.set(key, { values: text, left: 1 });
   });
   const addedKeys = new Set<unknown>();
   await eachRow(b.side, b.resource, columnsB, plan.signal, (values) => {
     const text = rowText(values);
-    const key = keyAt ? keyOf(values, keyAt) : text;
+    const key = keyOf(values, text);
     const found = held.get(key);
-    if (!found || (!keyAt && found.count === 0)) {
-      if (keyAt && addedKeys.has(key)) {
-        duplicates.b++;
-        return;
-      }
-      if (keyAt) addedKeys.add(key);
-      counts.added++;
-      if (samples.added.length < plan.limit) samples.added.push(asObject(values));
+    if (found && found.left > 0) {
+      found.left--;
+      if (found.values === text) counts.unchanged++;
+      else changedRow(found.values, values);
       return;
     }
-    if (!keyAt) {
-      found.count--;
-      counts.unchanged++;
-      return;
-    }
-    if (found.seen) {
+    if (keyAt && (found || addedKeys.has(key))) {
       duplicates.b++;
       return;
     }
-    found.seen = true;
-    if (found.values === text) {
-      counts.unchanged++;
-      return;
-    }
-    counts.changed++;
-    if (samples.changed.length < plan.limit) {
-      const before = JSON.parse(found.values) as unknown[];
-      const cells: Record<string, CellChange> = {};
-      for (const [index, name] of columnsB.entries())
-        if (canonical(before[index] ?? null) !== canonical(values[index] ?? null))
-          cells[name] = { from: before[index] ?? null, to: values[index] ?? null };
-      const keyValues = Object.fromEntries(
-        keyAt.map((index) => [columnsB[index] ?? '', values[index] ?? null]),
-      );
-      samples.changed.push({ key: keyValues, cells });
-    }
+    if (keyAt) addedKeys.add(key);
+    counts.added++;
+    if (samples.added.length < plan.limit) samples.added.push(asObject(values));
   });
-  for (const { values, seen, count } of held.values()) {
-    const left = keyAt ? (seen ? 0 : 1) : count;
+  function changedRow(before: string, values: readonly unknown[]): void {
+    counts.changed++;
+    if (!keyAt || samples.changed.length >= plan.limit) return;
+    const old = JSON.parse(before) as unknown[];
+    const cells: Record<string, CellChange> = {};
+    for (const [index, name] of columnsB.entries())
+      if (canonical(old[index] ?? null) !== canonical(values[index] ?? null))
+        cells[name] = { from: old[index] ?? null, to: values[index] ?? null };
+    const keyValues = Object.fromEntries(
+      keyAt.map((index) => [columnsB[index] ?? '', values[index] ?? null]),
+    );
+    samples.changed.push({ key: keyValues, cells });
+  }
+  for (const { values, left } of held.values()) {
     if (left === 0) continue;
     counts.removed += left;
     if (samples.removed.length < plan.limit)

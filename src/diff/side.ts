@@ -4,7 +4,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { localDescriptor } from '../client/cat.js';
+import { hubFetch, localDescriptor } from '../client/cat.js';
 import { json, send, tokenFor, type HttpFetch } from '../client/http.js';
 import { parseTarget } from '../client/get.js';
 import { AuthError, UsageError } from '../errors.js';
@@ -34,24 +34,21 @@ export interface SideContext {
   signal?: AbortSignal | undefined;
 }
 
-const none: Fetch = () => Promise.reject(new Error('a local package is read from its folder'));
+/** A package in a local folder: its files are read from there. */
+export function folderSide(label: string, descriptor: PackageLike, dir: string): DiffSide {
+  return {
+    label,
+    descriptor,
+    base: { dir },
+    fetch: () => Promise.reject(new Error('a local package is read from its folder')),
+  };
+}
 
 async function localSide(path: string): Promise<DiffSide> {
   const local = await localDescriptor(path);
-  if (local)
-    return {
-      label: path,
-      descriptor: local.descriptor,
-      base: { dir: local.dir },
-      fetch: none,
-    };
+  if (local) return folderSide(path, local.descriptor, local.dir);
   const name = basename(path).replace(/\.[^.]+$/, '') || 'table';
-  return {
-    label: path,
-    descriptor: { resources: [{ name, path: basename(path) }] },
-    base: { dir: dirname(path) },
-    fetch: none,
-  };
+  return folderSide(path, { resources: [{ name, path: basename(path) }] }, dirname(path));
 }
 
 /** `owner/dataset@N`: the dataset and the revision asked for, if any. */
@@ -64,19 +61,14 @@ function splitRevision(input: string): { dataset: string; revision: number | und
   return { dataset: match[1] ?? input, revision };
 }
 
-/**
- * Reads of a hub side: the token to the hub only, and every file of the revision asked
- * for, not of the latest one.
- */
+/** Reads of a hub side: every file of the revision asked for, not of the latest one. */
 function revisionFetch(context: SideContext, revision: number | undefined): Fetch {
-  return async (url, init) => {
+  const fetch = hubFetch(context.fetch, context.hub, context.token);
+  if (revision === undefined) return fetch;
+  return (url, init) => {
     const address = new URL(url);
-    if (revision !== undefined) address.searchParams.set('v', String(revision));
-    const auth = tokenFor(address.href, context.hub, context.token);
-    return send(context.fetch, `read ${address.href}`, address.href, {
-      headers: auth ? { 'Auth-Token': auth } : {},
-      ...(init?.signal ? { signal: init.signal } : {}),
-    });
+    address.searchParams.set('v', String(revision));
+    return fetch(address.href, init);
   };
 }
 

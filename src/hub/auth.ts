@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { liveClaims, tokenOf, userOf, type Hub } from './context.js';
 import {
+  HTML,
   HttpError,
   isObject,
   readForm,
@@ -34,7 +35,6 @@ import { loginPage, signInChoicePage, signOutPage } from './views/login.js';
 const DAY = 86_400;
 const ATTEMPT_MS = 10 * 60_000;
 const CSRF_COOKIE = 'data_csrf';
-const HTML = 'text/html; charset=utf-8';
 
 function profile(user: User): Record<string, unknown> {
   return {

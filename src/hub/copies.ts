@@ -1,9 +1,9 @@
 /**
  * Derived copies made when first asked for, not as a revision is published: the CSV, JSON
- * and Parquet copies of each table and the zip of the whole revision. A copy is written once to the
- * scratch folder while its readers read it as it grows (copy-job.ts), then kept in a cache of
- * the operator's byte budget (least recently used copies go first) or, larger than the
- * budget, dropped once its readers are done.
+ * and Parquet copies of each table and the zip of the whole revision. A copy is written
+ * once to the scratch folder while its readers read it as it grows (copy-job.ts), then kept
+ * in a cache of the operator's byte budget (least recently used copies go first) or, larger
+ * than the budget, dropped once its readers are done.
  */
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
@@ -28,7 +28,7 @@ export interface CopyWanted {
   kind: 'csv' | 'json' | 'parquet' | 'zip';
   /** The derived resource, as the revision's descriptor names it. */
   resource: Resource;
-  /** The index of the table it is made from (csv and json). */
+  /** The index of the table it is made from (all but the zip). */
   source: number;
 }
 

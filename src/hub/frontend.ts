@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Report } from '../validator/index.js';
 import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { userOf, type Hub } from './context.js';
-import { HttpError, sendText, type Request } from './http.js';
+import { HTML, HttpError, sendText, type Request } from './http.js';
 import { storedKey, visibleDataset, type Published } from './published.js';
 import { readAll } from './send-file.js';
 import { packagePath, type Storage } from './storage/types.js';
@@ -26,7 +26,6 @@ const README_BYTES = 1024 * 1024;
 /** A preview larger than this (very wide rows) is passed over for the CSV copy. */
 const PREVIEW_FILE_BYTES = 4 * 1024 * 1024;
 const CHART_POINTS = 1000;
-const HTML = 'text/html; charset=utf-8';
 
 export function stylesheet(_hub: Hub, _request: Request, response: ServerResponse): void {
   response.setHeader('Cache-Control', 'public, max-age=3600');

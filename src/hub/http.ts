@@ -32,6 +32,9 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
+/** The type of every page the hub sends. */
+export const HTML = 'text/html; charset=utf-8';
+
 export function sendText(
   response: ServerResponse,
   status: number,

@@ -12,7 +12,7 @@ import { NO_COLORS } from '../output/colors.js';
 import { diffText } from '../output/diff.js';
 import type { Report } from '../validator/index.js';
 import { userOf, type Hub } from './context.js';
-import { HttpError, sendText, type Request } from './http.js';
+import { HTML, HttpError, sendText, type Request } from './http.js';
 import { publishedRevision, storedKey, type Published } from './published.js';
 import { escape } from './views/escape.js';
 import { page } from './views/layout.js';
@@ -21,8 +21,6 @@ import { page } from './views/layout.js';
 const PAGE_ROWS = 50;
 /** Past this many rows in a revision's tables, the page points at `data diff` instead. */
 const MOST_ROWS = 500_000;
-
-const HTML = 'text/html; charset=utf-8';
 
 /** A revision's files as the diff reads them: from the store, by their path in the revision. */
 function revisionSide(hub: Hub, pkg: Published, label: string): DiffSide {

@@ -100,8 +100,6 @@ class FileText {
   }
 }
 
-export { isoDate } from './iso-date.js';
-
 /**
  * How each field's cast value goes into the JSON copy: numbers, booleans and JSON types as
  * values, dates and times as ISO 8601 text, the rest (durations, years…) as written; a
@@ -198,7 +196,6 @@ export class TableCopies {
     const width = labels.length;
     const cellsOut = new Array<unknown>(width);
     const valuesOut = new Array<unknown>(width);
-    const fieldValues = new Array<unknown>(width);
     const fieldCells = new Array<unknown>(width);
     const { csv, json, preview } = files;
     return {
@@ -214,14 +211,11 @@ export class TableCopies {
             cellsOut[field] =
               cell === null || cell === undefined ? '' : (cellWriters[field] ?? asWritten)(cell);
           if (json) valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
-          if (parquet) {
-            fieldValues[field] = values[field];
-            fieldCells[field] = cell;
-          }
+          if (parquet) fieldCells[field] = cell;
         }
         csv?.write(writers.csv.row(cellsOut));
         json?.write(writers.json.row(valuesOut));
-        parquet?.row(fieldValues, fieldCells);
+        parquet?.row(values, fieldCells);
         if (preview && table.rows <= PREVIEW_ROWS) preview.write(writers.preview.row(cellsOut));
       },
     };

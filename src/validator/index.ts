@@ -18,11 +18,11 @@ import {
   formatOf,
   inferResourceSchema,
   isTableFormat,
+  noteParquetContent,
   validateResource,
   type ResourceContext,
 } from './resource.js';
 import { basename, dirname } from 'node:path';
-import { startsAsParquet } from './parquet/magic.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { RowLimits } from './table/read.js';
 import type { SplitOptions } from './table/ranges.js';
@@ -179,17 +179,11 @@ async function validateTableSource(
     path: source.url ?? source.file,
     ...(options.sheet === undefined ? {} : { dialect: sheetDialect(options.sheet) }),
   };
-  // Without an extension to tell, a file named on the command line is read as a table, as
-  // Parquet if its first bytes say so, whatever its extension.
-  const told = formatOf(named);
+  // A file that starts as Parquet is read as Parquet, whatever its extension; without an
+  // extension to tell, a file named on the command line is read as a table.
+  await noteParquetContent(named, base);
   const resource: ResourceDescriptor =
-    !source.url &&
-    (told === undefined || !isTableFormat(told)) &&
-    (await startsAsParquet(source.location))
-      ? { ...named, format: 'parquet' }
-      : told === undefined
-        ? { ...named, type: 'table' }
-        : named;
+    formatOf(named) === undefined ? { ...named, type: 'table' } : named;
   // A single file named on the command line is read as a table: one of another format
   // (a README, a PDF) is no table, and no package either, so not "valid".
   const format = formatOf(resource);

@@ -1,4 +1,5 @@
-const DAY_MS = 86_400_000;
+import { DAY_MS } from './sheets/cells.js';
+
 const pad2 = (n: number): string => (n < 10 ? `0${String(n)}` : String(n));
 
 /**

@@ -85,7 +85,7 @@ export function formatOf(resource: ResourceDescriptor): string | undefined {
  * Notes a resource whose format is not told (or is no table's) and whose one local file
  * starts as Parquet: it is read as the Parquet table it is.
  */
-async function noteParquetContent(resource: ResourceDescriptor, base: Base): Promise<void> {
+export async function noteParquetContent(resource: ResourceDescriptor, base: Base): Promise<void> {
   if (resource.data !== undefined || resource.format || base.url) return;
   const format = formatOf(resource);
   const [path, ...more] = paths(resource);
@@ -94,7 +94,8 @@ async function noteParquetContent(resource: ResourceDescriptor, base: Base): Pro
   if (await startsAsParquet(locate(path, base))) parquetByContent.add(resource);
 }
 
-function isTable(resource: ResourceDescriptor): boolean {
+/** Whether a resource is a table: by its inline data, its format, or its being described as one. */
+export function isTable(resource: ResourceDescriptor): boolean {
   if (resource.data !== undefined) return Array.isArray(resource.data);
   const format = formatOf(resource);
   if (format !== undefined) return TABLE_FORMATS.has(format);

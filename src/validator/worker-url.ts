@@ -22,7 +22,8 @@ export const YOUNG_GENERATION_MB = 32;
 
 /**
  * The young generation of a worker writing a Parquet copy, whose row groups leave much
- * short-lived garbage: writing a million rows in groups of 65,536 with a 100 MB heap peaked at 211 MB with a
- * 16 MB semi-space, 163 MB with 4 MB and 145 MB with 1 MB, taking 7.0, 7.6 and 8.8 s.
+ * short-lived garbage: writing a million rows in groups of 65,536 with a 100 MB heap peaked
+ * at 211 MB with a 16 MB semi-space, 163 MB with 4 MB and 145 MB with 1 MB, taking 7.0, 7.6
+ * and 8.8 s.
  */
 export const PARQUET_YOUNG_GENERATION_MB = 12;

@@ -127,10 +127,9 @@ function columnsOf(metadata: FileMetaData): {
  */
 function unfitColumns(names: string[], holds: ColumnKind[], options: ReadOptions): boolean[] {
   return names.map((name, column) => {
-    const type = options.fields?.find((field) => field.name === name)?.type;
-    if (!options.fields?.some((field) => field.name === name)) return false;
-    const kind = holds[column] ?? 'other';
-    return !(HOLDS[type ?? 'string'] ?? ['text']).includes(kind);
+    const field = options.fields?.find((each) => each.name === name);
+    if (!field) return false;
+    return !(HOLDS[field.type ?? 'string'] ?? ['text']).includes(holds[column] ?? 'other');
   });
 }
 
@@ -221,9 +220,10 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
     }
     const limit = groupLimit(options);
     const compressors = decompressors(limit, snappyUncompress);
-    for (const [index, group] of metadata.row_groups.entries())
-      if (declaredBytes(group) > limit)
-        throw tooLarge(`row group ${String(index + 1)}`, declaredBytes(group), limit);
+    for (const [index, group] of metadata.row_groups.entries()) {
+      const declared = declaredBytes(group);
+      if (declared > limit) throw tooLarge(`row group ${String(index + 1)}`, declared, limit);
+    }
     const { names, kinds, holds } = columnsOf(metadata);
     const unfit = unfitColumns(names, holds, options);
     let rowNumber = 1;

@@ -3,19 +3,18 @@
  * of the hyparquet reader we read with) one row group at a time, so that memory holds one
  * group whatever the table's length. Pages are compressed with zstd by Node's own zlib:
  * on two million rows of the benchmark table it wrote in 10.6 s against 12.5 s with the
- * library's snappy (in JavaScript), and DuckDB, pyarrow and Polars all read it.
+ * library's snappy (in JavaScript), and it is a codec DuckDB, pyarrow and Polars read.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { zstdCompressSync } from 'node:zlib';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
-
-/** Schema elements as the writer takes them (it carries its own hyparquet's types). */
-type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
 import type { FieldDescriptor, SchemaDescriptor } from '../descriptor/types.js';
 import { asWritten } from '../rows.js';
 import { INVALID } from '../schema/types/index.js';
+import { DAY_MS } from '../sheets/cells.js';
 
-const DAY_MS = 86_400_000;
+/** Schema elements as the writer takes them (it carries its own hyparquet's types). */
+type SchemaElement = ConstructorParameters<typeof ParquetWriter>[0]['schema'][number];
 
 /**
  * Rows of a group: small enough that a reader fetching a few groups by range fetches
@@ -119,14 +118,6 @@ function columnPlan(field: FieldDescriptor): ColumnPlan {
   }
 }
 
-/** The Parquet schema a table's copy is written with, from its Table Schema. */
-export function parquetSchema(schema: SchemaDescriptor): SchemaElement[] {
-  return [
-    { name: 'schema', num_children: schema.fields.length },
-    ...schema.fields.map((field) => columnPlan(field).element),
-  ];
-}
-
 /** hyparquet-writer's buffer, emptied into a file at each row group and at the end. */
 function fileWriter(fd: number, onWritten?: (bytes: number) => void): ByteWriter {
   const writer = new ByteWriter(1024 * 1024);
@@ -158,7 +149,10 @@ export class ParquetCopyWriter {
     this.plans = schema.fields.map(columnPlan);
     this.writer = new ParquetWriter({
       writer: fileWriter(this.fd, onWritten),
-      schema: parquetSchema(schema),
+      schema: [
+        { name: 'schema', num_children: this.plans.length },
+        ...this.plans.map((plan) => plan.element),
+      ],
       codec: 'ZSTD',
       compressors: { ZSTD: (input: Uint8Array) => zstdCompressSync(input) },
       createdBy: 'data (hyparquet-writer)',
