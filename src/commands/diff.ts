@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import { whole } from './arguments.js';
+import { positive, whole } from './arguments.js';
 import { storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -9,6 +9,8 @@ export interface DiffCommandOptions {
   b: string;
   limit: number;
   format: 'text' | 'csv';
+  /** Memory for matching rows, in MB. */
+  keyMemory?: number | undefined;
 }
 
 export function registerDiff(
@@ -27,6 +29,12 @@ export function registerDiff(
         .choices(['text', 'csv'])
         .default('text'),
     )
+    .addOption(
+      new Option(
+        '--key-memory <MB>',
+        'memory for matching rows by key; larger tables are matched part by part from disk (default 192)',
+      ).argParser(positive('megabytes')),
+    )
     .addHelpText(
       'after',
       '\nRows are matched by the primary key (or, without one, whole) and compared by their\ntyped values: 1.0 and 1 in a number field are the same. Exit code 0 when nothing\nchanged, 1 when something did.\n\nExamples:\n  data diff ada/prices@3 ada/prices\n  data diff ada/prices ./prices --limit 50\n  data diff old/ new/ --json\n  data diff old/ new/ --format csv > changes.csv',
@@ -35,7 +43,7 @@ export function registerDiff(
       async (
         a: string,
         b: string,
-        options: { limit: number; format: 'text' | 'csv' },
+        options: { limit: number; format: 'text' | 'csv'; keyMemory?: number },
         command: Command,
       ) => {
         setExitCode(await runDiff({ a, b, ...options }, contextFor(command)));
@@ -56,7 +64,13 @@ export async function runDiff(options: DiffCommandOptions, ctx: Context): Promis
   };
   const a = await diffSide(options.a, sideContext);
   const b = await diffSide(options.b, sideContext);
-  const diff = await diffPackages(a, b, { limit: options.limit, signal: ctx.signal });
+  const diff = await diffPackages(a, b, {
+    limit: options.limit,
+    signal: ctx.signal,
+    ...(options.keyMemory === undefined
+      ? {}
+      : { memory: Math.round(options.keyMemory * 1024 * 1024) }),
+  });
   const { diffCsv, diffText } = await import('../output/diff.js');
   if (ctx.globals.json) writeJson(ctx, diff);
   else if (options.format === 'csv') ctx.io.stdout.write(diffCsv(diff));

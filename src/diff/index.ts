@@ -41,6 +41,8 @@ export interface PackageDiff {
 export interface DiffOptions {
   /** Rows of each kind to show per resource. */
   limit: number;
+  /** Memory for matching rows, in bytes; past it, more of each table waits on disk. */
+  memory?: number | undefined;
   signal?: AbortSignal | undefined;
   onResource?: (name: string) => void;
 }
@@ -164,6 +166,7 @@ async function diffPair(
         columns,
         key: matchKey(a.resource, b.resource, columns),
         limit: options.limit,
+        memory: options.memory,
         signal: options.signal,
       },
     );

@@ -1,5 +1,20 @@
-import type { ResourceDescriptor } from '../validator/descriptor/types.js';
-import { readRows } from '../validator/rows.js';
+import { closeSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import { asList } from '../validator/descriptor/rules.js';
+import type {
+  FieldDescriptor,
+  ResourceDescriptor,
+  SchemaDescriptor,
+} from '../validator/descriptor/types.js';
+import { isRemote } from '../validator/descriptor/paths.js';
+import { formatOf } from '../validator/resource.js';
+import { openSpillParts } from '../validator/table/spill.js';
+import { workerUrl, YOUNG_GENERATION_MB } from '../validator/worker-url.js';
+import { encodeSide, type EncodedSide, type EncodeSpec } from './encode.js';
+import type { EncodeWorkerData, EncodeWorkerMessage, JoinRequest } from './encode-worker.js';
+import { joinPart, JoinTotals, type JoinFound, type JoinPlan } from './join.js';
 import type { DiffSide } from './side.js';
 import { canonical } from './schema.js';
 
@@ -37,130 +52,264 @@ export interface RowPlan {
   /** The key's fields by their name in b, or undefined to match whole rows. */
   key: string[] | undefined;
   limit: number;
+  /** Memory for matching rows, in bytes: DEFAULT_MATCH_MEMORY when not given. */
+  memory?: number | undefined;
   signal?: AbortSignal | undefined;
 }
 
 /**
- * Reads one side's table, each row as the comparable values of the fields asked for, in
- * that order (null for a field the table does not have).
+ * Memory for matching rows: a part of each side held at once, about two and a half times
+ * its bytes in memory with its index, and as much in the worker thread matching beside.
  */
-async function eachRow(
-  side: DiffSide,
-  resource: ResourceDescriptor,
-  wanted: readonly string[],
-  signal: AbortSignal | undefined,
-  onRow: (values: unknown[]) => void,
-): Promise<void> {
-  const fieldNames =
-    typeof resource.schema === 'object'
-      ? resource.schema.fields.map((field) => field.name)
-      : undefined;
-  let positions: number[] = [];
-  await readRows(
-    resource,
-    side.base,
-    { fetch: side.fetch, signal, typed: 'comparable' },
-    {
-      labels: (labels) => {
-        const names = fieldNames ?? labels;
-        positions = wanted.map((name) => names.indexOf(name));
-      },
-      row: (values) => onRow(positions.map((at) => (at < 0 ? null : (values[at] ?? null)))),
-      open: true,
-    },
+export const DEFAULT_MATCH_MEMORY = 192 * 1024 * 1024;
+/** Of the memory for matching, what one part of one side's table may hold. */
+const PART_SHARE = 8;
+const MOST_PARTS = 256;
+/** Parts when a side's size is not known beforehand (a hub's table without `bytes`). */
+const UNKNOWN_SIZE_PARTS = 64;
+/** A local table past this size is read in a worker thread while the other side is read here. */
+const WORKER_BYTES = 8 * 1024 * 1024;
+
+type Side = { side: DiffSide; resource: ResourceDescriptor };
+
+function schemaOf(resource: ResourceDescriptor): SchemaDescriptor | undefined {
+  return typeof resource.schema === 'object' ? resource.schema : undefined;
+}
+
+/** A local table's size on disk, a hub table's declared size, or undefined when not known. */
+async function sizeOf({ side, resource }: Side): Promise<number | undefined> {
+  if (resource.data !== undefined) return 0;
+  const dir = side.base.dir;
+  if (dir === undefined) return typeof resource.bytes === 'number' ? resource.bytes : undefined;
+  let total = 0;
+  for (const path of asList(resource.path)) {
+    if (isRemote(path)) return undefined;
+    total += (await stat(join(dir, path)).catch(() => undefined))?.size ?? 0;
+  }
+  return total;
+}
+
+function partsFor(sizes: (number | undefined)[], memory: number): number {
+  if (sizes.some((size) => size === undefined)) return UNKNOWN_SIZE_PARTS;
+  const largest = Math.max(...(sizes as number[]));
+  const partBytes = Math.max(1, memory / PART_SHARE);
+  return Math.min(MOST_PARTS, 2 ** Math.ceil(Math.log2(Math.max(1, largest / partBytes))));
+}
+
+/** A field's properties that do not change how its cells are cast. */
+const NOT_CASTING = new Set(['name', 'title', 'description', 'example', 'constraints', 'rdfType']);
+
+/** What decides how a field's cells are cast: all but its name and what describes it. */
+function typing(field: FieldDescriptor | undefined): string {
+  if (!field) return '';
+  return canonical(
+    Object.fromEntries(Object.entries(field).filter(([property]) => !NOT_CASTING.has(property))),
   );
 }
 
-/** A row's values as text to compare: JSON, key order made canonical only where objects are. */
-function rowText(values: readonly unknown[]): string {
-  for (const value of values)
-    if (typeof value === 'object' && value !== null) return canonical(values);
-  return JSON.stringify(values);
+/**
+ * Whether rows may be compared as their cells are written, cast only when their texts
+ * differ: both tables are delimited text and each compared field casts its cells alike.
+ */
+function comparableAsWritten(a: Side, b: Side, columns: [string, string][]): boolean {
+  const text = (resource: ResourceDescriptor) =>
+    ['csv', 'tsv'].includes(formatOf(resource) ?? 'csv');
+  const schemaA = schemaOf(a.resource);
+  const schemaB = schemaOf(b.resource);
+  if (!schemaA || !schemaB || !text(a.resource) || !text(b.resource)) return false;
+  if (canonical(schemaA.missingValues ?? ['']) !== canonical(schemaB.missingValues ?? ['']))
+    return false;
+  const fieldA = new Map(schemaA.fields.map((field) => [field.name, field]));
+  const fieldB = new Map(schemaB.fields.map((field) => [field.name, field]));
+  return columns.every(
+    ([inA, inB]) =>
+      typing(fieldA.get(inA)) !== '' && typing(fieldA.get(inA)) === typing(fieldB.get(inB)),
+  );
+}
+
+/** A side encoded in a worker thread, which then helps match the parts. */
+interface WorkerSide {
+  encoded: EncodedSide;
+  /** Matches these parts there; undefined when that failed (they are then matched here). */
+  join(plan: JoinPlan, parts: [number, number][]): Promise<JoinFound | undefined>;
+  end(): void;
+}
+
+/** The worker's next answer: undefined when it failed or ended, rejected when the diff was stopped. */
+function answer(
+  worker: Worker,
+  signal: AbortSignal | undefined,
+): Promise<EncodeWorkerMessage | undefined> {
+  return new Promise((resolve, reject) => {
+    const settle = (message: EncodeWorkerMessage | undefined) => {
+      signal?.removeEventListener('abort', stop);
+      worker.off('message', settle);
+      worker.off('error', fail);
+      worker.off('exit', fail);
+      if (signal?.aborted) reject(signal.reason as Error);
+      else resolve(message);
+    };
+    const fail = () => settle(undefined);
+    const stop = () => settle(undefined);
+    signal?.addEventListener('abort', stop, { once: true });
+    worker.on('message', settle);
+    worker.on('error', fail);
+    worker.on('exit', fail);
+  });
+}
+
+/**
+ * Encodes a large local side in a worker thread, into files opened here. Undefined when it
+ * failed: the side is then read here, which tells what went wrong as it is.
+ */
+export async function encodeInWorker(
+  spec: EncodeSpec,
+  dir: string,
+  signal: AbortSignal | undefined,
+): Promise<WorkerSide | undefined> {
+  const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
+  const fds = openSpillParts(spec.parts);
+  const data: EncodeWorkerData = { kind: 'diff-encode', spec, dir, fds };
+  const worker: Worker = new WorkerThread(workerUrl(), {
+    workerData: data,
+    execArgv: [],
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+  const end = () => void worker.terminate();
+  try {
+    const message = await answer(worker, signal);
+    if (message?.type !== 'encoded')
+      throw new Error(message?.type === 'failed' ? message.message : 'the worker ended');
+    return {
+      encoded: { fds, rows: message.rows },
+      async join(plan, parts) {
+        const request: JoinRequest = { type: 'join', plan, parts };
+        worker.postMessage(request);
+        const joined = await answer(worker, signal);
+        return joined?.type === 'joined' ? joined.found : undefined;
+      },
+      end,
+    };
+  } catch (error) {
+    end();
+    for (const fd of fds) closeSync(fd);
+    if (signal?.aborted) throw error;
+    return undefined;
+  }
+}
+
+type Encoded = { encoded: EncodedSide; worker?: WorkerSide | undefined };
+
+async function encode(
+  side: Side,
+  spec: EncodeSpec,
+  size: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Encoded> {
+  const dir = side.side.base.dir;
+  if (dir !== undefined && size !== undefined && size > WORKER_BYTES) {
+    const format = formatOf(side.resource);
+    const worker = await encodeInWorker(
+      { ...spec, resource: format ? { ...spec.resource, format } : spec.resource },
+      dir,
+      signal,
+    );
+    if (worker) return { encoded: worker.encoded, worker };
+  }
+  return { encoded: await encodeSide(spec, side.side, signal) };
+}
+
+function release(sides: PromiseSettledResult<Encoded>[]): void {
+  for (const side of sides)
+    if (side.status === 'fulfilled') {
+      side.value.worker?.end();
+      for (const fd of side.value.encoded.fds) closeSync(fd);
+    }
+}
+
+/** Matches the parts, some in the worker thread that encoded a side when there is one. */
+async function joinAll(
+  totals: JoinTotals,
+  parts: [number, number][],
+  helper: WorkerSide | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const theirs = helper ? parts.filter((_, index) => index % 2 === 1) : [];
+  const ours = helper ? parts.filter((_, index) => index % 2 === 0) : parts;
+  const helped = helper?.join(totals.plan, theirs);
+  for (const [fdA, fdB] of ours) {
+    // Between parts, Ctrl-C is heard.
+    await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    joinPart(fdA, fdB, totals);
+  }
+  if (!helped) return;
+  const found = await helped;
+  if (found) totals.merge(found);
+  else for (const [fdA, fdB] of theirs) joinPart(fdA, fdB, totals);
 }
 
 /**
  * The rows of two versions of a table, matched by their key (or whole), as counts and the
- * first `limit` rows of each kind. Side a is held (by key, its row as canonical JSON), then
- * side b streams past it.
+ * first `limit` rows of each kind. Each side is written to disk in parts by the hash of its
+ * keys, both at once (a large local one in a worker thread), then the parts are matched one
+ * at a time: memory holds one part of each side, whatever the tables' size.
  */
-export async function diffRows(
-  a: { side: DiffSide; resource: ResourceDescriptor },
-  b: { side: DiffSide; resource: ResourceDescriptor },
-  plan: RowPlan,
-): Promise<RowsDiff> {
-  const counts: RowCounts = {
-    added: 0,
-    removed: 0,
-    changed: 0,
-    unchanged: 0,
-    key: plan.key ?? null,
-  };
-  const samples: RowSamples = { added: [], removed: [], changed: [] };
-  const duplicates = { a: 0, b: 0 };
+export async function diffRows(a: Side, b: Side, plan: RowPlan): Promise<RowsDiff> {
   const columnsA = plan.columns.map(([inA]) => inA);
   const columnsB = plan.columns.map(([, inB]) => inB);
-  const keyAt = plan.key?.map((name) => columnsB.indexOf(name));
-  // One key field: its value itself keys the map (1 and "1" stay apart), not its JSON.
-  const single = keyAt?.length === 1 ? (keyAt[0] ?? 0) : undefined;
-  const keyOf = (values: readonly unknown[], text: string): unknown => {
-    if (!keyAt) return text;
-    if (single !== undefined) {
-      const value = values[single] ?? null;
-      if (typeof value !== 'object' || value === null) return value;
-    }
-    return rowText(keyAt.map((index) => values[index] ?? null));
+  const keyB = plan.key;
+  const keyA = keyB?.map((name) => plan.columns.find(([, inB]) => inB === name)?.[0] ?? name);
+  const asWritten = keyB !== undefined && comparableAsWritten(a, b, plan.columns);
+  const sizes = await Promise.all([sizeOf(a), sizeOf(b)]);
+  const parts = partsFor(sizes, plan.memory ?? DEFAULT_MATCH_MEMORY);
+  const specA: EncodeSpec = {
+    resource: a.resource,
+    columns: columnsA,
+    key: keyA,
+    asWritten,
+    parts,
   };
-  const asObject = (values: readonly unknown[]) =>
-    Object.fromEntries(columnsB.map((name, index) => [name, values[index] ?? null]));
-
-  // Side a, by key: the row's values, and how many of its rows b has not matched yet (one
-  // per key; as many as the row repeats when rows are matched whole).
-  const held = new Map<unknown, { values: string; left: number }>();
-  await eachRow(a.side, a.resource, columnsA, plan.signal, (values) => {
-    const text = rowText(values);
-    const key = keyOf(values, text);
-    const found = held.get(key);
-    if (found && keyAt) duplicates.a++;
-    else if (found) found.left++;
-    else held.set(key, { values: text, left: 1 });
+  const specB: EncodeSpec = {
+    resource: b.resource,
+    columns: columnsB,
+    key: keyB,
+    asWritten,
+    parts,
+  };
+  const sides = await Promise.allSettled([
+    encode(a, specA, sizes[0], plan.signal),
+    encode(b, specB, sizes[1], plan.signal),
+  ]);
+  const [encodedA, encodedB] = sides;
+  if (encodedA?.status !== 'fulfilled' || encodedB?.status !== 'fulfilled') {
+    release(sides);
+    throw ((encodedA?.status === 'rejected' ? encodedA : encodedB) as PromiseRejectedResult).reason;
+  }
+  const totals = new JoinTotals({
+    keyed: keyB !== undefined,
+    columns: columnsB,
+    keyAt: keyB?.map((name) => columnsB.indexOf(name)) ?? [],
+    asWritten,
+    a: { resource: a.resource, columns: columnsA },
+    b: { resource: b.resource, columns: columnsB },
+    limit: plan.limit,
   });
-  const addedKeys = new Set<unknown>();
-  await eachRow(b.side, b.resource, columnsB, plan.signal, (values) => {
-    const text = rowText(values);
-    const key = keyOf(values, text);
-    const found = held.get(key);
-    if (found && found.left > 0) {
-      found.left--;
-      if (found.values === text) counts.unchanged++;
-      else changedRow(found.values, values);
-      return;
-    }
-    if (keyAt && (found || addedKeys.has(key))) {
-      duplicates.b++;
-      return;
-    }
-    if (keyAt) addedKeys.add(key);
-    counts.added++;
-    if (samples.added.length < plan.limit) samples.added.push(asObject(values));
-  });
-  function changedRow(before: string, values: readonly unknown[]): void {
-    counts.changed++;
-    if (!keyAt || samples.changed.length >= plan.limit) return;
-    const old = JSON.parse(before) as unknown[];
-    const cells: Record<string, CellChange> = {};
-    for (const [index, name] of columnsB.entries())
-      if (canonical(old[index] ?? null) !== canonical(values[index] ?? null))
-        cells[name] = { from: old[index] ?? null, to: values[index] ?? null };
-    const keyValues = Object.fromEntries(
-      keyAt.map((index) => [columnsB[index] ?? '', values[index] ?? null]),
+  const fdsA = encodedA.value.encoded.fds;
+  const fdsB = encodedB.value.encoded.fds;
+  try {
+    await joinAll(
+      totals,
+      fdsA.map((fd, part) => [fd, fdsB[part] as number]),
+      encodedA.value.worker ?? encodedB.value.worker,
+      plan.signal,
     );
-    samples.changed.push({ key: keyValues, cells });
+  } finally {
+    release(sides);
   }
-  for (const { values, left } of held.values()) {
-    if (left === 0) continue;
-    counts.removed += left;
-    if (samples.removed.length < plan.limit)
-      samples.removed.push(asObject(JSON.parse(values) as unknown[]));
-  }
-  return { rows: counts, samples, duplicates };
+  return {
+    rows: totals.rows(keyB ?? null),
+    samples: totals.samples(),
+    duplicates: totals.duplicates,
+  };
 }

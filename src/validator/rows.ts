@@ -67,31 +67,38 @@ function typer(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown
 const ISO_DAY = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 
 /**
- * Casts every cell by its field, so that two tables that say the same thing give the same
- * values whatever their format: numbers, booleans and JSON types as values, dates and times
+ * For each field, its cast of a cell to a value that two tables saying the same thing give
+ * alike whatever their format: numbers, booleans and JSON types as values, dates and times
  * as ISO 8601 text (a workbook's date and a CSV's `03/01/2024` alike), missing values null;
  * the rest, and cells their type refuses, as written.
  */
-function comparableTyper(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown[] {
-  const fields = schema.fields.map((field) => ({
-    compiled: compileField(field, schema, 2),
-    iso: ISO_TEXT[field.type ?? 'string'],
-    isoDay: field.type === 'date' && (field.format === undefined || field.format === 'default'),
-    asValue: TYPED_AS_VALUES.has(field.type ?? 'string') || field.type === 'year',
-  }));
-  return (cells) =>
-    cells.map((cell, index) => {
-      const field = fields[index];
-      if (!field) return asWritten(cell);
+export function comparableCasts(schema: SchemaDescriptor): ((cell: unknown) => unknown)[] {
+  return schema.fields.map((field) => {
+    const compiled = compileField(field, schema, 2);
+    const iso = ISO_TEXT[field.type ?? 'string'];
+    const isoDay =
+      field.type === 'date' && (field.format === undefined || field.format === 'default');
+    const asValue = TYPED_AS_VALUES.has(field.type ?? 'string') || field.type === 'year';
+    return (cell) => {
       if (cell === null || cell === undefined) return null;
-      if (typeof cell === 'string' && field.compiled.missing.has(cell)) return null;
-      if (!field.asValue && !field.iso) return asWritten(cell);
+      if (typeof cell === 'string' && compiled.missing.has(cell)) return null;
+      if (!asValue && !iso) return asWritten(cell);
       // A date already written as ISO 8601 is its own comparable text: not cast and
       // written again (a third of the time of a diff of a dated table).
-      if (field.isoDay && typeof cell === 'string' && ISO_DAY.test(cell)) return cell;
-      const value = field.compiled.cast(cell);
+      if (isoDay && typeof cell === 'string' && ISO_DAY.test(cell)) return cell;
+      const value = compiled.cast(cell);
       if (value === INVALID) return asWritten(cell);
-      return field.iso && typeof value === 'number' ? field.iso(value) : jsonValue(value);
+      return iso && typeof value === 'number' ? iso(value) : jsonValue(value);
+    };
+  });
+}
+
+function comparableTyper(schema: SchemaDescriptor): (cells: readonly unknown[]) => unknown[] {
+  const casts = comparableCasts(schema);
+  return (cells) =>
+    cells.map((cell, index) => {
+      const cast = casts[index];
+      return cast ? cast(cell) : asWritten(cell);
     });
 }
 

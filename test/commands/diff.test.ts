@@ -277,4 +277,84 @@ describe('data diff', () => {
     expect(code).toBe(2);
     expect(err).toMatch(/no folder, descriptor or file/);
   });
+
+  describe('large tables', () => {
+    /**
+     * Side a: `rows` rows; side b: every 100th row's price changed (some as written
+     * differently but the same number), every 200th removed, as many added at the end, and
+     * one added key repeated.
+     */
+    function versions(rows: number) {
+      const lineOf = (id: number, price: string) =>
+        `${String(id)},name ${String(id)} with some text to make the row longer,${price}\n`;
+      const before = ['id,name,price\n'];
+      const after = ['id,name,price\n'];
+      for (let id = 1; id <= rows; id++) {
+        before.push(lineOf(id, `${String(id)}.5`));
+        if (id % 200 === 0) continue;
+        if (id % 100 === 1) after.push(lineOf(id, `${String(id)}.75`));
+        else if (id % 100 === 2) after.push(lineOf(id, `${String(id)}.50`));
+        else after.push(lineOf(id, `${String(id)}.5`));
+      }
+      for (let id = rows + 1; id <= rows + rows / 200; id++) after.push(lineOf(id, '1'));
+      after.push(lineOf(rows + 1, '2'));
+      return { a: pkg(before.join('')), b: pkg(after.join('')) };
+    }
+
+    const expected = (rows: number) => ({
+      added: rows / 200,
+      removed: rows / 200,
+      changed: rows / 100,
+      unchanged: rows - rows / 200 - rows / 100,
+      key: ['id'],
+    });
+
+    it('matches them part by part on disk, in a worker thread, as it matches them whole', async () => {
+      // 150,000 rows, 10 MB: past the size read in a worker thread.
+      const rows = 150_000;
+      const { a, b } = versions(rows);
+      const whole = await diffJson(a, b, '--limit', '3');
+      const parted = await diffJson(a, b, '--limit', '3', '--key-memory', '1');
+      expect(whole.code).toBe(1);
+      const [table] = whole.diff.resources;
+      expect(table?.rows).toEqual(expected(rows));
+      expect(table?.duplicates).toEqual({ a: 0, b: 1 });
+      // The first rows of each kind in the table's order, whatever part they were in.
+      expect(table?.samples.changed.map((each) => each.key)).toEqual([
+        { id: 1 },
+        { id: 101 },
+        { id: 201 },
+      ]);
+      expect(table?.samples.changed[0]?.cells).toEqual({ price: { from: 1.5, to: 1.75 } });
+      expect(table?.samples.removed.map((each) => (each as { id: number }).id)).toEqual([
+        200, 400, 600,
+      ]);
+      expect(table?.samples.added.map((each) => (each as { id: number }).id)).toEqual([
+        rows + 1,
+        rows + 2,
+        rows + 3,
+      ]);
+      expect(parted.diff).toEqual(whole.diff);
+    });
+
+    it('matches whole rows without a key part by part, repeats counted', async () => {
+      const lines = Array.from({ length: 20_000 }, (_, index) => `${String(index % 5_000)},x\n`);
+      const schema = { fields: [{ name: 'n', type: 'integer' }, { name: 's' }] };
+      const a = pkg(`n,s\n${lines.join('')}`, schema);
+      const b = pkg(`n,s\n${lines.slice(1).join('')}7,x\n7,x\n01,x\n`, schema);
+      const whole = await diffJson(a, b, '--limit', '2');
+      const parted = await diffJson(a, b, '--limit', '2', '--key-memory', '0.01');
+      const [table] = whole.diff.resources;
+      // 0 lost once; 7 twice more; "01" is 1, which a holds four times and b five.
+      expect(table?.rows).toEqual({
+        added: 3,
+        removed: 1,
+        changed: 0,
+        unchanged: 19_999,
+        key: null,
+      });
+      expect(table?.samples.removed).toEqual([{ n: 0, s: 'x' }]);
+      expect(parted.diff).toEqual(whole.diff);
+    });
+  });
 });

@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,24 +15,41 @@ export function spillPart(hash: number): number {
   return (Math.imul(hash, 0x9e3779b1) >>> 0) % SPILL_PARTS;
 }
 
-export class SpillFiles {
-  private readonly dir = mkdtempSync(join(tmpdir(), 'data-keys-'));
-  private readonly fds: number[] = [];
-  private readonly buffers = Array.from({ length: SPILL_PARTS }, () =>
-    Buffer.allocUnsafe(BUFFER_BYTES),
-  );
-  private readonly filled = new Array<number>(SPILL_PARTS).fill(0);
+/**
+ * Opens the files of a set of parts, nameless: open files outlive their names, so with
+ * their folder gone at once nothing stays on disk even when the process is killed.
+ */
+export function openSpillParts(parts: number): number[] {
+  const dir = mkdtempSync(join(tmpdir(), 'data-keys-'));
+  const fds: number[] = [];
+  try {
+    for (let part = 0; part < parts; part++) fds.push(openSync(join(dir, String(part)), 'w+'));
+  } catch (error) {
+    for (const fd of fds) closeSync(fd);
+    throw error;
+  }
+  try {
+    rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // Where open files may not lose their names (Windows), they go when the process ends.
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return fds;
+}
 
-  constructor() {
-    for (let part = 0; part < SPILL_PARTS; part++)
-      this.fds.push(openSync(join(this.dir, String(part)), 'w+'));
-    // Open files outlive their names: with the folder gone at once, nothing stays on disk
-    // even when the process is killed mid-table. Where that is refused, remove() does it.
-    try {
-      rmSync(this.dir, { recursive: true, force: true });
-    } catch {
-      // kept until remove()
-    }
+export class SpillFiles {
+  private readonly fds: number[];
+  private readonly buffers: Buffer[];
+  private readonly filled: number[];
+
+  /**
+   * Parts of its own, or the files another thread opened: a worker thread's own files are
+   * closed when it ends, and those it was given are not.
+   */
+  constructor(parts: number | readonly number[] = SPILL_PARTS) {
+    this.fds = typeof parts === 'number' ? openSpillParts(parts) : [...parts];
+    this.buffers = this.fds.map(() => Buffer.allocUnsafe(BUFFER_BYTES));
+    this.filled = this.fds.map(() => 0);
   }
 
   /** Appends one record (its bytes, length-prefixed) to a part. */
@@ -51,6 +68,33 @@ export class SpillFiles {
     buffer.writeUInt32LE(record.length, at);
     record.copy(buffer, at + 4);
     this.filled[part] = at + needed;
+  }
+
+  /**
+   * Appends one record that `write` puts in place (at most `maxBytes`, returning how many it
+   * wrote), without a Buffer of its own for each record.
+   */
+  appendWith(part: number, maxBytes: number, write: (buffer: Buffer, at: number) => number): void {
+    const buffer = this.buffers[part] as Buffer;
+    if (maxBytes + 4 > buffer.length) {
+      const record = Buffer.allocUnsafe(maxBytes);
+      this.append(part, record.subarray(0, write(record, 0)));
+      return;
+    }
+    if ((this.filled[part] ?? 0) + maxBytes + 4 > buffer.length) this.flush(part);
+    const at = this.filled[part] ?? 0;
+    const length = write(buffer, at + 4);
+    buffer.writeUInt32LE(length, at);
+    this.filled[part] = at + 4 + length;
+  }
+
+  /**
+   * Writes out what is buffered and hands the parts' open files over: they stay open (and
+   * nameless) for whoever reads them with readPart, which owns closing them.
+   */
+  detach(): number[] {
+    for (let part = 0; part < this.fds.length; part++) this.flush(part);
+    return this.fds.splice(0);
   }
 
   private flush(part: number): void {
@@ -88,6 +132,16 @@ export class SpillFiles {
 
   remove(): void {
     for (const fd of this.fds.splice(0)) closeSync(fd);
-    rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** A detached part's bytes, whole: length-prefixed records, as append wrote them. */
+export function readPart(fd: number): Buffer {
+  const bytes = Buffer.allocUnsafe(fstatSync(fd).size);
+  for (let at = 0; at < bytes.length;) {
+    const read = readSync(fd, bytes, at, bytes.length - at, at);
+    if (read === 0) throw new Error('a spilled part is shorter than it was written');
+    at += read;
+  }
+  return bytes;
 }

@@ -1,0 +1,75 @@
+/**
+ * A worker thread that writes one local side of a table diff (encode.ts) while the other
+ * side is read, then matches some of the parts (join.ts) while the other thread matches
+ * the rest. The parts' files are opened by the thread that starts it: a worker's own files
+ * are closed when it ends.
+ */
+import { parentPort } from 'node:worker_threads';
+import type { EncodeSpec } from './encode.js';
+import type { JoinFound, JoinPlan } from './join.js';
+
+export interface EncodeWorkerData {
+  kind: 'diff-encode';
+  spec: EncodeSpec;
+  dir: string;
+  fds: number[];
+}
+
+export type EncodeWorkerMessage =
+  | { type: 'encoded'; rows: number }
+  | { type: 'joined'; found: JoinFound }
+  | { type: 'failed'; message: string };
+
+export interface JoinRequest {
+  type: 'join';
+  plan: JoinPlan;
+  /** Each part's files, a's and b's. */
+  parts: [number, number][];
+}
+
+export function isEncodeWorker(data: unknown): data is EncodeWorkerData {
+  return (
+    typeof data === 'object' && data !== null && (data as { kind?: unknown }).kind === 'diff-encode'
+  );
+}
+
+function failed(error: unknown): EncodeWorkerMessage {
+  return { type: 'failed', message: error instanceof Error ? error.message : String(error) };
+}
+
+async function join(request: JoinRequest): Promise<EncodeWorkerMessage> {
+  try {
+    const { joinPart, JoinTotals } = await import('./join.js');
+    const totals = new JoinTotals(request.plan);
+    for (const [fdA, fdB] of request.parts) joinPart(fdA, fdB, totals);
+    return { type: 'joined', found: totals.found() };
+  } catch (error) {
+    return failed(error);
+  }
+}
+
+export async function runEncodeWorker(data: EncodeWorkerData): Promise<void> {
+  const port = parentPort;
+  if (!port) return;
+  let message: EncodeWorkerMessage;
+  try {
+    const { encodeSide } = await import('./encode.js');
+    const side = await encodeSide(
+      data.spec,
+      {
+        base: { dir: data.dir },
+        fetch: () => Promise.reject(new Error('a local package is read from its folder')),
+      },
+      undefined,
+      data.fds,
+    );
+    message = { type: 'encoded', rows: side.rows };
+  } catch (error) {
+    port.postMessage(failed(error));
+    return;
+  }
+  port.once('message', (request: JoinRequest) => {
+    void join(request).then((answer) => port.postMessage(answer));
+  });
+  port.postMessage(message);
+}
