@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { generatePackage } from './generate.ts';
 
 const ROWS = Number(process.env.BENCH_DIFF_ROWS ?? 1_000_000);
+const ROUNDS = Number(process.env.BENCH_DIFF_ROUNDS ?? 3);
 const A = `.bench/diff-${String(ROWS)}-a`;
 const B = `.bench/diff-${String(ROWS)}-b`;
 
@@ -49,6 +50,7 @@ async function changedCopy(): Promise<void> {
 interface Run {
   seconds: number;
   peakMb: number;
+  stdout: string;
 }
 
 function timed(args: string[], expected: number[]): Run {
@@ -60,14 +62,18 @@ function timed(args: string[], expected: number[]): Run {
   const seconds = (performance.now() - started) / 1000;
   if (!expected.includes(child.status ?? -1))
     throw new Error(`data ${args.join(' ')} exited ${String(child.status)}: ${child.stderr}`);
-  return { seconds, peakMb: Number(child.stderr.trim().split('\n').pop()) / 1024 };
+  return {
+    seconds,
+    peakMb: Number(child.stderr.trim().split('\n').pop()) / 1024,
+    stdout: child.stdout,
+  };
 }
 
 await generatePackage(A, ROWS, true);
 await changedCopy();
 const diff: Run[] = [];
 const validate: Run[] = [];
-for (let round = 0; round < 3; round++) {
+for (let round = 0; round < ROUNDS; round++) {
   const steps = [
     () => {
       const run = timed(['--json', 'diff', A, B, '--limit', '0'], [1]);
@@ -78,13 +84,11 @@ for (let round = 0; round < 3; round++) {
   if (round % 2 === 1) steps.reverse();
   for (const step of steps) step();
 }
-const last = spawnSync(process.execPath, ['bin/data', '--json', 'diff', A, B, '--limit', '0'], {
-  encoding: 'utf8',
-  maxBuffer: 64 * 1024 * 1024,
-});
-const rows = (JSON.parse(last.stdout) as { resources: { rows: object }[] }).resources[0]?.rows;
+const rows = (JSON.parse(diff[0]?.stdout ?? '{}') as { resources: { rows: object }[] }).resources[0]
+  ?.rows;
 const summary = JSON.stringify(rows);
-const middle = (runs: Run[]) => [...runs].sort((x, y) => x.seconds - y.seconds)[1] as Run;
+const middle = (runs: Run[]) =>
+  [...runs].sort((x, y) => x.seconds - y.seconds)[Math.floor(runs.length / 2)] as Run;
 const spread = (runs: Run[]) =>
   `${Math.min(...runs.map((run) => run.seconds)).toFixed(1)}–${Math.max(...runs.map((run) => run.seconds)).toFixed(1)} s`;
 const peak = (runs: Run[]) => Math.max(...runs.map((run) => run.peakMb)).toFixed(0);

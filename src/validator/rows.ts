@@ -6,6 +6,7 @@ import { compileField } from './schema/field.js';
 import { INVALID } from './schema/types/index.js';
 import { SheetDate, UnfitCell } from './sheets/cells.js';
 import { ISO_TEXT } from './iso-date.js';
+import { isParquet, isSpreadsheet } from './sheets/formats.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
 import { inferResourceSchema, formatOf } from './resource.js';
@@ -162,10 +163,15 @@ export async function readRows(
   let schema = typeof resource.schema === 'object' ? resource.schema : undefined;
   if (!schema && options.typed && base.dir !== undefined)
     schema = await inferResourceSchema(resource, base.dir);
+  const format = formatOf(resource);
+  // A delimited table's cells are already text, each record a fresh array.
+  const asText = resource.data === undefined && !isSpreadsheet(format) && !isParquet(format);
   const cast =
     options.typed && schema
       ? (options.typed === 'comparable' ? comparableTyper : typer)(schema)
-      : (cells: readonly unknown[]) => cells.map(asWritten);
+      : asText
+        ? (cells: readonly unknown[]) => cells as unknown[]
+        : (cells: readonly unknown[]) => cells.map(asWritten);
   if (resource.data !== undefined) {
     const records = inlineRecords(resource.data);
     if (typeof records === 'string') throw new Error(records);
