@@ -1,3 +1,4 @@
+import type { ChangeSummary } from '../diff/summary.js';
 import { ApiError, AuthError } from '../errors.js';
 import type { Profile } from '../credentials/store.js';
 import { json, send, withRetries, type HttpFetch, type HttpInit } from './http.js';
@@ -58,6 +59,8 @@ export interface RevisionEntry {
   published: boolean;
   created: string;
   modified: string;
+  /** Its changes since the published revision before it, once the hub summed them up. */
+  changes?: ChangeSummary | null;
 }
 
 function record(value: unknown, step: string): Record<string, unknown> {

@@ -16,7 +16,7 @@ export interface EncodeWorkerData {
 }
 
 export type EncodeWorkerMessage =
-  | { type: 'encoded'; rows: number }
+  | { type: 'encoded'; rows: number; labels: string[] }
   | { type: 'joined'; found: JoinFound }
   | { type: 'failed'; message: string };
 
@@ -63,7 +63,7 @@ export async function runEncodeWorker(data: EncodeWorkerData): Promise<void> {
       undefined,
       data.fds,
     );
-    message = { type: 'encoded', rows: side.rows };
+    message = { type: 'encoded', rows: side.rows, labels: side.labels };
   } catch (error) {
     port.postMessage(failed(error));
     return;

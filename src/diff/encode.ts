@@ -13,8 +13,8 @@ import { canonical } from './schema.js';
 /** How one side's rows are written: everything it takes crosses to a worker thread. */
 export interface EncodeSpec {
   resource: ResourceDescriptor;
-  /** The fields compared, by their name on this side. */
-  columns: string[];
+  /** The fields compared, by their name on this side; undefined: every column, by its label. */
+  columns: string[] | undefined;
   /** The key's fields by their name on this side, or undefined to match whole rows. */
   key: string[] | undefined;
   /**
@@ -29,6 +29,8 @@ export interface EncodedSide {
   /** Each part's open file, to read with readPart. */
   fds: number[];
   rows: number;
+  /** The table's header labels. */
+  labels: string[];
 }
 
 /** A row's values as text to compare: JSON, key order made canonical only where objects are. */
@@ -119,6 +121,7 @@ export async function encodeSide(
   /** Whether the columns compared are the table's own, in its order. */
   let inOrder = false;
   let rows = 0;
+  let header: string[] = [];
   const missing = plainIntegerKey(resource, spec.key);
   const typed = (values: readonly unknown[], at: readonly number[]) =>
     at.map((position) => {
@@ -134,7 +137,9 @@ export async function encodeSide(
       {
         labels: (labels) => {
           const fields = names ?? labels;
-          positions = spec.columns.map((name) => fields.indexOf(name));
+          header = labels;
+          positions =
+            spec.columns?.map((name) => fields.indexOf(name)) ?? labels.map((_, at) => at);
           keyAt = spec.key?.map((name) => fields.indexOf(name));
           inOrder = positions.every((position, index) => position === index);
         },
@@ -174,7 +179,7 @@ export async function encodeSide(
         open: true,
       },
     );
-    return { fds: files.detach(), rows };
+    return { fds: files.detach(), rows, labels: header };
   } catch (error) {
     if (!fds) files.remove();
     throw error;

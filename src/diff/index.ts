@@ -133,6 +133,12 @@ function sharedColumns(
   });
 }
 
+/** The resource, with the other version's schema when it has none of its own. */
+function borrowSchema(resource: ResourceDescriptor, other: ResourceDescriptor): ResourceDescriptor {
+  const schema = schemaOf(other);
+  return schemaOf(resource) || !schema ? resource : { ...resource, schema };
+}
+
 async function diffPair(
   a: { side: DiffSide; resource: ResourceDescriptor | undefined },
   b: { side: DiffSide; resource: ResourceDescriptor | undefined },
@@ -148,23 +154,26 @@ async function diffPair(
       rows: NO_ROWS(),
       samples: NO_SAMPLES(),
     };
-  const { diff: schema, renamed } = diffSchemas(schemaOf(a.resource), schemaOf(b.resource));
+  // A version published without a schema is read by the other's: they are the same table.
+  const resourceA = borrowSchema(a.resource, b.resource);
+  const resourceB = borrowSchema(b.resource, a.resource);
+  const { diff: schema, renamed } = diffSchemas(schemaOf(resourceA), schemaOf(resourceB));
   const result: ResourceDiff = {
     name,
     status: 'unchanged',
-    ...(a.resource.name !== b.resource.name ? { renamedFrom: a.resource.name } : {}),
+    ...(resourceA.name !== resourceB.name ? { renamedFrom: resourceA.name } : {}),
     schema,
     rows: NO_ROWS(),
     samples: NO_SAMPLES(),
   };
-  if (isTable(a.resource) && isTable(b.resource)) {
-    const columns = sharedColumns(a.resource, b.resource, renamed);
+  if (isTable(resourceA) && isTable(resourceB)) {
+    const columns = schemaOf(resourceA) ? sharedColumns(resourceA, resourceB, renamed) : undefined;
     const rows = await diffRows(
-      { side: a.side, resource: a.resource },
-      { side: b.side, resource: b.resource },
+      { side: a.side, resource: resourceA },
+      { side: b.side, resource: resourceB },
       {
         columns,
-        key: matchKey(a.resource, b.resource, columns),
+        key: columns && matchKey(resourceA, resourceB, columns),
         limit: options.limit,
         memory: options.memory,
         signal: options.signal,

@@ -47,8 +47,11 @@ export interface RowsDiff {
 
 /** What the rows are compared on: fields both sides have, by their name in each. */
 export interface RowPlan {
-  /** Pairs of field names, a's and b's, in b's order. */
-  columns: [string, string][];
+  /**
+   * Pairs of field names, a's and b's, in b's order; undefined when neither table has a
+   * schema: their cells are then compared as written, by the header's labels.
+   */
+  columns: [string, string][] | undefined;
   /** The key's fields by their name in b, or undefined to match whole rows. */
   key: string[] | undefined;
   limit: number;
@@ -181,7 +184,7 @@ export async function encodeInWorker(
     if (message?.type !== 'encoded')
       throw new Error(message?.type === 'failed' ? message.message : 'the worker ended');
     return {
-      encoded: { fds, rows: message.rows },
+      encoded: { fds, rows: message.rows, labels: message.labels },
       async join(plan, parts) {
         const request: JoinRequest = { type: 'join', plan, parts };
         worker.postMessage(request);
@@ -256,11 +259,12 @@ async function joinAll(
  * at a time: memory holds one part of each side, whatever the tables' size.
  */
 export async function diffRows(a: Side, b: Side, plan: RowPlan): Promise<RowsDiff> {
-  const columnsA = plan.columns.map(([inA]) => inA);
-  const columnsB = plan.columns.map(([, inB]) => inB);
+  const columnsA = plan.columns?.map(([inA]) => inA);
+  let columnsB = plan.columns?.map(([, inB]) => inB);
   const keyB = plan.key;
-  const keyA = keyB?.map((name) => plan.columns.find(([, inB]) => inB === name)?.[0] ?? name);
-  const asWritten = keyB !== undefined && comparableAsWritten(a, b, plan.columns);
+  const keyA = keyB?.map((name) => plan.columns?.find(([, inB]) => inB === name)?.[0] ?? name);
+  const asWritten =
+    keyB !== undefined && plan.columns !== undefined && comparableAsWritten(a, b, plan.columns);
   const sizes = await Promise.all([sizeOf(a), sizeOf(b)]);
   const parts = partsFor(sizes, plan.memory ?? DEFAULT_MATCH_MEMORY);
   const specA: EncodeSpec = {
@@ -286,12 +290,13 @@ export async function diffRows(a: Side, b: Side, plan: RowPlan): Promise<RowsDif
     release(sides);
     throw ((encodedA?.status === 'rejected' ? encodedA : encodedB) as PromiseRejectedResult).reason;
   }
+  columnsB ??= encodedB.value.encoded.labels;
   const totals = new JoinTotals({
     keyed: keyB !== undefined,
     columns: columnsB,
     keyAt: keyB?.map((name) => columnsB.indexOf(name)) ?? [],
     asWritten,
-    a: { resource: a.resource, columns: columnsA },
+    a: { resource: a.resource, columns: columnsA ?? encodedA.value.encoded.labels },
     b: { resource: b.resource, columns: columnsB },
     limit: plan.limit,
   });

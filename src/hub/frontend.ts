@@ -8,7 +8,8 @@ import { storedKey, visibleDataset, type Published } from './published.js';
 import { readAll } from './send-file.js';
 import { packagePath, type Storage } from './storage/types.js';
 import { searchText } from './metastore.js';
-import { visibleToOthers } from './pipeline-store.js';
+import { shownChanges, visibleToOthers } from './pipeline-store.js';
+import { summaryText } from '../diff/summary.js';
 import { eachRecord, rowsPage } from './table-rows.js';
 import { DATASET_SORTS, type DatasetSort, type Revision } from './metadata/types.js';
 import { datasetPage, type DatasetView, type ResourceRow } from './views/dataset.js';
@@ -493,15 +494,21 @@ export async function dataset(
   const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
   const reportSource = latest.state === 'FAILED' ? latest : good;
   const report = reportSource?.report ? (JSON.parse(reportSource.report) as Report) : undefined;
-  const history = (await hub.store.revisions(user.userid, name))
-    .filter((revision) => isOwner || visibleToOthers(found.dataset, revision))
-    .slice(0, 50)
-    .map((revision) => ({
-      revision: revision.revision,
-      state: revision.state,
-      created: revision.created,
-      published: revision.revision === found.dataset.published_revision,
-    }));
+  const visibleRevisions = (await hub.store.revisions(user.userid, name)).filter(
+    (revision) => isOwner || visibleToOthers(found.dataset, revision),
+  );
+  const visible = new Set(visibleRevisions.map((revision) => revision.revision));
+  const changesOf = (revision: Revision) => {
+    const summary = shownChanges(revision, visible);
+    return summary ? { since: summary.since, text: summaryText(summary) } : undefined;
+  };
+  const history = visibleRevisions.slice(0, 50).map((revision) => ({
+    revision: revision.revision,
+    state: revision.state,
+    created: revision.created,
+    published: revision.revision === found.dataset.published_revision,
+    changes: changesOf(revision),
+  }));
   const resources =
     good && descriptor
       ? await resourceRows(
@@ -544,6 +551,7 @@ export async function dataset(
     zip: typeof zip?.path === 'string' ? zip.path.split('/').pop() : undefined,
     charts: good && descriptor ? await charts(descriptor, openDerived) : [],
     history,
+    changes: changesOf(shown),
     report,
     failure: failed,
     viewer: viewer?.username,

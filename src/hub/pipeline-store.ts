@@ -3,6 +3,7 @@ import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { flowId, initialPipelines, statusOf } from './steps.js';
 import type { Dataset, Findability, Revision } from './metadata/types.js';
+import type { ChangeSummary } from '../diff/summary.js';
 import { packagePath } from './storage/types.js';
 import { objectKeyOfUrl, quotaMessage } from './rawstore.js';
 
@@ -156,6 +157,19 @@ async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<b
  * Whether others may see a revision: one meant to be public, unless the dataset they would
  * learn about has since been made private. The owner sees every revision.
  */
+/**
+ * A revision's change summary as the asker may see it: none while it is being made, and none
+ * when it compares with a revision the asker may not see (its counts would tell of it).
+ */
+export function shownChanges(
+  revision: Revision,
+  visible: ReadonlySet<number>,
+): ChangeSummary | null {
+  if (!revision.changes) return null;
+  const summary = JSON.parse(revision.changes) as ChangeSummary;
+  return summary.since === null || visible.has(summary.since) ? summary : null;
+}
+
 export function visibleToOthers(found: Dataset, revision: Revision): boolean {
   const meant =
     revision.findability ?? (found.published_revision == null ? 'published' : found.findability);
@@ -191,18 +205,21 @@ async function history(
   found: Dataset,
 ): Promise<void> {
   const owner = await isOwnerOf(hub, request, found.ownerid);
-  const revisions = (await hub.store.revisions(found.ownerid, found.name))
-    .filter((revision) => owner || visibleToOthers(found, revision))
-    .map((revision) => ({
-      revision: revision.revision,
-      state: revision.state,
-      findability:
-        revision.findability ??
-        (revision.revision === found.published_revision ? found.findability : null),
-      published: revision.revision === found.published_revision,
-      created: revision.created,
-      modified: revision.modified,
-    }));
+  const shown = (await hub.store.revisions(found.ownerid, found.name)).filter(
+    (revision) => owner || visibleToOthers(found, revision),
+  );
+  const visible = new Set(shown.map((revision) => revision.revision));
+  const revisions = shown.map((revision) => ({
+    revision: revision.revision,
+    state: revision.state,
+    findability:
+      revision.findability ??
+      (revision.revision === found.published_revision ? found.findability : null),
+    published: revision.revision === found.published_revision,
+    created: revision.created,
+    modified: revision.modified,
+    changes: shownChanges(revision, visible),
+  }));
   if (revisions.length === 0) throw new HttpError(404, `no dataset ${found.ownerid}/${found.name}`);
   sendJson(response, 200, { dataset: `${found.ownerid}/${found.name}`, revisions });
 }

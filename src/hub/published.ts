@@ -101,15 +101,24 @@ async function lookUp(
   if (!found) throw new HttpError(404, 'not found');
   const { owner, dataset } = found;
   const revision = await hub.store.revision(owner.userid, name, asked ?? 'successful');
-  if (revision?.state !== 'SUCCEEDED' || !revision.descriptor)
-    throw new HttpError(404, 'not found');
-  const descriptor = JSON.parse(revision.descriptor) as Published['descriptor'];
+  const stored = revision && storedPackage(owner, dataset, revision);
+  if (!stored) throw new HttpError(404, 'not found');
+  return stored;
+}
+
+/** A revision as published, or undefined when it was not (or not yet). */
+export function storedPackage(
+  owner: User,
+  dataset: Dataset,
+  revision: Revision,
+): Published | undefined {
+  if (revision.state !== 'SUCCEEDED' || !revision.descriptor) return undefined;
   return {
     owner,
     dataset,
     revision,
-    descriptor,
-    prefix: packagePath(owner.userid, name, revision.revision),
+    descriptor: JSON.parse(revision.descriptor) as Published['descriptor'],
+    prefix: packagePath(owner.userid, dataset.name, revision.revision),
     files: revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined,
   };
 }

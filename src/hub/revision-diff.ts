@@ -19,11 +19,56 @@ import { page } from './views/layout.js';
 
 /** Rows of each kind a page shows per table. */
 const PAGE_ROWS = 50;
+/** Pages of rows past which the page points at `data diff`: 10,000 rows of each kind. */
+const MOST_PAGES = 200;
+
+/** `?page=`: which page of rows, from 1; 404 past the pages a diff page shows. */
+function pageParam(request: Request): number {
+  const asked = request.url.searchParams.get('page');
+  if (asked === null) return 1;
+  if (!/^[1-9]\d{0,3}$/.test(asked) || Number(asked) > MOST_PAGES)
+    throw new HttpError(404, 'not found');
+  return Number(asked);
+}
+
+/** The rows of one page: the diff made with the rows up to its end, those before it left out. */
+function pageOf(diff: PackageDiff, page: number): PackageDiff {
+  const skip = (page - 1) * PAGE_ROWS;
+  return {
+    ...diff,
+    resources: diff.resources.map((each) => ({
+      ...each,
+      samples: {
+        added: each.samples.added.slice(skip),
+        removed: each.samples.removed.slice(skip),
+        changed: each.samples.changed.slice(skip),
+      },
+    })),
+  };
+}
+
+/** Links to the pages before and after, when there are rows there. */
+function pageLinks(diff: PackageDiff, page: number, base: string): string {
+  const most = Math.max(
+    0,
+    ...diff.resources.map((each) =>
+      Math.max(each.rows.added, each.rows.removed, each.rows.changed),
+    ),
+  );
+  const links: string[] = [];
+  if (page > 1)
+    links.push(`<a href="${base}?page=${String(page - 1)}" rel="prev">Previous rows</a>`);
+  if (most > page * PAGE_ROWS && page < MOST_PAGES)
+    links.push(`<a href="${base}?page=${String(page + 1)}" rel="next">Next rows</a>`);
+  return links.length > 0
+    ? `<nav aria-label="Pages of rows"><p>${links.join(' · ')}</p></nav>`
+    : '';
+}
 /** Past this many rows in a revision's tables, the page points at `data diff` instead. */
 const MOST_ROWS = 500_000;
 
 /** A revision's files as the diff reads them: from the store, by their path in the revision. */
-function revisionSide(hub: Hub, pkg: Published, label: string): DiffSide {
+export function revisionSide(hub: Hub, pkg: Published, label: string): DiffSide {
   const root = `http://hub.invalid/${pkg.dataset.name}/`;
   return {
     label,
@@ -54,6 +99,7 @@ export async function revisionDiff(
   const match = /^([1-9]\d{0,8})\.\.([1-9]\d{0,8})$/.exec(range);
   if (!match?.[1] || !match[2]) throw new HttpError(404, 'not found');
   const [from, to] = [match[1], match[2]];
+  const pageNumber = pageParam(request);
   const a = await publishedRevision(hub, request, ownerName, name, from);
   const b = await publishedRevision(hub, request, ownerName, name, to);
   const title = `${ownerName}/${name}: revision ${from} to ${to}`;
@@ -64,7 +110,7 @@ export async function revisionDiff(
     sendText(response, 200, page(title, body, '', viewer), HTML);
     return;
   }
-  const key = `diff:${ownerName}/${name}/${from}..${to}`;
+  const key = `diff:${ownerName}/${name}/${from}..${to}/${String(pageNumber)}`;
   const cached = hub.lookups.get(key);
   let diff =
     cached?.version === hub.store.version ? (cached.value as PackageDiff | undefined) : undefined;
@@ -72,7 +118,7 @@ export async function revisionDiff(
     diff = await diffPackages(
       revisionSide(hub, a, `${ownerName}/${name}@${from}`),
       revisionSide(hub, b, `${ownerName}/${name}@${to}`),
-      { limit: PAGE_ROWS },
+      { limit: PAGE_ROWS * pageNumber },
     );
     hub.lookups.set(
       key,
@@ -80,10 +126,17 @@ export async function revisionDiff(
       JSON.stringify(diff).length * 2,
     );
   }
+  const first = (pageNumber - 1) * PAGE_ROWS;
+  const base = `/${encodeURIComponent(ownerName)}/${encodeURIComponent(name)}/diff/${from}..${to}`;
+  const text = diffText(pageOf(diff, pageNumber), NO_COLORS, {
+    skipped: first,
+    more: pageNumber < MOST_PAGES ? 'next rows' : `${command} shows them all`,
+  });
   const body = [
     `<h1>${escape(title)}</h1>`,
-    `<p><a href="/${escape(ownerName)}/${escape(name)}">Back to the dataset</a>. Up to ${String(PAGE_ROWS)} rows of each kind per table; <code>${escape(command)}</code> shows them all.</p>`,
-    `<pre class="diff" tabindex="0" aria-label="Changes">${escape(diffText(diff, NO_COLORS))}</pre>`,
+    `<p><a href="/${escape(ownerName)}/${escape(name)}">Back to the dataset</a>. Rows ${String(first + 1)} to ${String(first + PAGE_ROWS)} of each kind per table; <code>${escape(command)}</code> shows them all.</p>`,
+    `<pre class="diff" tabindex="0" aria-label="Changes">${escape(text)}</pre>`,
+    pageLinks(diff, pageNumber, base),
   ].join('\n');
   sendText(response, 200, page(title, body, '', viewer), HTML);
 }

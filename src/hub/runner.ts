@@ -50,6 +50,8 @@ export class Runner {
   /** The work in progress, stopped when the runner stops. */
   private readonly running = new Set<AbortController>();
   private loops: Promise<void>[] = [];
+  /** Change summaries being made, after their revision was published. */
+  private readonly summaries = new Set<Promise<void>>();
   private wake: (() => void)[] = [];
 
   constructor(
@@ -75,7 +77,11 @@ export class Runner {
   /** Resolves once this runner has nothing in progress and nothing it could take. */
   async idle(): Promise<void> {
     for (;;) {
-      if (this.halted || (this.active === 0 && !(await this.hub.store.hasWaiting()))) return;
+      if (
+        this.halted ||
+        (this.active === 0 && this.summaries.size === 0 && !(await this.hub.store.hasWaiting()))
+      )
+        return;
       this.enqueue();
       await delay(20);
     }
@@ -89,7 +95,7 @@ export class Runner {
     this.stopping = true;
     for (const controller of this.running) controller.abort(new Halted());
     this.enqueue();
-    await Promise.all(this.loops);
+    await Promise.all([...this.loops, ...this.summaries]);
   }
 
   private async loop(): Promise<void> {
@@ -167,6 +173,29 @@ export class Runner {
     }
     // Said to be finished only once its work folder is gone.
     if (outcome) await save(outcome);
+    if (outcome?.state === 'SUCCEEDED') this.summarize(revision);
+  }
+
+  /**
+   * Sums up what the revision changed since the one published before, after it was
+   * published: off the path of the publication, which the publisher waits for.
+   */
+  private summarize(revision: Revision): void {
+    const controller = new AbortController();
+    this.running.add(controller);
+    const task = import('./change-summaries.js')
+      .then((module) => module.summarizeRevision(this.hub, revision, controller.signal))
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted)
+          this.hub.log(
+            `the changes of ${revision.ownerid}/${revision.dataset} revision ${String(revision.revision)} could not be summed up: ${error instanceof Error ? error.message : String(error)}`,
+          );
+      })
+      .finally(() => {
+        this.running.delete(controller);
+        this.summaries.delete(task);
+      });
+    this.summaries.add(task);
   }
 
   /** What a failed step tells the user: its own words, or a plain reason with no internals. */

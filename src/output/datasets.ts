@@ -2,6 +2,7 @@ import type { RevisionEntry, SearchResult } from '../client/api.js';
 import type { Palette } from './colors.js';
 import { alignedTable } from './info.js';
 import { visibleDeep } from '../text/visible.js';
+import { asChangeSummary, summaryText } from '../diff/summary.js';
 
 /** Datasets found: an aligned table on a terminal, tab-separated lines in a pipe. */
 export function renderDatasets(
@@ -26,6 +27,14 @@ export function renderDatasets(
 }
 
 /** A dataset's revisions, newest first. */
+/** A revision's changes as `data history` shows them: "since 2: +120 rows, −4, 17 changed". */
+function changesText(changes: unknown): string {
+  const summary = asChangeSummary(changes);
+  if (!summary) return '';
+  const text = summaryText(summary);
+  return summary.since === null ? text : `since ${String(summary.since)}: ${text}`;
+}
+
 export function renderRevisions(listed: RevisionEntry[], tty: boolean, colors: Palette): string {
   const revisions = visibleDeep(listed);
   const rows = revisions.map((entry) => [
@@ -34,7 +43,8 @@ export function renderRevisions(listed: RevisionEntry[], tty: boolean, colors: P
     entry.findability ?? '',
     entry.created.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
     entry.published ? 'published' : '',
+    changesText(entry.changes),
   ]);
   if (!tty) return rows.map((row) => row.join('\t')).join('\n') + (rows.length > 0 ? '\n' : '');
-  return `${alignedTable([['revision', 'state', 'findability', 'created', ''], ...rows], colors, '').join('\n')}\n`;
+  return `${alignedTable([['revision', 'state', 'findability', 'created', '', 'changes'], ...rows], colors, '').join('\n')}\n`;
 }

@@ -47,7 +47,15 @@ function schemaLines(each: ResourceDiff, colors: Palette): string[] {
   return lines;
 }
 
-function rowLines(each: ResourceDiff, colors: Palette): string[] {
+/** Where the rows shown start: rows of each kind left out before them, and how to see more. */
+export interface RowsPage {
+  skipped: number;
+  more: string;
+}
+
+const FIRST_PAGE: RowsPage = { skipped: 0, more: '--limit N shows more' };
+
+function rowLines(each: ResourceDiff, colors: Palette, page: RowsPage): string[] {
   const lines: string[] = [];
   for (const row of each.samples.added) lines.push(colors.green(`  + ${rowText(row)}`));
   for (const row of each.samples.removed) lines.push(colors.red(`  - ${rowText(row)}`));
@@ -59,9 +67,13 @@ function rowLines(each: ResourceDiff, colors: Palette): string[] {
   }
   const shownRows =
     each.samples.added.length + each.samples.removed.length + each.samples.changed.length;
-  const all = each.rows.added + each.rows.removed + each.rows.changed;
-  if (all > shownRows)
-    lines.push(colors.dim(`  … ${String(all - shownRows)} more (--limit N shows more)`));
+  const { added, removed, changed } = each.rows;
+  const before = [added, removed, changed].reduce(
+    (sum, count) => sum + Math.min(count, page.skipped),
+    0,
+  );
+  const after = added + removed + changed - before - shownRows;
+  if (after > 0) lines.push(colors.dim(`  … ${String(after)} more (${page.more})`));
   if (each.duplicates)
     lines.push(
       colors.red(
@@ -72,7 +84,7 @@ function rowLines(each: ResourceDiff, colors: Palette): string[] {
 }
 
 /** The diff for reading: a summary first, then each changed resource's schema and rows. */
-export function diffText(diff: PackageDiff, colors: Palette): string {
+export function diffText(diff: PackageDiff, colors: Palette, page = FIRST_PAGE): string {
   const lines = [`a: ${diff.a}`, `b: ${diff.b}`];
   const changed = diff.resources.filter((each) => each.status !== 'unchanged');
   if (diff.properties.length === 0 && changed.length === 0)
@@ -81,7 +93,7 @@ export function diffText(diff: PackageDiff, colors: Palette): string {
     lines.push(colors.yellow(`~ ${change.property}: ${shown(change.from)} → ${shown(change.to)}`));
   for (const each of diff.resources) lines.push(statLine(each, colors));
   for (const each of changed) {
-    const body = [...schemaLines(each, colors), ...rowLines(each, colors)];
+    const body = [...schemaLines(each, colors), ...rowLines(each, colors, page)];
     if (body.length === 0) continue;
     lines.push('', colors.bold(each.name), ...body);
   }

@@ -167,4 +167,110 @@ describe('data diff against a hub', () => {
       expect(own.status).toBe(200);
     });
   });
+
+  it('keeps the change summary of each published revision, made after its publication, for history and pages', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url);
+      const bob = await browserLogin(url, 'bob');
+      const withNote = (csv: string) =>
+        folder({
+          'prices.csv': csv,
+          'datapackage.json': {
+            name: 'prices',
+            resources: [
+              {
+                name: 'prices',
+                path: 'prices.csv',
+                schema: {
+                  fields: [...FIELDS, { name: 'note', type: 'string' }],
+                  primaryKey: ['id'],
+                },
+              },
+            ],
+          },
+        });
+      type Listed = { revision: number; changes: { since: number | null } | null }[];
+      /** The history as a user sees it, once the hub has summed up the revision asked for. */
+      const summedUp = async (token: string, revision: number) => {
+        for (;;) {
+          const listed = await data(['--json', 'history', 'ada/prices'], {
+            DATA_API: url,
+            DATA_TOKEN: token,
+          });
+          const { revisions } = JSON.parse(listed.out) as { revisions: Listed };
+          if (revisions.find((each) => each.revision === revision)?.changes) return revisions;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      };
+      await published(url, ada, prices('id,price\n1,1.0\n2,2\n3,3\n'));
+      await published(url, ada, withNote('id,price,note\n1,1,\n2,2.5,\n4,4,x\n'));
+      const revisions = await summedUp(ada, 2);
+      expect(revisions.find((each) => each.revision === 2)?.changes).toEqual({
+        since: 1,
+        rows: { added: 1, removed: 1, changed: 1 },
+        resources: { added: [], removed: [], renamed: [] },
+        fields: { added: ['note'], removed: [], retyped: [], changed: [] },
+        properties: [],
+      });
+      const history = await data(['history', 'ada/prices'], { DATA_API: url, DATA_TOKEN: ada });
+      const lines = history.out.trim().split('\n');
+      expect(lines[0]).toMatch(/^2\t.*\tsince 1: \+1 rows, −1, 1 changed; field "note" added$/);
+      expect(lines[1]).toMatch(/^1\t.*\tfirst revision$/);
+      const page = await (await fetch(`${url}/ada/prices`)).text();
+      expect(page).toContain(
+        'Changes since revision 1</a>: +1 rows, −1, 1 changed; field &quot;note&quot; added',
+      );
+      expect(page).toContain('since 1</a>: +1 rows, −1, 1 changed; field &quot;note&quot; added');
+      // A summary against a revision someone may not see is not shown to them.
+      await published(url, ada, withNote('id,price,note\n1,1,\n'), 'private');
+      await published(url, ada, withNote('id,price,note\n1,1,\n5,5,\n'));
+      expect((await summedUp(ada, 4)).find((each) => each.revision === 4)?.changes?.since).toBe(3);
+      const asBob = await data(['--json', 'history', 'ada/prices'], {
+        DATA_API: url,
+        DATA_TOKEN: bob,
+      });
+      const seen = (JSON.parse(asBob.out) as { revisions: Listed }).revisions;
+      expect(seen.map((each) => each.revision)).toEqual([4, 2, 1]);
+      expect(seen[0]?.changes).toBeNull();
+      expect(seen[1]?.changes?.since).toBe(1);
+      const bobPage = await (
+        await fetch(`${url}/ada/prices`, { headers: { cookie: `data_session=${bob}` } })
+      ).text();
+      expect(bobPage).not.toContain('Changes since revision 3');
+    });
+  });
+
+  it('pages the rows of a diff page, 50 of each kind at a time', async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const rows = (price: number) =>
+        Array.from({ length: 120 }, (_, index) => `${String(index + 1)},${String(price)}\n`).join(
+          '',
+        );
+      await published(url, jwt, prices(`id,price\n${rows(1)}`));
+      await published(url, jwt, prices(`id,price\n${rows(2)}`));
+      const page = async (query: string) => {
+        const response = await fetch(`${url}/ada/prices/diff/1..2${query}`);
+        return { status: response.status, html: await response.text() };
+      };
+      const first = await page('');
+      expect(first.html).toContain('  ~ id=50: price: 1 → 2');
+      expect(first.html).not.toContain('  ~ id=51:');
+      expect(first.html).toContain('… 70 more (next rows)');
+      expect(first.html).toContain('href="/ada/prices/diff/1..2?page=2" rel="next"');
+      expect(first.html).not.toContain('rel="prev"');
+      const second = await page('?page=2');
+      expect(second.html).toContain('Rows 51 to 100 of each kind');
+      expect(second.html).not.toContain('  ~ id=50:');
+      expect(second.html).toContain('  ~ id=51: price: 1 → 2');
+      expect(second.html).toContain('… 20 more (next rows)');
+      expect(second.html).toContain('href="/ada/prices/diff/1..2?page=1" rel="prev"');
+      const last = await page('?page=3');
+      expect(last.html).toContain('  ~ id=120: price: 1 → 2');
+      expect(last.html).not.toContain('more (');
+      expect(last.html).not.toContain('rel="next"');
+      for (const bad of ['?page=0', '?page=x', '?page=201', '?page=01'])
+        expect((await page(bad)).status, bad).toBe(404);
+    });
+  });
 });

@@ -88,6 +88,8 @@ const MIGRATIONS = [
   // Derived copies made when asked for, kept within the operator's byte budget.
   `create table cached_copies (
     key text primary key, bytes bigint not null, used bigint not null, ready boolean not null);`,
+  // Each published revision's changes since the one before, summed up once it is published.
+  `alter table revisions add column changes text;`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -368,7 +370,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   private static readonly REVISION_COLUMNS =
-    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files';
+    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files, changes';
 
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
     const base = `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2`;
@@ -413,6 +415,17 @@ export class PostgresMetadata implements Metadata {
     await this.pool.query(
       'update revisions set spec_bytes = spec_bytes + $1 where ownerid = $2 and dataset = $3 and revision = $4',
       [bytes, revision.ownerid, revision.dataset, revision.revision],
+    );
+  }
+
+  async saveChanges(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    changes: string,
+  ): Promise<void> {
+    this.writes++;
+    await this.pool.query(
+      'update revisions set changes = $1 where ownerid = $2 and dataset = $3 and revision = $4',
+      [changes, revision.ownerid, revision.dataset, revision.revision],
     );
   }
 

@@ -103,6 +103,7 @@ export const MOVED_TABLES = {
     'files',
     'lease_owner',
     'lease_until',
+    'changes',
   ],
   revoked_tokens: ['jti', 'expires'],
   shared_values: ['name', 'value'],

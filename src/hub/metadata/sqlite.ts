@@ -96,6 +96,8 @@ const MIGRATIONS = [
   // Derived copies made when asked for, kept within the operator's byte budget.
   `create table cached_copies (
     key text primary key, bytes integer not null, used integer not null, ready integer not null);`,
+  // Each published revision's changes since the one before, summed up once it is published.
+  `alter table revisions add column changes text;`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -399,6 +401,16 @@ export class SqliteMetadata implements Metadata {
     this.prepare(
       'update revisions set spec_bytes = spec_bytes + ? where ownerid = ? and dataset = ? and revision = ?',
     ).run(bytes, revision.ownerid, revision.dataset, revision.revision);
+  }
+
+  async saveChanges(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    changes: string,
+  ): Promise<void> {
+    this.writes++;
+    this.prepare(
+      'update revisions set changes = ? where ownerid = ? and dataset = ? and revision = ?',
+    ).run(changes, revision.ownerid, revision.dataset, revision.revision);
   }
 
   async claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined> {

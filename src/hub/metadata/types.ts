@@ -60,6 +60,8 @@ export interface Revision {
   findability: Findability | null;
   /** JSON: each local resource path of the revision and the object key holding its bytes. */
   files: string | null;
+  /** JSON: its changes since the published revision before it (a ChangeSummary), once summed up. */
+  changes: string | null;
 }
 
 /** Who signed in, as a provider tells it. */
@@ -156,6 +158,11 @@ export interface Metadata {
   addRevisionBytes(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     bytes: number,
+  ): Promise<void>;
+  /** Keeps a published revision's change summary, without counting it as a change of the revision. */
+  saveChanges(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    changes: string,
   ): Promise<void>;
   /**
    * Takes the oldest revision waiting to be processed, for `worker` until `leaseUntil`

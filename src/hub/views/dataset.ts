@@ -33,11 +33,18 @@ export interface ResourceRow {
     { labels: string[]; rows: string[][]; offset: number; more: boolean; size: number } | undefined;
 }
 
+/** A revision's changes since the published revision before it, in a line. */
+export interface ChangesLine {
+  since: number | null;
+  text: string;
+}
+
 export interface RevisionRow {
   revision: number;
   state: string;
   created: string;
   published: boolean;
+  changes: ChangesLine | undefined;
 }
 
 export interface DatasetView {
@@ -54,6 +61,8 @@ export interface DatasetView {
   zip: string | undefined;
   charts: { view: SimpleView; data: ChartData }[];
   history: RevisionRow[];
+  /** The changes of the revision shown, once summed up. */
+  changes: ChangesLine | undefined;
   report: Report | undefined;
   failure: string[];
   viewer: string | undefined;
@@ -179,8 +188,11 @@ function historySection(view: DatasetView, base: string): string {
   const changes = (index: number): string => {
     const entry = view.history[index];
     const before = view.history.slice(index + 1).find((older) => older.state === 'SUCCEEDED');
-    if (entry?.state !== 'SUCCEEDED' || !before) return '';
-    return `<a href="${base}/diff/${String(before.revision)}..${String(entry.revision)}">since ${String(before.revision)}</a>`;
+    if (entry?.state !== 'SUCCEEDED') return '';
+    const summed = entry.changes ? escape(entry.changes.text) : '';
+    if (!before) return summed;
+    const link = `<a href="${base}/diff/${String(before.revision)}..${String(entry.revision)}">since ${String(before.revision)}</a>`;
+    return summed ? `${link}: ${summed}` : link;
   };
   const rows = view.history
     .map(
@@ -189,6 +201,14 @@ function historySection(view: DatasetView, base: string): string {
     )
     .join('\n');
   return `<h2>History</h2><div class="scroll"><table><thead><tr><th scope="col">Revision</th><th scope="col">State</th><th scope="col">Date</th><th scope="col">Changes</th></tr></thead><tbody>${rows}</tbody></table></div>`;
+}
+
+/** What the revision shown changed, under its title. */
+function changesLine(view: DatasetView, base: string): string {
+  const { changes, revision } = view;
+  if (!changes || changes.since === null || revision === undefined) return '';
+  const link = `<a href="${base}/diff/${String(changes.since)}..${String(revision)}">Changes since revision ${String(changes.since)}</a>`;
+  return `<p class="changes">${link}: ${escape(changes.text)}</p>`;
 }
 
 export function datasetPage(view: DatasetView): string {
@@ -210,7 +230,7 @@ export function datasetPage(view: DatasetView): string {
     `<h1>${escape(view.title)}</h1>
 <p class="muted"><a href="/${encodeURIComponent(view.owner)}">${escape(view.owner)}</a>/${escape(view.name)}${view.revision !== undefined ? ` · revision ${String(view.revision)}` : ''} · ${badge(view.state)}${view.findability === 'published' ? '' : ` <span class="badge wait">${escape(view.findability)}</span>`}</p>
 ${view.description ? `<p class="lead">${escape(view.description)}</p>` : ''}
-${failure}${facts}
+${changesLine(view, base)}${failure}${facts}
 ${view.resources.length > 0 ? `<h2>Data</h2>${downloads}${resourcesTable(view, base)}` : ''}
 ${view.charts.length > 0 ? `<h2>Views</h2>${view.charts.map((chart) => chartSvg(chart.view, chart.data)).join('\n')}` : ''}
 ${tables.length > 0 ? `<h2>Tables</h2>${tables.map((row) => `${previewSection(row, base)}${schemaSection(row)}`).join('\n')}` : ''}
