@@ -20,6 +20,7 @@ export interface ServeOptions {
   database: string | undefined;
   storage: string | undefined;
   role: 'api' | 'worker' | 'all';
+  shutdownSeconds: number;
 }
 
 export function registerServe(
@@ -56,6 +57,12 @@ export function registerServe(
       )
         .choices(['api', 'worker', 'all'])
         .default('all'),
+    )
+    .option(
+      '--shutdown-seconds <s>',
+      'on SIGTERM or Ctrl-C, how long requests in flight may take to finish (a second signal stops at once)',
+      whole(),
+      30,
     )
     .option(
       '--database <url>',
@@ -113,6 +120,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
         )(ctx.io.cwd),
       }),
       role: options.role,
+      shutdownSeconds: options.shutdownSeconds,
       host: options.host,
       port: options.port,
       tokenDays: options.tokenDays,

@@ -73,6 +73,8 @@ export interface Hub {
   enqueue(): void;
   /** The derived copies, made when first asked for. */
   readonly copies: Copies;
+  /** Set once the process begins to shut down: it is then no longer ready. */
+  readonly lifecycle: { stopping: boolean };
 }
 
 export { RESERVED_NAMES } from './names.js';

@@ -10,6 +10,8 @@ import { STEPS, initialPipelines, type StepId } from './steps.js';
 import type { PipelineStatus, Revision } from './metadata/types.js';
 
 export interface RunnerHooks {
+  /** Awaited before each step (the step then runs unless the runner stopped meanwhile). */
+  beforeStep?: (step: StepId, revision: number) => Promise<void> | void;
   /** Called after each step; returning 'halt' stops the runner there, as a crash would. */
   afterStep?: (step: StepId, revision: number) => 'halt' | undefined;
 }
@@ -89,7 +91,8 @@ export class Runner {
 
   /**
    * Takes no more revisions and stops those in progress (a validation's worker is ended):
-   * they stay in progress, and are taken over from their first step when their lease runs out.
+   * they stay in progress, their leases handed back, so that another process takes them
+   * over at once, from their first step.
    */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -130,8 +133,9 @@ export class Runner {
   private async process(revision: Revision): Promise<void> {
     const store = this.hub.store;
     const lease = { lost: false };
+    let renewing: Promise<unknown> = Promise.resolve();
     const renewal = setInterval(() => {
-      store
+      renewing = store
         .renewLease(revision, this.worker, Date.now() + this.leaseMs)
         .then((held) => {
           if (!held) lease.lost = true;
@@ -164,6 +168,14 @@ export class Runner {
     try {
       await save({ state: 'INPROGRESS' });
       outcome = await this.runSteps(work, pipelines, save);
+    } catch (error) {
+      // Stopped (not halted as a crash would): the lease goes back at once.
+      if (this.stopping && !this.halted) {
+        clearInterval(renewal);
+        await renewing;
+        await store.renewLease(revision, this.worker, 0).catch(() => false);
+      }
+      throw error;
     } finally {
       clearInterval(renewal);
       clearTimeout(limit);
@@ -227,6 +239,7 @@ export class Runner {
       status.status = 'INPROGRESS';
       await save();
       try {
+        await this.hooks.beforeStep?.(step.id, number);
         work.signal.throwIfAborted();
         status.stats = await STEP_RUNNERS[step.id](work);
         work.signal.throwIfAborted();

@@ -14,6 +14,7 @@ import { Copies } from './copies.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './providers/types.js';
 import * as frontend from './frontend.js';
+import * as health from './health.js';
 import { revisionDiff } from './revision-diff.js';
 import { HttpError, segmentsOf, sendJson, sendText, type Request } from './http.js';
 import * as metastore from './metastore.js';
@@ -56,7 +57,11 @@ export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   role?: HubRole;
   /** Where problems that are not the client's fault are reported. */
   log?: (line: string) => void;
+  /** How long requests in flight may take to finish once the hub is asked to stop. */
+  shutdownSeconds?: number;
 }
+
+export const DEFAULT_SHUTDOWN_SECONDS = 30;
 
 export type HubRole = 'api' | 'worker' | 'all';
 
@@ -91,6 +96,8 @@ const API: Record<string, Route> = {
   'POST /source/upload': pipelineStore.upload,
   'GET /metastore/search': metastore.search,
   'GET /': frontend.home,
+  'GET /healthz': health.healthz,
+  'GET /readyz': health.readyz,
 };
 
 async function route(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
@@ -296,6 +303,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
     enqueue: () => queue.runner?.enqueue(),
     copies: undefined as unknown as Copies,
+    lifecycle: { stopping: false },
   };
   hub.copies = new Copies(hub);
   const runner = new Runner(hub, options.hooks, options.pipeline);
@@ -310,22 +318,30 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     : '';
   if (role !== 'api') runner.start();
   const running = runner;
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    // Not ready from now: a load balancer sends no more; what is in flight finishes, within
+    // the time the operator gives, while the revisions in progress go back to the queue.
+    hub.lifecycle.stopping = true;
+    const shutdownMs = (options.shutdownSeconds ?? DEFAULT_SHUTDOWN_SECONDS) * 1000;
+    const closed = server
+      ? new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), shutdownMs).unref();
+        })
+      : undefined;
+    await Promise.all([closed, running.stop()]);
+    await hub.copies.stop();
+    await store.close();
+    storage.close();
+    rmSync(dirs.tmpDir, { recursive: true, force: true });
+  };
   return {
     url: hub.base,
     hub,
     runner: running,
-    close: async () => {
-      if (server)
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-          setTimeout(() => server.closeAllConnections(), 2000).unref();
-        });
-      await hub.copies.stop();
-      await running.stop();
-      await store.close();
-      storage.close();
-      rmSync(dirs.tmpDir, { recursive: true, force: true });
-    },
+    // Once: a second signal, or a test that stopped it already, waits for the same close.
+    close: () => (closing ??= close()),
   };
 }

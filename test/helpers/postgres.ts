@@ -31,6 +31,10 @@ export function freePort(): Promise<number> {
 export interface RunningPostgres {
   /** The administrator's address: postgres://postgres@127.0.0.1:<port>/postgres */
   url: string;
+  /** Stops the server at once (as a crash would), keeping its data for `resume`. */
+  pause(): void;
+  /** Starts it again on the same port, with the same data. */
+  resume(): void;
   stop(): void;
 }
 
@@ -79,21 +83,27 @@ export async function startPostgres(bin: string): Promise<RunningPostgres> {
     'UTF8',
     '--no-sync',
   ]);
-  runAs(join(bin, 'pg_ctl'), [
-    '-D',
-    data,
-    '-l',
-    join(dir, 'log'),
-    '-w',
-    '-o',
-    `-p ${String(port)} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
-    'start',
-  ]);
+  const start = () =>
+    runAs(join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-o',
+      `-p ${String(port)} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`,
+      'start',
+    ]);
+  start();
   return {
     url: `postgres://postgres@127.0.0.1:${String(port)}/postgres`,
+    pause: () => runAs(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    resume: start,
     stop: () => {
       try {
         runAs(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } catch {
+        // stopped already (paused)
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }

@@ -453,6 +453,10 @@ export class PostgresMetadata implements Metadata {
     return (changed.rowCount ?? 0) > 0;
   }
 
+  async ping(): Promise<void> {
+    await this.pool.query('select 1');
+  }
+
   async hasWaiting(): Promise<boolean> {
     const sql = `select 1 from revisions r where ${waitingRevision('$1')} limit 1`;
     return (await this.one(sql, [Date.now()])) !== undefined;

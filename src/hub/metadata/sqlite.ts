@@ -437,6 +437,10 @@ export class SqliteMetadata implements Metadata {
     return changed.changes > 0;
   }
 
+  async ping(): Promise<void> {
+    this.prepare('select 1').get();
+  }
+
   async hasWaiting(): Promise<boolean> {
     return (
       this.prepare(`select 1 from revisions r where ${WAITING} limit 1`).get(Date.now()) !==

@@ -114,6 +114,8 @@ export interface Metadata {
    */
   readonly version: string;
   close(): Promise<void>;
+  /** Resolves when the database answers a query; rejects when it cannot. */
+  ping(): Promise<void>;
   userForIdentity(identity: Identity): Promise<User>;
   userById(userid: string): Promise<User | undefined>;
   userByName(username: string): Promise<User | undefined>;
