@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ContextFor, SetExitCode } from './index.js';
+import { registerServeBackup } from './serve-backup.js';
 import { registerServeMigrate } from './serve-migrate.js';
 
 export interface ServeOptions {
@@ -21,6 +22,8 @@ export interface ServeOptions {
   storage: string | undefined;
   role: 'api' | 'worker' | 'all';
   shutdownSeconds: number;
+  metrics: boolean | undefined;
+  logFormat: 'text' | 'json' | undefined;
 }
 
 export function registerServe(
@@ -59,6 +62,16 @@ export function registerServe(
         .default('all'),
     )
     .option(
+      '--metrics',
+      'serve Prometheus metrics at /metrics beyond loopback too (a token can be set in --config)',
+    )
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'text: a line per problem; json: an object per line, every request answered included',
+      ).choices(['text', 'json']),
+    )
+    .option(
       '--shutdown-seconds <s>',
       'on SIGTERM or Ctrl-C, how long requests in flight may take to finish (a second signal stops at once)',
       whole(),
@@ -80,6 +93,7 @@ export function registerServe(
       setExitCode(await runServe(options, contextFor(command)));
     });
   registerServeMigrate(serve, contextFor, setExitCode);
+  registerServeBackup(serve, contextFor, setExitCode);
 }
 
 function defined<T extends Record<string, string | undefined>>(
@@ -121,6 +135,10 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       }),
       role: options.role,
       shutdownSeconds: options.shutdownSeconds,
+      logFormat: options.logFormat ?? config.logFormat ?? 'text',
+      ...(options.metrics || config.metrics
+        ? { metrics: { ...config.metrics, ...(options.metrics ? { enabled: true } : {}) } }
+        : {}),
       host: options.host,
       port: options.port,
       tokenDays: options.tokenDays,

@@ -175,19 +175,15 @@ export async function loginSubmit(
   checkFormOrigin(hub, request, form);
   const username = (form.get('username') ?? '').trim().toLowerCase();
   const email = (form.get('email') ?? '').trim().toLowerCase();
+  const refuse = (message: string) => {
+    hub.metrics.signIn('local', 'failure');
+    localForm(hub, response, signIn, 400, message);
+  };
   if (!USERNAME.test(username) || RESERVED_NAMES.has(username))
-    return localForm(
-      hub,
-      response,
-      signIn,
-      400,
-      'Choose a user name of lower-case letters, digits, "-" and "_".',
-    );
-  if (!/^[^\s@]+@[^\s@]+$/.test(email))
-    return localForm(hub, response, signIn, 400, 'Enter a valid e-mail address.');
+    return refuse('Choose a user name of lower-case letters, digits, "-" and "_".');
+  if (!/^[^\s@]+@[^\s@]+$/.test(email)) return refuse('Enter a valid e-mail address.');
   const taken = await hub.store.userByName(username);
-  if (taken && taken.provider !== 'local')
-    return localForm(hub, response, signIn, 400, `The user name "${username}" is taken.`);
+  if (taken && taken.provider !== 'local') return refuse(`The user name "${username}" is taken.`);
   const user = await hub.store.userForIdentity({
     provider: 'local',
     subject: username,
@@ -195,6 +191,7 @@ export async function loginSubmit(
     email,
     name: username,
   });
+  hub.metrics.signIn('local', 'success');
   await finishSignIn(hub, response, user, signIn, true);
 }
 
@@ -246,12 +243,16 @@ export async function providerCallback(
   const provider = hub.providers.get(name);
   const state = request.url.searchParams.get('state') ?? '';
   const attempt = state ? await hub.store.takeLoginState(state) : undefined;
-  if (!provider || attempt?.provider !== name)
+  // Only configured providers' names become labels: a path may say anything.
+  const label = provider ? name : 'unknown';
+  if (!provider || attempt?.provider !== name) {
+    hub.metrics.signIn(label, 'failure');
     throw new HttpError(
       400,
       'this sign-in has expired or was not started here: sign in again',
       true,
     );
+  }
   let user: User;
   try {
     const identity = await provider.identify(redirectUri(hub, name), request.url, attempt);
@@ -260,10 +261,12 @@ export async function providerCallback(
     hub.log(
       `sign-in through "${name}" refused: ${error instanceof Error ? error.message : String(error)}`,
     );
+    hub.metrics.signIn(label, 'failure');
     const reason =
       error instanceof SignInRefused ? error.message : 'the provider did not confirm who signed in';
     throw new HttpError(401, `sign-in failed: ${reason}`, true);
   }
+  hub.metrics.signIn(name, 'success');
   await finishSignIn(hub, response, user, JSON.parse(attempt.request) as SignInRequest, false);
 }
 

@@ -23,6 +23,9 @@ export interface HubConfig {
   pipeline?: RunnerOptions;
   /** MB the cache of derived copies made when asked for may keep. */
   derivedCacheMb?: number;
+  logFormat?: 'text' | 'json';
+  /** `/metrics`: on or off, and the bearer token that reads it (a secret). */
+  metrics?: { enabled?: boolean; token?: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -153,5 +156,23 @@ export function readHubConfig(path: string, env: Env): HubConfig {
       ? {}
       : { database: secret('database', parsed.database, env) }),
     ...(parsed.storage === undefined ? {} : { storage: text('storage', parsed.storage) }),
+    ...(parsed.metrics === undefined ? {} : { metrics: metricsConfig(parsed.metrics, env) }),
+    ...(parsed.logFormat === undefined ? {} : { logFormat: logFormat(parsed.logFormat) }),
+  };
+}
+
+function logFormat(value: unknown): 'text' | 'json' {
+  if (value !== 'text' && value !== 'json')
+    throw new ConfigError('logFormat must be "text" or "json"');
+  return value;
+}
+
+function metricsConfig(value: unknown, env: Env): { enabled?: boolean; token?: string } {
+  if (!isObject(value)) throw new ConfigError('metrics must be an object: {"enabled", "token"}');
+  if (value.enabled !== undefined && typeof value.enabled !== 'boolean')
+    throw new ConfigError('metrics.enabled must be true or false');
+  return {
+    ...(value.enabled === undefined ? {} : { enabled: value.enabled }),
+    ...(value.token === undefined ? {} : { token: secret('metrics.token', value.token, env) }),
   };
 }

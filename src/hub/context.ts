@@ -1,5 +1,7 @@
 import type { BoundedCache } from './bounded-cache.js';
 import type { Copies } from './copies.js';
+import type { HubMetrics } from './metrics.js';
+import type { HubLog } from './logger.js';
 import type { Keys } from './tokens.js';
 import type { Storage } from './storage/types.js';
 import type { Metadata, User } from './metadata/types.js';
@@ -51,6 +53,8 @@ export const DEFAULT_LIMITS: HubLimits = {
   processingSeconds: 300,
 };
 
+export type MetricsAccess = { enabled: false } | { enabled: true; token?: string | undefined };
+
 export interface Hub {
   readonly options: HubOptions;
   readonly store: Metadata;
@@ -68,13 +72,16 @@ export interface Hub {
   /** Whether the development sign-in (a form that believes what it is told) is offered. */
   readonly devSignIn: boolean;
   /** Where problems that are not a client's fault are reported, for the operator. */
-  log(line: string): void;
+  readonly log: HubLog;
   /** Says a revision was queued (in the database): this process's idle workers look at once. */
   enqueue(): void;
   /** The derived copies, made when first asked for. */
   readonly copies: Copies;
   /** Set once the process begins to shut down: it is then no longer ready. */
   readonly lifecycle: { stopping: boolean };
+  readonly metrics: HubMetrics;
+  /** Who may read /metrics: nobody (off), anyone who reaches the hub, or bearers of a token. */
+  readonly metricsAccess: MetricsAccess;
 }
 
 export { RESERVED_NAMES } from './names.js';
@@ -113,6 +120,7 @@ export async function userOf(hub: Hub, request: Request): Promise<User | undefin
   if (!token) return undefined;
   const claims = await liveClaims(hub, token);
   if (claims?.kind !== 'user' || typeof claims.userid !== 'string') return undefined;
+  request.userId = claims.userid;
   return await hub.store.userById(claims.userid);
 }
 
@@ -127,5 +135,6 @@ export async function serviceClaims(
   const claims = await liveClaims(hub, token);
   if (claims?.kind !== 'service' || claims.service !== service || typeof claims.userid !== 'string')
     return undefined;
+  request.userId = claims.userid;
   return claims;
 }

@@ -5,7 +5,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Hub } from './context.js';
-import { sendJson, type Request } from './http.js';
+import { HttpError, sendJson, type Request } from './http.js';
+import { sameSecret } from './tokens.js';
 
 /** How long the database and the store each have to answer a readiness check. */
 const READY_MS = 1000;
@@ -45,4 +46,23 @@ export async function readyz(hub: Hub, _request: Request, response: ServerRespon
   ]);
   const failed = [...(database ? [] : ['database']), ...(storage ? [] : ['storage'])];
   sendJson(response, failed.length === 0 ? 200 : 503, { ready: failed.length === 0, failed });
+}
+
+/** The Prometheus metrics, when the operator lets them be read, and to whom. */
+export async function metrics(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const access = hub.metricsAccess;
+  if (!access.enabled) throw new HttpError(404, 'not found');
+  if (access.token !== undefined) {
+    const given = request.raw.headers.authorization ?? '';
+    if (!sameSecret(given, `Bearer ${access.token}`)) {
+      response.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      throw new HttpError(401, 'the metrics need the bearer token the operator set');
+    }
+  }
+  const text = await hub.metrics.registry.metrics();
+  response.writeHead(200, {
+    'Content-Type': hub.metrics.registry.contentType,
+    'Content-Length': Buffer.byteLength(text),
+  });
+  response.end(request.method === 'HEAD' ? undefined : text);
 }

@@ -17,6 +17,12 @@ export interface Request {
   readonly url: URL;
   /** Path segments, percent-decoded. */
   readonly segments: string[];
+  /** The route template it took (`/:owner/:dataset/r/:file`), for metrics and logs: never a name. */
+  route: string;
+  /** Its id, sent back as X-Request-Id and carried into the log lines it causes. */
+  readonly id: string;
+  /** The user its token names, once a handler checked it: for the log. */
+  userId?: string | undefined;
 }
 
 export type Handler = (request: Request, response: ServerResponse) => Promise<void> | void;

@@ -137,6 +137,10 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       ],
     });
   const revision = created.revision;
+  await hub.store.updateRevision(
+    { ownerid: claims.userid, dataset, revision },
+    { request_id: request.id },
+  );
   hub.enqueue();
   sendJson(response, 200, {
     success: true,

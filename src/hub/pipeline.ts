@@ -30,6 +30,7 @@ import type { Hub } from './context.js';
 import { HttpError } from './http.js';
 import type { FlowSpec } from './pipeline-store.js';
 import type { StepId } from './steps.js';
+import type { LogFields } from './logger.js';
 
 /** What the steps of one revision share. */
 export interface Work {
@@ -48,6 +49,8 @@ export interface Work {
   derived?: DerivedTable[];
   /** Aborted past the processing time limit, or when the runner stops. */
   readonly signal: AbortSignal;
+  /** What its log lines carry: the revision, and the request that queued it. */
+  readonly logFields: LogFields;
 }
 
 export class StepFailure extends Error {

@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import type { Hub } from './context.js';
 import { STEP_RUNNERS, StepFailure, type Work } from './pipeline.js';
 import type { FlowSpec } from './pipeline-store.js';
-import { STEPS, initialPipelines, type StepId } from './steps.js';
+import { STEPS, flowId, initialPipelines, type StepId } from './steps.js';
 import type { PipelineStatus, Revision } from './metadata/types.js';
+import type { LogFields } from './logger.js';
 
 export interface RunnerHooks {
   /** Awaited before each step (the step then runs unless the runner stopped meanwhile). */
@@ -17,6 +18,20 @@ export interface RunnerHooks {
 }
 
 class Halted extends Error {}
+
+/** What a revision's log lines carry: which revision, and the request that queued it. */
+function revisionFields(revision: Revision): LogFields {
+  return {
+    revision: flowId(revision),
+    ...(revision.request_id ? { requestId: revision.request_id } : {}),
+  };
+}
+
+/** Whether a claimed revision had begun under another lease: it is being taken over. */
+function wasStarted(revision: Revision): boolean {
+  const steps = JSON.parse(revision.pipelines) as Record<string, { status?: string }>;
+  return Object.values(steps).some((step) => step.status !== 'QUEUED');
+}
 
 /** Why a revision's work was stopped: it ran past limits.processingSeconds. */
 class TimeLimit extends Error {
@@ -120,6 +135,7 @@ export class Runner {
         continue;
       }
       this.active++;
+      if (wasStarted(revision)) this.hub.metrics.leaseTakenOver();
       try {
         await this.process(revision);
       } catch {
@@ -163,6 +179,7 @@ export class Runner {
       descriptor: {},
       files: {},
       signal: controller.signal,
+      logFields: revisionFields(revision),
     };
     let outcome: Outcome | undefined;
     try {
@@ -185,7 +202,11 @@ export class Runner {
     }
     // Said to be finished only once its work folder is gone.
     if (outcome) await save(outcome);
-    if (outcome?.state === 'SUCCEEDED') this.summarize(revision);
+    const state = outcome?.state;
+    if (state !== 'SUCCEEDED' && state !== 'FAILED') return;
+    this.hub.metrics.revision(state);
+    this.hub.log(`revision ${state.toLowerCase()}`, { level: 'info', ...work.logFields });
+    if (state === 'SUCCEEDED') this.summarize(revision);
   }
 
   /**
@@ -200,7 +221,8 @@ export class Runner {
       .catch((error: unknown) => {
         if (!controller.signal.aborted)
           this.hub.log(
-            `the changes of ${revision.ownerid}/${revision.dataset} revision ${String(revision.revision)} could not be summed up: ${error instanceof Error ? error.message : String(error)}`,
+            `the changes of the revision could not be summed up: ${error instanceof Error ? error.message : String(error)}`,
+            revisionFields(revision),
           );
       })
       .finally(() => {
@@ -211,7 +233,12 @@ export class Runner {
   }
 
   /** What a failed step tells the user: its own words, or a plain reason with no internals. */
-  private failureLog(step: string, error: unknown, signal: AbortSignal): string[] {
+  private failureLog(
+    step: string,
+    error: unknown,
+    signal: AbortSignal,
+    fields: LogFields,
+  ): string[] {
     if (signal.reason instanceof TimeLimit)
       return [
         `${signal.reason.message}; publish it in smaller packages, or ask the hub's operator`,
@@ -221,6 +248,7 @@ export class Runner {
       return ['the hub has run out of storage space; try again later'];
     this.hub.log(
       `pipeline step "${step}" failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      fields,
     );
     return ['an internal error of the hub stopped this step; its operator can see the details'];
   }
@@ -238,16 +266,22 @@ export class Runner {
       const status: PipelineStatus = pipelines[step.id];
       status.status = 'INPROGRESS';
       await save();
+      const started = performance.now();
+      const took = () => (performance.now() - started) / 1000;
       try {
         await this.hooks.beforeStep?.(step.id, number);
         work.signal.throwIfAborted();
         status.stats = await STEP_RUNNERS[step.id](work);
         work.signal.throwIfAborted();
         status.status = 'SUCCEEDED';
+        this.hub.metrics.step(step.id, 'SUCCEEDED', took());
+        this.hub.log(`step ${step.id} succeeded`, { level: 'info', ...work.logFields });
       } catch (error) {
         if (work.signal.reason instanceof Halted) throw work.signal.reason;
+        this.hub.metrics.step(step.id, 'FAILED', took());
         status.status = 'FAILED';
-        status.error_log = this.failureLog(step.id, error, work.signal);
+        status.error_log = this.failureLog(step.id, error, work.signal, work.logFields);
+        this.hub.log(`step ${step.id} failed`, { level: 'info', ...work.logFields });
         for (const later of STEPS.slice(STEPS.indexOf(step) + 1))
           pipelines[later.id].status = 'SKIPPED';
         await store.updateRevision(revision, {

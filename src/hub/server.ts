@@ -1,5 +1,6 @@
 import { makeDirectorySync } from '../files/directories.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './auth.js';
@@ -9,12 +10,16 @@ import {
   type Hub,
   type HubLimits,
   type HubOptions,
+  type MetricsAccess,
 } from './context.js';
 import { Copies } from './copies.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './providers/types.js';
 import * as frontend from './frontend.js';
 import * as health from './health.js';
+import { HubMetrics } from './metrics.js';
+import { hubLog, type HubLog, type LogFormat } from './logger.js';
+import { randomUUID } from 'node:crypto';
 import { revisionDiff } from './revision-diff.js';
 import { HttpError, segmentsOf, sendJson, sendText, type Request } from './http.js';
 import * as metastore from './metastore.js';
@@ -59,6 +64,18 @@ export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   log?: (line: string) => void;
   /** How long requests in flight may take to finish once the hub is asked to stop. */
   shutdownSeconds?: number;
+  /** text: a line per problem; json: an object per line, requests answered included. */
+  logFormat?: LogFormat;
+  /**
+   * `/metrics`: on by default on loopback only, since metrics tell of traffic; beyond it
+   * when the operator turns it on, behind a bearer token if one is given.
+   */
+  metrics?: { enabled?: boolean | undefined; token?: string | undefined } | undefined;
+}
+
+function metricsAccess(options: StartOptions, host: string): MetricsAccess {
+  const enabled = options.metrics?.enabled ?? isLoopback(host);
+  return enabled ? { enabled, token: options.metrics?.token } : { enabled };
 }
 
 export const DEFAULT_SHUTDOWN_SECONDS = 30;
@@ -98,40 +115,108 @@ const API: Record<string, Route> = {
   'GET /': frontend.home,
   'GET /healthz': health.healthz,
   'GET /readyz': health.readyz,
+  'GET /metrics': health.metrics,
 };
 
 async function route(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
-  const fixed = API[`${method} ${request.url.pathname.replace(/\/+$/, '') || '/'}`];
-  if (fixed) return fixed(hub, request, response);
+  const path = request.url.pathname.replace(/\/+$/, '') || '/';
+  const fixed = API[`${method} ${path}`];
+  const at = (template: string) => (request.route = template);
+  if (fixed) {
+    at(path);
+    return fixed(hub, request, response);
+  }
   const [first, second, third, fourth] = request.segments;
   const count = request.segments.length;
-  if (method === 'DELETE' && first === 'source' && second && third && count === 3)
+  if (method === 'DELETE' && first === 'source' && second && third && count === 3) {
+    at('/source/:owner/:dataset');
     return pipelineStore.remove(hub, request, response, second, third);
+  }
   if (method !== 'GET') throw new HttpError(405, 'method not allowed');
-  if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3)
+  if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
+    at(`/auth/${second}/:provider`);
     return second === 'login'
       ? auth.beginProviderSignIn(hub, request, response, third)
       : auth.providerCallback(hub, request, response, third);
+  }
   if (first === 'rawstore' && second === 'objects' && third && count === 3) {
+    at('/rawstore/objects/:key');
     if (!OBJECT_KEY.test(third)) throw new HttpError(404, 'not found');
     return rawstore.object(hub, request, response, third);
   }
-  if (first === 'source' && second && third && fourth && count === 4)
+  if (first === 'source' && second && third && fourth && count === 4) {
+    at('/source/:owner/:dataset/:flow');
     return pipelineStore.status(hub, request, response, second, third, fourth);
+  }
   if (!first || auth.isReserved(first)) throw new HttpError(404, 'not found');
-  if (count === 1) return frontend.owner(hub, request, response, first);
+  if (count === 1) {
+    at('/:owner');
+    return frontend.owner(hub, request, response, first);
+  }
   if (!second) throw new HttpError(404, 'not found');
-  if (count === 2) return frontend.dataset(hub, request, response, first, second);
-  if (count === 4 && third === 'diff' && fourth)
+  if (count === 2) {
+    at('/:owner/:dataset');
+    return frontend.dataset(hub, request, response, first, second);
+  }
+  if (count === 4 && third === 'diff' && fourth) {
+    at('/:owner/:dataset/diff/:range');
     return revisionDiff(hub, request, response, first, second, fourth);
-  if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth))
+  }
+  if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth)) {
+    at('/:owner/:dataset/v/:revision');
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
+  }
   const send = (pick: read.Pick) => read.sendPublished(hub, request, response, first, second, pick);
-  if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json'))
+  if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json')) {
+    at(`/:owner/:dataset/${third}`);
     return send(read.stored(third));
-  if (count === 4 && third === 'r' && fourth) return send(read.byFileName(fourth));
+  }
+  if (count === 4 && third === 'r' && fourth) {
+    at('/:owner/:dataset/r/:file');
+    return send(read.byFileName(fourth));
+  }
+  at('/:owner/:dataset/:path');
   return send(read.atPath(request.segments.slice(2).join('/')));
+}
+
+/** Routes that are the operator's, not users': not counted as requests. */
+const OPERATIONS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * What each connection had carried when its last request was answered: a request's bytes
+ * are what its connection carried since (headers and body, however they were buffered).
+ */
+const carried = new WeakMap<Socket, { read: number; written: number }>();
+
+/** Counts and logs each answered request by its route template, with its time and its bytes. */
+function measure(hub: Hub, request: Request, response: ServerResponse): void {
+  const started = performance.now();
+  const socket = request.raw.socket;
+  response.once('close', () => {
+    const before = carried.get(socket) ?? { read: 0, written: 0 };
+    const now = { read: socket.bytesRead, written: socket.bytesWritten };
+    carried.set(socket, now);
+    if (OPERATIONS.has(request.route)) return;
+    const seconds = (performance.now() - started) / 1000;
+    hub.metrics.request(request.route, request.method, response.statusCode, seconds);
+    hub.metrics.bytes(now.read - before.read, now.written - before.written);
+    hub.log('request', {
+      level: 'info',
+      requestId: request.id,
+      route: request.route,
+      method: request.method,
+      status: response.statusCode,
+      durationMs: Math.round(seconds * 1000),
+      ...(request.userId ? { userId: request.userId } : {}),
+    });
+  });
+}
+
+/** A proxy's request id when it looks like one (so that its logs and ours meet), else a new one. */
+function requestId(incoming: IncomingMessage): string {
+  const given = incoming.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
 }
 
 function wantsHtml(request: IncomingMessage): boolean {
@@ -168,7 +253,7 @@ function clientWentAway(incoming: IncomingMessage, error: unknown): boolean {
   return incoming.errored !== null && error === incoming.errored;
 }
 
-function handler(hub: Hub, log: (line: string) => void) {
+function handler(hub: Hub, log: HubLog) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
     const respond = async (): Promise<void> => {
@@ -176,7 +261,16 @@ function handler(hub: Hub, log: (line: string) => void) {
       // Segments come from the raw target: URL parsing would resolve "%2e%2e" before we see it.
       const segments = segmentsOf(target.split('?')[0] ?? '/');
       const url = new URL(target, hub.base);
-      const request: Request = { raw: incoming, method: incoming.method ?? 'GET', url, segments };
+      const request: Request = {
+        raw: incoming,
+        method: incoming.method ?? 'GET',
+        url,
+        segments,
+        route: 'other',
+        id: requestId(incoming),
+      };
+      response.setHeader('X-Request-Id', request.id);
+      measure(hub, request, response);
       await route(hub, request, response);
     };
     respond().catch((error: unknown) => {
@@ -197,6 +291,7 @@ function handler(hub: Hub, log: (line: string) => void) {
         return sendText(response, 507, 'the hub has run out of storage space; try again later');
       log(
         `internal error on ${incoming.method ?? ''} ${loggableTarget(incoming.url ?? '')}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        { requestId: String(response.getHeader('X-Request-Id') ?? '') },
       );
       sendJson(response, 500, { error: 'internal error' });
     });
@@ -240,12 +335,7 @@ async function openHubStorage(address: string, dataDir: string): Promise<Storage
   }
 }
 
-async function listen(
-  hub: Hub,
-  log: (line: string) => void,
-  host: string,
-  port: number,
-): Promise<Server> {
+async function listen(hub: Hub, log: HubLog, host: string, port: number): Promise<Server> {
   const server: Server = createServer(handler(hub, log));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -288,8 +378,12 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     );
   // Log lines quote what users sent (names, paths, messages): shown on the operator's
   // terminal with their control characters escaped, stack traces keeping their lines.
-  const log =
-    options.log ?? ((line: string) => void process.stderr.write(`${visibleLayout(line)}\n`));
+  const logFormat = options.logFormat ?? 'text';
+  const shown = logFormat === 'text' ? visibleLayout : (line: string) => line;
+  const log = hubLog(
+    logFormat,
+    options.log ?? ((line: string) => void process.stderr.write(`${shown(line)}\n`)),
+  );
   const queue: { runner?: Runner } = {};
   const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
     options: settings,
@@ -304,6 +398,8 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     enqueue: () => queue.runner?.enqueue(),
     copies: undefined as unknown as Copies,
     lifecycle: { stopping: false },
+    metrics: new HubMetrics(store),
+    metricsAccess: metricsAccess(options, host),
   };
   hub.copies = new Copies(hub);
   const runner = new Runner(hub, options.hooks, options.pipeline);

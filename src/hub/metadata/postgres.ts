@@ -88,8 +88,10 @@ const MIGRATIONS = [
   // Derived copies made when asked for, kept within the operator's byte budget.
   `create table cached_copies (
     key text primary key, bytes bigint not null, used bigint not null, ready boolean not null);`,
-  // Each published revision's changes since the one before, summed up once it is published.
-  `alter table revisions add column changes text;`,
+  // Each published revision's changes since the one before, summed up once it is published;
+  // the request that queued it, whose id its pipeline's log lines carry.
+  `alter table revisions add column changes text;
+  alter table revisions add column request_id text;`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -370,7 +372,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   private static readonly REVISION_COLUMNS =
-    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files, changes';
+    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files, changes, request_id';
 
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
     const base = `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2`;
@@ -388,7 +390,10 @@ export class PostgresMetadata implements Metadata {
   async updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
-      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
+      Pick<
+        Revision,
+        'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files' | 'request_id'
+      >
     >,
   ): Promise<void> {
     this.writes++;
@@ -644,6 +649,22 @@ export class PostgresMetadata implements Metadata {
       [prefix],
     );
     return result.rows.map((row) => row.key);
+  }
+
+  async queue(): Promise<{ depth: number; oldest: number | undefined }> {
+    const result = await this.pool.query<{ depth: number; oldest: string | null }>(
+      "select count(*)::int as depth, min(created) as oldest from revisions where state in ('QUEUED', 'INPROGRESS')",
+    );
+    const row = result.rows[0];
+    return { depth: row?.depth ?? 0, oldest: row?.oldest ? Date.parse(row.oldest) : undefined };
+  }
+
+  async objectUsage(): Promise<{ bytes: number; objects: number }> {
+    const result = await this.pool.query<{ bytes: string; objects: number }>(
+      'select coalesce(sum(bytes), 0)::text as bytes, count(*)::int as objects from objects',
+    );
+    const row = result.rows[0];
+    return { bytes: Number(row?.bytes ?? 0), objects: row?.objects ?? 0 };
   }
 
   async cacheUsage(): Promise<{ bytes: number; copies: number }> {

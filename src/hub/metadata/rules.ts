@@ -104,6 +104,7 @@ export const MOVED_TABLES = {
     'lease_owner',
     'lease_until',
     'changes',
+    'request_id',
   ],
   revoked_tokens: ['jti', 'expires'],
   shared_values: ['name', 'value'],

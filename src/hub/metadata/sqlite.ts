@@ -96,8 +96,10 @@ const MIGRATIONS = [
   // Derived copies made when asked for, kept within the operator's byte budget.
   `create table cached_copies (
     key text primary key, bytes integer not null, used integer not null, ready integer not null);`,
-  // Each published revision's changes since the one before, summed up once it is published.
-  `alter table revisions add column changes text;`,
+  // Each published revision's changes since the one before, summed up once it is published;
+  // the request that queued it, whose id its pipeline's log lines carry.
+  `alter table revisions add column changes text;
+  alter table revisions add column request_id text;`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -376,7 +378,10 @@ export class SqliteMetadata implements Metadata {
   async updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
-      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
+      Pick<
+        Revision,
+        'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files' | 'request_id'
+      >
     >,
   ): Promise<void> {
     this.writes++;
@@ -615,6 +620,19 @@ export class SqliteMetadata implements Metadata {
       'delete from cached_copies where substr(key, 1, length(?)) = ? returning key',
     ).all(prefix, prefix) as { key: string }[];
     return rows.map((row) => row.key);
+  }
+
+  async queue(): Promise<{ depth: number; oldest: number | undefined }> {
+    const row = this.prepare(
+      "select count(*) as depth, min(created) as oldest from revisions where state in ('QUEUED', 'INPROGRESS')",
+    ).get() as { depth: number; oldest: string | null };
+    return { depth: row.depth, oldest: row.oldest ? Date.parse(row.oldest) : undefined };
+  }
+
+  async objectUsage(): Promise<{ bytes: number; objects: number }> {
+    return this.prepare(
+      'select coalesce(sum(bytes), 0) as bytes, count(*) as objects from objects',
+    ).get() as { bytes: number; objects: number };
   }
 
   async cacheUsage(): Promise<{ bytes: number; copies: number }> {

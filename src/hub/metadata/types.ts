@@ -62,6 +62,8 @@ export interface Revision {
   files: string | null;
   /** JSON: its changes since the published revision before it (a ChangeSummary), once summed up. */
   changes: string | null;
+  /** The id of the request that queued it (X-Request-Id), for the pipeline's log lines. */
+  request_id: string | null;
 }
 
 /** Who signed in, as a provider tells it. */
@@ -150,7 +152,10 @@ export interface Metadata {
   updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
-      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
+      Pick<
+        Revision,
+        'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files' | 'request_id'
+      >
     >,
   ): Promise<void>;
   /**
@@ -213,6 +218,10 @@ export interface Metadata {
   keptCopy(key: string): Promise<void>;
   /** Forgets the copies whose keys start with the prefix; returns their keys. */
   dropCopies(prefix: string): Promise<string[]>;
+  /** Revisions waiting or in progress, and when the oldest of them was created (ms). */
+  queue(): Promise<{ depth: number; oldest: number | undefined }>;
+  /** Bytes of the stored objects (the files users uploaded), and how many. */
+  objectUsage(): Promise<{ bytes: number; objects: number }>;
   /** Bytes the derived-copy cache counts, and how many copies. */
   cacheUsage(): Promise<{ bytes: number; copies: number }>;
   deleteDataset(ownerid: string, dataset: string): Promise<boolean>;
