@@ -10,14 +10,15 @@ const FIELDS = [
   { name: 'price', type: 'number' },
 ];
 
-function prices(csv: string): string {
+/** The same table with a note field too. */
+const NOTED = [...FIELDS, { name: 'note', type: 'string' }];
+
+function prices(csv: string, fields: object[] = FIELDS): string {
   return folder({
     'prices.csv': csv,
     'datapackage.json': {
       name: 'prices',
-      resources: [
-        { name: 'prices', path: 'prices.csv', schema: { fields: FIELDS, primaryKey: ['id'] } },
-      ],
+      resources: [{ name: 'prices', path: 'prices.csv', schema: { fields, primaryKey: ['id'] } }],
     },
   });
 }
@@ -126,23 +127,7 @@ describe('data diff against a hub', () => {
   it('shows the changes between two revisions on a page, escaped, to those who may read them', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
-      const noted = (csv: string) =>
-        folder({
-          'prices.csv': csv,
-          'datapackage.json': {
-            name: 'prices',
-            resources: [
-              {
-                name: 'prices',
-                path: 'prices.csv',
-                schema: {
-                  fields: [...FIELDS, { name: 'note', type: 'string' }],
-                  primaryKey: ['id'],
-                },
-              },
-            ],
-          },
-        });
+      const noted = (csv: string) => prices(csv, NOTED);
       await published(url, jwt, noted('id,price,note\n1,1,a\n2,2,b\n'));
       const hostile = noted('id,price,note\n1,1,<script>alert(1)</script>\n2,3,b\n');
       await published(url, jwt, hostile);
@@ -172,23 +157,7 @@ describe('data diff against a hub', () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url);
       const bob = await browserLogin(url, 'bob');
-      const withNote = (csv: string) =>
-        folder({
-          'prices.csv': csv,
-          'datapackage.json': {
-            name: 'prices',
-            resources: [
-              {
-                name: 'prices',
-                path: 'prices.csv',
-                schema: {
-                  fields: [...FIELDS, { name: 'note', type: 'string' }],
-                  primaryKey: ['id'],
-                },
-              },
-            ],
-          },
-        });
+      const withNote = (csv: string) => prices(csv, NOTED);
       type Listed = { revision: number; changes: { since: number | null } | null }[];
       /** The history as a user sees it, once the hub has summed up the revision asked for. */
       const summedUp = async (token: string, revision: number) => {
