@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ContextFor, SetExitCode } from './index.js';
 import { registerServeBackup } from './serve-backup.js';
+import { registerServeGc } from './serve-gc.js';
 import { registerServeMigrate } from './serve-migrate.js';
 
 export interface ServeOptions {
@@ -94,6 +95,7 @@ export function registerServe(
     });
   registerServeMigrate(serve, contextFor, setExitCode);
   registerServeBackup(serve, contextFor, setExitCode);
+  registerServeGc(serve, contextFor, setExitCode);
 }
 
 function defined<T extends Record<string, string | undefined>>(

@@ -116,8 +116,11 @@ export async function authorize(
       const key = objectKey(entry.md5, path);
       // `exists` speaks of the caller's own objects only: whether anyone else stored the
       // same bytes is not the caller's business, and an upload of them is still needed.
-      const exists =
-        (await hub.store.holds(userid, key)) || (await claimStaged(hub, userid, key, isPrivate));
+      const held = await hub.store.holds(userid, key);
+      // Told it exists, the client will not send it: used now, so that garbage collection,
+      // which keeps what was used within its grace, leaves it for the flow spec to come.
+      if (held) await hub.store.touchHolding(userid, key);
+      const exists = held || (await claimStaged(hub, userid, key, isPrivate));
       return { path, entry, key, exists };
     }),
   );
@@ -345,6 +348,9 @@ async function storeReceived(
     ))
   )
     throw new HttpError(403, quotaMessage(hub), true);
+  // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
+  if (!(await hub.storage.stat(objectPath(key))))
+    await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: policy.type });
   return key;
 }
 
@@ -404,6 +410,8 @@ export async function claimStaged(
     isPrivate,
     hub.options.maxStorageBytes,
   );
+  // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
+  if (held && !(await hub.storage.stat(objectPath(key)))) await placeStaged(hub, staged, key);
   await hub.storage.delete(staged);
   if (!held) throw new HttpError(403, quotaMessage(hub), true);
   return true;

@@ -6,6 +6,7 @@ import {
   MOVED_TABLES,
   portableRow,
   waitingRevision,
+  holdingInUse,
   isReservedName,
   newUser,
   publishedFindability,
@@ -92,6 +93,9 @@ const MIGRATIONS = [
   // the request that queued it, whose id its pipeline's log lines carry.
   `alter table revisions add column changes text;
   alter table revisions add column request_id text;`,
+  // Garbage collection marks an object it is about to remove (the time it began); taking
+  // the object in again unmarks it, and the collector then leaves its bytes.
+  `alter table objects add column collecting bigint;`,
 ];
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
@@ -287,6 +291,7 @@ export class PostgresMetadata implements Metadata {
         'insert into objects (key, ownerid, bytes, private, created) values ($1, $2, $3, $4, $5) on conflict do nothing',
         [key, ownerid, bytes, isPrivate ? 1 : 0, now],
       );
+      await client.query('update objects set collecting = null where key = $1', [key]);
       await client.query(
         'insert into holdings (ownerid, key, bytes, private, created, head_md5) values ($1, $2, $3, $4, $5, $6)',
         [ownerid, key, bytes, isPrivate ? 1 : 0, now, headMd5 ?? null],
@@ -649,6 +654,73 @@ export class PostgresMetadata implements Metadata {
       [prefix],
     );
     return result.rows.map((row) => row.key);
+  }
+
+  async touchHolding(ownerid: string, key: string): Promise<void> {
+    this.writes++;
+    await this.pool.query('update holdings set created = $1 where ownerid = $2 and key = $3', [
+      new Date().toISOString(),
+      ownerid,
+      key,
+    ]);
+  }
+
+  async unusedHoldings(before: string): Promise<{ ownerid: string; key: string; bytes: number }[]> {
+    const result = await this.pool.query<{ ownerid: string; key: string; bytes: string }>(
+      `select ownerid, key, bytes::text from holdings h where h.created < $1 and not ${holdingInUse('strpos')}`,
+      [before],
+    );
+    return result.rows.map((row) => ({ ...row, bytes: Number(row.bytes) }));
+  }
+
+  async dropUnusedHolding(ownerid: string, key: string, before: string): Promise<boolean> {
+    this.writes++;
+    const result = await this.pool.query(
+      `delete from holdings h where h.ownerid = $1 and h.key = $2 and h.created < $3 and not ${holdingInUse('strpos')}`,
+      [ownerid, key, before],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async holdingCount(key: string): Promise<number> {
+    const row = await this.one<{ holders: number }>(
+      'select count(*)::int as holders from holdings where key = $1',
+      [key],
+    );
+    return row?.holders ?? 0;
+  }
+
+  async unheldObjects(before: string): Promise<{ key: string; bytes: number }[]> {
+    const result = await this.pool.query<{ key: string; bytes: string }>(
+      'select key, bytes::text from objects o where o.created < $1 and not exists (select 1 from holdings h where h.key = o.key)',
+      [before],
+    );
+    return result.rows.map((row) => ({ key: row.key, bytes: Number(row.bytes) }));
+  }
+
+  async markCollecting(key: string): Promise<boolean> {
+    this.writes++;
+    const result = await this.pool.query(
+      'update objects set collecting = $1 where key = $2 and not exists (select 1 from holdings h where h.key = objects.key)',
+      [Date.now(), key],
+    );
+    return (result.rowCount ?? 0) > 0;
+  }
+
+  async stillCollecting(key: string): Promise<boolean> {
+    return (
+      (await this.one('select 1 from objects where key = $1 and collecting is not null', [key])) !==
+      undefined
+    );
+  }
+
+  async dropCollected(key: string): Promise<boolean> {
+    this.writes++;
+    const result = await this.pool.query(
+      'delete from objects where key = $1 and collecting is not null',
+      [key],
+    );
+    return (result.rowCount ?? 0) > 0;
   }
 
   async queue(): Promise<{ depth: number; oldest: number | undefined }> {

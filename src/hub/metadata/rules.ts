@@ -54,6 +54,17 @@ export function freshness(writes: number): string {
  * placeholder of the current time in ms): queued, or in progress under a lease that ran
  * out, with no earlier unfinished revision of its dataset.
  */
+/**
+ * SQL: whether a holding `h` is used by a revision of its owner that is queued, in progress
+ * or published (its files, or its flow spec's upload URLs, name the key). `find` is the
+ * engine's substring function, (haystack, needle) → position from 1, or 0.
+ */
+export function holdingInUse(find: string): string {
+  return `exists (select 1 from revisions r where r.ownerid = h.ownerid
+    and r.state in ('QUEUED', 'INPROGRESS', 'SUCCEEDED')
+    and (${find}(coalesce(r.files, ''), h.key) > 0 or ${find}(r.spec, h.key) > 0))`;
+}
+
 export function waitingRevision(now: string): string {
   return `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < ${now}))
   and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset

@@ -9,6 +9,7 @@ import {
   MOVED_TABLES,
   portableRow,
   waitingRevision,
+  holdingInUse,
   isReservedName,
   newUser,
   publishedFindability,
@@ -100,6 +101,9 @@ const MIGRATIONS = [
   // the request that queued it, whose id its pipeline's log lines carry.
   `alter table revisions add column changes text;
   alter table revisions add column request_id text;`,
+  // Garbage collection marks an object it is about to remove (the time it began); taking
+  // the object in again unmarks it, and the collector then leaves its bytes.
+  `alter table objects add column collecting integer;`,
 ];
 
 const WAITING = waitingRevision('?');
@@ -277,6 +281,7 @@ export class SqliteMetadata implements Metadata {
       this.prepare(
         'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
       ).run(key, ownerid, bytes, isPrivate ? 1 : 0, now);
+      this.prepare('update objects set collecting = null where key = ?').run(key);
       this.prepare(
         'insert into holdings (ownerid, key, bytes, private, created, head_md5) values (?, ?, ?, ?, ?, ?)',
       ).run(ownerid, key, bytes, isPrivate ? 1 : 0, now, headMd5 ?? null);
@@ -620,6 +625,68 @@ export class SqliteMetadata implements Metadata {
       'delete from cached_copies where substr(key, 1, length(?)) = ? returning key',
     ).all(prefix, prefix) as { key: string }[];
     return rows.map((row) => row.key);
+  }
+
+  async touchHolding(ownerid: string, key: string): Promise<void> {
+    this.writes++;
+    this.prepare('update holdings set created = ? where ownerid = ? and key = ?').run(
+      new Date().toISOString(),
+      ownerid,
+      key,
+    );
+  }
+
+  async unusedHoldings(before: string): Promise<{ ownerid: string; key: string; bytes: number }[]> {
+    return this.prepare(
+      `select ownerid, key, bytes from holdings h where h.created < ? and not ${holdingInUse('instr')}`,
+    ).all(before) as { ownerid: string; key: string; bytes: number }[];
+  }
+
+  async dropUnusedHolding(ownerid: string, key: string, before: string): Promise<boolean> {
+    this.writes++;
+    return (
+      this.prepare(
+        `delete from holdings as h where h.ownerid = ? and h.key = ? and h.created < ? and not ${holdingInUse('instr')}`,
+      ).run(ownerid, key, before).changes > 0
+    );
+  }
+
+  async holdingCount(key: string): Promise<number> {
+    return (
+      this.prepare('select count(*) as holders from holdings where key = ?').get(key) as {
+        holders: number;
+      }
+    ).holders;
+  }
+
+  async unheldObjects(before: string): Promise<{ key: string; bytes: number }[]> {
+    return this.prepare(
+      'select key, bytes from objects o where o.created < ? and not exists (select 1 from holdings h where h.key = o.key)',
+    ).all(before) as { key: string; bytes: number }[];
+  }
+
+  async markCollecting(key: string): Promise<boolean> {
+    this.writes++;
+    return (
+      this.prepare(
+        'update objects set collecting = ? where key = ? and not exists (select 1 from holdings h where h.key = objects.key)',
+      ).run(Date.now(), key).changes > 0
+    );
+  }
+
+  async stillCollecting(key: string): Promise<boolean> {
+    return (
+      this.prepare('select 1 from objects where key = ? and collecting is not null').get(key) !==
+      undefined
+    );
+  }
+
+  async dropCollected(key: string): Promise<boolean> {
+    this.writes++;
+    return (
+      this.prepare('delete from objects where key = ? and collecting is not null').run(key)
+        .changes > 0
+    );
   }
 
   async queue(): Promise<{ depth: number; oldest: number | undefined }> {

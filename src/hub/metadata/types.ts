@@ -218,6 +218,22 @@ export interface Metadata {
   keptCopy(key: string): Promise<void>;
   /** Forgets the copies whose keys start with the prefix; returns their keys. */
   dropCopies(prefix: string): Promise<string[]>;
+  /** Marks a holding used now: garbage collection keeps what was used within its grace. */
+  touchHolding(ownerid: string, key: string): Promise<void>;
+  /** Holdings no queued, running or published revision of their owner uses, made before `before` (ISO). */
+  unusedHoldings(before: string): Promise<{ ownerid: string; key: string; bytes: number }[]>;
+  /** Removes a holding if it is still unused and older than `before`; whether it did. */
+  dropUnusedHolding(ownerid: string, key: string, before: string): Promise<boolean>;
+  /** How many users hold the object. */
+  holdingCount(key: string): Promise<number>;
+  /** Objects no one holds, made before `before`. */
+  unheldObjects(before: string): Promise<{ key: string; bytes: number }[]>;
+  /** Marks an object no one holds as being collected; false when someone holds it. */
+  markCollecting(key: string): Promise<boolean>;
+  /** Whether the object is still marked: no one took it in again since. */
+  stillCollecting(key: string): Promise<boolean>;
+  /** Forgets a collected object if it is still marked; whether it did. */
+  dropCollected(key: string): Promise<boolean>;
   /** Revisions waiting or in progress, and when the oldest of them was created (ms). */
   queue(): Promise<{ depth: number; oldest: number | undefined }>;
   /** Bytes of the stored objects (the files users uploaded), and how many. */

@@ -1,0 +1,93 @@
+import type { Command } from 'commander';
+import { join, resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { locationOf, whole } from './arguments.js';
+import { writeJson } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './index.js';
+
+interface GcOptions {
+  dataDir: string;
+  database: string | undefined;
+  storage: string | undefined;
+}
+
+export function registerServeGc(
+  serve: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  serve
+    .command('gc')
+    .summary('remove stored files no revision, upload in progress or user needs any more')
+    .option('--dry-run', 'list what would be removed, and the bytes, without removing it')
+    .option(
+      '--grace-minutes <n>',
+      'keep what was made or used more recently than this (default 120)',
+      whole(),
+    )
+    .addHelpText(
+      'after',
+      '\nSafe while the hub runs, publications included: what a publication takes in while\nit runs is kept. Quotas go down by what is freed; a deleted dataset\'s files go once no\nother revision uses them.\n\nExamples:\n  data serve gc --data-dir data-hub --dry-run\n  data serve gc --database postgres://hub@db/hub --storage "s3://hub-data?region=eu-west-1"',
+    )
+    .action(async (options: { dryRun?: boolean; graceMinutes?: number }, command: Command) => {
+      const hub = command.parent?.opts<GcOptions>() ?? {
+        dataDir: 'data-hub',
+        database: undefined,
+        storage: undefined,
+      };
+      setExitCode(await runGc(hub, options, contextFor(command)));
+    });
+}
+
+const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+export async function runGc(
+  hub: GcOptions,
+  options: { dryRun?: boolean; graceMinutes?: number },
+  ctx: Context,
+): Promise<number> {
+  const { collectGarbage, DEFAULT_GRACE_MINUTES } = await import('../hub/gc.js');
+  const { openMetadata } = await import('../hub/metadata/open.js');
+  const { openStorage } = await import('../hub/storage/open.js');
+  const { DatabaseUnavailable } = await import('../hub/metadata/types.js');
+  const { StorageAddressError } = await import('../hub/storage/types.js');
+  const dataDir = resolve(ctx.io.cwd, hub.dataDir);
+  const database =
+    locationOf(hub.database, ctx.io.env.DATA_HUB_DATABASE)(ctx.io.cwd) ??
+    join(dataDir, 'hub.sqlite');
+  const storageAddress =
+    locationOf(hub.storage, ctx.io.env.DATA_HUB_STORAGE)(ctx.io.cwd) ?? dataDir;
+  try {
+    const store = await openMetadata(database);
+    const storage = await openStorage(storageAddress).catch(async (error: unknown) => {
+      await store.close();
+      throw error;
+    });
+    try {
+      const report = await collectGarbage(
+        { store, storage, log: (line) => void ctx.io.stderr.write(`${line}\n`) },
+        {
+          dryRun: options.dryRun ?? false,
+          graceMinutes: options.graceMinutes ?? DEFAULT_GRACE_MINUTES,
+        },
+      );
+      if (ctx.globals.json) writeJson(ctx, report);
+      else {
+        const verb = report.dryRun ? 'would remove' : 'removed';
+        ctx.io.stdout.write(
+          `${verb} ${String(report.objects.count)} stored files (${megabytes(report.objects.bytes)}) and ${String(report.staged.count)} staged uploads (${megabytes(report.staged.bytes)}); quotas ${report.dryRun ? 'would go' : 'went'} down by ${megabytes(report.holdings.bytes)} (${String(report.holdings.count)} holdings)\n`,
+        );
+      }
+      return 0;
+    } finally {
+      storage.close();
+      await store.close();
+    }
+  } catch (error) {
+    if (error instanceof StorageAddressError) throw new UsageError(error.message, error.hint);
+    if (error instanceof DatabaseUnavailable)
+      throw new UsageError(error.message, 'check --database and --data-dir');
+    throw error;
+  }
+}
