@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parsePrometheus, prometheusParserInstalled, type Sample } from '../helpers/prometheus.js';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
+import { startServe } from '../helpers/serve.js';
 import { describe, expect, it } from 'vitest';
 import { postgresBin, startPostgres } from '../helpers/postgres.js';
 import {
@@ -289,6 +290,35 @@ describe('a backup of an embedded hub', () => {
       const again = memoryIO({ env: { NO_COLOR: '1' } });
       expect(await run(['serve', 'backup', '--data-dir', dataDir, copy], again)).toBe(2);
       expect(again.err()).toMatch(/is not empty/);
+    },
+  );
+});
+
+describe('a data serve process', () => {
+  it.runIf(!process.env.DATA_TEST_DATABASE)(
+    'at SIGTERM lets a request in flight finish, then exits 0',
+    async () => {
+      const serve = await startServe(['--data-dir', join(tempDir(), 'hub')]);
+      try {
+        const upload = await socketTo(serve.url);
+        const uploaded = answer(upload);
+        upload.write(
+          'POST /rawstore/authorize HTTP/1.1\r\nHost: hub\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n',
+        );
+        const stopping = new Promise<void>((resolve) => {
+          serve.child.stderr.on('data', (chunk: Buffer) => {
+            if (chunk.toString().includes('stopping')) resolve();
+          });
+        });
+        const exited = new Promise<number | null>((resolve) => serve.child.once('exit', resolve));
+        serve.child.kill('SIGTERM');
+        await stopping;
+        upload.write('{}');
+        expect(await uploaded).toMatch(/^HTTP\/1\.1 401 /);
+        expect(await exited).toBe(0);
+      } finally {
+        await serve.stop();
+      }
     },
   );
 });

@@ -58,13 +58,16 @@ function killed(child: ChildProcessWithoutNullStreams): Promise<void> {
 function serve(
   database: string,
   storage: string,
-  options: { dataDir?: string; role?: string } = {},
+  options: { dataDir?: string; role?: string; leaseSeconds?: number } = {},
 ): Promise<{ child: ChildProcessWithoutNullStreams; url: string }> {
-  const config = join(work, 'hub.json');
+  const config = join(work, `hub-${String(options.leaseSeconds ?? 2)}.json`);
   // Short leases, so that a dead process's revision is taken over within seconds.
   writeFileSync(
     config,
-    JSON.stringify({ pipeline: { leaseSeconds: 2, pollSeconds: 0.2 }, fetchHosts: [gate.host] }),
+    JSON.stringify({
+      pipeline: { leaseSeconds: options.leaseSeconds ?? 2, pollSeconds: 0.2 },
+      fetchHosts: [gate.host],
+    }),
   );
   const child = spawn(process.execPath, [
     BIN,
@@ -112,6 +115,11 @@ const gate = await (async () => {
     server,
     host: `127.0.0.1:${String(port)}`,
     url: `http://127.0.0.1:${String(port)}/gate.csv`,
+    /** Shuts the gate, and waits anew for the next hub to ask. */
+    shut() {
+      state.open = false;
+      state.asked = new Promise<void>((resolve) => (heard = resolve));
+    },
   });
 })();
 afterAll(() => {
@@ -228,6 +236,26 @@ describe('hub processes sharing PostgreSQL and a bucket', () => {
       }
     });
   }, 120_000);
+
+  it('hand a revision back at SIGTERM: another process finishes it long before its lease ends', async () => {
+    await onSharedEngines(async (database, storage) => {
+      gate.shut();
+      // A lease far longer than the test: only its hand-back lets the second process go on.
+      const hour = { leaseSeconds: 3600 };
+      const first = await serve(database, storage, { dataDir: join(work, 'term-1'), ...hour });
+      const jwt = await browserLogin(first.url);
+      const { flowId } = await publish(first.url, jwt, bigPackage('handed-back', 1_000, true));
+      await gate.asked;
+      expect(await stateOf(first.url, flowId)).toBe('INPROGRESS');
+      const exited = new Promise<number | null>((resolve) => first.child.once('exit', resolve));
+      first.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      gate.open = true;
+      const second = await serve(database, storage, { dataDir: join(work, 'term-2'), ...hour });
+      await until(async () => (await stateOf(second.url, flowId)) !== 'INPROGRESS', 20_000);
+      expect(await stateOf(second.url, flowId)).toBe('SUCCEEDED');
+    });
+  }, 60_000);
 
   it('split into an API process and a worker: one queues, the other publishes, and reads follow', async () => {
     const dataDir = join(work, 'split');
