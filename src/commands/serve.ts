@@ -114,9 +114,14 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       ? readHubConfig(resolve(ctx.io.cwd, options.config), ctx.io.env)
       : { providers: [] };
     const devSignIn = options.devSignIn ?? config.devSignIn;
+    const logFormat = options.logFormat ?? config.logFormat ?? 'text';
     if (devSignIn)
-      ctx.io.stderr.write(
-        'warning: the development sign-in is on: anyone who reaches this hub may sign in under any name\n',
+      notice(
+        ctx,
+        logFormat,
+        'warn',
+      )(
+        'warning: the development sign-in is on: anyone who reaches this hub may sign in under any name',
       );
     return await startHub({
       ...config,
@@ -137,7 +142,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
       }),
       role: options.role,
       shutdownSeconds: options.shutdownSeconds,
-      logFormat: options.logFormat ?? config.logFormat ?? 'text',
+      logFormat,
       ...(options.metrics || config.metrics
         ? { metrics: { ...config.metrics, ...(options.metrics ? { enabled: true } : {}) } }
         : {}),
@@ -207,8 +212,20 @@ function startFailure(error: unknown, options: ServeOptions): UsageError | undef
   }
 }
 
+/** A line of the command's own on stderr: as it is, or a JSON object in a JSON log. */
+function notice(ctx: Context, format: 'text' | 'json', level: 'info' | 'warn') {
+  return (line: string): void => {
+    if (format === 'text') ctx.io.stderr.write(`${line}\n`);
+    else
+      ctx.io.stderr.write(
+        `${JSON.stringify({ time: new Date().toISOString(), level, message: line })}\n`,
+      );
+  };
+}
+
 export async function runServe(options: ServeOptions, ctx: Context): Promise<number> {
   const hub = await startConfigured(options, ctx);
+  const info = notice(ctx, hub.hub.options.logFormat, 'info');
   const storage = {
     quotaMb: options.maxStorageMb,
     derivedCacheMb: hub.hub.options.derivedCacheBytes / 1024 / 1024,
@@ -223,14 +240,14 @@ export async function runServe(options: ServeOptions, ctx: Context): Promise<num
   // What the hub may keep: each user's quota (their data, package info and previews), and
   // one cache of derived copies for all.
   if (!ctx.globals.json && options.role !== 'worker')
-    ctx.io.stderr.write(
-      `storage: ${String(storage.quotaMb)} MB per user; derived copies: a cache of ${String(storage.derivedCacheMb)} MB\n`,
+    info(
+      `storage: ${String(storage.quotaMb)} MB per user; derived copies: a cache of ${String(storage.derivedCacheMb)} MB`,
     );
   await new Promise<void>((done) => {
     if (ctx.signal.aborted) done();
     ctx.signal.addEventListener('abort', () => done(), { once: true });
   });
-  ctx.io.stderr.write('stopping…\n');
+  info('stopping…');
   await hub.close();
   return 0;
 }

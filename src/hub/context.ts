@@ -1,7 +1,7 @@
 import type { BoundedCache } from './bounded-cache.js';
 import type { Copies } from './copies.js';
 import type { HubMetrics } from './metrics.js';
-import type { HubLog } from './logger.js';
+import type { HubLog, LogFormat } from './logger.js';
 import type { Keys } from './tokens.js';
 import type { Storage } from './storage/types.js';
 import type { Metadata, User } from './metadata/types.js';
@@ -12,6 +12,8 @@ import { cookieOf, SESSION_COOKIE } from './sign-in.js';
 
 export interface HubOptions {
   dataDir: string;
+  /** How the log is written: text lines for a terminal, or JSON objects for a collector. */
+  logFormat: LogFormat;
   /** User tokens live this many days. */
   tokenDays: number;
   maxStorageBytes: number;

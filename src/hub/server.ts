@@ -361,6 +361,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   const keys = await loadKeys(dataDir, store);
   const settings: HubOptions = {
     dataDir,
+    logFormat: options.logFormat ?? 'text',
     tokenDays: options.tokenDays ?? 14,
     maxStorageBytes: options.maxStorageBytes ?? 10 * 1024 ** 3,
     maxDatasets: options.maxDatasets ?? 1000,
@@ -378,7 +379,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     );
   // Log lines quote what users sent (names, paths, messages): shown on the operator's
   // terminal with their control characters escaped, stack traces keeping their lines.
-  const logFormat = options.logFormat ?? 'text';
+  const logFormat = settings.logFormat;
   const shown = logFormat === 'text' ? visibleLayout : (line: string) => line;
   const log = hubLog(
     logFormat,
@@ -429,6 +430,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
       : undefined;
     await Promise.all([closed, running.stop()]);
     await hub.copies.stop();
+    hub.metrics.registry.clear();
     await store.close();
     storage.close();
     rmSync(dirs.tmpDir, { recursive: true, force: true });

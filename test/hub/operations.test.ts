@@ -12,6 +12,8 @@ import {
   publish,
   storedObjects,
   tempDir,
+  testDatabase,
+  testStorage,
   waitForState,
   withHub,
 } from './helpers.js';
@@ -322,6 +324,59 @@ describe('a data serve process', () => {
     },
   );
 });
+
+describe.runIf(prometheusParserInstalled() || Boolean(process.env.CI))(
+  'a data serve process with a JSON log, on the engines of the run',
+  () => {
+    it('logs JSON lines with no secret, and counts what it did in its metrics', async () => {
+      const database = await testDatabase();
+      const storage = testStorage();
+      const serve = await startServe([
+        '--data-dir',
+        join(tempDir(), 'hub'),
+        '--log-format',
+        'json',
+        ...(database ? ['--database', database.url] : []),
+        ...(storage ? ['--storage', storage] : []),
+      ]);
+      let logged = '';
+      serve.child.stderr.on('data', (chunk: Buffer) => (logged += chunk.toString()));
+      try {
+        const jwt = await browserLogin(serve.url);
+        const { flowId } = await publish(serve.url, jwt, CITIES_DIR);
+        expect((await waitForState(serve.url, flowId, jwt)).state).toBe('SUCCEEDED');
+        const got = await fetch(`${serve.url}/ada/world-cities/r/cities.csv`);
+        expect(got.status).toBe(200);
+        await got.arrayBuffer();
+        await (await fetch(`${serve.url}/auth/callback/nowhere?state=forged`)).text();
+        const samples = await scrape(serve.url);
+        expect(total(samples, 'data_hub_revisions_total', { state: 'SUCCEEDED' })).toBe(1);
+        expect(
+          total(samples, 'data_hub_http_requests_total', {
+            route: '/:owner/:dataset/r/:file',
+            status: '200',
+          }),
+        ).toBe(1);
+        expect(
+          total(samples, 'data_hub_sign_ins_total', { provider: 'unknown', outcome: 'failure' }),
+        ).toBe(1);
+        expect(await serve.stop()).toBe(0);
+        const lines = logged.trim().split('\n');
+        expect(lines.length).toBeGreaterThan(10);
+        for (const line of lines) {
+          const entry = JSON.parse(line) as { level?: unknown; message?: unknown };
+          expect(['info', 'warn', 'error']).toContain(entry.level);
+          expect(line).not.toContain(jwt);
+          expect(line).not.toMatch(/signature|x-amz|data_session|code_verifier/i);
+        }
+        expect(lines.some((line) => line.includes('"message":"revision succeeded"'))).toBe(true);
+      } finally {
+        await serve.stop();
+        await database?.drop();
+      }
+    });
+  },
+);
 
 describe('a hub whose PostgreSQL stops', () => {
   const bin = postgresBin();
