@@ -118,24 +118,47 @@ const API: Record<string, Route> = {
   'GET /metrics': health.metrics,
 };
 
+/** The routes with parameters, each as its method and template: docs/protocol.md has them all. */
+const PATTERNS = [
+  'DELETE /source/:ownerid/:dataset',
+  'GET /source/:ownerid/:dataset/revisions',
+  'GET /source/:ownerid/:dataset/:revision',
+  'GET /auth/login/:provider',
+  'GET /auth/callback/:provider',
+  'GET /rawstore/objects/:key',
+  'GET /:owner',
+  'GET /:owner/:dataset',
+  'GET /:owner/:dataset/diff/:range',
+  'GET /:owner/:dataset/v/:revision',
+  'GET /:owner/:dataset/datapackage.json',
+  'GET /:owner/:dataset/validation_report.json',
+  'GET /:owner/:dataset/r/:file',
+  'GET /:owner/:dataset/:path',
+] as const;
+
+type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
+
+/** Every route the hub answers, as `METHOD /template` (HEAD is answered wherever GET is). */
+export const ROUTES: readonly string[] = [...Object.keys(API), ...PATTERNS];
+
 async function route(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   const path = request.url.pathname.replace(/\/+$/, '') || '/';
   const fixed = API[`${method} ${path}`];
-  const at = (template: string) => (request.route = template);
+  const at = (template: Template) => (request.route = template);
   if (fixed) {
-    at(path);
+    request.route = path;
     return fixed(hub, request, response);
   }
   const [first, second, third, fourth] = request.segments;
   const count = request.segments.length;
   if (method === 'DELETE' && first === 'source' && second && third && count === 3) {
-    at('/source/:owner/:dataset');
+    at('/source/:ownerid/:dataset');
     return pipelineStore.remove(hub, request, response, second, third);
   }
   if (method !== 'GET') throw new HttpError(405, 'method not allowed');
   if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
-    at(`/auth/${second}/:provider`);
+    at(second === 'login' ? '/auth/login/:provider' : '/auth/callback/:provider');
     return second === 'login'
       ? auth.beginProviderSignIn(hub, request, response, third)
       : auth.providerCallback(hub, request, response, third);
@@ -146,7 +169,11 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     return rawstore.object(hub, request, response, third);
   }
   if (first === 'source' && second && third && fourth && count === 4) {
-    at('/source/:owner/:dataset/:flow');
+    at(
+      fourth === 'revisions'
+        ? '/source/:ownerid/:dataset/revisions'
+        : '/source/:ownerid/:dataset/:revision',
+    );
     return pipelineStore.status(hub, request, response, second, third, fourth);
   }
   if (!first || auth.isReserved(first)) throw new HttpError(404, 'not found');
@@ -169,7 +196,11 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   }
   const send = (pick: read.Pick) => read.sendPublished(hub, request, response, first, second, pick);
   if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json')) {
-    at(`/:owner/:dataset/${third}`);
+    at(
+      third === 'datapackage.json'
+        ? '/:owner/:dataset/datapackage.json'
+        : '/:owner/:dataset/validation_report.json',
+    );
     return send(read.stored(third));
   }
   if (count === 4 && third === 'r' && fourth) {
