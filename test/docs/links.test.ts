@@ -41,4 +41,10 @@ describe('the documentation', () => {
       .map(({ file, anchor }) => `${file.slice(ROOT.length + 1)}#${anchor ?? ''}`);
     expect(broken).toEqual([]);
   });
+
+  it.each(PAGES)('%s has each of its headings once', (page) => {
+    const text = readFileSync(join(ROOT, page), 'utf8').replace(/```[^]*?```/g, '');
+    const headings = [...text.matchAll(/^#{1,6} .+$/gm)].map((match) => match[0]);
+    expect(headings.filter((heading, index) => headings.indexOf(heading) !== index)).toEqual([]);
+  });
 });
