@@ -11,6 +11,15 @@ const PREFIX = 'data_hub_';
 
 export type SignInOutcome = 'success' | 'failure';
 
+/** A read shared by every caller while it runs: the gauges of one scrape are collected together. */
+function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () =>
+    (running ??= read().finally(() => {
+      running = undefined;
+    }));
+}
+
 export class HubMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
@@ -64,12 +73,15 @@ export class HubMetrics {
   constructor(store: Metadata) {
     collectDefaultMetrics({ register: this.registry, prefix: PREFIX });
     const registers = [this.registry];
+    // Two gauges read each of these: one query each per scrape, not one per gauge.
+    const queue = oncePerScrape(() => store.queue());
+    const usage = oncePerScrape(() => Promise.all([store.objectUsage(), store.cacheUsage()]));
     new Gauge({
       name: `${PREFIX}queue_depth`,
       help: 'Revisions waiting to be processed or in progress, on every process',
       registers,
       async collect() {
-        this.set((await store.queue()).depth);
+        this.set((await queue()).depth);
       },
     });
     new Gauge({
@@ -77,7 +89,7 @@ export class HubMetrics {
       help: 'Age of the oldest revision waiting or in progress (0 when none)',
       registers,
       async collect() {
-        const { oldest } = await store.queue();
+        const { oldest } = await queue();
         this.set(oldest === undefined ? 0 : Math.max(0, (Date.now() - oldest) / 1000));
       },
     });
@@ -87,7 +99,7 @@ export class HubMetrics {
       labelNames: ['kind'] as const,
       registers,
       async collect() {
-        const [objects, cache] = await Promise.all([store.objectUsage(), store.cacheUsage()]);
+        const [objects, cache] = await usage();
         this.set({ kind: 'originals' }, objects.bytes);
         this.set({ kind: 'cache' }, cache.bytes);
       },
@@ -98,7 +110,7 @@ export class HubMetrics {
       labelNames: ['kind'] as const,
       registers,
       async collect() {
-        const [objects, cache] = await Promise.all([store.objectUsage(), store.cacheUsage()]);
+        const [objects, cache] = await usage();
         this.set({ kind: 'originals' }, objects.objects);
         this.set({ kind: 'cache' }, cache.copies);
       },
