@@ -26,8 +26,10 @@ describe('which inputs are validated in the calling thread', () => {
     expect(await isSmallLocal({ descriptor: { resources: [{ path: 'a.csv' }] }, dir })).toBe(true);
   });
 
-  it('not a package with a pattern constraint, inline or in a schema file', async () => {
-    writeFileSync(join(dir, 'a.csv'), 'x\n1\n');
+  it('not a package with much pattern matching, its patterns inline or in a schema file', async () => {
+    // 100 KB of cells times a pattern of 6 characters is past what the calling thread takes.
+    writeFileSync(join(dir, 'a.csv'), '');
+    truncateSync(join(dir, 'a.csv'), 100_000);
     const fields = [{ name: 'x', constraints: { pattern: '[0-9]+' } }];
     describeFiles([{ name: 'a', path: 'a.csv', schema: { fields } }]);
     expect(await isSmallLocal(dir)).toBe(false);
@@ -40,8 +42,39 @@ describe('which inputs are validated in the calling thread', () => {
     writeFileSync(join(dir, 'schema.json'), JSON.stringify({ fields }));
     describeFiles([{ name: 'a', path: 'a.csv', schema: 'schema.json' }]);
     expect(await isSmallLocal(dir)).toBe(false);
+    writeFileSync(
+      join(dir, 'schema.yaml'),
+      'fields:\n  - name: x\n    constraints:\n      pattern: "[0-9]+"\n',
+    );
+    describeFiles([{ name: 'a', path: 'a.csv', schema: 'schema.yaml' }]);
+    expect(await isSmallLocal(dir)).toBe(false);
     writeFileSync(join(dir, 'schema.json'), JSON.stringify({ fields: [{ name: 'x' }] }));
+    describeFiles([{ name: 'a', path: 'a.csv', schema: 'schema.json' }]);
     expect(await isSmallLocal(dir)).toBe(true);
+  });
+
+  it('a small package with a short pattern, as examples/cities', async () => {
+    expect(await isSmallLocal(join(import.meta.dirname, '../../examples/cities'))).toBe(true);
+    writeFileSync(join(dir, 'a.csv'), '');
+    truncateSync(join(dir, 'a.csv'), 10_000);
+    describeFiles([
+      {
+        name: 'a',
+        path: 'a.csv',
+        schema: { fields: [{ name: 'x', constraints: { pattern: '[0-9]+' } }] },
+      },
+    ]);
+    expect(await isSmallLocal(dir)).toBe(true);
+    // The same bytes with a pattern 100 times as long are not.
+    const long = '[0-9]'.repeat(120);
+    describeFiles([
+      {
+        name: 'a',
+        path: 'a.csv',
+        schema: { fields: [{ name: 'x', constraints: { pattern: long } }] },
+      },
+    ]);
+    expect(await isSmallLocal(dir)).toBe(false);
   });
 
   it('not what must be fetched, nor files that together reach 8 MB, nor what cannot be read', async () => {
