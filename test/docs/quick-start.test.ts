@@ -71,12 +71,13 @@ function writeMyData(folder: string): void {
 }
 
 const home = mkdtempSync(join(tmpdir(), 'data-quick-start-'));
-const background: ChildProcessWithoutNullStreams[] = [];
+/** Every process the test starts, stopped at its end even when it fails. */
+const started: ChildProcessWithoutNullStreams[] = [];
 let hook: Server | undefined;
 
 afterAll(async () => {
   await Promise.all(
-    background.map(
+    started.map(
       (child) =>
         new Promise((stopped) => {
           if (child.exitCode !== null || child.signalCode !== null) stopped(null);
@@ -111,12 +112,14 @@ async function startBrowser(onOpen: (url: string) => Promise<void>): Promise<str
   return script;
 }
 
-/** The environment of a terminal with no desktop, whose home is the test's. */
+/**
+ * A terminal's environment with no desktop session (which xdg-open would ask to open the
+ * address, ahead of BROWSER) and none of `data`'s own settings: only what the programs
+ * need, the test's home, and `extra`.
+ */
 function terminalEnv(extra: Record<string, string>): Record<string, string> {
-  const env: Record<string, string> = { ...(process.env as Record<string, string>) };
-  const desktop = ['DISPLAY', 'WAYLAND_DISPLAY', 'XDG_CURRENT_DESKTOP', 'XDG_CONFIG_HOME'];
-  for (const name of [...desktop, 'DATA_TOKEN', 'DATA_API', 'DATA_SITE', 'DATA_CONFIG_DIR'])
-    delete env[name];
+  const kept = ['PATH', 'TMPDIR', 'LANG', 'CI'].filter((name) => process.env[name] !== undefined);
+  const env = Object.fromEntries(kept.map((name) => [name, process.env[name] ?? '']));
   return { ...env, HOME: home, NO_COLOR: '1', ...extra };
 }
 
@@ -126,6 +129,7 @@ function run(
   env: Record<string, string>,
 ): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [BIN, ...words.slice(1)], { cwd, env });
+  started.push(child);
   let out = '';
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
@@ -141,7 +145,7 @@ function startInBackground(
   env: Record<string, string>,
 ): Promise<string> {
   const child = spawn(process.execPath, [BIN, ...words.slice(1), '--port', '0'], { cwd, env });
-  background.push(child);
+  started.push(child);
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve, reject) => {
