@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { submitSignInForm } from '../hub/protocol.js';
+import { startServe, type ServeProcess } from '../helpers/serve.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
@@ -73,9 +74,11 @@ function writeMyData(folder: string): void {
 const home = mkdtempSync(join(tmpdir(), 'data-quick-start-'));
 /** Every process the test starts, stopped at its end even when it fails. */
 const started: ChildProcessWithoutNullStreams[] = [];
+const hubs: ServeProcess[] = [];
 let hook: Server | undefined;
 
 afterAll(async () => {
+  await Promise.all(hubs.map((hub) => hub.stop()));
   await Promise.all(
     started.map(
       (child) =>
@@ -138,29 +141,6 @@ function run(
   return new Promise((done) => child.on('close', (code) => done({ code, out, err })));
 }
 
-/** Starts a hub in the background and resolves with its address once it listens. */
-function startInBackground(
-  words: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<string> {
-  const child = spawn(process.execPath, [BIN, ...words.slice(1), '--port', '0'], { cwd, env });
-  started.push(child);
-  let err = '';
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (url) resolve(url);
-    });
-    child.on('exit', (code) =>
-      reject(new Error(`${words.join(' ')} exited with ${String(code)}: ${err}`)),
-    );
-  });
-}
-
 describe("the README's quick start", () => {
   it('runs as written: a folder of CSV files to a published dataset and back', async () => {
     const steps = quickStartSteps();
@@ -192,8 +172,10 @@ describe("the README's quick start", () => {
       }
       expect(words[0], step.line).toBe('data');
       if (step.background) {
-        const api = await startInBackground(words, cwd, env);
-        env = { ...env, DATA_API: api };
+        expect(words.slice(0, 2), step.line).toEqual(['data', 'serve']);
+        const hub = await startServe(words.slice(2), 0, { env, cwd });
+        hubs.push(hub);
+        env = { ...env, DATA_API: hub.url };
         continue;
       }
       const result = await run(words, cwd, env);

@@ -12,10 +12,18 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** `data serve` as a process of its own, on a free loopback port unless given one. */
-export function startServe(args: string[], port = 0): Promise<ServeProcess> {
+/**
+ * `data serve` as a process of its own, on a free loopback port unless given one; in the
+ * test's environment unless given one.
+ */
+export function startServe(
+  args: string[],
+  port = 0,
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<ServeProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
-    env: { ...process.env, NO_COLOR: '1' },
+    env: options.env ?? { ...process.env, NO_COLOR: '1' },
+    cwd: options.cwd,
   });
   let err = '';
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
