@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 
 /** A commander parser for a positive number of some unit (seconds, minutes). */
 export function positive(unit: string): (value: string) => number {
@@ -44,4 +44,27 @@ export function locationOf(
       : /^[a-z][a-z0-9+.-]*:\/\//i.test(value)
         ? value
         : resolve(cwd, value);
+}
+
+/** The hub a `data serve` subcommand works on, its places resolved: none means the default. */
+export interface HubLocation {
+  dataDir: string;
+  database: string | undefined;
+  storage: string | undefined;
+}
+
+/**
+ * The `--data-dir`, `--database` and `--storage` of `data serve`, which its subcommands
+ * (gc, backup, migrate-storage) take wherever they stand, with their environment variables.
+ */
+export function hubLocation(
+  command: Command,
+  io: { cwd: string; env: Readonly<Record<string, string | undefined>> },
+): HubLocation {
+  const options = command.parent?.opts<{ dataDir?: string; database?: string; storage?: string }>();
+  return {
+    dataDir: resolve(io.cwd, options?.dataDir ?? 'data-hub'),
+    database: locationOf(options?.database, io.env.DATA_HUB_DATABASE)(io.cwd),
+    storage: locationOf(options?.storage, io.env.DATA_HUB_STORAGE)(io.cwd),
+  };
 }

@@ -2,15 +2,9 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { locationOf } from './arguments.js';
+import { hubLocation, type HubLocation } from './arguments.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
-
-interface BackupOptions {
-  dataDir: string;
-  database: string | undefined;
-  storage: string | undefined;
-}
 
 export function registerServeBackup(
   serve: Command,
@@ -26,28 +20,15 @@ export function registerServeBackup(
       "\nThe database is copied with SQLite's online backup, then the files. To restore, serve\nthe copy (or move it where the hub keeps its data): data serve --data-dir <folder>.\n\nExample:\n  data serve backup --data-dir data-hub /backups/hub-2026-11-25",
     )
     .action(async (folder: string, _options: unknown, command: Command) => {
-      const options = command.parent?.opts<BackupOptions>() ?? {
-        dataDir: 'data-hub',
-        database: undefined,
-        storage: undefined,
-      };
-      setExitCode(await runBackup(options, folder, contextFor(command)));
+      const ctx = contextFor(command);
+      setExitCode(await runBackup(hubLocation(command, ctx.io), folder, ctx));
     });
 }
 
-export async function runBackup(
-  options: BackupOptions,
-  folder: string,
-  ctx: Context,
-): Promise<number> {
+export async function runBackup(hub: HubLocation, folder: string, ctx: Context): Promise<number> {
   const { backupHub, BackupRefused } = await import('../hub/backup.js');
   try {
-    const done = await backupHub({
-      dataDir: resolve(ctx.io.cwd, options.dataDir),
-      database: locationOf(options.database, ctx.io.env.DATA_HUB_DATABASE)(ctx.io.cwd),
-      storage: locationOf(options.storage, ctx.io.env.DATA_HUB_STORAGE)(ctx.io.cwd),
-      to: resolve(ctx.io.cwd, folder),
-    });
+    const done = await backupHub({ ...hub, to: resolve(ctx.io.cwd, folder) });
     if (ctx.globals.json) writeJson(ctx, { backup: resolve(ctx.io.cwd, folder), ...done });
     else ctx.io.stdout.write(`backed up to ${resolve(ctx.io.cwd, folder)}\n`);
     return 0;

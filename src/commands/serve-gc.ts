@@ -1,16 +1,10 @@
 import type { Command } from 'commander';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { locationOf, whole } from './arguments.js';
+import { hubLocation, whole, type HubLocation } from './arguments.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
-
-interface GcOptions {
-  dataDir: string;
-  database: string | undefined;
-  storage: string | undefined;
-}
 
 export function registerServeGc(
   serve: Command,
@@ -31,19 +25,15 @@ export function registerServeGc(
       '\nSafe while the hub runs, publications included: what a publication takes in while\nit runs is kept. Quotas go down by what is freed; a deleted dataset\'s files go once no\nother revision uses them.\n\nExamples:\n  data serve gc --data-dir data-hub --dry-run\n  data serve gc --database postgres://hub@db/hub --storage "s3://hub-data?region=eu-west-1"',
     )
     .action(async (options: { dryRun?: boolean; graceMinutes?: number }, command: Command) => {
-      const hub = command.parent?.opts<GcOptions>() ?? {
-        dataDir: 'data-hub',
-        database: undefined,
-        storage: undefined,
-      };
-      setExitCode(await runGc(hub, options, contextFor(command)));
+      const ctx = contextFor(command);
+      setExitCode(await runGc(hubLocation(command, ctx.io), options, ctx));
     });
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 export async function runGc(
-  hub: GcOptions,
+  hub: HubLocation,
   options: { dryRun?: boolean; graceMinutes?: number },
   ctx: Context,
 ): Promise<number> {
@@ -52,12 +42,8 @@ export async function runGc(
   const { openStorage } = await import('../hub/storage/open.js');
   const { DatabaseUnavailable } = await import('../hub/metadata/types.js');
   const { StorageAddressError } = await import('../hub/storage/types.js');
-  const dataDir = resolve(ctx.io.cwd, hub.dataDir);
-  const database =
-    locationOf(hub.database, ctx.io.env.DATA_HUB_DATABASE)(ctx.io.cwd) ??
-    join(dataDir, 'hub.sqlite');
-  const storageAddress =
-    locationOf(hub.storage, ctx.io.env.DATA_HUB_STORAGE)(ctx.io.cwd) ?? dataDir;
+  const database = hub.database ?? join(hub.dataDir, 'hub.sqlite');
+  const storageAddress = hub.storage ?? hub.dataDir;
   try {
     const store = await openMetadata(database);
     const storage = await openStorage(storageAddress).catch(async (error: unknown) => {

@@ -1,15 +1,8 @@
 import type { Command } from 'commander';
-import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { locationOf } from './arguments.js';
+import { hubLocation, type HubLocation } from './arguments.js';
 import type { ContextFor, SetExitCode } from './index.js';
-
-interface MigrateOptions {
-  dataDir: string;
-  database: string | undefined;
-  storage: string | undefined;
-}
 
 export function registerServeMigrate(
   serve: Command,
@@ -26,18 +19,12 @@ export function registerServeMigrate(
       '\nThe hub in --data-dir moves to --database (postgres://…) and --storage (s3://…).\nEvery object is checked against its MD5 on the way; what is there already is kept,\nso an interrupted move is finished by running it again. Stop the hub first.\n\nExample:\n  data serve migrate-storage --data-dir data-hub --database postgres://hub@db/hub --storage "s3://hub-data?region=eu-west-1"',
     )
     .action(async (_options: unknown, command: Command) => {
-      const options = command.parent?.opts<MigrateOptions>() ?? {
-        dataDir: 'data-hub',
-        database: undefined,
-        storage: undefined,
-      };
-      setExitCode(await runMigrate(options, contextFor(command)));
+      const ctx = contextFor(command);
+      setExitCode(await runMigrate(hubLocation(command, ctx.io), ctx));
     });
 }
 
-function target(options: MigrateOptions, ctx: Context): { database: string; storage: string } {
-  const database = locationOf(options.database, ctx.io.env.DATA_HUB_DATABASE)(ctx.io.cwd);
-  const storage = locationOf(options.storage, ctx.io.env.DATA_HUB_STORAGE)(ctx.io.cwd);
+function target({ database, storage }: HubLocation): { database: string; storage: string } {
   if (!database || !storage)
     throw new UsageError(
       'say where the hub goes: --database and --storage',
@@ -46,8 +33,8 @@ function target(options: MigrateOptions, ctx: Context): { database: string; stor
   return { database, storage };
 }
 
-export async function runMigrate(options: MigrateOptions, ctx: Context): Promise<number> {
-  const { database, storage } = target(options, ctx);
+export async function runMigrate(hub: HubLocation, ctx: Context): Promise<number> {
+  const { database, storage } = target(hub);
   const { migrateHub, MigrationRefused } = await import('../hub/migrate.js');
   const { StorageAddressError } = await import('../hub/storage/types.js');
   const { DatabaseUnavailable } = await import('../hub/metadata/types.js');
@@ -56,7 +43,7 @@ export async function runMigrate(options: MigrateOptions, ctx: Context): Promise
   const progress = await startProgress(ctx, 'moving the hub');
   try {
     const result = await migrateHub({
-      dataDir: resolve(ctx.io.cwd, options.dataDir),
+      dataDir: hub.dataDir,
       database,
       storage,
       onEvent: migrationProgress(progress.update, progress.log),

@@ -3,6 +3,7 @@ import { locationOf, port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { hubLog, type LogFormat } from '../hub/logger.js';
 import type { ContextFor, SetExitCode } from './index.js';
 import { registerServeBackup } from './serve-backup.js';
 import { registerServeGc } from './serve-gc.js';
@@ -212,14 +213,12 @@ function startFailure(error: unknown, options: ServeOptions): UsageError | undef
   }
 }
 
-/** A line of the command's own on stderr: as it is, or a JSON object in a JSON log. */
-function notice(ctx: Context, format: 'text' | 'json', level: 'info' | 'warn') {
+/** A line of the command's own on stderr: as it is, or a JSON object of the hub's log. */
+function notice(ctx: Context, format: LogFormat, level: 'info' | 'warn') {
+  const json = hubLog('json', (line) => void ctx.io.stderr.write(`${line}\n`));
   return (line: string): void => {
     if (format === 'text') ctx.io.stderr.write(`${line}\n`);
-    else
-      ctx.io.stderr.write(
-        `${JSON.stringify({ time: new Date().toISOString(), level, message: line })}\n`,
-      );
+    else json(line, { level });
   };
 }
 

@@ -8,7 +8,7 @@ import type { Base, Fetch } from '../validator/location.js';
 import { comparableCasts, readRows } from '../validator/rows.js';
 import { stringHash } from '../validator/table/key-tables.js';
 import { SpillFiles } from '../validator/table/spill.js';
-import { canonical } from './schema.js';
+import { canonical, castingOf, schemaOf } from './schema.js';
 
 /** How one side's rows are written: everything it takes crosses to a worker thread. */
 export interface EncodeSpec {
@@ -57,17 +57,6 @@ export const RECORD_HEADER = 16;
 
 /** An integer as JSON writes it, which is its own key text: no cast needed. */
 const PLAIN_INTEGER = /^(?:0|-?[1-9]\d{0,14})$/;
-/** Properties of an integer field that leave its cells cast as plain integers are. */
-const PLAIN_INTEGER_FIELD = new Set([
-  'name',
-  'type',
-  'format',
-  'title',
-  'description',
-  'constraints',
-  'example',
-]);
-
 /**
  * A single integer key field cast as plain integers are: a cell written as JSON writes it is
  * its own key text (the cast and writing again took a tenth of a diff's reading).
@@ -76,11 +65,12 @@ function plainIntegerKey(
   resource: ResourceDescriptor,
   key: string[] | undefined,
 ): Set<string> | undefined {
-  const schema = typeof resource.schema === 'object' ? resource.schema : undefined;
+  const schema = schemaOf(resource);
   const field = key?.length === 1 ? schema?.fields.find((each) => each.name === key[0]) : undefined;
+  const casting = field && Object.keys(castingOf(field));
   if (
     field?.type !== 'integer' ||
-    !Object.keys(field).every((property) => PLAIN_INTEGER_FIELD.has(property))
+    casting?.some((property) => property !== 'type' && property !== 'format')
   )
     return undefined;
   return new Set(
@@ -112,7 +102,7 @@ export async function encodeSide(
   fds?: number[],
 ): Promise<EncodedSide> {
   const { resource } = spec;
-  const schema = typeof resource.schema === 'object' ? resource.schema : undefined;
+  const schema = schemaOf(resource);
   const names = schema?.fields.map((field) => field.name);
   const casts = schema ? comparableCasts(schema) : [];
   const files = new SpillFiles(fds ?? spec.parts);

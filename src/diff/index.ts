@@ -4,11 +4,11 @@
  * primary key (or whole) and compared by their typed values, whatever each side's format.
  */
 import { isDerived } from '../validator/descriptor/derived.js';
-import type { ResourceDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
+import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { asList } from '../validator/descriptor/rules.js';
 import { inferResourceSchema, isTable } from '../validator/resource.js';
 import { diffRows, type RowCounts, type RowSamples } from './rows.js';
-import { canonical, diffSchemas, type SchemaDiff } from './schema.js';
+import { canonical, diffSchemas, schemaOf, type SchemaDiff } from './schema.js';
 import type { DiffSide, PackageLike } from './side.js';
 
 export type { DiffSide } from './side.js';
@@ -62,11 +62,6 @@ function propertyChanges(a: PackageLike, b: PackageLike): PropertyChange[] {
     if (!NOT_COMPARED.has(property) && canonical(a[property]) !== canonical(b[property]))
       changes.push({ property, from: a[property] ?? null, to: b[property] ?? null });
   return changes;
-}
-
-/** A resource's schema, when it is given in place (not by reference). */
-function schemaOf(resource: ResourceDescriptor): SchemaDescriptor | undefined {
-  return typeof resource.schema === 'object' ? resource.schema : undefined;
 }
 
 const signature = (resource: ResourceDescriptor): string =>

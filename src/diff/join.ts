@@ -8,7 +8,7 @@ import { RECORD_HEADER } from './encode.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { comparableCasts } from '../validator/rows.js';
 import type { CellChange, RowCounts, RowSamples } from './rows.js';
-import { canonical } from './schema.js';
+import { canonical, schemaOf } from './schema.js';
 
 /** How two sides' parts are matched: all of it crosses to a worker thread. */
 export interface JoinPlan {
@@ -30,7 +30,7 @@ export interface JoinPlan {
 
 /** A record's values text as comparable values: cast here when they were written as the cells are. */
 function decoder(side: JoinPlan['a'], asWritten: boolean): (text: string) => unknown[] {
-  const schema = typeof side.resource.schema === 'object' ? side.resource.schema : undefined;
+  const schema = schemaOf(side.resource);
   if (!asWritten || !schema) return (text) => JSON.parse(text) as unknown[];
   const casts = comparableCasts(schema);
   const names = schema.fields.map((field) => field.name);

@@ -3,11 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { asList } from '../validator/descriptor/rules.js';
-import type {
-  FieldDescriptor,
-  ResourceDescriptor,
-  SchemaDescriptor,
-} from '../validator/descriptor/types.js';
+import type { FieldDescriptor, ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import { formatOf } from '../validator/resource.js';
 import { openSpillParts } from '../validator/table/spill.js';
@@ -16,7 +12,7 @@ import { encodeSide, type EncodedSide, type EncodeSpec } from './encode.js';
 import type { EncodeWorkerData, EncodeWorkerMessage, JoinRequest } from './encode-worker.js';
 import { joinPart, JoinTotals, type JoinFound, type JoinPlan } from './join.js';
 import type { DiffSide } from './side.js';
-import { canonical } from './schema.js';
+import { canonical, castingOf, schemaOf } from './schema.js';
 
 export interface RowCounts {
   added: number;
@@ -75,10 +71,6 @@ const WORKER_BYTES = 8 * 1024 * 1024;
 
 type Side = { side: DiffSide; resource: ResourceDescriptor };
 
-function schemaOf(resource: ResourceDescriptor): SchemaDescriptor | undefined {
-  return typeof resource.schema === 'object' ? resource.schema : undefined;
-}
-
 /** A local table's size on disk, a hub table's declared size, or undefined when not known. */
 async function sizeOf({ side, resource }: Side): Promise<number | undefined> {
   if (resource.data !== undefined) return 0;
@@ -99,15 +91,9 @@ function partsFor(sizes: (number | undefined)[], memory: number): number {
   return Math.min(MOST_PARTS, 2 ** Math.ceil(Math.log2(Math.max(1, largest / partBytes))));
 }
 
-/** A field's properties that do not change how its cells are cast. */
-const NOT_CASTING = new Set(['name', 'title', 'description', 'example', 'constraints', 'rdfType']);
-
-/** What decides how a field's cells are cast: all but its name and what describes it. */
+/** What decides how a field's cells are cast, as text to compare. */
 function typing(field: FieldDescriptor | undefined): string {
-  if (!field) return '';
-  return canonical(
-    Object.fromEntries(Object.entries(field).filter(([property]) => !NOT_CASTING.has(property))),
-  );
+  return field ? canonical(castingOf(field)) : '';
 }
 
 /**
@@ -145,16 +131,16 @@ function answer(
 ): Promise<EncodeWorkerMessage | undefined> {
   return new Promise((resolve, reject) => {
     const settle = (message: EncodeWorkerMessage | undefined) => {
-      signal?.removeEventListener('abort', stop);
+      signal?.removeEventListener('abort', fail);
       worker.off('message', settle);
       worker.off('error', fail);
       worker.off('exit', fail);
       if (signal?.aborted) reject(signal.reason as Error);
       else resolve(message);
     };
+    // Failed, ended or stopped: settle tells which.
     const fail = () => settle(undefined);
-    const stop = () => settle(undefined);
-    signal?.addEventListener('abort', stop, { once: true });
+    signal?.addEventListener('abort', fail, { once: true });
     worker.on('message', settle);
     worker.on('error', fail);
     worker.on('exit', fail);
@@ -267,23 +253,11 @@ export async function diffRows(a: Side, b: Side, plan: RowPlan): Promise<RowsDif
     keyB !== undefined && plan.columns !== undefined && comparableAsWritten(a, b, plan.columns);
   const sizes = await Promise.all([sizeOf(a), sizeOf(b)]);
   const parts = partsFor(sizes, plan.memory ?? DEFAULT_MATCH_MEMORY);
-  const specA: EncodeSpec = {
-    resource: a.resource,
-    columns: columnsA,
-    key: keyA,
-    asWritten,
-    parts,
-  };
-  const specB: EncodeSpec = {
-    resource: b.resource,
-    columns: columnsB,
-    key: keyB,
-    asWritten,
-    parts,
-  };
+  const spec = (side: Side, columns: string[] | undefined, key: string[] | undefined) =>
+    ({ resource: side.resource, columns, key, asWritten, parts }) satisfies EncodeSpec;
   const sides = await Promise.allSettled([
-    encode(a, specA, sizes[0], plan.signal),
-    encode(b, specB, sizes[1], plan.signal),
+    encode(a, spec(a, columnsA, keyA), sizes[0], plan.signal),
+    encode(b, spec(b, columnsB, keyB), sizes[1], plan.signal),
   ]);
   const [encodedA, encodedB] = sides;
   if (encodedA?.status !== 'fulfilled' || encodedB?.status !== 'fulfilled') {

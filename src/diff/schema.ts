@@ -1,4 +1,23 @@
-import type { FieldDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
+import type {
+  FieldDescriptor,
+  ResourceDescriptor,
+  SchemaDescriptor,
+} from '../validator/descriptor/types.js';
+
+/** A field's properties that do not change how its cells are cast. */
+const NOT_CASTING = new Set(['name', 'title', 'description', 'example', 'constraints', 'rdfType']);
+
+/** What decides how a field's cells are cast: its properties but its name and what describes it. */
+export function castingOf(field: FieldDescriptor): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(field).filter(([property]) => !NOT_CASTING.has(property)),
+  );
+}
+
+/** A resource's schema, when it is given in place (not by reference). */
+export function schemaOf(resource: ResourceDescriptor): SchemaDescriptor | undefined {
+  return typeof resource.schema === 'object' ? resource.schema : undefined;
+}
 
 export interface FieldChange {
   field: string;

@@ -76,8 +76,7 @@ async function objectsToSweep(
 const ASIDE = 'gc/';
 
 async function sweepObject(hub: GcHub, key: string): Promise<boolean> {
-  if (!(await hub.store.markCollecting(key)) || !(await hub.store.stillCollecting(key)))
-    return false;
+  if (!(await hub.store.markCollecting(key))) return false;
   const stored = objectPath(key);
   const aside = `${ASIDE}${key}`;
   const there = (await hub.storage.stat(stored)) !== undefined;

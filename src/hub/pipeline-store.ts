@@ -125,6 +125,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
     spec.meta.findability ?? null,
     JSON.stringify(spec),
     JSON.stringify(initialPipelines()),
+    request.id,
     hub.options,
   );
   if ('refused' in created)
@@ -137,10 +138,6 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       ],
     });
   const revision = created.revision;
-  await hub.store.updateRevision(
-    { ownerid: claims.userid, dataset, revision },
-    { request_id: request.id },
-  );
   hub.enqueue();
   sendJson(response, 200, {
     success: true,
@@ -158,10 +155,6 @@ async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<b
 }
 
 /**
- * Whether others may see a revision: one meant to be public, unless the dataset they would
- * learn about has since been made private. The owner sees every revision.
- */
-/**
  * A revision's change summary as the asker may see it: none while it is being made, and none
  * when it compares with a revision the asker may not see (its counts would tell of it).
  */
@@ -174,6 +167,10 @@ export function shownChanges(
   return summary.since === null || visible.has(summary.since) ? summary : null;
 }
 
+/**
+ * Whether others may see a revision: one meant to be public, unless the dataset they would
+ * learn about has since been made private. The owner sees every revision.
+ */
 export function visibleToOthers(found: Dataset, revision: Revision): boolean {
   const meant =
     revision.findability ?? (found.published_revision == null ? 'published' : found.findability);

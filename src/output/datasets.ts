@@ -26,7 +26,6 @@ export function renderDatasets(
   return `${alignedTable([['dataset', 'title', ''], ...rows], colors, '').join('\n')}${more}\n`;
 }
 
-/** A dataset's revisions, newest first. */
 /** A revision's changes as `data history` shows them: "since 2: +120 rows, −4, 17 changed". */
 function changesText(changes: unknown): string {
   const summary = asChangeSummary(changes);
@@ -35,6 +34,7 @@ function changesText(changes: unknown): string {
   return summary.since === null ? text : `since ${String(summary.since)}: ${text}`;
 }
 
+/** A dataset's revisions, newest first. */
 export function renderRevisions(listed: RevisionEntry[], tty: boolean, colors: Palette): string {
   const revisions = visibleDeep(listed);
   const rows = revisions.map((entry) => [

@@ -340,6 +340,7 @@ export class PostgresMetadata implements Metadata {
     findability: Findability | null,
     spec: string,
     pipelines: string,
+    requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }> {
     const now = new Date().toISOString();
@@ -369,8 +370,8 @@ export class PostgresMetadata implements Metadata {
       );
       const revision = (row?.last ?? 0) + 1;
       await client.query(
-        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified) values ($1, $2, $3, 'QUEUED', $4, $5, $6, $7, '[]', $8, $9)",
-        [ownerid, dataset, revision, spec, specBytes, findability, pipelines, now, now],
+        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values ($1, $2, $3, 'QUEUED', $4, $5, $6, $7, '[]', $8, $9, $10)",
+        [ownerid, dataset, revision, spec, specBytes, findability, pipelines, now, now, requestId],
       );
       return { revision };
     });
@@ -395,10 +396,7 @@ export class PostgresMetadata implements Metadata {
   async updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
-      Pick<
-        Revision,
-        'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files' | 'request_id'
-      >
+      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
   ): Promise<void> {
     this.writes++;
@@ -705,13 +703,6 @@ export class PostgresMetadata implements Metadata {
       [Date.now(), key],
     );
     return (result.rowCount ?? 0) > 0;
-  }
-
-  async stillCollecting(key: string): Promise<boolean> {
-    return (
-      (await this.one('select 1 from objects where key = $1 and collecting is not null', [key])) !==
-      undefined
-    );
   }
 
   async dropCollected(key: string): Promise<boolean> {

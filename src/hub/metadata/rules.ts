@@ -50,11 +50,6 @@ export function freshness(writes: number): string {
 }
 
 /**
- * SQL for a revision `r` waiting for a worker, in either engine's dialect (`now` is the
- * placeholder of the current time in ms): queued, or in progress under a lease that ran
- * out, with no earlier unfinished revision of its dataset.
- */
-/**
  * SQL: whether a holding `h` is used by a revision of its owner that is queued, in progress
  * or published (its files, or its flow spec's upload URLs, name the key). `find` is the
  * engine's substring function, (haystack, needle) → position from 1, or 0.
@@ -65,6 +60,11 @@ export function holdingInUse(find: string): string {
     and (${find}(coalesce(r.files, ''), h.key) > 0 or ${find}(r.spec, h.key) > 0))`;
 }
 
+/**
+ * SQL for a revision `r` waiting for a worker, in either engine's dialect (`now` is the
+ * placeholder of the current time in ms): queued, or in progress under a lease that ran
+ * out, with no earlier unfinished revision of its dataset.
+ */
 export function waitingRevision(now: string): string {
   return `(r.state = 'QUEUED' or (r.state = 'INPROGRESS' and coalesce(r.lease_until, 0) < ${now}))
   and not exists (select 1 from revisions e where e.ownerid = r.ownerid and e.dataset = r.dataset

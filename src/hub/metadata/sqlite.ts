@@ -339,6 +339,7 @@ export class SqliteMetadata implements Metadata {
     findability: Findability | null,
     spec: string,
     pipelines: string,
+    requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }> {
     const now = new Date().toISOString();
@@ -358,8 +359,19 @@ export class SqliteMetadata implements Metadata {
       ).get(ownerid, dataset) as { last: number };
       const revision = row.last + 1;
       this.prepare(
-        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified) values (?, ?, ?, 'QUEUED', ?, ?, ?, ?, '[]', ?, ?)",
-      ).run(ownerid, dataset, revision, spec, specBytes, findability, pipelines, now, now);
+        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values (?, ?, ?, 'QUEUED', ?, ?, ?, ?, '[]', ?, ?, ?)",
+      ).run(
+        ownerid,
+        dataset,
+        revision,
+        spec,
+        specBytes,
+        findability,
+        pipelines,
+        now,
+        now,
+        requestId,
+      );
       return { revision };
     });
   }
@@ -383,10 +395,7 @@ export class SqliteMetadata implements Metadata {
   async updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
-      Pick<
-        Revision,
-        'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files' | 'request_id'
-      >
+      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
   ): Promise<void> {
     this.writes++;
@@ -671,13 +680,6 @@ export class SqliteMetadata implements Metadata {
       this.prepare(
         'update objects set collecting = ? where key = ? and not exists (select 1 from holdings h where h.key = objects.key)',
       ).run(Date.now(), key).changes > 0
-    );
-  }
-
-  async stillCollecting(key: string): Promise<boolean> {
-    return (
-      this.prepare('select 1 from objects where key = ? and collecting is not null').get(key) !==
-      undefined
     );
   }
 

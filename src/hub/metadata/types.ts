@@ -146,16 +146,14 @@ export interface Metadata {
     findability: Findability | null,
     spec: string,
     pipelines: string,
+    requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }>;
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined>;
   updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: Partial<
-      Pick<
-        Revision,
-        'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files' | 'request_id'
-      >
+      Pick<Revision, 'state' | 'pipelines' | 'error_log' | 'descriptor' | 'report' | 'files'>
     >,
   ): Promise<void>;
   /**
@@ -230,8 +228,6 @@ export interface Metadata {
   unheldObjects(before: string): Promise<{ key: string; bytes: number }[]>;
   /** Marks an object no one holds as being collected; false when someone holds it. */
   markCollecting(key: string): Promise<boolean>;
-  /** Whether the object is still marked: no one took it in again since. */
-  stillCollecting(key: string): Promise<boolean>;
   /** Forgets a collected object if it is still marked; whether it did. */
   dropCollected(key: string): Promise<boolean>;
   /** Revisions waiting or in progress, and when the oldest of them was created (ms). */
