@@ -2,6 +2,7 @@ import { isDescriptorPath, readDescriptorFile } from '../files/descriptor-file.j
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
+import { isSpreadsheet } from './sheets/formats.js';
 import { resolveSource } from './source.js';
 import { SPLIT_MIN_BYTES, type SplitOptions } from './table/ranges.js';
 
@@ -21,6 +22,31 @@ function namedPaths(descriptor: unknown): unknown[] {
     if (typeof resource !== 'object' || resource === null) return [];
     const { path, schema, dialect } = resource as Record<string, unknown>;
     return [...(Array.isArray(path) ? (path as unknown[]) : [path]), schema, dialect];
+  });
+}
+
+/**
+ * Whether a path, or a resource of the descriptor, is a workbook: its size says nothing of
+ * what it holds (a few hundred compressed bytes may spell billions of cells), so it is read in
+ * a worker, which Ctrl-C ends whatever the reader is doing.
+ */
+function isWorkbook(path: unknown, format?: unknown): boolean {
+  const named = typeof format === 'string' ? format.toLowerCase() : undefined;
+  const extension =
+    typeof path === 'string' ? /\.([a-z]+)$/i.exec(path.replace(/[?#].*$/, ''))?.[1] : undefined;
+  return isSpreadsheet(named) || isSpreadsheet(extension?.toLowerCase());
+}
+
+function namesWorkbook(descriptor: unknown): boolean {
+  if (typeof descriptor !== 'object' || descriptor === null) return false;
+  const { resources } = descriptor as Record<string, unknown>;
+  if (!Array.isArray(resources)) return false;
+  return (resources as unknown[]).some((resource) => {
+    if (typeof resource !== 'object' || resource === null) return false;
+    const { path, format } = resource as Record<string, unknown>;
+    return (Array.isArray(path) ? (path as unknown[]) : [path]).some((each) =>
+      isWorkbook(each, format),
+    );
   });
 }
 
@@ -50,15 +76,20 @@ interface LocalInput {
 async function localInput(input: string | Held): Promise<LocalInput | undefined> {
   try {
     if (typeof input !== 'string') {
+      if (namesWorkbook(input.descriptor)) return undefined;
       const sizes = await sizesOf(input.dir, namedPaths(input.descriptor));
       return sizes && { sizes, descriptor: input.descriptor, dir: input.dir };
     }
     if (isRemote(input)) return undefined;
     const source = await resolveSource(input);
     const info = await stat(source.location);
-    if (source.kind === 'table') return { sizes: [info.size], descriptor: {}, dir: '.' };
+    if (source.kind === 'table')
+      return isWorkbook(source.location)
+        ? undefined
+        : { sizes: [info.size], descriptor: {}, dir: '.' };
     if (info.size > MAX_DESCRIPTOR_BYTES) return undefined;
     const descriptor = await readDescriptorFile(source.location);
+    if (namesWorkbook(descriptor)) return undefined;
     const dir = source.dir ?? '.';
     const sizes = await sizesOf(dir, namedPaths(descriptor));
     return sizes && { sizes: [info.size, ...sizes], descriptor, dir };

@@ -431,7 +431,7 @@ describe('workbooks no spreadsheet program writes', () => {
       "source-error: the workbook's shared text is larger than 1000 bytes, the most read here",
     ]);
     expect(await notes('cell.xlsx')).toEqual([
-      'source-error: a cell holds more than 16777216 characters, more than a workbook cell can',
+      'format-error: a cell holds more than 16,777,216 characters, more than a workbook cell can',
     ]);
     expect(await notes('far.xlsx')).toEqual([
       'format-error: the sheet has a row numbered 999999999, past the 16777216 rows a sheet can have',
@@ -440,7 +440,7 @@ describe('workbooks no spreadsheet program writes', () => {
       'format-error: row 1 has more than 16384 columns, more than a sheet can have',
     ]);
     expect(await notes('spaces.ods')).toEqual([
-      'source-error: a cell holds more than 16777216 characters, more than a workbook cell can',
+      'format-error: a cell holds more than 16,777,216 characters, more than a workbook cell can',
     ]);
   });
 

@@ -26,6 +26,17 @@ describe('which inputs are validated in the calling thread', () => {
     expect(await isSmallLocal({ descriptor: { resources: [{ path: 'a.csv' }] }, dir })).toBe(true);
   });
 
+  it('not a workbook, however small: its bytes say nothing of how many cells it spells', async () => {
+    writeFileSync(join(dir, 'a.ods'), 'PK');
+    writeFileSync(join(dir, 'a.bin'), 'PK');
+    describeFiles([{ name: 'a', path: 'a.ods' }]);
+    expect(await isSmallLocal(dir)).toBe(false);
+    expect(await isSmallLocal(join(dir, 'a.ods'))).toBe(false);
+    describeFiles([{ name: 'a', path: 'a.bin', format: 'xlsx' }]);
+    expect(await isSmallLocal(dir)).toBe(false);
+    expect(await isSmallLocal({ descriptor: { resources: [{ path: 'a.xls' }] }, dir })).toBe(false);
+  });
+
   it('not a package with much pattern matching, its patterns inline or in a schema file', async () => {
     // 100 KB of cells times a pattern of 6 characters is past what the calling thread takes.
     writeFileSync(join(dir, 'a.csv'), '');

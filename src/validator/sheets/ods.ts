@@ -144,11 +144,8 @@ export async function readOds(
             cell = undefined;
             break;
           case 'table-row':
-            if (cells.length === 0) {
-              rowNumber += rowRepeat;
-              break;
-            }
-            for (let i = 0; i < rowRepeat && !stop(); i++) emit(++rowNumber, cells);
+            if (cells.length > 0) emit(rowNumber + 1, cells, rowRepeat);
+            rowNumber += rowRepeat;
             break;
         }
       },

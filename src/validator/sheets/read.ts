@@ -11,7 +11,15 @@ import { countAndHash } from '../file.js';
 import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
 import { checkRow, type RowLimits } from '../table/row-limits.js';
 import { readOds } from './ods.js';
-import { MAX_SHEET_ROWS, NoSuchSheet, type EmitRow, type SheetChoice } from './workbook.js';
+import {
+  MAX_SHEET_CELLS,
+  MAX_SHEET_CHARS,
+  MAX_SHEET_ROWS,
+  NoSuchSheet,
+  tooLarge,
+  type EmitRow,
+  type SheetChoice,
+} from './workbook.js';
 import { readXls } from './xls.js';
 import { readXlsx } from './xlsx.js';
 import { ZipParts } from './zip.js';
@@ -38,7 +46,7 @@ export async function readSpreadsheet(options: ReadOptions, sink: RecordSink): P
       file.path,
       sheetChoice(options.dialect),
       rows.emit,
-      () => !sink.open,
+      () => !sink.open || options.signal?.aborted === true,
       options.rowLimits?.maxSharedTextBytes,
     );
     return {
@@ -156,34 +164,58 @@ function isEmpty(cell: unknown): boolean {
  * Turns a sheet's rows into table records: empty rows before the first and after the last
  * row with content are left out, those in between are blank records; each record is as wide
  * as the first (the header, usually), wider only where a row has content further right.
+ * What a row, its repeats and the blank rows before it make is counted against the sheet's
+ * limits before any of it is made.
  */
 class SheetRows {
   private last = 0;
   private width = -1;
+  private cells = 0;
+  private chars = 0;
 
   constructor(
     private readonly sink: RecordSink,
     private readonly limits: RowLimits | undefined,
   ) {}
 
-  readonly emit = (rowNumber: number, cells: unknown[]): void => {
+  readonly emit = (rowNumber: number, cells: unknown[], repeat = 1): void => {
     let end = cells.length;
     while (end > 0 && isEmpty(cells[end - 1])) end--;
-    if (rowNumber > MAX_SHEET_ROWS)
+    const lastRow = rowNumber + repeat - 1;
+    if (lastRow > MAX_SHEET_ROWS)
       throw new SourceFailure(
         'format-error',
-        `the sheet has a row numbered ${String(rowNumber)}, past the ${String(MAX_SHEET_ROWS)} rows a sheet can have`,
+        `the sheet has a row numbered ${String(lastRow)}, past the ${String(MAX_SHEET_ROWS)} rows a sheet can have`,
       );
     if (end === 0) return;
     if (this.width < 0) this.width = end;
     const number = Math.max(rowNumber, this.last + 1);
+    const record = new Array<unknown>(Math.max(end, this.width));
+    let chars = record.length;
+    for (let i = 0; i < record.length; i++) {
+      const cell = i < end ? (cells[i] ?? null) : null;
+      if (typeof cell === 'string') chars += cell.length;
+      record[i] = cell;
+    }
+    const blanks = this.last > 0 ? number - this.last - 1 : 0;
+    this.count(
+      number,
+      blanks * this.width + repeat * record.length,
+      blanks * this.width + repeat * chars,
+    );
+    if (this.limits) checkRow(record, number, this.limits);
     if (this.last > 0)
       for (let blank = this.last + 1; blank < number && this.sink.open; blank++)
         this.sink.record(new Array<null>(this.width).fill(null), blank);
-    const record = new Array<unknown>(Math.max(end, this.width));
-    for (let i = 0; i < record.length; i++) record[i] = i < end ? (cells[i] ?? null) : null;
-    if (this.limits) checkRow(record, number, this.limits);
-    this.last = number;
-    this.sink.record(record, number);
+    for (let i = 0; i < repeat && this.sink.open; i++)
+      this.sink.record(i === 0 ? record : record.slice(), number + i);
+    this.last = number + repeat - 1;
   };
+
+  private count(rowNumber: number, cells: number, chars: number): void {
+    this.cells += cells;
+    this.chars += chars;
+    if (this.cells > MAX_SHEET_CELLS) throw tooLarge(rowNumber, 'cells');
+    if (this.chars > MAX_SHEET_CHARS) throw tooLarge(rowNumber, 'characters');
+  }
 }

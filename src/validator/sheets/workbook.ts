@@ -6,14 +6,41 @@ export interface SheetChoice {
   number?: number | undefined;
 }
 
-/** Hands on one row of the sheet, numbered as the sheet numbers it (from 1). */
-export type EmitRow = (rowNumber: number, cells: unknown[]) => void;
+/**
+ * Hands on one row of the sheet, numbered as the sheet numbers it (from 1); `repeat` rows
+ * alike from there (an OpenDocument row repeated), which the reader counts before it makes them.
+ */
+export type EmitRow = (rowNumber: number, cells: unknown[], repeat?: number) => void;
 
 /** The most columns a sheet has in Excel and LibreOffice. */
 export const MAX_SHEET_COLUMNS = 16_384;
 
 /** The most rows a sheet has: LibreOffice's large sheets (Excel stops at 1,048,576). */
 export const MAX_SHEET_ROWS = 16_777_216;
+
+/**
+ * The most cells one sheet is read into, rows times their width, rows repeated and blank
+ * rows between rows counted: past every real sheet (Excel's full height at 95 columns), short
+ * of what a few bytes of repeated rows and columns spell (an 818-byte OpenDocument file can
+ * name 17 billion cells). Counted before a repeat is made.
+ */
+export const MAX_SHEET_CELLS = 100_000_000;
+
+/**
+ * The most characters one sheet is read into, each cell counted as one plus its text, every
+ * time a repeat or a shared text places it: a text reused on a million rows costs each of
+ * them.
+ */
+export const MAX_SHEET_CHARS = 4 * 1024 * 1024 * 1024;
+
+/** A sheet larger than the reader takes: the file spells far more than it holds. */
+export function tooLarge(rowNumber: number, what: 'cells' | 'characters'): SourceFailure {
+  const limit = what === 'cells' ? MAX_SHEET_CELLS : MAX_SHEET_CHARS;
+  return new SourceFailure(
+    'format-error',
+    `the sheet holds more than ${limit.toLocaleString('en-US')} ${what} by row ${String(rowNumber)} (repeated rows and cells counted), the most read of a sheet`,
+  );
+}
 
 /**
  * The most characters one cell's text may have here: far past Excel's own 32,767, short of
@@ -24,12 +51,16 @@ export const MAX_CELL_CHARS = 16 * 1024 * 1024;
 
 /** Appends text to a cell's, refusing past MAX_CELL_CHARS. */
 export function appendCellText(cell: string, text: string): string {
-  if (cell.length + text.length > MAX_CELL_CHARS)
-    throw new SourceFailure(
-      'source-error',
-      `a cell holds more than ${String(MAX_CELL_CHARS)} characters, more than a workbook cell can`,
-    );
+  if (cell.length + text.length > MAX_CELL_CHARS) throw cellTooLong();
   return cell + text;
+}
+
+/** A cell's text past MAX_CELL_CHARS. */
+export function cellTooLong(): SourceFailure {
+  return new SourceFailure(
+    'format-error',
+    `a cell holds more than ${MAX_CELL_CHARS.toLocaleString('en-US')} characters, more than a workbook cell can`,
+  );
 }
 
 export function describeChoice(choice: SheetChoice): string {

@@ -35,19 +35,21 @@ export async function readXls(
   const { read } = await import('@e965/xlsx');
   const bytes = await readFile(path);
   const options = { type: 'buffer', dense: true, cellNF: true, cellHTML: false } as const;
-  let names: string[];
-  try {
-    names = read(bytes, { ...options, bookSheets: true }).SheetNames;
-  } catch (error) {
-    throw new SourceFailure(
-      'format-error',
-      `the .xls workbook cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+  const readOrRefuse = (more: Parameters<typeof read>[1]): ReturnType<typeof read> => {
+    try {
+      return read(bytes, { ...options, ...more });
+    } catch (error) {
+      throw new SourceFailure(
+        'format-error',
+        `the .xls workbook cannot be read: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  };
+  const names = readOrRefuse({ bookSheets: true }).SheetNames;
   const position = names.findIndex((name, index) => isChosen(choice, name, index + 1));
   const name = names[position];
   if (name === undefined) throw noSuchSheet(choice, names);
-  const book = read(bytes, { ...options, sheets: position });
+  const book = readOrRefuse({ sheets: position });
   const date1904 = book.Workbook?.WBProps?.date1904 === true;
   const data = (book.Sheets[name]?.['!data'] ?? []) as (
     { t: string; v?: unknown; w?: string; z?: unknown }[] | undefined
