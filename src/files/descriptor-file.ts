@@ -54,6 +54,9 @@ export async function packageDescriptor(
   return found;
 }
 
+/** Aliases a YAML descriptor may expand: each may copy a whole branch, so few are enough. */
+const MAX_YAML_ALIASES = 100;
+
 export type ParsedText = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
@@ -65,9 +68,15 @@ export async function parseYaml(text: string): Promise<ParsedText> {
   try {
     return {
       ok: true,
-      value: parse(text.replace(/^\uFEFF/, ''), { maxAliasCount: 100 }) as unknown,
+      value: parse(text.replace(/^\uFEFF/, ''), { maxAliasCount: MAX_YAML_ALIASES }) as unknown,
     };
   } catch (error) {
+    // The library's guard against "billion laughs", thrown as a plain ReferenceError.
+    if (error instanceof ReferenceError && /alias count/i.test(error.message))
+      return {
+        ok: false,
+        message: `it names aliases more than ${String(MAX_YAML_ALIASES)} times (an alias bomb), more than a descriptor does`,
+      };
     if (!(error instanceof YAMLParseError)) throw error;
     const [at] = error.linePos ?? [];
     const first = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? '';

@@ -2,6 +2,7 @@ import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
+import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { fileChunks } from '../files/chunks.js';
 
 /** The part of a fetch Response the validator reads. */
@@ -84,15 +85,25 @@ export async function openBytes(
   return fileChunks(location, { signal });
 }
 
+/** A descriptor's text (JSON or YAML), from a file or, up to its cap, from a URL. */
 export async function readText(
   location: string,
   fetch: Fetch,
   signal?: AbortSignal,
 ): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of await openBytes(location, fetch, signal))
-    chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = await openBytes(location, fetch, signal);
+  if (!isRemote(location)) {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of bytes) chunks.push(Buffer.from(chunk));
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readBoundedText(bytes, location);
+  } catch (error) {
+    // No verdict on the data, as when the server does not answer: exit 3.
+    if (error instanceof TextTooLarge) throw new RemoteUnreachable(error.message);
+    throw error;
+  }
 }
 
 function describe(error: unknown): string {
