@@ -1,4 +1,5 @@
 import { ApiError, NetworkError } from '../errors.js';
+import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { SilenceError, withSilenceLimit } from './timeouts.js';
 
 export interface HttpInit {
@@ -130,9 +131,21 @@ export function tokenFor(url: string, hub: string, token: string | undefined): s
   return new URL(url).origin === new URL(hub).origin ? token : undefined;
 }
 
+/** A body's text, refused (exit 3) past the cap of a descriptor or an answer of the hub. */
+async function boundedText(step: string, response: HttpResponse): Promise<string> {
+  if (!response.body) return response.text();
+  try {
+    return await readBoundedText(response.body, `the answer to ${step}`);
+  } catch (error) {
+    if (error instanceof TextTooLarge)
+      throw new NetworkError(error.message, error, 'check the address: it is not a descriptor');
+    throw error;
+  }
+}
+
 /** Reads a JSON body whatever its content type (the old hub sent JSON as text/html). */
 export async function json(step: string, response: HttpResponse): Promise<unknown> {
-  const text = await response.text();
+  const text = await boundedText(step, response);
   if (!response.ok) throw new ApiError(step, response.status, errorDetail(text));
   try {
     return JSON.parse(text) as unknown;
