@@ -133,6 +133,20 @@ describe('descriptors read from a URL', () => {
     });
   }
 
+  it('info, get, cat and diff of a URL refuse a descriptor past 16 MB (exit 3), naming the cap', async () => {
+    const dataset = `${base}/large/o/d`;
+    for (const args of [
+      ['info', dataset],
+      ['get', dataset, '--out', join(folder({}), 'd')],
+      ['cat', dataset],
+      ['diff', dataset, `${base}/large/o/e`],
+    ]) {
+      const { code, err } = await data(args);
+      expect({ args, code }).toEqual({ args, code: 3 });
+      expect(err).toMatch(/is larger than 16 MB, the most read of a descriptor/);
+    }
+  });
+
   it('a descriptor under the cap is read as before', async () => {
     const { code } = await data(['validate', `${base}/small/datapackage.json`]);
     expect(code).toBe(0);
