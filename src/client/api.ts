@@ -1,6 +1,7 @@
 import type { ChangeSummary } from '../diff/summary.js';
 import { ApiError, AuthError } from '../errors.js';
 import type { Profile } from '../credentials/store.js';
+import { credentialHeaders } from './credential.js';
 import { json, send, withRetries, type HttpFetch, type HttpInit } from './http.js';
 
 export interface CheckResult {
@@ -77,6 +78,11 @@ export class HubApi {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /** The headers that carry a token (the user's or a service's) to this API. */
+  private auth(path: string, token: string | undefined): Record<string, string> {
+    return credentialHeaders(`${this.api}${path}`, { api: this.api, site: this.api }, token);
+  }
+
   /** One call whose answer is JSON; `retried` after network errors and 5xx. */
   private call(step: string, path: string, init: HttpInit, retried: boolean): Promise<unknown> {
     const signal = this.signal ? { signal: this.signal } : {};
@@ -87,7 +93,7 @@ export class HubApi {
 
   /** GETs are retried: a blip must not end a publication. */
   private get(step: string, path: string, token?: string): Promise<unknown> {
-    return this.call(step, path, { headers: token ? { 'Auth-Token': token } : {} }, true);
+    return this.call(step, path, { headers: this.auth(path, token) }, true);
   }
 
   /** Only POSTs that change nothing when repeated are retried: not /source/upload. */
@@ -98,7 +104,7 @@ export class HubApi {
     body: unknown,
     idempotent = false,
   ): Promise<unknown> {
-    const headers = { 'Auth-Token': token, 'Content-Type': 'application/json' };
+    const headers = { ...this.auth(path, token), 'Content-Type': 'application/json' };
     return this.call(
       step,
       path,
@@ -147,7 +153,7 @@ export class HubApi {
   async logout(token: string): Promise<boolean> {
     const response = await send(this.fetch, 'auth logout', `${this.api}/auth/logout`, {
       method: 'POST',
-      headers: { 'Auth-Token': token },
+      headers: this.auth('/auth/logout', token),
       ...(this.signal ? { signal: this.signal } : {}),
     });
     await response.text();
@@ -248,7 +254,7 @@ export class HubApi {
 
   async deleteDataset(ownerid: string, dataset: string, token: string): Promise<void> {
     const path = `/source/${encodeURIComponent(ownerid)}/${encodeURIComponent(dataset)}`;
-    await this.call('delete', path, { method: 'DELETE', headers: { 'Auth-Token': token } }, false);
+    await this.call('delete', path, { method: 'DELETE', headers: this.auth(path, token) }, false);
   }
 
   async status(flowId: string, token?: string): Promise<FlowStatus> {

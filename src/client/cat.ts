@@ -11,7 +11,7 @@ import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import { formatOf, isTableFormat } from '../validator/resource.js';
 import type { Base, Fetch } from '../validator/location.js';
-import { json, send, tokenFor, type HttpFetch } from './http.js';
+import { json, send, type HttpFetch } from './http.js';
 
 /** A table to print: its resource, where its relative paths start, and how to fetch. */
 export interface CatSource {
@@ -40,16 +40,10 @@ function pick(
   return first;
 }
 
-/** A fetch for the hub: the token goes to the hub's origin only; answers as the reader wants them. */
-export function hubFetch(fetch: HttpFetch, hub: string, token: string | undefined): Fetch {
-  return async (url, init) => {
-    const auth = tokenFor(url, hub, token);
-    const response = await send(fetch, `read ${url}`, url, {
-      headers: auth ? { 'Auth-Token': auth } : {},
-      ...(init?.signal ? { signal: init.signal } : {}),
-    });
-    return response;
-  };
+/** The reader's fetch over the client's: a failure to connect names the step. */
+export function readerFetch(fetch: HttpFetch): Fetch {
+  return (url, init) =>
+    send(fetch, `read ${url}`, url, init?.signal ? { signal: init.signal } : {});
 }
 
 export async function localDescriptor(
@@ -88,11 +82,10 @@ export async function catSource(
   resource: string | undefined,
   context: {
     stdin: AsyncIterable<Uint8Array>;
+    /** Carries the hub's token where it belongs (see credential.ts). */
     fetch: HttpFetch;
     /** The hub's URL for owner/dataset, its site for reads. */
     descriptorUrlOf: (target: string) => { url: string; single: boolean } | undefined;
-    hub: string;
-    token: string | undefined;
   },
 ): Promise<CatSource> {
   const none: Fetch = () => Promise.reject(new Error('nothing to fetch'));
@@ -127,18 +120,14 @@ export async function catSource(
     throw new UsageError('a single file is one table: name no resource');
   const target = tableUrl ? { url: source, single: true } : context.descriptorUrlOf(source);
   if (!target) throw new InputError(`"${source}" is no file, folder, owner/dataset or URL`);
-  const fetch = hubFetch(context.fetch, context.hub, context.token);
+  const fetch = readerFetch(context.fetch);
   if (target.single) {
     const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
     return { resource: { name, path: target.url }, base: {}, fetch };
   }
   const descriptor = (await json(
     `read ${target.url}`,
-    await send(context.fetch, `read ${target.url}`, target.url, {
-      headers: context.token
-        ? { 'Auth-Token': tokenFor(target.url, context.hub, context.token) ?? '' }
-        : {},
-    }),
+    await send(context.fetch, `read ${target.url}`, target.url),
   )) as { resources?: ResourceDescriptor[] };
   return {
     resource: pick(descriptor.resources ?? [], resource, source),

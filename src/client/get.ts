@@ -7,7 +7,7 @@ import { EXIT } from '../exit-codes.js';
 import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { downloadFile } from '../transfers/download.js';
-import { json, send, tokenFor, withRetries, type HttpFetch } from './http.js';
+import { json, send, withRetries, type HttpFetch } from './http.js';
 import { eachLimited } from './limit.js';
 import type { GetFormat } from './formats.js';
 
@@ -48,9 +48,13 @@ export function parseTarget(input: string, site: string): Target {
 }
 
 export interface GetOptions {
-  /** Sends GETs only, and may lend its body chunks (see lending.ts). */
+  /**
+   * Sends GETs only, and may lend its body chunks (see lending.ts); it carries the hub's
+   * token where the token belongs (see credential.ts).
+   */
   fetch: HttpFetch;
-  token: string | undefined;
+  /** Whether the dataset's address is the hub's and a token goes with it: for the hint of a 404. */
+  signedIn: boolean;
   out: string;
   force: boolean;
   signal?: AbortSignal | undefined;
@@ -168,13 +172,10 @@ async function fetchDescriptor(
 ): Promise<Record<string, unknown> & { resources?: Resource[] }> {
   const signal = options.signal ? { signal: options.signal } : {};
   return (await withRetries(async () => {
-    const response = await send(options.fetch, 'get descriptor', target.url, {
-      headers: options.token ? { 'Auth-Token': options.token } : {},
-      ...signal,
-    });
+    const response = await send(options.fetch, 'get descriptor', target.url, signal);
     if (response.status === 404) {
       await response.text();
-      throw noSuchDataset(target, options.token !== undefined);
+      throw noSuchDataset(target, options.signedIn);
     }
     return json(`get ${target.url}`, response);
   }, signal)) as Record<string, unknown> & { resources?: Resource[] };
@@ -236,7 +237,6 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
   const files: GetResult['files'] = [];
   await eachLimited(jobs, options.concurrency ?? 4, async (job) => {
     const bytes = await downloadFile(options.fetch, job.url, inside(folder, job.path), {
-      token: tokenFor(job.url, target.url, options.token),
       bytes: declared(job),
       hash: typeof job.resource.hash === 'string' ? job.resource.hash : undefined,
       signal: options.signal,
@@ -259,7 +259,6 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
   const path = inside(options.out, name);
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
   const bytes = await downloadFile(options.fetch, target.url, path, {
-    token: options.token,
     signal: options.signal,
     onBytes: (received) =>
       options.onEvent?.({ type: 'progress', path: name, received, bytes: undefined }),
@@ -289,7 +288,6 @@ export async function getZip(target: Target, options: GetOptions): Promise<GetRe
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes }] });
   await makeDirectory(options.out);
   const saved = await downloadFile(options.fetch, url.href, path, {
-    token: tokenFor(url.href, target.url, options.token),
     bytes,
     hash: typeof zip.hash === 'string' ? zip.hash : undefined,
     signal: options.signal,

@@ -86,13 +86,15 @@ function forOrigin(headers: Record<string, string>, sameOrigin: boolean): Record
 
 /**
  * Follows redirects hop by hop, whatever fetch it wraps, unless asked for `redirect:
- * 'manual'`. The credentials stay behind once a redirect leaves the first origin; a body that
- * cannot be sent twice ends the chase with the redirect itself.
+ * 'manual'`. The credentials stay behind once a redirect leaves the first origin, for the
+ * rest of the chase (a way back does not bring them back); a body that cannot be sent twice
+ * ends the chase with the redirect itself.
  */
 export function followingRedirects(fetch: HttpFetch): HttpFetch {
   return async (url, init = {}) => {
     if (init.redirect === 'manual') return fetch(url, init);
     const origin = new URL(url).origin;
+    let left = false;
     let current = url;
     let hopInit: HttpInit = { ...init, redirect: 'manual' };
     for (let hop = 0; ; hop++) {
@@ -104,6 +106,7 @@ export function followingRedirects(fetch: HttpFetch): HttpFetch {
       if (hop >= MAX_HOPS) throw new TooManyRedirects();
       await response.text();
       current = new URL(location, current).href;
+      left ||= new URL(current).origin !== origin;
       const method = hopInit.method ?? 'GET';
       const asGet =
         (response.status === 303 && method !== 'HEAD') ||
@@ -112,7 +115,7 @@ export function followingRedirects(fetch: HttpFetch): HttpFetch {
       hopInit = {
         ...rest,
         ...(asGet ? { method: 'GET' } : body === undefined ? {} : { body }),
-        headers: forOrigin(init.headers ?? {}, new URL(current).origin === origin),
+        headers: forOrigin(init.headers ?? {}, !left),
       };
     }
   };
@@ -125,11 +128,6 @@ export function clientFetch(fetch: HttpFetch, silenceMs: number): HttpFetch {
 
 /** Server errors that saying again cannot mend: not implemented, storage full. */
 const PERMANENT = new Set([501, 505, 507]);
-
-/** The token for a URL of the hub; none for another origin. */
-export function tokenFor(url: string, hub: string, token: string | undefined): string | undefined {
-  return new URL(url).origin === new URL(hub).origin ? token : undefined;
-}
 
 /** A body's text, refused (exit 3) past the cap of a descriptor or an answer of the hub. */
 async function boundedText(step: string, response: HttpResponse): Promise<string> {

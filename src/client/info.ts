@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileHead } from '../files/chunks.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
-import { json, send, tokenFor, type HttpFetch } from './http.js';
+import { json, send, type HttpFetch } from './http.js';
 
 export interface FieldInfo {
   name: string;
@@ -93,13 +93,9 @@ async function localHead(
 async function remoteHead(
   fetch: HttpFetch,
   url: string,
-  token: string | undefined,
 ): Promise<{ text: string; bytes: number | undefined }> {
   const response = await send(fetch, `read ${url}`, url, {
-    headers: {
-      Range: `bytes=0-${String(PREVIEW_BYTES - 1)}`,
-      ...(token ? { 'Auth-Token': token } : {}),
-    },
+    headers: { Range: `bytes=0-${String(PREVIEW_BYTES - 1)}` },
   });
   const text = (await response.text()).slice(0, PREVIEW_BYTES);
   const total =
@@ -113,18 +109,18 @@ async function headOf(
   path: string,
   location: { descriptorUrl?: string; dir?: string },
   fetch: HttpFetch,
-  token: string | undefined,
 ): Promise<{ text: string; bytes: number | undefined; rows?: number | undefined }> {
   if (location.dir !== undefined && !isRemote(path)) return localHead(join(location.dir, path));
-  const url = new URL(path, location.descriptorUrl).href;
-  return remoteHead(fetch, url, tokenFor(url, location.descriptorUrl ?? url, token));
+  return remoteHead(fetch, new URL(path, location.descriptorUrl).href);
 }
 
-/** Title, description and a summary of each resource, with the first rows of each table. */
+/**
+ * Title, description and a summary of each resource, with the first rows of each table;
+ * `fetch` carries the hub's token where it belongs (see credential.ts).
+ */
 export async function datasetInfo(
   location: { descriptorUrl?: string; dir?: string; descriptor?: Record<string, unknown> },
   fetch: HttpFetch,
-  token: string | undefined,
 ): Promise<DatasetInfo> {
   const descriptor = location.descriptor
     ? location.descriptor
@@ -132,12 +128,10 @@ export async function datasetInfo(
       ? ((await readDescriptorFile(
           (await descriptorIn(location.dir)) ?? join(location.dir, 'datapackage.json'),
         )) as Record<string, unknown>)
-      : ((await json(
-          'info',
-          await send(fetch, 'info', location.descriptorUrl ?? '', {
-            headers: token ? { 'Auth-Token': token } : {},
-          }),
-        )) as Record<string, unknown>);
+      : ((await json('info', await send(fetch, 'info', location.descriptorUrl ?? ''))) as Record<
+          string,
+          unknown
+        >);
   const resources: ResourceInfo[] = [];
   for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
     const path = typeof resource.path === 'string' ? resource.path : undefined;
@@ -155,7 +149,7 @@ export async function datasetInfo(
     }
     const readable = path !== undefined && (isRemote(path) || !unsafeReason(path, 2));
     if (path && readable && (format === 'csv' || format === 'tsv')) {
-      const head = await headOf(path, location, fetch, token);
+      const head = await headOf(path, location, fetch);
       bytes ??= head.bytes;
       rows = head.rows;
       const dialect = resource.dialect as { delimiter?: string } | undefined;

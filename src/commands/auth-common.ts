@@ -1,6 +1,8 @@
 import type { Context } from '../context.js';
 import { AuthError } from '../errors.js';
 import { HubApi } from '../client/api.js';
+import { carryingToken } from '../client/credential.js';
+import type { HttpFetch } from '../client/http.js';
 import type { Found } from '../credentials/store.js';
 
 export function hubApi(ctx: Context): HubApi {
@@ -39,6 +41,35 @@ export function refusedToken(ctx: Context, found: Found): AuthError {
 /** The stored or DATA_TOKEN token for the hub, if any: reads of public data need none. */
 export async function storedToken(ctx: Context): Promise<string | undefined> {
   return (await ctx.credentials.get(ctx.hub().api))?.token;
+}
+
+/** The runs that have said already that a token was held back: it is said once a run. */
+const noted = new WeakSet<Context>();
+
+/**
+ * A fetch of the client's (ctx.fetch, or ctx.download) that carries the stored or DATA_TOKEN
+ * token to the hub's API and site and to nothing else (client/credential.ts). Once a run,
+ * the first request a token is held back from is told on stderr, so that a private dataset
+ * at another address does not just answer 404 unexplained.
+ */
+export async function hubReader(
+  ctx: Context,
+  fetch: HttpFetch = ctx.fetch,
+): Promise<{
+  fetch: HttpFetch;
+  token: string | undefined;
+  /** Says that a token was held back from an origin: for a worker's requests. */
+  withheld: (origin: string) => void;
+}> {
+  const token = await storedToken(ctx);
+  const hub = ctx.hub();
+  const owner = hub.site === hub.api ? hub.api : `${hub.api} and ${hub.site}`;
+  const withheld = (origin: string): void => {
+    if (noted.has(ctx)) return;
+    noted.add(ctx);
+    ctx.io.stderr.write(`note: not sending your token to ${origin} (it belongs to ${owner})\n`);
+  };
+  return { fetch: carryingToken(fetch, hub, token, withheld), token, withheld };
 }
 
 export function writeJson(ctx: Context, value: unknown): void {

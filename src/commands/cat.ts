@@ -3,7 +3,8 @@ import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { RowFormat } from '../files/row-formats.js';
-import { storedToken } from './auth-common.js';
+import { tokenBelongsTo } from '../client/credential.js';
+import { hubReader } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface CatOptions {
@@ -54,7 +55,7 @@ export async function runCat(options: CatOptions, ctx: Context): Promise<number>
   const { readRows } = await import('../validator/rows.js');
   const { rowWriter } = await import('../files/row-formats.js');
   const format: RowFormat = ctx.globals.json ? 'json' : options.format;
-  const token = await storedToken(ctx);
+  const { fetch, token } = await hubReader(ctx);
   const targetOf = (input: string) => {
     try {
       return parseTarget(input, ctx.hub().site);
@@ -64,14 +65,12 @@ export async function runCat(options: CatOptions, ctx: Context): Promise<number>
   };
   const source = await catSource(options.source, options.resource, {
     stdin: process.stdin,
-    fetch: ctx.fetch,
+    fetch,
     descriptorUrlOf: targetOf,
-    hub: ctx.hub().api,
-    token,
   }).catch((error: unknown) => {
     const target = targetOf(options.source);
     if (target && error instanceof ApiError && error.status === 404)
-      throw noSuchDataset(target, token !== undefined);
+      throw noSuchDataset(target, token !== undefined && tokenBelongsTo(target.url, ctx.hub()));
     throw error;
   });
   const writer = rowWriter(format);

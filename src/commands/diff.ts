@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import { positive, whole } from './arguments.js';
-import { storedToken, writeJson } from './auth-common.js';
+import { hubReader, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface DiffCommandOptions {
@@ -54,12 +54,11 @@ export function registerDiff(
 export async function runDiff(options: DiffCommandOptions, ctx: Context): Promise<number> {
   const { diffSide } = await import('../diff/side.js');
   const { diffPackages, unchanged } = await import('../diff/index.js');
-  const token = await storedToken(ctx);
+  const { fetch, token } = await hubReader(ctx);
   const sideContext = {
-    fetch: ctx.fetch,
+    fetch,
     site: ctx.hub().site,
-    hub: ctx.hub().api,
-    token,
+    signedIn: token !== undefined,
     signal: ctx.signal,
   };
   const a = await diffSide(options.a, sideContext);

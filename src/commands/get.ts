@@ -4,7 +4,8 @@ import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { positive } from './arguments.js';
-import { storedToken, writeJson } from './auth-common.js';
+import { tokenBelongsTo } from '../client/credential.js';
+import { hubReader, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface GetOptions {
@@ -75,14 +76,14 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
     );
   if (options.zip && (options.format ?? 'original') !== 'original')
     throw new UsageError('--zip holds every format already: leave out --format');
-  const token = await storedToken(ctx);
+  const { fetch, token } = await hubReader(ctx, ctx.download);
   const out = resolve(ctx.io.cwd, options.out ?? (options.zip ? '.' : target.folder));
   const { getProgress } = await import('../output/get.js');
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `fetching ${options.target}`);
   const settings = {
-    fetch: ctx.download,
-    token,
+    fetch,
+    signedIn: token !== undefined && tokenBelongsTo(target.url, ctx.hub()),
     out,
     force: options.force || target.single,
     include: options.include,

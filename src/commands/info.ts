@@ -5,7 +5,8 @@ import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import type { DatasetInfo } from '../client/info.js';
 import { ApiError, InputError } from '../errors.js';
-import { storedToken, writeJson } from './auth-common.js';
+import { tokenBelongsTo } from '../client/credential.js';
+import { hubReader, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export function registerInfo(
@@ -35,7 +36,7 @@ async function showDataFile(path: string, target: string, ctx: Context): Promise
   const { describeFile } = await import('../validator/index.js');
   const { datasetInfo } = await import('../client/info.js');
   const descriptor = (await describeFile(path)) as unknown as Record<string, unknown>;
-  const info = await datasetInfo({ dir: dirname(path), descriptor }, ctx.fetch, undefined);
+  const info = await datasetInfo({ dir: dirname(path), descriptor }, ctx.fetch);
   return printInfo(info, target, ctx);
 }
 
@@ -58,12 +59,12 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
   const local = resolve(ctx.io.cwd, target);
   if (isDataFile(local)) return showDataFile(local, target, ctx);
   const dir = localPackage(local, target);
-  const token = dir ? undefined : await storedToken(ctx);
   const remote = dir ? undefined : parseTarget(target, ctx.hub().site);
+  const { fetch, token } = remote ? await hubReader(ctx) : { fetch: ctx.fetch, token: undefined };
   const location = remote ? { descriptorUrl: remote.url } : { dir };
-  const info = await datasetInfo(location, ctx.fetch, token).catch((error: unknown) => {
+  const info = await datasetInfo(location, fetch).catch((error: unknown) => {
     if (remote && error instanceof ApiError && error.status === 404)
-      throw noSuchDataset(remote, token !== undefined);
+      throw noSuchDataset(remote, token !== undefined && tokenBelongsTo(remote.url, ctx.hub()));
     throw error;
   });
   return printInfo(info, target, ctx);

@@ -3,6 +3,7 @@ import { positive } from './arguments.js';
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
+import { carryingToken } from '../client/credential.js';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -171,10 +172,9 @@ async function dryRun(
   const dataset = `${owner}/${String(source.descriptor.name)}`;
   const local = folderSide(options.path, source.descriptor, source.dir);
   const published = await diffSide(dataset, {
-    fetch: ctx.fetch,
+    fetch: carryingToken(ctx.fetch, ctx.hub(), token),
     site: ctx.hub().site,
-    hub: ctx.hub().api,
-    token,
+    signedIn: true,
     signal: ctx.signal,
   }).catch((error: unknown) => {
     if (error instanceof AuthError) return undefined;

@@ -163,16 +163,26 @@ export async function validateSource(
   const { isSmallLocal } = await import('../validator/small.js');
   const { proxySettings } = await import('../client/proxy.js');
   const isolate = ctx.isolate && !(await isSmallLocal(held ?? options.source));
+  // The hub's token goes with a URL of the hub (a private dataset's) and nowhere else; a
+  // local package's remote files are read without one, which spares it the keychain.
+  const url = !held && /^https?:\/\//i.test(options.source);
+  const reader = url ? await (await import('./auth-common.js')).hubReader(ctx) : undefined;
+  const fetch = reader?.fetch ?? ctx.fetch;
+  const credential = reader?.token ? { token: reader.token, hub: ctx.hub() } : undefined;
   const run = isolate
     ? (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
-        validateIsolated(held ?? input, { ...settings, proxy: proxySettings(ctx.io.env) })
+        validateIsolated(held ?? input, {
+          ...settings,
+          proxy: proxySettings(ctx.io.env),
+          ...(credential ? { credential, onWithheld: reader?.withheld } : {}),
+        })
     : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
         held
           ? validateDescriptor(structuredClone(held.descriptor), held.dir, {
               ...settings,
-              fetch: ctx.fetch,
+              fetch,
             })
-          : validate(input, { ...settings, fetch: ctx.fetch });
+          : validate(input, { ...settings, fetch });
   const { startProgress } = await import('../output/spinner.js');
   const progress = await startProgress(ctx, `validating ${options.source}`);
   const { validateProgress } = await import('../output/validate-progress.js');

@@ -4,8 +4,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { hubFetch, localDescriptor } from '../client/cat.js';
-import { json, send, tokenFor, type HttpFetch } from '../client/http.js';
+import { localDescriptor, readerFetch } from '../client/cat.js';
+import { json, send, type HttpFetch } from '../client/http.js';
 import { parseTarget } from '../client/get.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
@@ -25,12 +25,12 @@ export interface DiffSide {
 }
 
 export interface SideContext {
+  /** Carries the hub's token where it belongs (see client/credential.ts). */
   fetch: HttpFetch;
   /** The hub's site, for owner/dataset. */
   site: string;
-  /** The hub's API origin, the only one the token is sent to. */
-  hub: string;
-  token: string | undefined;
+  /** Whether a token is held for the hub: for the hint when a dataset does not show. */
+  signedIn: boolean;
   signal?: AbortSignal | undefined;
 }
 
@@ -63,7 +63,7 @@ function splitRevision(input: string): { dataset: string; revision: number | und
 
 /** Reads of a hub side: every file of the revision asked for, not of the latest one. */
 function revisionFetch(context: SideContext, revision: number | undefined): Fetch {
-  const fetch = hubFetch(context.fetch, context.hub, context.token);
+  const fetch = readerFetch(context.fetch);
   if (revision === undefined) return fetch;
   return (url, init) => {
     const address = new URL(url);
@@ -78,18 +78,19 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
   if (target.single) throw new UsageError(`"${input}" is one file: give owner/dataset`);
   const url = new URL(target.url);
   if (revision !== undefined) url.searchParams.set('v', String(revision));
-  const auth = tokenFor(url.href, context.hub, context.token);
-  const response = await send(context.fetch, `read ${url.href}`, url.href, {
-    headers: auth ? { 'Auth-Token': auth } : {},
-    ...(context.signal ? { signal: context.signal } : {}),
-  });
+  const response = await send(
+    context.fetch,
+    `read ${url.href}`,
+    url.href,
+    context.signal ? { signal: context.signal } : {},
+  );
   // A dataset the hub does not show (private, or no such revision) is one this user may
   // not read: no rows of it are shown.
   if (response.status === 404 || response.status === 401 || response.status === 403) {
     await response.text();
     throw new AuthError(
       `no dataset ${dataset}${revision === undefined ? '' : ` revision ${String(revision)}`} that you may read`,
-      context.token
+      context.signedIn
         ? 'check the owner, the dataset and the revision; a private dataset shows only to its owner'
         : 'check the owner and the dataset; if it is private, run `data login` first',
     );

@@ -17,6 +17,13 @@ import {
 } from './index.js';
 import type { CopyKind, DerivedTable } from './derive.js';
 import type { ProxySettings } from '../client/proxy.js';
+import type { HubOrigins } from '../client/credential.js';
+
+/** A hub's token and the hub it belongs to: requests to that hub carry it, no others. */
+export interface HubCredential {
+  token: string;
+  hub: HubOrigins;
+}
 
 export interface IsolatedRequest {
   /** A path or URL as the CLI takes it, or a descriptor in memory with its files' folder. */
@@ -38,6 +45,8 @@ export interface IsolatedRequest {
   allowHosts?: string[] | undefined;
   /** The proxies remote resources are fetched through, when the environment names any. */
   proxy?: ProxySettings | undefined;
+  /** The CLI's token for a URL of its hub (see client/credential.ts); the hub's own never. */
+  credential?: HubCredential | undefined;
   /** When set and the package is valid, its tables' copies of these kinds are written here. */
   derive?: { to: string; kinds: CopyKind[]; remoteToo?: boolean } | undefined;
   /** A range worker started beside this one, for a large table split in two. */
@@ -48,6 +57,8 @@ export type WorkerMessage =
   | { type: 'progress'; event: ValidateEvent }
   | { type: 'report'; report: Report; derived?: DerivedTable[] }
   | { type: 'written'; kind: CopyKind; bytes: number }
+  /** A request to another origin than the hub's went without the credential. */
+  | { type: 'withheld'; origin: string }
   | { type: 'failure'; kind: FailureKind; message: string; stack: string | undefined };
 
 /** What a failure in the worker was, so that it is thrown again as the same kind here. */
@@ -66,6 +77,9 @@ type IsolatedOptions = IsolatedRequest['options'] & {
   silenceMs: number;
   allowHosts?: string[];
   proxy?: ProxySettings | undefined;
+  credential?: HubCredential | undefined;
+  /** Told the origin of each request the credential was held back from. */
+  onWithheld?: (origin: string) => void;
   /** Caps the worker's heap; past it the validation fails with OutOfMemory. */
   heapMb?: number;
   signal?: AbortSignal;
@@ -98,14 +112,25 @@ async function runIsolated(
   options: IsolatedOptions,
   derive: IsolatedRequest['derive'],
 ): Promise<{ report: Report; derived: DerivedTable[] }> {
-  const { signal, onProgress, onWritten, silenceMs, allowHosts, proxy, heapMb, ...serializable } =
-    options;
+  const {
+    signal,
+    onProgress,
+    onWritten,
+    onWithheld,
+    silenceMs,
+    allowHosts,
+    proxy,
+    credential,
+    heapMb,
+    ...serializable
+  } = options;
   const request: IsolatedRequest = {
     input,
     options: serializable,
     silenceMs,
     allowHosts,
     proxy,
+    credential,
     derive,
   };
   // Started at once beside the validation's worker, a second one is ready by the time a large
@@ -140,6 +165,7 @@ async function runIsolated(
     worker.on('message', (message: WorkerMessage) => {
       if (message.type === 'progress') onProgress?.(message.event);
       else if (message.type === 'written') onWritten?.(message.kind, message.bytes);
+      else if (message.type === 'withheld') onWithheld?.(message.origin);
       else if (message.type === 'report') {
         // Answered once the worker is gone: a process that ends while a worker thread is
         // still winding down (the output closed, process.exit) can hang in that teardown.

@@ -1,6 +1,7 @@
 /** Validates a package in a worker thread and posts its report: see isolated.ts. */
 import { parentPort } from 'node:worker_threads';
 import { clientFetch, type HttpFetch } from '../client/http.js';
+import { carryingToken } from '../client/credential.js';
 import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from './index.js';
 import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
@@ -25,12 +26,18 @@ function lazyTransport(proxy: ProxySettings | undefined): HttpFetch {
 }
 
 export async function runPackage(request: IsolatedRequest): Promise<void> {
+  const post = (message: WorkerMessage): void => port?.postMessage(message);
   const transport = lazyTransport(request.proxy);
-  const fetch = clientFetch(
+  const client = clientFetch(
     request.allowHosts ? allowedHostsOnly(transport, request.allowHosts) : transport,
     request.silenceMs,
   );
-  const post = (message: WorkerMessage): void => port?.postMessage(message);
+  const credential = request.credential;
+  const fetch = credential
+    ? carryingToken(client, credential.hub, credential.token, (origin) =>
+        post({ type: 'withheld', origin }),
+      )
+    : client;
   try {
     const derive = request.derive;
     const copies =
