@@ -89,14 +89,23 @@ export interface Hub {
 export { RESERVED_NAMES } from './names.js';
 
 /**
- * The token of a request: the `Auth-Token` header, the old clients' `?jwt=`, or, for reads
- * only, a browser's session cookie (a cookie rides along on cross-site requests, so it
- * never authorizes a change).
+ * The routes where the protocol lets a token ride in the address (`?jwt=`): `/auth/check`,
+ * as the old client sends it. Anywhere else an address's token counts as no token: addresses
+ * end up in proxy logs, browser histories and Referer headers, and a link is not consent.
+ */
+const ADDRESS_TOKEN_ROUTES: ReadonlySet<string> = new Set(['/auth/check']);
+
+/**
+ * The token of a request: the `Auth-Token` header, the old clients' `?jwt=` where the
+ * protocol allows it, or, for reads only, a browser's session cookie (a cookie rides along
+ * on cross-site requests, so it never authorizes a change).
  */
 export function tokenOf(request: Request): string | undefined {
   const header = request.raw.headers['auth-token'];
   if (typeof header === 'string' && header !== '') return header;
-  const fromQuery = request.url.searchParams.get('jwt');
+  const fromQuery = ADDRESS_TOKEN_ROUTES.has(request.route)
+    ? request.url.searchParams.get('jwt')
+    : null;
   if (fromQuery) return fromQuery;
   if (request.method === 'GET' || request.method === 'HEAD')
     return cookieOf(request, SESSION_COOKIE);
