@@ -34,6 +34,8 @@ import { scratchFolder } from './scratch.js';
 import { openStorage } from './storage/open.js';
 import { StorageAddressError, type Storage } from './storage/types.js';
 import { loadKeys } from './tokens.js';
+import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
+import { isReservedName } from './names.js';
 import { notFoundPage } from './views/layout.js';
 import { visibleLayout } from '../text/visible.js';
 
@@ -91,7 +93,8 @@ export interface RunningHub {
 
 type Route = (hub: Hub, request: Request, response: ServerResponse) => Promise<void> | void;
 
-const API: Record<string, Route> = {
+/** A handler for each route without parameters, and for no other: routes.ts lists them. */
+const API: Record<FixedRoute, Route> = {
   'GET /auth/check': auth.check,
   'GET /auth/authorize': auth.authorize,
   'GET /auth/public-key': auth.publicKey,
@@ -118,33 +121,14 @@ const API: Record<string, Route> = {
   'GET /metrics': health.metrics,
 };
 
-/** The routes with parameters, each as its method and template: docs/protocol.md has them all. */
-const PATTERNS = [
-  'DELETE /source/:ownerid/:dataset',
-  'GET /source/:ownerid/:dataset/revisions',
-  'GET /source/:ownerid/:dataset/:revision',
-  'GET /auth/login/:provider',
-  'GET /auth/callback/:provider',
-  'GET /rawstore/objects/:key',
-  'GET /:owner',
-  'GET /:owner/:dataset',
-  'GET /:owner/:dataset/diff/:range',
-  'GET /:owner/:dataset/v/:revision',
-  'GET /:owner/:dataset/datapackage.json',
-  'GET /:owner/:dataset/validation_report.json',
-  'GET /:owner/:dataset/r/:file',
-  'GET /:owner/:dataset/:path',
-] as const;
-
 type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
 
-/** Every route the hub answers, as `METHOD /template` (HEAD is answered wherever GET is). */
-export const ROUTES: readonly string[] = [...Object.keys(API), ...PATTERNS];
+export { ROUTES };
 
 async function route(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   const path = request.url.pathname.replace(/\/+$/, '') || '/';
-  const fixed = API[`${method} ${path}`];
+  const fixed = (API as Partial<Record<string, Route>>)[`${method} ${path}`];
   const at = (template: Template) => (request.route = template);
   if (fixed) {
     request.route = path;
@@ -176,7 +160,15 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     );
     return pipelineStore.status(hub, request, response, second, third, fourth);
   }
-  if (!first || auth.isReserved(first)) throw new HttpError(404, 'not found');
+  if (!first || isReservedName(first)) throw new HttpError(404, 'not found');
+  return readRoute(hub, request, response);
+}
+
+/** The reads of `/<owner>/…`: pages, descriptors, files and their copies. */
+async function readRoute(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const at = (template: Template) => (request.route = template);
+  const [first = '', second, third, fourth] = request.segments;
+  const count = request.segments.length;
   if (count === 1) {
     at('/:owner');
     return frontend.owner(hub, request, response, first);

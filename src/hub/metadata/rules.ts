@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { RESERVED_NAMES } from '../names.js';
+import { isReservedName } from '../names.js';
 import type { Dataset, DatasetSort, Findability, Identity, User } from './types.js';
 
 /** The user name to try at `attempt` (from 1): `wanted`, then `wanted-2`, `wanted-3`… */
@@ -7,9 +7,7 @@ export function usernameCandidate(wanted: string, attempt: number): string {
   return attempt === 1 ? wanted : `${wanted.slice(0, 36)}-${String(attempt)}`;
 }
 
-export function isReservedName(name: string): boolean {
-  return RESERVED_NAMES.has(name);
-}
+export { isReservedName };
 
 /** A new user of an identity, under a user name nobody holds. */
 export function newUser(identity: Identity, username: string): User {

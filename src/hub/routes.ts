@@ -1,0 +1,62 @@
+/**
+ * The hub's route table as data, apart from the handlers (server.ts), so that what depends
+ * on the routes (the reserved names, the protocol's documentation) can read it without
+ * loading the whole hub.
+ */
+
+/** The routes without parameters, each as its method and path. */
+export const FIXED_ROUTES = [
+  'GET /auth/check',
+  'GET /auth/authorize',
+  'GET /auth/public-key',
+  'GET /auth/resolve',
+  'GET /auth/login',
+  'GET /auth/login/local',
+  'POST /auth/login/local',
+  'POST /auth/continue',
+  'POST /auth/token',
+  'POST /auth/logout',
+  'GET /auth/logout',
+  'GET /static/hub.css',
+  'GET /static/hub.js',
+  'GET /static/favicon.svg',
+  'GET /favicon.ico',
+  'POST /rawstore/authorize',
+  'POST /rawstore/objects',
+  'GET /rawstore/presign',
+  'POST /source/upload',
+  'GET /metastore/search',
+  'GET /',
+  'GET /healthz',
+  'GET /readyz',
+  'GET /metrics',
+] as const;
+
+export type FixedRoute = (typeof FIXED_ROUTES)[number];
+
+/** The routes with parameters, each as its method and template: docs/protocol.md has them all. */
+export const PATTERNS = [
+  'DELETE /source/:ownerid/:dataset',
+  'GET /source/:ownerid/:dataset/revisions',
+  'GET /source/:ownerid/:dataset/:revision',
+  'GET /auth/login/:provider',
+  'GET /auth/callback/:provider',
+  'GET /rawstore/objects/:key',
+  'GET /:owner',
+  'GET /:owner/:dataset',
+  'GET /:owner/:dataset/diff/:range',
+  'GET /:owner/:dataset/v/:revision',
+  'GET /:owner/:dataset/datapackage.json',
+  'GET /:owner/:dataset/validation_report.json',
+  'GET /:owner/:dataset/r/:file',
+  'GET /:owner/:dataset/:path',
+] as const;
+
+/** Every route the hub answers, as `METHOD /template` (HEAD is answered wherever GET is). */
+export const ROUTES: readonly string[] = [...FIXED_ROUTES, ...PATTERNS];
+
+/** The first segment of a route's path when it is literal: `auth` of `/auth/check`, none of `/:owner`. */
+export function firstLiteralSegment(route: string): string | undefined {
+  const first = route.split(' ')[1]?.split('/')[1];
+  return first && !first.startsWith(':') ? first : undefined;
+}
