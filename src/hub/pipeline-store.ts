@@ -186,25 +186,32 @@ export async function status(
   dataset: string,
   which: string,
 ): Promise<void> {
+  // What the asker may not see is answered exactly as what is not there.
+  const missing = new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
   const found = await hub.store.dataset(ownerid, dataset);
-  if (found && which === 'revisions') return history(hub, request, response, found);
+  if (found && which === 'revisions') {
+    if (await history(hub, request, response, found)) return;
+    throw missing;
+  }
   const revision = found ? await hub.store.revision(ownerid, dataset, which) : undefined;
   const visible =
     found &&
     revision &&
     ((await isOwnerOf(hub, request, ownerid)) || visibleToOthers(found, revision));
-  if (!revision || !visible)
-    throw new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
+  if (!revision || !visible) throw missing;
   sendJson(response, 200, statusOf(revision));
 }
 
-/** Ours: `/source/<ownerid>/<dataset>/revisions`, every revision the caller may see, newest first. */
+/**
+ * Ours: `/source/<ownerid>/<dataset>/revisions`, every revision the caller may see, newest
+ * first; false, with nothing sent, when the caller may see none.
+ */
 async function history(
   hub: Hub,
   request: Request,
   response: ServerResponse,
   found: Dataset,
-): Promise<void> {
+): Promise<boolean> {
   const owner = await isOwnerOf(hub, request, found.ownerid);
   const shown = (await hub.store.revisions(found.ownerid, found.name)).filter(
     (revision) => owner || visibleToOthers(found, revision),
@@ -221,8 +228,9 @@ async function history(
     modified: revision.modified,
     changes: shownChanges(revision, visible),
   }));
-  if (revisions.length === 0) throw new HttpError(404, `no dataset ${found.ownerid}/${found.name}`);
+  if (revisions.length === 0) return false;
   sendJson(response, 200, { dataset: `${found.ownerid}/${found.name}`, revisions });
+  return true;
 }
 
 /** Ours: `DELETE /source/<ownerid>/<dataset>` with the owner's user token. */
