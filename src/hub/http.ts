@@ -51,8 +51,8 @@ export function sendText(
   response.end(text);
 }
 
-export function redirect(response: ServerResponse, location: string): void {
-  response.writeHead(302, { Location: location, 'Content-Length': 0 });
+export function redirect(response: ServerResponse, location: string, status = 302): void {
+  response.writeHead(status, { Location: location, 'Content-Length': 0 });
   response.end();
 }
 

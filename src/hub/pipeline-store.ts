@@ -128,6 +128,13 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
     request.id,
     hub.options,
   );
+  if ('existing' in created)
+    return sendJson(response, 409, {
+      success: false,
+      errors: [
+        `you already have a dataset "${created.existing}", and names must differ in more than case: publish to "${created.existing}" or choose another name`,
+      ],
+    });
   if ('refused' in created)
     return sendJson(response, 403, {
       success: false,

@@ -4,6 +4,7 @@ import type { Request } from './http.js';
 import { wantedCopy } from './copies.js';
 import {
   published,
+  visibleDataset,
   resourceAtPath,
   resourceFile,
   type PickedFile,
@@ -60,3 +61,32 @@ export const atPath =
   (path: string): Pick =>
   (pkg) =>
     resourceAtPath(pkg, path);
+
+/**
+ * Where a read in another case belongs: `/<owner>/<dataset>/…` with the owner and the
+ * dataset as they are named, the rest of the path and the query kept. Undefined when the
+ * address is already so, or names nothing the asker may see: a dataset hidden from the
+ * asker is not there, in any case. Of datasets an older hub holds under names that differ
+ * in case only, the first by name the asker may see.
+ */
+export async function canonicalAddress(hub: Hub, request: Request): Promise<string | undefined> {
+  const [ownerAsked, nameAsked] = request.segments;
+  if (ownerAsked === undefined) return undefined;
+  const owner =
+    (await hub.store.userByName(ownerAsked)) ??
+    (await hub.store.userByName(ownerAsked.toLowerCase()));
+  if (!owner) return undefined;
+  let name = nameAsked;
+  if (nameAsked !== undefined && !(await hub.store.dataset(owner.userid, nameAsked)))
+    for (const candidate of await hub.store.datasetsInAnyCase(owner.userid, nameAsked))
+      if (await visibleDataset(hub, request, owner.username, candidate.name)) {
+        name = candidate.name;
+        break;
+      }
+  if (owner.username === ownerAsked && name === nameAsked) return undefined;
+  // The rest of the path as it was sent: decoding and encoding it again could change it.
+  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  const rest = rawPath.split('/').filter((part) => part !== '');
+  const fixed = [owner.username, ...(name === undefined ? [] : [name])].map(encodeURIComponent);
+  return `/${[...fixed, ...rest.slice(fixed.length)].join('/')}${request.url.search}`;
+}

@@ -21,7 +21,7 @@ import { HubMetrics } from './metrics.js';
 import { hubLog, type HubLog, type LogFormat } from './logger.js';
 import { randomUUID } from 'node:crypto';
 import { revisionDiff } from './revision-diff.js';
-import { HttpError, segmentsOf, sendJson, sendText, type Request } from './http.js';
+import { HttpError, redirect, segmentsOf, sendJson, sendText, type Request } from './http.js';
 import * as metastore from './metastore.js';
 import * as pipelineStore from './pipeline-store.js';
 import * as rawstore from './rawstore.js';
@@ -161,7 +161,17 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     return pipelineStore.status(hub, request, response, second, third, fourth);
   }
   if (!first || isReservedName(first)) throw new HttpError(404, 'not found');
-  return readRoute(hub, request, response);
+  try {
+    return await readRoute(hub, request, response);
+  } catch (error) {
+    // A name in another case is the same name: the read goes to the address as named.
+    const moved =
+      error instanceof HttpError && error.status === 404 && !response.headersSent
+        ? await read.canonicalAddress(hub, request)
+        : undefined;
+    if (moved === undefined) throw error;
+    redirect(response, moved, 301);
+  }
 }
 
 /** The reads of `/<owner>/…`: pages, descriptors, files and their copies. */

@@ -18,6 +18,7 @@ import {
   type Row,
 } from './rules.js';
 import type {
+  CreatedRevision,
   Dataset,
   DatasetSort,
   DatasetSummary,
@@ -334,6 +335,18 @@ export class PostgresMetadata implements Metadata {
     );
   }
 
+  async datasetsInAnyCase(
+    ownerid: string,
+    name: string,
+    client: Client = this.pool,
+  ): Promise<Dataset[]> {
+    const found = await client.query<Dataset>(
+      'select * from datasets where ownerid = $1 and lower(name) = lower($2) order by name collate "C"',
+      [ownerid, name],
+    );
+    return found.rows;
+  }
+
   async createRevision(
     ownerid: string,
     dataset: string,
@@ -342,12 +355,17 @@ export class PostgresMetadata implements Metadata {
     pipelines: string,
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
-  ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }> {
+  ): Promise<CreatedRevision> {
     const now = new Date().toISOString();
     const specBytes = Buffer.byteLength(spec);
     return this.transaction(async (client) => {
+      // Under the owner's lock: a dataset of the owner is made by one transaction at a time.
       await this.lockOwner(client, ownerid);
       const existing = await this.dataset(ownerid, dataset, client);
+      const alike = existing
+        ? undefined
+        : (await this.datasetsInAnyCase(ownerid, dataset, client))[0];
+      if (alike) return { refused: 'name' as const, existing: alike.name };
       if (!existing) {
         const count = await this.one<{ n: number }>(
           'select count(*)::integer as n from datasets where ownerid = $1',

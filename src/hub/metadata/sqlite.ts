@@ -20,6 +20,7 @@ import {
   type Row,
 } from './rules.js';
 import type {
+  CreatedRevision,
   Dataset,
   DatasetSort,
   DatasetSummary,
@@ -246,6 +247,17 @@ export class SqliteMetadata implements Metadata {
     return this.findDataset(ownerid, name);
   }
 
+  async datasetsInAnyCase(ownerid: string, name: string): Promise<Dataset[]> {
+    return this.alikeDatasets(ownerid, name);
+  }
+
+  private alikeDatasets(ownerid: string, name: string): Dataset[] {
+    // Dataset names are ASCII, which SQLite's lower() folds.
+    return this.prepare(
+      'select * from datasets where ownerid = ? and lower(name) = lower(?) order by name',
+    ).all(ownerid, name) as unknown as Dataset[];
+  }
+
   async userByName(username: string): Promise<User | undefined> {
     return this.findUserByName(username);
   }
@@ -341,11 +353,13 @@ export class SqliteMetadata implements Metadata {
     pipelines: string,
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
-  ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }> {
+  ): Promise<CreatedRevision> {
     const now = new Date().toISOString();
     const specBytes = Buffer.byteLength(spec);
     return this.transaction(() => {
       const existing = this.findDataset(ownerid, dataset);
+      const alike = existing ? undefined : this.alikeDatasets(ownerid, dataset)[0];
+      if (alike) return { refused: 'name' as const, existing: alike.name };
       if (!existing && this.datasetCount(ownerid) >= limits.maxDatasets)
         return { refused: 'datasets' as const };
       if (this.usedBytes(ownerid) + specBytes > limits.maxStorageBytes)

@@ -66,6 +66,12 @@ export interface Revision {
   request_id: string | null;
 }
 
+/** What `createRevision` did: queued a revision, or refused with the reason. */
+export type CreatedRevision =
+  | { revision: number }
+  | { refused: 'datasets' | 'storage' }
+  | { refused: 'name'; existing: string };
+
 /** Who signed in, as a provider tells it. */
 export interface Identity {
   provider: string;
@@ -140,6 +146,17 @@ export interface Metadata {
   lastUpload(ownerid: string, path: string): Promise<string | undefined>;
   storageUsed(ownerid: string): Promise<number>;
   dataset(ownerid: string, name: string): Promise<Dataset | undefined>;
+  /**
+   * The owner's datasets whose names equal this one in any case, in order of name. Names
+   * are unique whatever their case; hubs from before that rule may hold more than one.
+   */
+  datasetsInAnyCase(ownerid: string, name: string): Promise<Dataset[]>;
+  /**
+   * Queues a revision, making its dataset if it is new: refused past the owner's limits,
+   * or (`existing`) when a dataset of the owner already has the name in another case. Both
+   * are decided in the transaction that makes the dataset, so that racing publications
+   * cannot both pass.
+   */
   createRevision(
     ownerid: string,
     dataset: string,
@@ -148,7 +165,7 @@ export interface Metadata {
     pipelines: string,
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
-  ): Promise<{ revision: number } | { refused: 'datasets' | 'storage' }>;
+  ): Promise<CreatedRevision>;
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined>;
   updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
