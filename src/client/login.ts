@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { AuthError, InterruptedError, UsageError } from '../errors.js';
+import { AuthError, CliError, InterruptedError, UsageError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import type { HubApi } from './api.js';
 
 export interface LoginOptions {
@@ -23,6 +24,27 @@ function listen(server: Server): Promise<number> {
       resolve(typeof address === 'object' && address ? address.port : 0);
     });
   });
+}
+
+/**
+ * The sign-in page a hub names, if it is a web address: the system opener given a `file:`,
+ * `smb:` or `javascript:` address would open a file, mount a share or run a program. Any
+ * other is refused (exit 3: the hub answered something unusable), quoted in the message
+ * and opened by no one.
+ */
+function signInAddress(named: unknown): string {
+  const text = typeof named === 'string' ? named : JSON.stringify(named);
+  const url = URL.parse(text);
+  // As the URL parser reads it: no white space or control character left to misread.
+  if (url?.protocol === 'http:' || url?.protocol === 'https:') return url.href;
+  throw new CliError(
+    `the hub named a sign-in address that is not http or https, and data did not open it: ${text}`,
+    {
+      code: 'E_API',
+      exitCode: EXIT.network,
+      hint: "data opens only http and https addresses; tell the hub's operator, or use `data login --with-token`",
+    },
+  );
 }
 
 /** What came back to the listener: a one-time code to exchange, or (old hubs) the token. */
@@ -77,7 +99,7 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
         `providers: ${names}`,
       );
     }
-    await options.show(chosen[1].url);
+    await options.show(signInAddress(chosen[1].url));
     const returned = await new Promise<Returned>((resolve, reject) => {
       const timer = setTimeout(
         () =>
@@ -89,15 +111,14 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
           ),
         options.timeoutMs,
       );
-      // The timer would keep the process alive for the rest of the time-out.
-      options.signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          reject(new InterruptedError(options.signal?.reason));
-        },
-        { once: true },
-      );
+      // The timer would keep the process alive for the rest of the time-out. A Ctrl-C while
+      // the browser was opening has fired its event already.
+      const interrupted = () => {
+        clearTimeout(timer);
+        reject(new InterruptedError(options.signal?.reason));
+      };
+      if (options.signal?.aborted) interrupted();
+      options.signal?.addEventListener('abort', interrupted, { once: true });
       void received.then((value) => {
         clearTimeout(timer);
         resolve(value);
