@@ -4,8 +4,13 @@
  * dataset from a missing one.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
 import { oidcProvider } from '../../src/hub/providers/oidc.js';
+import { memoryIO } from '../../src/output/io.js';
 import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../src/hub/names.js';
 import { firstLiteralSegment, ROUTES } from '../../src/hub/routes.js';
 import { HttpBrowser, oidcSignIn, startOidcProvider } from '../helpers/identity.js';
@@ -221,6 +226,28 @@ describe('names whatever their case', () => {
       expect((await sourceUpload(url, bobs.token, minimalSpec(bobs.userid, 'Cities'))).status).toBe(
         200,
       );
+    });
+  });
+
+  it('is what data shows: publish names the existing dataset, info follows the redirect', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      await waitForState(url, (await publish(url, ada, CITIES_DIR, { dataset: 'cities' })).flowId);
+      const config = mkdtempSync(join(tmpdir(), 'data-names-'));
+      const data = async (args: string[]) => {
+        const env = { DATA_API: url, DATA_CONFIG_DIR: config, DATA_KEYCHAIN: '0', DATA_TOKEN: ada };
+        const io = memoryIO({ tty: false, env });
+        const code = await run(args, io, { fetch: globalThis.fetch });
+        return { code, out: io.out(), err: io.err() };
+      };
+      const file = join(mkdtempSync(join(tmpdir(), 'data-names-csv-')), 'Cities.csv');
+      copyFileSync(join(CITIES_DIR, 'data/cities.csv'), file);
+      const refused = await data(['publish', file, '--name', 'Cities']);
+      expect(refused.code).not.toBe(0);
+      expect(refused.err).toContain('409 you already have a dataset "cities"');
+      const info = await data(['info', 'ada/Cities']);
+      expect(info.code).toBe(0);
+      expect(info.out).toContain('World cities and their countries');
     });
   });
 
