@@ -101,3 +101,46 @@ export function yamlAliasBomb(): string {
   lines.push('name: laughs', 'resources: *a8');
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * A 1.5 KB legacy workbook (a Compound File Binary of one FAT sector and one directory
+ * sector) whose Workbook stream starts at a sector past the file's end whose chain names
+ * itself: a reader that follows it without counting never stops.
+ */
+export function xlsChainBomb(): Buffer {
+  const size = 512;
+  const file = Buffer.alloc(size * 3);
+  Buffer.from('d0cf11e0a1b11ae1', 'hex').copy(file, 0);
+  file.writeUInt16LE(0x3e, 24);
+  file.writeUInt16LE(3, 26);
+  file.writeUInt16LE(0xfffe, 28);
+  file.writeUInt16LE(9, 30);
+  file.writeUInt16LE(6, 32);
+  file.writeUInt32LE(1, 44); // FAT sectors
+  file.writeInt32LE(1, 48); // the directory's first sector
+  file.writeUInt32LE(4096, 56); // the mini stream cutoff
+  file.writeInt32LE(-2, 60); // no mini FAT
+  file.writeInt32LE(-2, 68); // no DIFAT
+  for (let i = 0; i < 109; i++) file.writeInt32LE(i === 0 ? 0 : -1, 76 + i * 4);
+  const fat = size;
+  for (let i = 0; i < size / 4; i++) file.writeInt32LE(-1, fat + i * 4);
+  file.writeInt32LE(-3, fat); // sector 0 is the FAT
+  file.writeInt32LE(-2, fat + 4); // sector 1, the directory, ends its chain
+  const loop = 100;
+  file.writeInt32LE(loop, fat + loop * 4);
+  const entry = (index: number, name: string, type: number, start: number, bytes: number) => {
+    const at = size * 2 + index * 128;
+    Buffer.from(`${name}\0`, 'utf16le').copy(file, at);
+    file.writeUInt16LE((name.length + 1) * 2, at + 64);
+    file.writeUInt8(type, at + 66);
+    file.writeUInt8(1, at + 67);
+    file.writeInt32LE(-1, at + 68);
+    file.writeInt32LE(-1, at + 72);
+    file.writeInt32LE(index === 0 ? 1 : -1, at + 76);
+    file.writeInt32LE(start, at + 116);
+    file.writeUInt32LE(bytes, at + 120);
+  };
+  entry(0, 'Root Entry', 5, -2, 0);
+  entry(1, 'Workbook', 2, loop, 4096);
+  return file;
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
-import { writeOdsBomb, writeXlsxTextBomb, yamlAliasBomb } from '../helpers/bombs.js';
+import { writeOdsBomb, writeXlsxTextBomb, xlsChainBomb, yamlAliasBomb } from '../helpers/bombs.js';
 import { check, folder } from '../helpers/fixtures.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';
 
@@ -73,6 +73,16 @@ describe('files that spell far more than they hold', () => {
       );
     });
   }
+
+  it('an .xls whose sector chain names itself is a format error, before SheetJS follows it', async () => {
+    const dir = folder({ 'loop.xls': xlsChainBomb() });
+    expect(notes(await check(join(dir, 'loop.xls')))).toEqual([
+      'format-error: the .xls workbook is damaged: its sector chains loop or overlap',
+    ]);
+    const { code, out } = await data(['validate', join(dir, 'loop.xls')]);
+    expect(code).toBe(1);
+    expect(out).toContain('its sector chains loop or overlap');
+  });
 
   it('a YAML alias bomb is a descriptor that cannot be read (exit 1), not a bug', async () => {
     const dir = folder({ 'datapackage.yaml': yamlAliasBomb() });

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { SourceFailure } from '../location.js';
 import { dateKindOfFormat, serialDate } from './cells.js';
+import { checkCompoundFile } from './compound-file.js';
 import { isChosen, noSuchSheet, type EmitRow, type SheetChoice } from './workbook.js';
 
 /**
@@ -34,6 +35,7 @@ export async function readXls(
   // Loaded on first use: the library is large, and most runs never meet an .xls file.
   const { read } = await import('@e965/xlsx');
   const bytes = await readFile(path);
+  checkCompoundFile(bytes);
   const options = { type: 'buffer', dense: true, cellNF: true, cellHTML: false } as const;
   const readOrRefuse = (more: Parameters<typeof read>[1]): ReturnType<typeof read> => {
     try {
