@@ -15,17 +15,23 @@ import {
 import { RESERVED_NAMES, USERNAME } from './names.js';
 import { SignInRefused } from './providers/types.js';
 import {
+  addCookie,
+  begunHere,
   challengeOf,
+  checkFormOrigin,
   codeKey,
   cookieOf,
+  csrfPair,
+  destinationOf,
   finishSignIn,
   issueUserToken,
   readTicket,
-  secureFlag,
+  sameOriginOnly,
   SESSION_COOKIE,
   sessionCookie,
   signInParams,
   signInRequest,
+  stateCookie,
   type SignInRequest,
 } from './sign-in.js';
 import type { User } from './metadata/types.js';
@@ -34,7 +40,6 @@ import { loginPage, signInChoicePage, signOutPage } from './views/login.js';
 
 const DAY = 86_400;
 const ATTEMPT_MS = 10 * 60_000;
-const CSRF_COOKIE = 'data_csrf';
 
 function profile(user: User): Record<string, unknown> {
   return {
@@ -106,38 +111,18 @@ export function publicKey(hub: Hub, _request: Request, response: ServerResponse)
   sendText(response, 200, hub.keys.publicPem, 'application/x-pem-file');
 }
 
+/** The host and port of the program on this computer a sign-in goes to, if it goes to one. */
+function programHost(hub: Hub, request: SignInRequest): string | undefined {
+  const destination = destinationOf(hub, request.next);
+  return destination && 'program' in destination ? destination.program.host : undefined;
+}
+
 /** The hub's own sign-in page for a browser: one link per provider. */
 export function chooseProvider(hub: Hub, request: Request, response: ServerResponse): void {
-  const urls = providerUrls(hub, signInRequest(hub, request.url.searchParams));
+  const signIn = signInRequest(hub, request.url.searchParams);
+  const urls = providerUrls(hub, signIn);
   const list = Object.entries(urls).map(([name, { url }]) => ({ name, url }));
-  sendText(response, 200, signInChoicePage(list), HTML);
-}
-
-/** A browser's form post that another site made is refused, by what browsers say of it. */
-function sameOriginOnly(hub: Hub, request: Request): void {
-  const site = request.raw.headers['sec-fetch-site'];
-  const origin = request.raw.headers.origin;
-  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none')
-    throw new HttpError(403, 'this form may only be sent from the hub itself', true);
-  if (typeof origin === 'string' && origin !== new URL(hub.base).origin)
-    throw new HttpError(403, 'this form may only be sent from the hub itself', true);
-}
-
-/** A form post must come from this hub's own page: same origin, and its CSRF pair. */
-function checkFormOrigin(hub: Hub, request: Request, form: URLSearchParams): void {
-  sameOriginOnly(hub, request);
-  const nonce = cookieOf(request, CSRF_COOKIE) ?? '';
-  if (!nonce || !sameSecret(form.get('csrf') ?? '', hmac(hub.keys, `csrf:${nonce}`)))
-    throw new HttpError(403, 'this form has expired: open the sign-in page again', true);
-}
-
-function csrfPair(hub: Hub, response: ServerResponse): string {
-  const nonce = randomBytes(16).toString('hex');
-  response.setHeader(
-    'Set-Cookie',
-    `${CSRF_COOKIE}=${nonce}; Path=/auth; HttpOnly; SameSite=Strict; Max-Age=3600${secureFlag(hub)}`,
-  );
-  return hmac(hub.keys, `csrf:${nonce}`);
+  sendText(response, 200, signInChoicePage(list, programHost(hub, signIn)), HTML);
 }
 
 function devSignInOnly(hub: Hub): void {
@@ -153,8 +138,7 @@ function localForm(
 ): void {
   const fields = Object.fromEntries(signInParams(request));
   fields.csrf = csrfPair(hub, response);
-  const next = request.next ? new URL(request.next) : undefined;
-  const destination = next && next.origin !== new URL(hub.base).origin ? next.host : undefined;
+  const destination = programHost(hub, request);
   sendText(response, status, loginPage({ fields, error, destination }), HTML);
 }
 
@@ -195,11 +179,17 @@ export async function loginSubmit(
   await finishSignIn(hub, response, user, signIn, true);
 }
 
+/** A sign-in request as kept with its attempt: with when the attempt began (ms). */
+type KeptRequest = SignInRequest & { begun: number };
+
 function redirectUri(hub: Hub, provider: string): string {
   return `${hub.base}/auth/callback/${encodeURIComponent(provider)}`;
 }
 
-/** Starts a sign-in at a configured provider: the attempt is kept in the database. */
+/**
+ * Starts a sign-in at a configured provider: the attempt is kept in the database, and its
+ * `state` in a cookie of this browser, which alone may end it.
+ */
 export async function beginProviderSignIn(
   hub: Hub,
   request: Request,
@@ -213,6 +203,7 @@ export async function beginProviderSignIn(
     state: randomBytes(16).toString('base64url'),
     nonce: randomBytes(16).toString('base64url'),
     verifier: randomBytes(32).toString('base64url'),
+    forProgram: programHost(hub, signIn) !== undefined,
   };
   let target: URL;
   try {
@@ -225,12 +216,15 @@ export async function beginProviderSignIn(
       true,
     );
   }
+  const begun = Date.now();
+  const kept: KeptRequest = { ...signIn, begun };
   await hub.store.saveLoginState({
     ...attempt,
     provider: name,
-    request: JSON.stringify(signIn),
-    expires: Date.now() + ATTEMPT_MS,
+    request: JSON.stringify(kept),
+    expires: begun + ATTEMPT_MS,
   });
+  addCookie(response, stateCookie(hub, attempt.state, ATTEMPT_MS / 1000));
   redirect(response, target.href);
 }
 
@@ -242,9 +236,18 @@ export async function providerCallback(
 ): Promise<void> {
   const provider = hub.providers.get(name);
   const state = request.url.searchParams.get('state') ?? '';
-  const attempt = state ? await hub.store.takeLoginState(state) : undefined;
   // Only configured providers' names become labels: a path may say anything.
   const label = provider ? name : 'unknown';
+  addCookie(response, stateCookie(hub, '', 0));
+  if (!begunHere(request, state)) {
+    hub.metrics.signIn(label, 'failure');
+    throw new HttpError(
+      400,
+      'this sign-in was not started in this browser: sign in again from the hub',
+      true,
+    );
+  }
+  const attempt = await hub.store.takeLoginState(state);
   if (!provider || attempt?.provider !== name) {
     hub.metrics.signIn(label, 'failure');
     throw new HttpError(
@@ -253,10 +256,16 @@ export async function providerCallback(
       true,
     );
   }
+  const kept = JSON.parse(attempt.request) as KeptRequest;
   let user: User;
+  let authenticatedAt: number | undefined;
   try {
-    const identity = await provider.identify(redirectUri(hub, name), request.url, attempt);
-    user = await hub.store.userForIdentity(identity);
+    const signedIn = await provider.identify(redirectUri(hub, name), request.url, {
+      ...attempt,
+      forProgram: programHost(hub, kept) !== undefined,
+    });
+    authenticatedAt = signedIn.authenticatedAt;
+    user = await hub.store.userForIdentity(signedIn.identity);
   } catch (error) {
     hub.log(
       `sign-in through "${name}" refused: ${error instanceof Error ? error.message : String(error)}`,
@@ -267,10 +276,15 @@ export async function providerCallback(
     throw new HttpError(401, `sign-in failed: ${reason}`, true);
   }
   hub.metrics.signIn(name, 'success');
-  await finishSignIn(hub, response, user, JSON.parse(attempt.request) as SignInRequest, false);
+  // A code goes to a program without a question only when the user signed in at the provider
+  // in this very attempt; a provider answering from its own session did not ask them anything.
+  const signedInNow =
+    authenticatedAt !== undefined && authenticatedAt >= Math.floor(kept.begun / 1000);
+  const { begun: _begun, ...signIn } = kept;
+  await finishSignIn(hub, response, user, signIn, signIn.response === 'code' && signedInNow);
 }
 
-/** The user confirmed that a program on this computer may have a token (old clients). */
+/** The user confirmed, on the page that names it, that a program on this computer may sign in. */
 export async function continueSignIn(
   hub: Hub,
   request: Request,
@@ -279,15 +293,10 @@ export async function continueSignIn(
   sameOriginOnly(hub, request);
   const form = await readForm(request);
   const ticket = readTicket(hub, form.get('ticket') ?? '');
+  checkFormOrigin(hub, request, form);
   const user = await hub.store.userById(ticket.userid);
   if (!user) throw new HttpError(400, 'this sign-in link is not valid', true);
-  await finishSignIn(
-    hub,
-    response,
-    user,
-    { next: ticket.next, response: 'jwt', challenge: null },
-    true,
-  );
+  await finishSignIn(hub, response, user, ticket.request, true);
 }
 
 /** Trades a one-time code and the verifier of its challenge for a user token. */
@@ -327,7 +336,7 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
   if (claims?.kind === 'user' && typeof claims.jti === 'string')
     await hub.store.revoke(claims.jti, claims.exp);
   if (!fromCookie) return sendJson(response, 200, { revoked: claims !== undefined });
-  response.setHeader('Set-Cookie', sessionCookie(hub, '', 0));
+  addCookie(response, sessionCookie(hub, '', 0));
   redirect(response, '/');
 }
 

@@ -71,11 +71,15 @@ export function gitHubProvider(name: string, settings: GitHubSettings): Provider
       if (typeof user.id !== 'number' || typeof user.login !== 'string')
         throw new SignInRefused("GitHub's API did not say who signed in");
       return {
-        provider: name,
-        subject: String(user.id),
-        username: usernameFrom(user.login),
-        email: typeof user.email === 'string' ? user.email : '',
-        name: typeof user.name === 'string' ? user.name : user.login,
+        identity: {
+          provider: name,
+          subject: String(user.id),
+          username: usernameFrom(user.login),
+          email: typeof user.email === 'string' ? user.email : '',
+          name: typeof user.name === 'string' ? user.name : user.login,
+        },
+        // GitHub does not say whether it asked the user or answered from its own session.
+        authenticatedAt: undefined,
       };
     },
   };

@@ -9,6 +9,9 @@ export interface OidcSettings {
   scopes?: string[];
 }
 
+/** Long enough that asking for `auth_time` does not make the provider ask for a password. */
+const AUTH_TIME_MAX_AGE = 30 * 86_400;
+
 /** Loopback issuers may use plain http (a provider run for development or tests). */
 function insecureAllowed(issuer: URL): boolean {
   return (
@@ -56,6 +59,8 @@ export function oidcProvider(name: string, settings: OidcSettings): Provider {
         code_challenge_method: 'S256',
         state: attempt.state,
         nonce: attempt.nonce,
+        // With max_age the provider must say when the user signed in (auth_time).
+        ...(attempt.forProgram ? { max_age: String(AUTH_TIME_MAX_AGE) } : {}),
       });
     },
     async identify(redirectUri: string, callback: URL, attempt: Attempt) {
@@ -82,11 +87,14 @@ export function oidcProvider(name: string, settings: OidcSettings): Provider {
       const text = (value: unknown): string => (typeof value === 'string' ? value : '');
       const email = text(claims.email);
       return {
-        provider: name,
-        subject: verified.sub,
-        username: usernameFrom(text(claims.preferred_username) || text(claims.nickname) || email),
-        email,
-        name: text(claims.name) || text(claims.preferred_username),
+        identity: {
+          provider: name,
+          subject: verified.sub,
+          username: usernameFrom(text(claims.preferred_username) || text(claims.nickname) || email),
+          email,
+          name: text(claims.name) || text(claims.preferred_username),
+        },
+        authenticatedAt: typeof verified.auth_time === 'number' ? verified.auth_time : undefined,
       };
     },
   };

@@ -6,6 +6,11 @@ function hidden(fields: Record<string, string>): string {
     .join('\n');
 }
 
+/** What a sign-in that ends in a program on this computer gives it, said before it is given. */
+function programNotice(host: string): string {
+  return `<p class="badge wait" role="note">Signing in gives the program listening at <code>${escape(host)}</code> on this computer access to your account. Go on only if you started a sign-in from a program here (such as <code>data login</code>).</p>`;
+}
+
 /** The development sign-in: it believes what it is told, and says so. */
 export function loginPage(options: {
   fields: Record<string, string>;
@@ -15,9 +20,7 @@ export function loginPage(options: {
   const error = options.error
     ? `<p class="badge bad" role="alert">${escape(options.error)}</p>`
     : '';
-  const destination = options.destination
-    ? `<p>Signing in hands a token to the program listening at <code>${escape(options.destination)}</code> on this computer.</p>`
-    : '';
+  const destination = options.destination ? programNotice(options.destination) : '';
   return page(
     'Sign in (development)',
     `<div class="card narrow">
@@ -36,27 +39,35 @@ ${hidden(options.fields)}
   );
 }
 
-/** Asks before a token goes to a program on this computer (the old clients' `jwt=` return). */
-export function continuePage(username: string, host: string, ticket: string): string {
+/**
+ * Asks before a sign-in goes to a program on this computer when the user did not sign in on
+ * a page that said so: a session of the hub or of the provider would otherwise answer a
+ * crafted link on its own.
+ */
+export function continuePage(username: string, host: string, ticket: string, csrf: string): string {
   return page(
     'Continue signing in',
     `<div class="card narrow">
 <h1>Continue signing in</h1>
-<p>You are signed in as <strong>${escape(username)}</strong>. Continue only if you started a sign-in from a program on this computer: it listens at <code>${escape(host)}</code> and will receive a token for your account.</p>
+<p>You are signed in as <strong>${escape(username)}</strong>. Continue only if you started a sign-in from a program on this computer (such as <code>data login</code>): it listens at <code>${escape(host)}</code> and will have access to your account.</p>
 <form method="post" action="/auth/continue">
-${hidden({ ticket })}
+${hidden({ ticket, csrf })}
 <p><button type="submit">Continue to ${escape(host)}</button></p>
 </form>
 </div>`,
   );
 }
 
-export function signInChoicePage(providers: { name: string; url: string }[]): string {
+export function signInChoicePage(
+  providers: { name: string; url: string }[],
+  destination: string | undefined,
+): string {
   const list =
     providers.length === 0
       ? '<p class="muted">This hub has no sign-in provider configured.</p>'
       : `<ul class="providers">${providers.map((provider) => `<li><a class="button" href="${escape(provider.url)}">Sign in with ${escape(provider.name)}</a></li>`).join('')}</ul>`;
-  return page('Sign in', `<div class="card narrow"><h1>Sign in</h1>${list}</div>`);
+  const notice = destination ? programNotice(destination) : '';
+  return page('Sign in', `<div class="card narrow"><h1>Sign in</h1>${notice}${list}</div>`);
 }
 
 export function signOutPage(csrf: string): string {
