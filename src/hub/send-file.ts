@@ -139,6 +139,14 @@ export async function sendStored(
     response.writeHead(416, { 'Content-Range': `bytes */${String(info.size)}` }).end();
     return;
   }
+  // Opened before the status is sent, so that a file that cannot be read is a 500 of its
+  // own; a failure after it cuts the response short.
+  const body =
+    request.method === 'HEAD'
+      ? undefined
+      : !range && info.size <= SMALL_FILE
+        ? await readSmall(storage, key, info)
+        : await storage.read(key, range);
   if (range) {
     headers['Content-Range'] =
       `bytes ${String(range.start)}-${String(range.end)}/${String(info.size)}`;
@@ -148,13 +156,7 @@ export async function sendStored(
     headers['Content-Length'] = info.size;
     response.writeHead(200, headers);
   }
-  if (request.method === 'HEAD') {
-    response.end();
-    return;
-  }
-  if (!range && info.size <= SMALL_FILE) {
-    response.end(await readSmall(storage, key, info));
-    return;
-  }
-  await pipeline(await storage.read(key, range), response);
+  if (body === undefined) response.end();
+  else if (Buffer.isBuffer(body)) response.end(body);
+  else await pipeline(body, response);
 }

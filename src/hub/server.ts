@@ -310,6 +310,16 @@ function handler(hub: Hub, log: HubLog) {
       // A client that went away mid-request (a cancelled upload) is no fault of the hub's,
       // and there is no one left to answer.
       if (response.headersSent || clientWentAway(incoming, error)) {
+        // Cut short, so that no client takes a part for the whole; why is the operator's,
+        // unless the client is what went away (its response closed before its end).
+        const closedByClient =
+          clientWentAway(incoming, error) ||
+          (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
+        if (!closedByClient)
+          log(
+            `${incoming.method ?? ''} ${loggableTarget(incoming.url ?? '')} cut short: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+            { requestId: String(response.getHeader('X-Request-Id') ?? '') },
+          );
         response.destroy();
         return;
       }

@@ -195,20 +195,29 @@ export class S3Storage implements Storage {
     // Opened here, so that a file gone is this call's failure, not an 'error' event of a
     // stream nobody listens to yet.
     const handle = await open(file, 'r');
+    // The SDK pipes the body into its request and listens to none of its errors, where one
+    // unheard would end the whole process: a failing read stops the upload and is its failure.
+    const body = handle.createReadStream({ autoClose: false });
+    const reading = new AbortController();
+    body.on('error', (error) => reading.abort(error));
     try {
       await this.forgetting(key, () =>
         this.client.send(
           new PutObjectCommand({
             Bucket: this.bucket,
             Key: this.key(key),
-            Body: handle.createReadStream({ autoClose: false }),
+            Body: body,
             ContentLength: meta.length,
             ContentMD5: meta.md5,
             ContentType: meta.type,
           }),
+          { abortSignal: reading.signal },
         ),
       );
+    } catch (error) {
+      throw reading.signal.aborted ? (reading.signal.reason as Error) : error;
     } finally {
+      body.destroy();
       await handle.close();
     }
   }
