@@ -14,7 +14,7 @@ import { makeDirectory } from '../files/directories.js';
 import { fileDigest } from '../transfers/digest.js';
 import { isDerived } from '../validator/descriptor/derived.js';
 import { copyFailure, CopyJob, sendJob } from './copy-job.js';
-import { makeTableCopy } from './copy-table.js';
+import { makeTableCopy, tableFiles } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
 import type { Hub } from './context.js';
 import { HttpError } from './http.js';
@@ -52,7 +52,10 @@ const KINDS: Record<string, CopyWanted['kind']> = {
   'derived/zip': 'zip',
 };
 
-/** The copy a derived resource of a revision is, when the hub makes it on demand. */
+/**
+ * The copy a derived resource of a revision is, when the hub makes it on demand: not of a
+ * table with no stored file to copy from (its rows inline in the descriptor).
+ */
 export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | undefined {
   const type = (resource.datahub as { type?: unknown; derivedFrom?: unknown } | undefined)?.type;
   const kind = typeof type === 'string' ? KINDS[type] : undefined;
@@ -62,7 +65,8 @@ export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | und
   const source = pkg.descriptor.resources.findIndex(
     (candidate) => candidate.name === from && !isDerived(candidate),
   );
-  return source >= 0 ? { kind, resource, source } : undefined;
+  const table = pkg.descriptor.resources[source];
+  return table && tableFiles(pkg, table) ? { kind, resource, source } : undefined;
 }
 
 /** Where a revision's copy is kept in the store once made. */
@@ -128,6 +132,13 @@ export class Copies {
     const bytes = Readable.from(job.bytes(), { objectMode: false });
     bytes.once('close', () => this.release(job));
     return bytes;
+  }
+
+  /** Whether the bytes of a derived resource can be had: a copy made on demand, or stored. */
+  async has(pkg: Published, resource: Resource): Promise<boolean> {
+    if (wantedCopy(pkg, resource)) return true;
+    const stored = storedKey(pkg.files, pkg.prefix, String(resource.path));
+    return stored !== undefined && (await this.hub.storage.stat(stored)) !== undefined;
   }
 
   /** Forgets the kept copies of a dataset that is gone. */

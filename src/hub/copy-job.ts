@@ -125,12 +125,21 @@ export async function sendJob(
   await pipeline(Readable.from(job.bytes(), { objectMode: false }), response);
 }
 
-/** A stream opened when first read: a zip's entries are opened one at a time, in turn. */
+/**
+ * A stream opened when first read: a zip's entries are opened one at a time, in turn. One
+ * destroyed while it opens destroys what it opened.
+ */
 export function lazyStream(open: () => Promise<Readable>): Readable {
-  let source: AsyncIterator<Buffer> | undefined;
+  let source: Readable | undefined;
+  let pieces: AsyncIterator<Buffer> | undefined;
+  let gone = false;
   const next = async (): Promise<IteratorResult<Buffer>> => {
-    source ??= (await open())[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    return source.next();
+    if (!pieces) {
+      source = await open();
+      if (gone) source.destroy();
+      pieces = source[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    }
+    return pieces.next();
   };
   return new Readable({
     read() {
@@ -140,7 +149,8 @@ export function lazyStream(open: () => Promise<Readable>): Readable {
       );
     },
     destroy(error, done) {
-      void source?.return?.();
+      gone = true;
+      source?.destroy();
       done(error);
     },
   });

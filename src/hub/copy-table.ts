@@ -29,6 +29,23 @@ function without(object: Resource, keys: readonly string[]): Resource {
 }
 
 /**
+ * The stored files of a table, its paths in order, or undefined when there is nothing to copy
+ * it from: its rows are inline in the descriptor (`data`), or a path is not one of the
+ * revision's files.
+ */
+export function tableFiles(pkg: Published, source: Resource): string[] | undefined {
+  if (source.path === undefined) return undefined;
+  const given = Array.isArray(source.path) ? (source.path as unknown[]) : [source.path];
+  const keys: string[] = [];
+  for (const path of given) {
+    const key = typeof path === 'string' ? storedKey(pkg.files, pkg.prefix, path) : undefined;
+    if (!key) return undefined;
+    keys.push(key);
+  }
+  return keys;
+}
+
+/**
  * Where the copy's reading finds the table's bytes: a link to each stored file in the
  * copy's folder, or, in a store that serves reads itself, a signed URL of it, read as a
  * stream, so that the first rows are copied before the rest is fetched.
@@ -39,12 +56,13 @@ async function locations(
   source: Resource,
   dir: string,
 ): Promise<{ paths: string[]; hosts: string[] }> {
-  const given = Array.isArray(source.path) ? (source.path as unknown[]) : [source.path];
+  const keys = tableFiles(pkg, source);
+  if (!keys) throw new Error('a file of the table is not stored');
+  const given = Array.isArray(source.path) ? (source.path as string[]) : [source.path as string];
   const paths: string[] = [];
   const hosts: string[] = [];
-  for (const [index, path] of given.entries()) {
-    const key = typeof path === 'string' ? storedKey(pkg.files, pkg.prefix, path) : undefined;
-    if (typeof path !== 'string' || !key) throw new Error('a file of the table is not stored');
+  for (const [index, key] of keys.entries()) {
+    const path = given[index] ?? '';
     if (hub.storage.direct) {
       const url = await hub.storage.direct.presignGet(
         key,

@@ -4,7 +4,7 @@ import { isDerived } from '../validator/descriptor/derived.js';
 import type { Hub } from './context.js';
 import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
 import type { Copies } from './copies.js';
-import { entryOptions, zipOutput } from './dataset-zip.js';
+import { addStreamEntry, entryOptions, zipOutput } from './dataset-zip.js';
 import type { Published } from './published.js';
 import { DERIVED_FOLDER, objectPath } from './storage/types.js';
 
@@ -35,14 +35,15 @@ export async function makeZip(
   const mtime = new Date(pkg.revision.created);
   const zip = new yazl.ZipFile();
   const options = (path: string) => entryOptions(path, mtime);
-  const resources = pkg.descriptor.resources;
-  const inside = {
-    ...pkg.descriptor,
-    resources: resources.filter(
-      (resource) =>
-        !NOT_ZIPPED.has(String((resource.datahub as { type?: unknown } | undefined)?.type)),
-    ),
-  };
+  // A copy the hub cannot make (of a table whose rows are inline in the descriptor) is left
+  // out, and out of the descriptor inside, which names only what the zip holds.
+  const resources: Resource[] = [];
+  for (const resource of pkg.descriptor.resources as Resource[]) {
+    const type = String((resource.datahub as { type?: unknown } | undefined)?.type);
+    if (NOT_ZIPPED.has(type)) continue;
+    if (!isDerived(resource) || (await copies.has(pkg, resource))) resources.push(resource);
+  }
+  const inside = { ...pkg.descriptor, resources };
   zip.addBuffer(
     Buffer.from(`${JSON.stringify(inside, null, 2)}\n`),
     `${folder}/datapackage.json`,
@@ -52,22 +53,16 @@ export async function makeZip(
     .filter(([path]) => !path.startsWith(DERIVED_FOLDER))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [path, key] of originals)
-    zip.addReadStreamLazy(`${folder}/${path}`, options(path), (done) =>
-      done(
-        null,
-        lazyStream(() => hub.storage.read(objectPath(key))),
-      ),
+    addStreamEntry(zip, `${folder}/${path}`, options(path), () =>
+      lazyStream(() => hub.storage.read(objectPath(key))),
     );
   const readme = pkg.descriptor.readme;
   if (typeof readme === 'string' && !pkg.files?.['README.md'])
     zip.addBuffer(Buffer.from(readme), `${folder}/README.md`, options('README.md'));
-  for (const resource of inside.resources.filter(isDerived) as Resource[]) {
+  for (const resource of resources.filter(isDerived)) {
     const path = String(resource.path);
-    zip.addReadStreamLazy(`${folder}/${path}`, options(path), (done) =>
-      done(
-        null,
-        lazyStream(() => copies.read(pkg, resource)),
-      ),
+    addStreamEntry(zip, `${folder}/${path}`, options(path), () =>
+      lazyStream(() => copies.read(pkg, resource)),
     );
   }
   const output = zipOutput(zip);
