@@ -203,11 +203,11 @@ export async function beginProviderSignIn(
     state: randomBytes(16).toString('base64url'),
     nonce: randomBytes(16).toString('base64url'),
     verifier: randomBytes(32).toString('base64url'),
-    forProgram: programHost(hub, signIn) !== undefined,
   };
   let target: URL;
   try {
-    target = await provider.authorizationUrl(redirectUri(hub, name), attempt);
+    const forProgram = programHost(hub, signIn) !== undefined;
+    target = await provider.authorizationUrl(redirectUri(hub, name), attempt, forProgram);
   } catch (error) {
     hub.log(`sign-in provider "${name}" cannot be reached: ${String(error)}`);
     throw new HttpError(
@@ -260,10 +260,7 @@ export async function providerCallback(
   let user: User;
   let authenticatedAt: number | undefined;
   try {
-    const signedIn = await provider.identify(redirectUri(hub, name), request.url, {
-      ...attempt,
-      forProgram: programHost(hub, kept) !== undefined,
-    });
+    const signedIn = await provider.identify(redirectUri(hub, name), request.url, attempt);
     authenticatedAt = signedIn.authenticatedAt;
     user = await hub.store.userForIdentity(signedIn.identity);
   } catch (error) {

@@ -263,11 +263,14 @@ describe('a link that asks for a sign-in code for a loopback port', () => {
     });
   });
 
-  it('says on the development sign-in page which port it gives access to', async () => {
+  it('says on the sign-in pages which port it gives access to', async () => {
     await withHub({}, async ({ url: base }) => {
       const client = codeRequest(45_802);
-      const page = await new HttpBrowser().go(`${base}/auth/login/local?${client.query}`);
-      expect(page.html).toContain('gives the program listening at <code>127.0.0.1:45802</code>');
+      const notice = 'gives the program listening at <code>127.0.0.1:45802</code>';
+      const form = await new HttpBrowser().go(`${base}/auth/login/local?${client.query}`);
+      expect(form.html).toContain(notice);
+      const choice = await new HttpBrowser().go(`${base}/auth/login?${client.query}`);
+      expect(choice.html).toContain(notice);
     });
   });
 

@@ -51,7 +51,11 @@ export function oidcProvider(name: string, settings: OidcSettings): Provider {
   };
   return {
     name,
-    async authorizationUrl(redirectUri: string, attempt: Attempt): Promise<URL> {
+    async authorizationUrl(
+      redirectUri: string,
+      attempt: Attempt,
+      forProgram: boolean,
+    ): Promise<URL> {
       return client.buildAuthorizationUrl(await configured(), {
         redirect_uri: redirectUri,
         scope: (settings.scopes ?? ['openid', 'profile', 'email']).join(' '),
@@ -60,7 +64,7 @@ export function oidcProvider(name: string, settings: OidcSettings): Provider {
         state: attempt.state,
         nonce: attempt.nonce,
         // With max_age the provider must say when the user signed in (auth_time).
-        ...(attempt.forProgram ? { max_age: String(AUTH_TIME_MAX_AGE) } : {}),
+        ...(forProgram ? { max_age: String(AUTH_TIME_MAX_AGE) } : {}),
       });
     },
     async identify(redirectUri: string, callback: URL, attempt: Attempt) {

@@ -3,8 +3,11 @@ import type { Identity } from '../metadata/types.js';
 /** An identity provider configured by the operator. */
 export interface Provider {
   readonly name: string;
-  /** The address of the provider's sign-in page for this attempt. */
-  authorizationUrl(redirectUri: string, attempt: Attempt): Promise<URL>;
+  /**
+   * The address of the provider's sign-in page for this attempt. `forProgram`: the sign-in
+   * goes to a program on this computer, so ask the provider to say when the user signed in.
+   */
+  authorizationUrl(redirectUri: string, attempt: Attempt, forProgram: boolean): Promise<URL>;
   /** Who signed in, from the provider's answer at our callback; throws when it is not valid. */
   identify(redirectUri: string, callback: URL, attempt: Attempt): Promise<SignedIn>;
 }
@@ -24,8 +27,6 @@ export interface Attempt {
   state: string;
   nonce: string;
   verifier: string;
-  /** The sign-in goes to a program on this computer: ask the provider when the user signed in. */
-  forProgram: boolean;
 }
 
 /** The answer did not prove who signed in. */
