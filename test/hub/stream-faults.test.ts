@@ -1,5 +1,5 @@
-import { get } from 'node:http';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { get, request as httpRequest } from 'node:http';
+import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,9 +8,12 @@ import { openStorage } from '../../src/hub/storage/open.js';
 import type { Storage } from '../../src/hub/storage/types.js';
 import { zipEntries } from '../helpers/unzip.js';
 import {
+  authorizeUploads,
   browserLogin,
   EXAMPLES,
   publish,
+  serviceToken,
+  type AuthorizeReply,
   tempDir,
   testStorage,
   waitForState,
@@ -287,4 +290,63 @@ describe('a stream that fails ends its own request, never the hub', () => {
       storage.close();
     }
   });
+
+  it('closes the file of an upload whose client goes away mid-body', async () => {
+    await withLoggedHub(async (hub) => {
+      const jwt = await browserLogin(hub.url);
+      const bytes = Buffer.alloc(4 * 1024 * 1024, 'a');
+      const rawstore = await serviceToken(hub.url, jwt, 'rawstore');
+      const reply = (await (
+        await authorizeUploads(hub.url, rawstore, new Map([['big.csv', bytes]]))
+      ).json()) as AuthorizeReply;
+      const entry = reply.filedata['big.csv'];
+      // A store that takes uploads itself (S3) is not the hub's to read from.
+      if (!entry?.upload_url.startsWith(hub.url)) return;
+      const boundary = 'fault-boundary';
+      const head = Object.entries(entry.upload_query)
+        .map(
+          ([name, value]) =>
+            `--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
+        )
+        .join('');
+      const client = httpRequest(entry.upload_url, {
+        method: 'POST',
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      client.on('error', () => undefined);
+      client.write(
+        `${head}--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="big.csv"\r\n\r\n`,
+      );
+      client.write(bytes.subarray(0, bytes.length / 2));
+      const partsOpen = (): number =>
+        openFilesUnder(hub.hub.tmpDir).filter((file) => file.endsWith('.part')).length;
+      await until(() => partsOpen() > 0, 'the upload’s file is open');
+      client.destroy();
+      await until(() => partsOpen() === 0, 'the upload’s file is closed');
+      await stillUp(hub.url);
+    });
+  });
 });
+
+/** The files under `folder` this process holds open. */
+function openFilesUnder(folder: string): string[] {
+  const files: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith(folder)) files.push(target);
+    } catch {
+      // Closed since the listing.
+    }
+  }
+  return files;
+}
+
+/** Resolves once `condition` holds; the deadline only turns one that never does into a failure. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = performance.now() + 10_000;
+  while (!condition()) {
+    if (performance.now() > deadline) throw new Error(`never: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
