@@ -217,6 +217,36 @@ describe('the hub token', () => {
     }
   });
 
+  it("is held back from another host a hub's descriptor names for its files", async () => {
+    const other = await listener();
+    const hub = await listener((path, response) => {
+      if (path !== '/o/x/datapackage.json') return false;
+      const resources = [{ ...DESCRIPTOR.resources[0], path: `${other.url}/o/d/t.csv` }];
+      response.end(JSON.stringify({ ...DESCRIPTOR, name: 'x', resources }));
+      return true;
+    });
+    try {
+      const data = await client(hub.url, TOKEN, 'stored');
+      for (const args of [
+        ['get', 'o/x', '--out', mkdtempSync(join(tmpdir(), 'data-x-'))],
+        ['info', 'o/x'],
+        ['cat', 'o/x'],
+        ['diff', 'o/x', 'o/x'],
+        ['validate', `${hub.url}/o/x/datapackage.json`],
+      ]) {
+        const result = await data(args);
+        expect({ args, code: result.code, err: result.err }).toMatchObject({ code: 0 });
+        expect(notes(result.err)).toHaveLength(1);
+      }
+      expect(hub.seen.every((request) => request.headers['auth-token'] === TOKEN)).toBe(true);
+      expect(other.seen.map((request) => request.path)).toContain('/o/d/t.csv');
+      expect(other.credentialed()).toEqual([]);
+    } finally {
+      await hub.close();
+      await other.close();
+    }
+  });
+
   it('is dropped by a redirect from the hub to another origin, for the rest of the way', async () => {
     const other = await listener((path, response) => {
       // Back to the hub, which then answers.
