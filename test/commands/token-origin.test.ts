@@ -197,6 +197,20 @@ describe('the hub token', () => {
       // …and as the hub's site, named apart from its API.
       const site = await read('http://127.0.0.1:9', 'o/d', { DATA_SITE: recorder.url });
       expect(site.seen.map((request) => request.headers['auth-token'])).toEqual([TOKEN, TOKEN]);
+      // cat and diff sent it to the API's origin only, so a site set apart had none.
+      const atSite = await client('http://127.0.0.1:9', TOKEN, 'DATA_TOKEN', {
+        DATA_SITE: recorder.url,
+      });
+      const before = recorder.seen.length;
+      for (const args of [
+        ['cat', 'o/d'],
+        ['diff', 'o/d', 'o/d'],
+        ['get', 'o/d', '--out', mkdtempSync(join(tmpdir(), 'data-site-'))],
+      ])
+        expect((await atSite(args)).code, args.join(' ')).toBe(0);
+      const reads = recorder.seen.slice(before);
+      expect(reads.length).toBeGreaterThanOrEqual(6);
+      expect(reads.filter((request) => request.headers['auth-token'] !== TOKEN)).toEqual([]);
       for (const api of [
         `http://localhost:${String(recorder.port)}`,
         `https://127.0.0.1:${String(recorder.port)}`,
