@@ -17,6 +17,22 @@ export async function writeOdsBomb(path: string): Promise<void> {
   );
 }
 
+/**
+ * An .ods with a header of `columns` distinct labels, written out, under a row of as many
+ * numbers repeated 1,048,576 times: no row of it is an error, so no error limit ends its read.
+ */
+export async function writeOdsBombWithHeader(path: string, columns: number): Promise<void> {
+  const labels = Array.from(
+    { length: columns },
+    (_, index) =>
+      `<table:table-cell office:value-type="string"><text:p>c${String(index)}</text:p></table:table-cell>`,
+  ).join('');
+  await writeOds(
+    path,
+    `<table:table-row>${labels}</table:table-row><table:table-row table:number-rows-repeated="1048576"><table:table-cell table:number-columns-repeated="${String(columns)}" office:value-type="float" office:value="1"/></table:table-row>`,
+  );
+}
+
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
