@@ -92,6 +92,16 @@ describe('bin/data on files that spell far more than they hold', () => {
     expect(peakMb).toBeLessThan(PEAK_MB);
   });
 
+  it('an .xlsx of 600 MB of short shared strings: exit 1, memory bounded', async () => {
+    const dir = folder({});
+    await writeXlsxTextBomb(join(dir, 'strings.xlsx'), 600_000_000, 'many');
+    const { code, out, peakMb } = await data(['validate', join(dir, 'strings.xlsx')]);
+    expect(code).toBe(1);
+    // 16 times the file's 3.6 MB is under the least a workbook may share, 64 MB.
+    expect(out).toContain("the workbook's shared text is larger than 64 MB, the most read here");
+    expect(peakMb).toBeLessThan(PEAK_MB);
+  });
+
   it('a 1.5 KB .xls whose sector chain names itself: exit 1, memory bounded', async () => {
     const dir = folder({ 'loop.xls': xlsChainBomb() });
     const { code, out, peakMb } = await data(['validate', join(dir, 'loop.xls')]);

@@ -49,14 +49,28 @@ function blanks(head: string, count: number, tail: string): Readable {
   );
 }
 
+/** `count` bytes of one short shared string after another, a megabyte at a time. */
+function manyStrings(head: string, count: number, tail: string): Readable {
+  const one = '<si><t>a</t></si>';
+  const block = Buffer.from(one.repeat(Math.floor((1024 * 1024) / one.length)));
+  return Readable.from(
+    (function* () {
+      yield Buffer.from(head);
+      for (let left = count; left > 0; left -= block.length) yield block;
+      yield Buffer.from(tail);
+    })(),
+  );
+}
+
 /**
- * An .xlsx whose one shared string (`shared`) or inline string is `blanks` spaces in one text
- * run: 600 million spaces compress to about 600 KB.
+ * An .xlsx whose one shared string (`shared`) or inline string is `count` spaces in one text
+ * run (600 million spaces compress to about 600 KB), or whose shared strings are `count`
+ * bytes of one short text after another (`many`).
  */
 export async function writeXlsxTextBomb(
   path: string,
   count: number,
-  where: 'shared' | 'inline',
+  where: 'shared' | 'inline' | 'many',
 ): Promise<void> {
   const zip = new yazl.ZipFile();
   const add = (name: string, text: string): void => {
@@ -86,7 +100,14 @@ export async function writeXlsxTextBomb(
       );
     else zip.addReadStream(cell, 'xl/worksheets/sheet1.xml', { compressionLevel: 1 });
   };
-  if (where === 'shared') {
+  if (where === 'many') {
+    zip.addReadStream(
+      manyStrings(`<sst xmlns="${MAIN}">`, count, '</sst>'),
+      'xl/sharedStrings.xml',
+      { compressionLevel: 1 },
+    );
+    sheet('<c t="s"><v>0</v></c>');
+  } else if (where === 'shared') {
     zip.addReadStream(
       blanks(`<sst xmlns="${MAIN}"><si><t>`, count, '</t></si></sst>'),
       'xl/sharedStrings.xml',

@@ -20,6 +20,7 @@ import {
   type EmitRow,
   type SheetChoice,
 } from './workbook.js';
+import { sharedTextLimit } from './string-store.js';
 import { readXls } from './xls.js';
 import { readXlsx } from './xlsx.js';
 import { ZipParts } from './zip.js';
@@ -47,7 +48,7 @@ export async function readSpreadsheet(options: ReadOptions, sink: RecordSink): P
       sheetChoice(options.dialect),
       rows.emit,
       () => !sink.open || options.signal?.aborted === true,
-      options.rowLimits?.maxSharedTextBytes,
+      options.rowLimits?.maxSharedTextBytes ?? sharedTextLimit(file.bytes),
     );
     return {
       bytes: file.bytes,
