@@ -12,7 +12,7 @@ import {
   sendText,
   type Request,
 } from './http.js';
-import { RESERVED_NAMES, USERNAME } from './names.js';
+import { isReservedName, USERNAME } from './names.js';
 import { SignInRefused } from './providers/types.js';
 import {
   addCookie,
@@ -163,7 +163,7 @@ export async function loginSubmit(
     hub.metrics.signIn('local', 'failure');
     localForm(hub, response, signIn, 400, message);
   };
-  if (!USERNAME.test(username) || RESERVED_NAMES.has(username))
+  if (!USERNAME.test(username) || isReservedName(username))
     return refuse('Choose a user name of lower-case letters, digits, "-" and "_".');
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) return refuse('Enter a valid e-mail address.');
   const taken = await hub.store.userByName(username);
@@ -346,8 +346,4 @@ export async function signOutForm(
   const claims = token ? await liveClaims(hub, token) : undefined;
   if (typeof claims?.jti !== 'string') return redirect(response, '/');
   sendText(response, 200, signOutPage(hmac(hub.keys, `logout:${claims.jti}`)), HTML);
-}
-
-export function isReserved(name: string): boolean {
-  return RESERVED_NAMES.has(name);
 }

@@ -86,8 +86,6 @@ export interface Hub {
   readonly metricsAccess: MetricsAccess;
 }
 
-export { RESERVED_NAMES } from './names.js';
-
 /**
  * The routes where the protocol lets a token ride in the address (`?jwt=`): `/auth/check`,
  * as the old client sends it. Anywhere else an address's token counts as no token: addresses
