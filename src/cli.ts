@@ -61,7 +61,9 @@ export async function run(
     const globals = program.opts<GlobalOptions>();
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     return reportFailure(
-      signal.aborted ? new InterruptedError(signal.reason) : (fileSystemFailure(error) ?? error),
+      signal.aborted
+        ? new InterruptedError(signal.reason)
+        : (fileSystemFailure(error) ?? (await unreadableTable(error)) ?? error),
       io,
       globals,
     );
@@ -93,6 +95,21 @@ function fileSystemFailure(error: unknown): CliError | undefined {
     code: 'E_FILE',
     exitCode: EXIT.usage,
     hint: 'check the path, and that you may write there',
+  });
+}
+
+/**
+ * A table no reader could read (a damaged workbook, one past the readers' limits) where a
+ * command reads rows (cat, info): a finding about the data, exit 1, as validate reports it.
+ * Its module is loaded only on this path.
+ */
+async function unreadableTable(error: unknown): Promise<CliError | undefined> {
+  const { SourceFailure } = await import('./validator/location.js');
+  if (!(error instanceof SourceFailure)) return undefined;
+  return new CliError(error.note, {
+    code: 'E_DATA',
+    exitCode: EXIT.invalid,
+    hint: '`data validate` reports it with the rest of what is wrong with the data',
   });
 }
 

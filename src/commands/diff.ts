@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
+import { InputError } from '../errors.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -69,6 +70,12 @@ export async function runDiff(options: DiffCommandOptions, ctx: Context): Promis
     ...(options.keyMemory === undefined
       ? {}
       : { memory: Math.round(options.keyMemory * 1024 * 1024) }),
+  }).catch(async (error: unknown) => {
+    // A table that cannot be read (a damaged workbook, one past the readers' limits).
+    const { SourceFailure } = await import('../validator/location.js');
+    if (error instanceof SourceFailure)
+      throw new InputError(`a table cannot be read: ${error.note}`, 'check the files compared');
+    throw error;
   });
   const { diffCsv, diffText } = await import('../output/diff.js');
   if (ctx.globals.json) writeJson(ctx, diff);

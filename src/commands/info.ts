@@ -1,4 +1,4 @@
-import { DESCRIPTOR_NAMES, isDescriptorPath } from '../files/descriptor-file.js';
+import { DESCRIPTOR_NAMES, isDescriptorPath, YamlSyntaxError } from '../files/descriptor-file.js';
 import type { Command } from 'commander';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -63,6 +63,9 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
   const { fetch, token } = remote ? await hubReader(ctx) : { fetch: ctx.fetch, token: undefined };
   const location = remote ? { descriptorUrl: remote.url } : { dir };
   const info = await datasetInfo(location, fetch).catch((error: unknown) => {
+    // A local descriptor that is not JSON or YAML, or is an alias bomb.
+    if (!remote && (error instanceof SyntaxError || error instanceof YamlSyntaxError))
+      throw new InputError(`${target}: the descriptor cannot be read: ${error.message}`);
     if (remote && error instanceof ApiError && error.status === 404)
       throw noSuchDataset(remote, token !== undefined && tokenBelongsTo(remote.url, ctx.hub()));
     throw error;

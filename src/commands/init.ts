@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { writeFile, rename } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InputError, UsageError } from '../errors.js';
 import type { Draft } from '../init/draft.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -68,7 +68,13 @@ async function settledDraft(
   const { draftPackage } = await import('../init/draft.js');
   const { loosen } = await import('../init/settle.js');
   const { validateDescriptor } = await import('../validator/index.js');
-  let draft = await draftPackage(dir, name);
+  let draft = await draftPackage(dir, name).catch(async (error: unknown) => {
+    // A file no table can be read from (a damaged workbook, one past the readers' limits).
+    const { SourceFailure } = await import('../validator/location.js');
+    if (error instanceof SourceFailure)
+      throw new InputError(`cannot describe ${dir}: ${error.note}`, 'mend or remove that file');
+    throw error;
+  });
   for (let round = 0; round < 5; round++) {
     const report = await validateDescriptor(structuredClone(draft), dir, {
       fetch: ctx.fetch,

@@ -1,6 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { ResourceDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
+import { SourceFailure } from '../validator/location.js';
 import { inferResourceSchema } from '../validator/resource.js';
 import { nameFromFile } from '../validator/source.js';
 import { readRows } from '../validator/rows.js';
@@ -85,7 +86,11 @@ export async function draftPackage(dir: string, name: string): Promise<Draft> {
   const resources: ResourceDescriptor[] = [];
   for (const path of paths) {
     const resource: ResourceDescriptor = { name: names.get(path) ?? 'data', path };
-    const schema = await inferResourceSchema(resource, dir);
+    const schema = await inferResourceSchema(resource, dir).catch((error: unknown) => {
+      if (error instanceof SourceFailure)
+        throw new SourceFailure(error.type, `${path}: ${error.note}`);
+      throw error;
+    });
     if (schema) {
       const key = await keyCandidate(resource, dir, schema);
       resources.push({ ...resource, schema: key ? { ...schema, primaryKey: [key] } : schema });

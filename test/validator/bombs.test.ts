@@ -96,6 +96,29 @@ describe('files that spell far more than they hold', () => {
   });
 });
 
+describe('other commands that read a bomb', () => {
+  it('diff, init, cat and info refuse each with its reason, never as a bug', async () => {
+    const dir = folder({ 'loop.xls': xlsChainBomb(), 'datapackage.yaml': yamlAliasBomb() });
+    await writeOdsBomb(join(dir, 'bomb.ods'));
+    const sheets = folder({});
+    await writeOdsBomb(join(sheets, 'bomb.ods'));
+    for (const [args, reason] of [
+      [['diff', join(dir, 'bomb.ods'), join(dir, 'bomb.ods')], 'more than 100,000,000 cells'],
+      [['diff', join(dir, 'loop.xls'), join(dir, 'loop.xls')], 'sector chains loop'],
+      [['info', join(dir, 'datapackage.yaml')], 'an alias bomb'],
+      [['init', sheets], 'more than 100,000,000 cells'],
+      [['cat', join(dir, 'bomb.ods')], 'more than 100,000,000 cells'],
+      [['cat', join(dir, 'loop.xls')], 'sector chains loop'],
+      [['info', join(dir, 'bomb.ods')], 'more than 100,000,000 cells'],
+    ]) {
+      const { code, out, err } = await data(args as string[]);
+      expect({ args, code: code === 1 || code === 2 }).toEqual({ args, code: true });
+      expect(out + err).toContain(reason);
+      expect(err).not.toContain('bug');
+    }
+  });
+});
+
 describe('descriptors read from a URL', () => {
   let server: Server;
   let base: string;
