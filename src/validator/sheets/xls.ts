@@ -36,7 +36,15 @@ export async function readXls(
   const { read } = await import('@e965/xlsx');
   const bytes = await readFile(path);
   checkCompoundFile(bytes);
-  const options = { type: 'buffer', dense: true, cellNF: true, cellHTML: false } as const;
+  // Formulas are read by the values saved with them: their text, which SheetJS would build
+  // by following shared and array formulas into one another, is never asked for.
+  const options = {
+    type: 'buffer',
+    dense: true,
+    cellNF: true,
+    cellHTML: false,
+    cellFormula: false,
+  } as const;
   const readOrRefuse = (more: Parameters<typeof read>[1]): ReturnType<typeof read> => {
     try {
       return read(bytes, { ...options, ...more });
