@@ -119,42 +119,46 @@ describe('bin/data on files that spell far more than they hold', () => {
     expect(peakMb).toBeLessThan(PEAK_MB);
   });
 
-  it('stops on Ctrl-C (exit 130) while a sheet within the limits costs a minute of checks', async () => {
-    // 589 bytes: a text of 40,000 characters on 100,000 rows, 4 billion characters, each
-    // matched against a pattern: read in a worker, which the signal ends whatever it does.
-    const dir = folder({
-      'datapackage.json': {
-        resources: [
-          {
-            name: 'heavy',
-            path: 'heavy.ods',
-            schema: { fields: [{ name: 't', constraints: { pattern: '(a?){60}a*' } }] },
-          },
-        ],
-      },
+  for (const [signal, exit, said] of [
+    ['SIGINT', 130, 'interrupted'],
+    ['SIGTERM', 143, 'terminated'],
+  ] as const)
+    it(`stops on ${signal} (exit ${String(exit)}) while a sheet within the limits costs a minute of checks`, async () => {
+      // 589 bytes: a text of 40,000 characters on 100,000 rows, 4 billion characters, each
+      // matched against a pattern: read in a worker, which the signal ends whatever it does.
+      const dir = folder({
+        'datapackage.json': {
+          resources: [
+            {
+              name: 'heavy',
+              path: 'heavy.ods',
+              schema: { fields: [{ name: 't', constraints: { pattern: '(a?){60}a*' } }] },
+            },
+          ],
+        },
+      });
+      await writeOds(
+        join(dir, 'heavy.ods'),
+        `<table:table-row><table:table-cell office:value-type="string"><text:p>t</text:p></table:table-cell></table:table-row><table:table-row table:number-rows-repeated="100000"><table:table-cell office:value-type="string"><text:p>${'a'.repeat(40_000)}</text:p></table:table-cell></table:table-row>`,
+      );
+      let sent = false;
+      let watching: NodeJS.Timeout | undefined;
+      const { code, err, peakMb } = await data(['validate', dir, '--debug'], (text, child) => {
+        if (watching || !text.includes('debug: heavy: validating\n')) return;
+        // Busy, not merely begun: the signal goes once the sheet has cost a second of CPU.
+        const begun = cpuTicks(child);
+        watching = setInterval(() => {
+          if (cpuTicks(child) - begun < 100) return;
+          clearInterval(watching);
+          sent = true;
+          child.kill(signal);
+        }, 20);
+      }).finally(() => clearInterval(watching));
+      expect(sent).toBe(true);
+      expect(code).toBe(exit);
+      expect(err).toContain(said);
+      expect(peakMb).toBeLessThan(PEAK_MB);
     });
-    await writeOds(
-      join(dir, 'heavy.ods'),
-      `<table:table-row><table:table-cell office:value-type="string"><text:p>t</text:p></table:table-cell></table:table-row><table:table-row table:number-rows-repeated="100000"><table:table-cell office:value-type="string"><text:p>${'a'.repeat(40_000)}</text:p></table:table-cell></table:table-row>`,
-    );
-    let sent = false;
-    let watching: NodeJS.Timeout | undefined;
-    const { code, err, peakMb } = await data(['validate', dir, '--debug'], (text, child) => {
-      if (watching || !text.includes('debug: heavy: validating\n')) return;
-      // Busy, not merely begun: the signal goes once the sheet has cost a second of CPU.
-      const begun = cpuTicks(child);
-      watching = setInterval(() => {
-        if (cpuTicks(child) - begun < 100) return;
-        clearInterval(watching);
-        sent = true;
-        child.kill('SIGINT');
-      }, 20);
-    }).finally(() => clearInterval(watching));
-    expect(sent).toBe(true);
-    expect(code).toBe(130);
-    expect(err).toContain('interrupted');
-    expect(peakMb).toBeLessThan(PEAK_MB);
-  });
 });
 
 describe('bin/data on a descriptor of 300 MB at a URL', () => {
