@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { writeFile, rename } from 'node:fs/promises';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { InputError, UsageError } from '../errors.js';
-import type { Draft } from '../init/draft.js';
+import { UsageError } from '../errors.js';
+import type { Draft, DraftNotes } from '../init/draft.js';
+import { visible } from '../text/visible.js';
+import type { Report } from '../validator/index.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -64,28 +66,47 @@ async function settledDraft(
   dir: string,
   name: string,
   ctx: Context,
-): Promise<{ draft: Draft; valid: boolean }> {
+): Promise<{ draft: Draft; report: Report; notes: DraftNotes }> {
   const { draftPackage } = await import('../init/draft.js');
-  const { loosen } = await import('../init/settle.js');
-  const { validateDescriptor } = await import('../validator/index.js');
-  let draft = await draftPackage(dir, name).catch(async (error: unknown) => {
-    // A file no table can be read from (a damaged workbook, one past the readers' limits).
-    const { SourceFailure } = await import('../validator/location.js');
-    if (error instanceof SourceFailure)
-      throw new InputError(`cannot describe ${dir}: ${error.note}`, 'mend or remove that file');
-    throw error;
-  });
-  for (let round = 0; round < 5; round++) {
-    const report = await validateDescriptor(structuredClone(draft), dir, {
+  const { settle } = await import('../init/settle.js');
+  const { draft, notes } = await draftPackage(dir, name, ctx.signal);
+  for (const { path, reason } of notes.leftOut)
+    ctx.io.stderr.write(`warning: left out ${visible(path)}: ${visible(reason)}\n`);
+  for (const { path, label, field } of notes.renamed)
+    ctx.io.stderr.write(
+      `note: ${visible(path)} names the column "${visible(label)}" twice: the second is field "${visible(field)}", and its header row is read as a comment row\n`,
+    );
+  const { startProgress } = await import('../output/spinner.js');
+  const { validateProgress } = await import('../output/validate-progress.js');
+  const progress = await startProgress(ctx, `checking ${dir}`);
+  try {
+    const settled = await settle(draft, dir, {
       fetch: ctx.fetch,
-      limitErrors: 100,
+      signal: ctx.signal,
+      onProgress: validateProgress(
+        progress.update,
+        ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+      ),
     });
-    if (report.valid) return { draft, valid: true };
-    const looser = loosen(draft, report);
-    if (!looser) return { draft, valid: false };
-    draft = looser;
+    return { ...settled, notes };
+  } finally {
+    progress.stop();
   }
-  return { draft, valid: false };
+}
+
+/** The errors no descriptor can mend, each naming its resource, row and field. */
+function remainingErrors(report: Report): string[] {
+  const lines = report.errors.map((error) => `  ${error.message}`);
+  for (const task of report.tasks)
+    for (const error of task.errors) {
+      const where = [
+        `resource "${task.name}"`,
+        error.rowNumber === undefined ? undefined : `row ${String(error.rowNumber)}`,
+        error.fieldName ? `field "${error.fieldName}"` : undefined,
+      ].filter((part) => part !== undefined);
+      lines.push(`  ${where.join(', ')}: ${error.message}`);
+    }
+  return lines.map((line) => visible(line));
 }
 
 /** `--refresh`: the bytes and hash of the descriptor that is there, brought up to date. */
@@ -144,7 +165,7 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
       'remove it first, or refresh it with `data init --refresh`',
     );
   const { nameFromFile } = await import('../validator/source.js');
-  const { draft, valid } = await settledDraft(dir, nameFromFile(basename(dir)), ctx);
+  const { draft, report } = await settledDraft(dir, nameFromFile(basename(dir)), ctx);
   const descriptor: Record<string, unknown> = options.interactive
     ? await (await import('../init/ask.js')).askAbout(draft, ctx)
     : { ...draft };
@@ -152,19 +173,28 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
     writeJson(ctx, descriptor);
     return 0;
   }
+  // Written whole or not at all: nothing is there until the rename, and an interrupted
+  // init (Ctrl-C, SIGTERM) writes nothing.
+  const text = options.yaml
+    ? (await import('yaml')).stringify(descriptor)
+    : `${JSON.stringify(descriptor, null, 2)}\n`;
+  ctx.signal.throwIfAborted();
   const temporary = `${target}.${String(process.pid)}.tmp`;
-  await writeFile(
-    temporary,
-    options.yaml
-      ? (await import('yaml')).stringify(descriptor)
-      : `${JSON.stringify(descriptor, null, 2)}\n`,
-  );
-  await rename(temporary, target);
+  try {
+    await writeFile(temporary, text, { signal: ctx.signal });
+    ctx.signal.throwIfAborted();
+    await rename(temporary, target);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
+  }
   const count = (descriptor.resources as unknown[]).length;
   ctx.io.stdout.write(`wrote ${target}: ${String(count)} resource${count === 1 ? '' : 's'}\n`);
-  if (!valid)
+  if (!report.valid) {
+    const lines = remainingErrors(report);
     ctx.io.stderr.write(
-      'warning: the data has errors no descriptor can mend (run `data validate` to see them)\n',
+      `warning: the data has errors no descriptor can mend (\`data validate\` shows them all):\n${lines.slice(0, 10).join('\n')}\n`,
     );
+  }
   return 0;
 }

@@ -2,12 +2,15 @@ import { readdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { ResourceDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
 import { SourceFailure } from '../validator/location.js';
-import { inferResourceSchema } from '../validator/resource.js';
+import { readingOf } from '../validator/reading.js';
 import { nameFromFile } from '../validator/source.js';
-import { readRows } from '../validator/rows.js';
+import { EncodingFailure } from '../validator/table/encoding.js';
 
 /** Files that describe a folder rather than hold its data. */
-const NOT_DATA = /^(datapackage\.json|readme(\..*)?|licen[cs]e(\..*)?|\.gitignore)$/i;
+const NOT_DATA = /^(datapackage\.(json|ya?ml)|readme(\..*)?|licen[cs]e(\..*)?|\.gitignore)$/i;
+
+/** The profile a descriptor declares when it uses a property of the v2 standards. */
+export const V2_PROFILE = 'https://datapackage.org/profiles/2.0/datapackage.json';
 
 /** The data files under a folder, relative, sorted; hidden files and folders are skipped. */
 export async function dataFiles(dir: string): Promise<string[]> {
@@ -39,62 +42,72 @@ function resourceNames(paths: string[]): Map<string, string> {
 const KEY_NAME = /^(id|key|code|.*_id|.*_code)$/i;
 
 /**
- * A primary key candidate: the first field named like a key (id, code, …_id) whose values,
- * read in full, are all present and all different.
+ * The primary key to try: the first field named like a key (id, code, …_id) of a type a key
+ * takes. Validation of the whole table then keeps it or not (see settle.ts), its keys on
+ * disk past memory at any size.
  */
-async function keyCandidate(
-  resource: ResourceDescriptor,
-  dir: string,
-  schema: SchemaDescriptor,
-): Promise<string | undefined> {
-  const index = schema.fields.findIndex(
+function keyCandidate(schema: SchemaDescriptor): string | undefined {
+  return schema.fields.find(
     (field) => KEY_NAME.test(field.name) && ['integer', 'string'].includes(field.type ?? 'string'),
-  );
-  const field = schema.fields[index];
-  if (!field) return undefined;
-  const seen = new Set<string>();
-  let unique = true;
-  await readRows(
-    { ...resource, schema },
-    { dir },
-    { fetch: () => Promise.reject(new Error('local only')), typed: false },
-    {
-      labels: () => undefined,
-      row: (values) => {
-        const value = values[index];
-        if (typeof value !== 'string' || value === '' || seen.has(value)) unique = false;
-        else if (seen.size < 1_000_000) seen.add(value);
-        else unique = false;
-      },
-      get open() {
-        return unique;
-      },
-    },
-  );
-  return unique && seen.size > 0 ? field.name : undefined;
+  )?.name;
 }
 
 export interface Draft {
+  $schema?: string;
   name: string;
   resources: ResourceDescriptor[];
 }
 
-/** A descriptor for the data files of a folder, each table's schema inferred as validation infers it. */
-export async function draftPackage(dir: string, name: string): Promise<Draft> {
+/** What drafting found that the user should hear of. */
+export interface DraftNotes {
+  /** Files no table could be read from: left out of the descriptor. */
+  leftOut: { path: string; reason: string }[];
+  /** Fields renamed because their file's header repeats a label. */
+  renamed: { path: string; resource: string; label: string; field: string }[];
+}
+
+/**
+ * A descriptor for the data files of a folder: each file read as every command reads it
+ * (reading.ts), with what a Frictionless reader needs to read it so (encoding, dialect,
+ * header row, number and date formats) and the schema its first rows suggest.
+ */
+export async function draftPackage(
+  dir: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<{ draft: Draft; notes: DraftNotes }> {
   const paths = await dataFiles(dir);
   const names = resourceNames(paths);
   const resources: ResourceDescriptor[] = [];
+  const notes: DraftNotes = { leftOut: [], renamed: [] };
+  let needsV2 = false;
   for (const path of paths) {
+    signal?.throwIfAborted();
     const resource: ResourceDescriptor = { name: names.get(path) ?? 'data', path };
-    const schema = await inferResourceSchema(resource, dir).catch((error: unknown) => {
-      if (error instanceof SourceFailure)
-        throw new SourceFailure(error.type, `${path}: ${error.note}`);
+    let reading;
+    try {
+      reading = await readingOf(resource, { dir }, signal);
+    } catch (error) {
+      if (error instanceof SourceFailure || error instanceof EncodingFailure) {
+        notes.leftOut.push({ path, reason: error.note });
+        continue;
+      }
       throw error;
+    }
+    needsV2 ||= reading.needsV2;
+    for (const [label, field] of reading.renamed)
+      notes.renamed.push({ path, resource: resource.name, label, field });
+    const schema = reading.schema;
+    if (!schema) {
+      resources.push({ ...resource, ...reading.properties });
+      continue;
+    }
+    const key = keyCandidate(schema);
+    resources.push({
+      ...resource,
+      ...reading.properties,
+      schema: key ? { ...schema, primaryKey: [key] } : schema,
     });
-    if (schema) {
-      const key = await keyCandidate(resource, dir, schema);
-      resources.push({ ...resource, schema: key ? { ...schema, primaryKey: [key] } : schema });
-    } else resources.push(resource);
   }
-  return { name, resources };
+  return { draft: { ...(needsV2 ? { $schema: V2_PROFILE } : {}), name, resources }, notes };
 }

@@ -29,11 +29,30 @@ export async function resolveSource(input: string): Promise<Source> {
   return { kind: 'table', location: input, file: basename(input), dir: dirname(input) };
 }
 
-/** A resource name derived from a file name, valid under the v1 name pattern. */
+/** Letters that lose no meaning as two (decomposition leaves them whole). */
+const SPELLED: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ł: 'l',
+  đ: 'd',
+  þ: 'th',
+};
+
+/**
+ * A resource name derived from a file name, valid under the v1 name pattern (lower-case
+ * ASCII letters, digits, `-`, `_`, `.`): letters keep their base letter (`Über` → `uber`),
+ * anything else becomes `-`, trimmed at both ends.
+ */
 export function nameFromFile(file: string): string {
   const stem = file
     .replace(/\.[^.]*$/, '')
     .toLowerCase()
-    .replace(/[^-a-z0-9._]+/g, '-');
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[ßæœøłđþ]/g, (letter) => SPELLED[letter] ?? letter)
+    .replace(/[^-a-z0-9._]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return stem || 'data';
 }
