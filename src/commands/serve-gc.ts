@@ -30,8 +30,6 @@ export function registerServeGc(
     });
 }
 
-const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-
 export async function runGc(
   hub: HubLocation,
   options: { dryRun?: boolean; graceMinutes?: number },
@@ -60,10 +58,8 @@ export async function runGc(
       );
       if (ctx.globals.json) writeJson(ctx, report);
       else {
-        const verb = report.dryRun ? 'would remove' : 'removed';
-        ctx.io.stdout.write(
-          `${verb} ${String(report.objects.count)} stored files (${megabytes(report.objects.bytes)}) and ${String(report.staged.count)} staged uploads (${megabytes(report.staged.bytes)}); quotas ${report.dryRun ? 'would go' : 'went'} down by ${megabytes(report.holdings.bytes)} (${String(report.holdings.count)} holdings)\n`,
-        );
+        const { gcSummary } = await import('../output/gc.js');
+        ctx.io.stdout.write(gcSummary(report));
       }
       return 0;
     } finally {

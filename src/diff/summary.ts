@@ -3,6 +3,7 @@
  * and `data history` shows them: `+120 rows, −4, 17 changed; field "price" retyped`.
  */
 import type { PackageDiff } from './index.js';
+import { counted, grouped, noun } from '../text/numbers.js';
 
 export interface ChangeSummary {
   /** The revision compared with: the published one before; null for a dataset's first. */
@@ -43,11 +44,19 @@ export function changeSummary(diff: PackageDiff, since: number): ChangeSummary {
 }
 
 /** Names quoted, or how many when there are more than a few. */
-function named(kind: string, names: readonly string[], what: string): string | undefined {
+function named(
+  [one, other]: readonly [string, string],
+  names: readonly string[],
+  what: string,
+): string | undefined {
   if (names.length === 0) return undefined;
-  if (names.length > 3) return `${String(names.length)} ${kind}s ${what}`;
-  return `${kind}${names.length > 1 ? 's' : ''} ${names.map((name) => JSON.stringify(name)).join(', ')} ${what}`;
+  if (names.length > 3) return `${counted(names.length, one, other)} ${what}`;
+  return `${noun(names.length, one, other)} ${names.map((name) => JSON.stringify(name)).join(', ')} ${what}`;
 }
+
+const RESOURCE = ['resource', 'resources'] as const;
+const FIELD = ['field', 'fields'] as const;
+const PROPERTY = ['property', 'properties'] as const;
 
 /** The summary in one line; "no changes" when there are none. */
 export function summaryText(summary: ChangeSummary): string {
@@ -56,19 +65,19 @@ export function summaryText(summary: ChangeSummary): string {
   const parts: string[] = [];
   if (rows.added + rows.removed + rows.changed > 0)
     parts.push(
-      `+${rows.added.toLocaleString('en-US')} rows, −${rows.removed.toLocaleString('en-US')}, ${rows.changed.toLocaleString('en-US')} changed`,
+      `+${counted(rows.added, 'row')}, −${grouped(rows.removed)}, ${grouped(rows.changed)} changed`,
     );
   const each = [
-    named('resource', resources.added, 'added'),
-    named('resource', resources.removed, 'removed'),
+    named(RESOURCE, resources.added, 'added'),
+    named(RESOURCE, resources.removed, 'removed'),
     ...resources.renamed.map(
       ({ from, to }) => `resource ${JSON.stringify(from)} renamed to ${JSON.stringify(to)}`,
     ),
-    named('field', fields.added, 'added'),
-    named('field', fields.removed, 'removed'),
-    named('field', fields.retyped, 'retyped'),
-    named('field', fields.changed, 'changed'),
-    named('property', summary.properties, 'changed'),
+    named(FIELD, fields.added, 'added'),
+    named(FIELD, fields.removed, 'removed'),
+    named(FIELD, fields.retyped, 'retyped'),
+    named(FIELD, fields.changed, 'changed'),
+    named(PROPERTY, summary.properties, 'changed'),
   ];
   for (const part of each) if (part) parts.push(part);
   return parts.length > 0 ? parts.join('; ') : 'no changes';

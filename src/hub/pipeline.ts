@@ -31,6 +31,7 @@ import { HttpError } from './http.js';
 import type { FlowSpec } from './pipeline-store.js';
 import type { StepId } from './steps.js';
 import type { LogFields } from './logger.js';
+import { counted } from '../text/numbers.js';
 
 /** What the steps of one revision share. */
 export interface Work {
@@ -231,7 +232,7 @@ async function check(work: Work): Promise<Record<string, unknown>> {
       ),
     ];
     throw new StepFailure([
-      `the data package is invalid: ${String(report.stats.errors)} errors`,
+      `the data package is invalid: ${counted(report.stats.errors, 'error')}`,
       ...messages.slice(0, 20).map((error) => error.message),
     ]);
   }

@@ -13,6 +13,7 @@ import { HttpError, isObject, readJson, sendJson, sendText, type Request } from 
 import { sendStored } from './send-file.js';
 import { objectPath, stagedPath } from './storage/types.js';
 import { hmac, sameSecret } from './tokens.js';
+import { counted } from '../text/numbers.js';
 
 const POLICY_SECONDS = 3600;
 
@@ -306,7 +307,7 @@ async function receiveFile(
   if (counter.length() !== policy.length)
     throw new HttpError(
       400,
-      `received ${String(counter.length())} bytes, the policy says ${String(policy.length)}`,
+      `received ${counted(counter.length(), 'byte')}, the policy says ${String(policy.length)}`,
     );
   return {
     policy,

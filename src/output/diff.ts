@@ -1,5 +1,6 @@
 import type { PackageDiff, ResourceDiff } from '../diff/index.js';
 import type { Palette } from './colors.js';
+import { counted, grouped } from '../text/numbers.js';
 
 /** A value as the diff shows it: JSON, so that `1`, `"1"` and `null` read apart. */
 const shown = (value: unknown): string => JSON.stringify(value) ?? 'null';
@@ -13,7 +14,7 @@ function rowText(row: Record<string, unknown>): string {
 function rowSummary(each: ResourceDiff): string {
   const { rows } = each;
   const key = rows.key ? `by ${rows.key.join(', ')}` : 'by whole rows: no primary key';
-  return `+${String(rows.added)} rows, −${String(rows.removed)}, ${String(rows.changed)} changed, ${String(rows.unchanged)} unchanged (${key})`;
+  return `+${counted(rows.added, 'row')}, −${grouped(rows.removed)}, ${grouped(rows.changed)} changed, ${grouped(rows.unchanged)} unchanged (${key})`;
 }
 
 /** The stat line of a resource, as `git diff --stat` gives a file's. */
@@ -73,7 +74,7 @@ function rowLines(each: ResourceDiff, colors: Palette, page: RowsPage): string[]
     0,
   );
   const after = added + removed + changed - before - shownRows;
-  if (after > 0) lines.push(colors.dim(`  … ${String(after)} more (${page.more})`));
+  if (after > 0) lines.push(colors.dim(`  … ${grouped(after)} more (${page.more})`));
   if (each.duplicates)
     lines.push(
       colors.red(

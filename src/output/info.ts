@@ -2,6 +2,7 @@ import type { DatasetInfo, ResourceInfo } from '../client/info.js';
 import type { Palette } from './colors.js';
 import { humanBytes } from './units.js';
 import { visibleDeep } from '../text/visible.js';
+import { counted, noun } from '../text/numbers.js';
 
 const CELL_WIDTH = 24;
 
@@ -32,7 +33,7 @@ function resourceHeading(resource: ResourceInfo, colors: Palette): string {
   const facts = [
     resource.format || '?',
     resource.bytes !== undefined ? humanBytes(resource.bytes) : undefined,
-    resource.rows !== undefined ? `${resource.rows.toLocaleString('en-US')} rows` : undefined,
+    resource.rows !== undefined ? counted(resource.rows, 'row') : undefined,
     resource.source,
   ].filter((fact): fact is string => fact !== undefined && fact !== '');
   return `${colors.cyan(resource.name)}  ${colors.dim(facts.join(' · '))}`;
@@ -73,6 +74,9 @@ export function renderInfo(shown: DatasetInfo, fallbackName: string, colors: Pal
   return lines.join('\n');
 }
 
+/** A count for a script to read: its digits as they are, no separator. */
+const plainCount = (count: number, one: string) => `${String(count)} ${noun(count, one)}`;
+
 /** The same for a pipe: plain lines, tab-separated rows, sizes in bytes. */
 export function renderInfoPlain(shown: DatasetInfo, fallbackName: string): string {
   const info = visibleDeep(shown, LAYOUT);
@@ -81,8 +85,8 @@ export function renderInfoPlain(shown: DatasetInfo, fallbackName: string): strin
   if (info.licenses.length > 0) lines.push(`licence\t${info.licenses.join(', ')}`);
   lines.push('');
   for (const resource of info.resources) {
-    const size = resource.bytes !== undefined ? `${String(resource.bytes)} bytes` : 'size unknown';
-    const rows = resource.rows !== undefined ? `, ${String(resource.rows)} rows` : '';
+    const size = resource.bytes !== undefined ? plainCount(resource.bytes, 'byte') : 'size unknown';
+    const rows = resource.rows !== undefined ? `, ${plainCount(resource.rows, 'row')}` : '';
     lines.push(`${resource.name}  ${resource.format || '?'}  ${size}${rows}`);
     for (const field of resource.fields ?? [])
       lines.push(

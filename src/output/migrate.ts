@@ -1,5 +1,6 @@
 import type { MigrationEvent, MigrationResult } from '../hub/migrate.js';
 import { humanBytes } from './units.js';
+import { counted } from '../text/numbers.js';
 
 /** Turns migration events into one progress line (terminal) and a line per damaged object. */
 export function migrationProgress(
@@ -36,7 +37,9 @@ export function migrationSummary(result: MigrationResult, to: string): string {
   ];
   if (result.damaged.length > 0)
     lines.push(
-      `  ${String(result.damaged.length)} damaged objects left behind: their bytes are not the ones their keys name`,
+      result.damaged.length === 1
+        ? '  1 damaged object left behind: its bytes are not the ones its key names'
+        : `  ${counted(result.damaged.length, 'damaged object')} left behind: their bytes are not the ones their keys name`,
     );
   return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,9 @@
+import { counted } from './numbers.js';
+
 /** A size as a limit is told: whole megabytes, or bytes below one. */
 export function describeBytes(bytes: number): string {
   const mb = bytes / 1024 / 1024;
-  return mb >= 1 ? `${String(Math.round(mb))} MB` : `${String(bytes)} bytes`;
+  return mb >= 1 ? `${String(Math.round(mb))} MB` : counted(bytes, 'byte');
 }
 
 /** Sizes as people read them: 512 B, 4.2 kB, 38.4 MB, 1.05 GB (powers of 1000). */

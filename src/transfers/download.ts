@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { ApiError, CliError, NetworkError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.js';
+import { counted } from '../text/numbers.js';
 
 export interface DownloadOptions {
   token?: string | undefined;
@@ -80,7 +81,7 @@ export async function downloadFile(
   if (options.bytes !== undefined && options.bytes !== size) {
     await rm(part, { force: true });
     throw new IntegrityError(
-      `${url}: expected ${String(options.bytes)} bytes, received ${String(size)}`,
+      `${url}: expected ${counted(options.bytes, 'byte')}, received ${String(size)}`,
     );
   }
   if (expected) {
@@ -136,7 +137,7 @@ async function writeBody(
     }
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    const after = `after ${String(received)} bytes`;
+    const after = `after ${counted(received, 'byte')}`;
     if (error instanceof NetworkError)
       throw new NetworkError(`download ${options.url}: ${error.message} ${after}`, error);
     if (!isBrokenConnection(error)) throw error;

@@ -110,7 +110,7 @@ describe('data diff', () => {
     const b = pkg(AFTER);
     const text = await data(['diff', a, b]);
     expect(text.code).toBe(1);
-    expect(text.out).toContain('~ prices: +1 rows, −1, 1 changed, 1 unchanged (by id)');
+    expect(text.out).toContain('~ prices: +1 row, −1, 1 changed, 1 unchanged (by id)');
     expect(text.out).toContain('  + id=4 name="fig" price=4');
     expect(text.out).toContain('  - id=3 name="plum" price=3');
     expect(text.out).toContain('  ~ id=2: price: 2 → 2.5');

@@ -324,7 +324,7 @@ describe('data help and version', () => {
       tasks: { warnings: string[]; errors: { note: string }[] }[];
     };
     expect(report.tasks[0]?.errors.map((error) => error.note)).toEqual(['the same as in row "2"']);
-    expect(report.tasks[0]?.warnings[0]).toMatch(/^keys outgrew 1049 bytes of memory/);
+    expect(report.tasks[0]?.warnings[0]).toMatch(/^keys outgrew 1,049 bytes of memory/);
     const bad = await data(['validate', dir, '--key-memory', 'lots']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('expected a number of megabytes');

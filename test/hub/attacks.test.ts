@@ -463,7 +463,7 @@ describe('row limits', () => {
   it('stops at a row longer than the limit, and says so', async () => {
     const long = Buffer.from(`a,b\n1,2\n3,${'x'.repeat(400_000)}\n4,5\n`);
     expect(await failure({ rowChars: 100_000 }, long)).toContain(
-      'row 3 is longer than 100000 characters, the most this hub reads in one row',
+      'row 3 is longer than 100,000 characters, the most this hub reads in one row',
     );
   });
 
@@ -478,7 +478,7 @@ describe('row limits', () => {
     const labels = columns.map((n) => `c${String(n)}`).join(',');
     const rows = Array.from({ length: 20 }, (_, row) => columns.map((n) => n + row).join(','));
     expect(await failure({}, Buffer.from(`${labels}\n${rows.join('\n')}\n`))).toContain(
-      'row 1 has 100000 cells; this hub reads at most 10000 columns',
+      'row 1 has 100,000 cells; this hub reads at most 10,000 columns',
     );
   });
 });

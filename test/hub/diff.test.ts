@@ -114,7 +114,7 @@ describe('data diff against a hub', () => {
       const before = await (await fetch(`${url}/ada/prices/datapackage.json`)).text();
       const next = await data(['publish', prices('id,price\n1,1\n2,3\n3,3\n'), '--dry-run'], env);
       expect(next.code).toBe(0);
-      expect(next.out).toContain('~ prices: +1 rows, −0, 1 changed, 1 unchanged (by id)');
+      expect(next.out).toContain('~ prices: +1 row, −0, 1 changed, 1 unchanged (by id)');
       expect(next.out).toContain('  ~ id=2: price: 2 → 3');
       expect(next.out).toContain('nothing was uploaded (--dry-run)');
       expect(await (await fetch(`${url}/ada/prices/datapackage.json`)).text()).toBe(before);
@@ -183,13 +183,13 @@ describe('data diff against a hub', () => {
       });
       const history = await data(['history', 'ada/prices'], { DATA_API: url, DATA_TOKEN: ada });
       const lines = history.out.trim().split('\n');
-      expect(lines[0]).toMatch(/^2\t.*\tsince 1: \+1 rows, −1, 1 changed; field "note" added$/);
+      expect(lines[0]).toMatch(/^2\t.*\tsince 1: \+1 row, −1, 1 changed; field "note" added$/);
       expect(lines[1]).toMatch(/^1\t.*\tfirst revision$/);
       const page = await (await fetch(`${url}/ada/prices`)).text();
       expect(page).toContain(
-        'Changes since revision 1</a>: +1 rows, −1, 1 changed; field &quot;note&quot; added',
+        'Changes since revision 1</a>: +1 row, −1, 1 changed; field &quot;note&quot; added',
       );
-      expect(page).toContain('since 1</a>: +1 rows, −1, 1 changed; field &quot;note&quot; added');
+      expect(page).toContain('since 1</a>: +1 row, −1, 1 changed; field &quot;note&quot; added');
       // A summary against a revision someone may not see is not shown to them.
       await published(url, ada, withNote('id,price,note\n1,1,\n'), 'private');
       await published(url, ada, withNote('id,price,note\n1,1,\n5,5,\n'));

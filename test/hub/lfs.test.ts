@@ -24,7 +24,7 @@ it('fails a revision whose file is a Git LFS pointer, with the one reason, not a
       expect(state.error_log.join('\n')).toContain(
         '"gdp.csv" is a Git LFS pointer, not the data: fetch the data with `git lfs pull`',
       );
-      expect(state.error_log.join('\n')).toContain('invalid: 1 errors');
+      expect(state.error_log.join('\n')).toContain('invalid: 1 error');
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });

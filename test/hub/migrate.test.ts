@@ -185,7 +185,7 @@ describe('data serve migrate-storage', () => {
       const moved = await migrate(dataDir, to);
       expect(moved.code).toBe(1);
       expect(moved.err).toContain(`warning: ${damaged} left behind`);
-      expect(moved.out).toContain('1 damaged objects left behind');
+      expect(moved.out).toContain('1 damaged object left behind');
       await withHub({ dataDir: tempDir(), ...to }, async ({ hub }) => {
         const there = await storedObjects(hub);
         expect(there).not.toContain(damaged.slice('objects/'.length));

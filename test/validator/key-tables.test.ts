@@ -165,7 +165,7 @@ describe('keys past the memory budget', () => {
     expect(described(onDisk)).toEqual(described(inMemory));
     expect(inMemory.tasks[0]?.warnings).toEqual([]);
     expect(onDisk.tasks[0]?.warnings).toEqual([
-      'keys outgrew 1 bytes of memory and were checked on disk: repeated keys are reported after the other errors',
+      'keys outgrew 1 byte of memory and were checked on disk: repeated keys are reported after the other errors',
     ]);
   });
 
@@ -215,7 +215,7 @@ describe('foreign keys into more keys than the budget holds', () => {
       ]);
       expect(notes(onDisk)).toEqual(notes(inMemory));
       expect(onDisk.tasks[1]?.warnings).toEqual([
-        'the keys of "codes" outgrew 1 bytes of memory and were checked on disk: foreign key errors are reported after the other errors',
+        'the keys of "codes" outgrew 1 byte of memory and were checked on disk: foreign key errors are reported after the other errors',
       ]);
       expect(openFiles()).toBe(before);
       expect(spillFolders()).toEqual([]);

@@ -428,7 +428,7 @@ describe('workbooks no spreadsheet program writes', () => {
           .tasks[0]?.errors ?? []
       ).map((error) => `${error.type}: ${error.note}`);
     expect(await notes('shared.xlsx')).toEqual([
-      "source-error: the workbook's shared text is larger than 1000 bytes, the most read here",
+      "source-error: the workbook's shared text is larger than 1,000 bytes, the most read here",
     ]);
     expect(await notes('cell.xlsx')).toEqual([
       'format-error: a cell holds more than 16,777,216 characters, more than a workbook cell can',
@@ -451,7 +451,7 @@ describe('workbooks no spreadsheet program writes', () => {
       rowLimits: { maxRowChars: 1000, maxColumns: 10 },
     });
     expect(report.tasks[0]?.errors.map((error) => error.note)).toEqual([
-      'row 1 is longer than 1000 characters, the most this hub reads in one row',
+      'row 1 is longer than 1,000 characters, the most this hub reads in one row',
     ]);
   });
 });

@@ -67,10 +67,10 @@ describe('hostile input', () => {
     const spanning = await check(tablePackage(`text\n"${'y'.repeat(10 * 1024 * 1024)}\n`), limits);
     expect(summary(spanning)).toEqual(['source-error']);
     expect(spanning.tasks[0]?.errors[0]?.message).toContain(
-      'row 2 is longer than 100000 characters',
+      'row 2 is longer than 100,000 characters',
     );
     const short = await check(tablePackage(`text\n${'y'.repeat(200_000)}\nok\n`), limits);
-    expect(short.tasks[0]?.errors[0]?.message).toContain('row 2 is longer than 100000 characters');
+    expect(short.tasks[0]?.errors[0]?.message).toContain('row 2 is longer than 100,000 characters');
     const wide = await check(tablePackage('a,b,c,d\n1,2,3,4\n'), limits);
     expect(wide.tasks[0]?.errors[0]?.message).toContain(
       'row 1 has 4 cells; this hub reads at most 3',
@@ -84,7 +84,7 @@ describe('hostile input', () => {
       limits,
     );
     expect(shortTyped.tasks[0]?.errors[0]?.message).toContain(
-      'row 2 is longer than 100000 characters',
+      'row 2 is longer than 100,000 characters',
     );
     const wideTyped = await check(tablePackage('a,b\n1,2,3,4\n', typed('a', 'b')), limits);
     expect(wideTyped.tasks[0]?.errors[0]?.message).toContain(

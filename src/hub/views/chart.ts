@@ -1,4 +1,5 @@
 import { escape } from './escape.js';
+import { counted } from '../../text/numbers.js';
 
 /** A Data Package "simple" view: a line or bar chart of one table's columns. */
 export interface SimpleView {
@@ -102,7 +103,7 @@ export function chartSvg(view: SimpleView, data: ChartData): string {
         `<span class="key"><span class="swatch c${String(which % COLOURS.length)}"></span>${escape(name)}</span>`,
     )
     .join(' ');
-  const description = `${view.type === 'bar' ? 'Bar' : 'Line'} chart of ${view.series.join(', ')} by ${view.group}, ${String(points)} points, from ${tick(low)} to ${tick(high)}.`;
+  const description = `${view.type === 'bar' ? 'Bar' : 'Line'} chart of ${view.series.join(', ')} by ${view.group}, ${counted(points, 'point')}, from ${tick(low)} to ${tick(high)}.`;
   return `<figure class="chart"><figcaption>${escape(view.title)}</figcaption>
 <svg viewBox="0 0 ${String(WIDTH)} ${String(HEIGHT)}" role="img" aria-label="${escape(`${view.title}. ${description}`)}" font-size="12" fill="#5b6577">
 <title>${escape(view.title)}</title><desc>${escape(description)}</desc>

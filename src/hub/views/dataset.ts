@@ -1,6 +1,7 @@
 import type { Report, ReportError } from '../../validator/index.js';
 import { chartSvg, type ChartData, type SimpleView } from './chart.js';
 import { count, day, humanBytes } from './format.js';
+import { counted } from '../../text/numbers.js';
 import { escape, page } from './layout.js';
 import { renderMarkdown } from './markdown.js';
 
@@ -107,7 +108,7 @@ function schemaSection(row: ResourceRow): string {
         `Foreign key: <code>${escape(key.fields.join(', '))}</code> → <code>${escape(key.resource || row.name)}</code> (<code>${escape(key.reference.join(', '))}</code>)`,
     ),
   ].filter(Boolean);
-  return `<details class="schema"><summary>Schema of ${escape(row.name)}: ${String(schema.fields.length)} field${schema.fields.length === 1 ? '' : 's'}</summary>
+  return `<details class="schema"><summary>Schema of ${escape(row.name)}: ${counted(schema.fields.length, 'field')}</summary>
 <div class="scroll"><table><thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">Constraints</th></tr></thead><tbody>${fields}</tbody></table></div>
 ${keys.map((key) => `<p>${key}</p>`).join('')}</details>`;
 }
@@ -165,7 +166,7 @@ function groupedErrors(report: Report): string {
             .join('');
           const rest =
             errors.length > 5 ? `<li class="muted">and ${count(errors.length - 5)} more</li>` : '';
-          return `<li><code>${escape(type)}</code>: ${count(errors.length)} error${errors.length === 1 ? '' : 's'}<ul>${examples}${rest}</ul></li>`;
+          return `<li><code>${escape(type)}</code>: ${counted(errors.length, 'error')}<ul>${examples}${rest}</ul></li>`;
         })
         .join('');
       return `<h3>${escape(resource)}</h3><ul class="errors">${items}</ul>`;
@@ -178,8 +179,8 @@ function reportSection(view: DatasetView, base: string): string {
   if (!report) return '';
   const link = `<a href="${base}/validation_report.json">validation_report.json</a>`;
   if (report.valid)
-    return `<h2>Validation</h2><p>${badge('SUCCEEDED')} Every resource passed validation (${String(report.tasks.length)} checked) · ${link}</p>`;
-  return `<h2>Validation</h2><p>${badge('FAILED')} ${count(report.stats.errors)} error${report.stats.errors === 1 ? '' : 's'}, grouped by resource and type.</p>${groupedErrors(report)}`;
+    return `<h2>Validation</h2><p>${badge('SUCCEEDED')} Every resource passed validation (${counted(report.tasks.length, 'resource')} checked) · ${link}</p>`;
+  return `<h2>Validation</h2><p>${badge('FAILED')} ${counted(report.stats.errors, 'error')}, grouped by resource and type.</p>${groupedErrors(report)}`;
 }
 
 function historySection(view: DatasetView, base: string): string {

@@ -1,4 +1,5 @@
 import { humanBytes as sized } from '../../text/bytes.js';
+import { grouped } from '../../text/numbers.js';
 
 /** Bytes as the CLI prints them, or a dash when not known. */
 export function humanBytes(bytes: number | null | undefined): string {
@@ -7,7 +8,7 @@ export function humanBytes(bytes: number | null | undefined): string {
 
 /** A count with thousands separated: 1,234,567. */
 export function count(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : value.toLocaleString('en-US');
+  return value === null || value === undefined ? '—' : grouped(value);
 }
 
 /** An ISO timestamp as a day, 2026-11-23: the same for every reader, whatever their zone. */

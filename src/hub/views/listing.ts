@@ -1,5 +1,6 @@
 import type { DatasetSort } from '../metadata/types.js';
-import { count, day, humanBytes } from './format.js';
+import { day, humanBytes } from './format.js';
+import { counted } from '../../text/numbers.js';
 import { escape, page } from './layout.js';
 
 export interface DatasetCard {
@@ -78,7 +79,7 @@ function firstLine(text: string): string {
 function card(item: DatasetCard): string {
   const facts = [
     humanBytes(item.bytes),
-    item.rows === null ? null : `${count(item.rows)} rows`,
+    item.rows === null ? null : counted(item.rows, 'row'),
     item.license,
     `updated ${day(item.updated)}`,
   ].filter((fact): fact is string => fact !== null && fact !== '—');
@@ -98,9 +99,7 @@ export function listingPage(listing: Listing): string {
       ? `<div class="card"><p class="muted">${listing.empty}</p></div>`
       : `<ul class="cards">${listing.cards.map(card).join('\n')}</ul>`;
   const shown =
-    listing.total === 0
-      ? ''
-      : `<p class="muted">${count(listing.total)} dataset${listing.total === 1 ? '' : 's'}</p>`;
+    listing.total === 0 ? '' : `<p class="muted">${counted(listing.total, 'dataset')}</p>`;
   return page(
     listing.heading,
     `<h1>${escape(listing.heading)}</h1>${listing.intro}${shown}${listing.total > 1 ? sortLinks(listing) : ''}${list}${pager(listing)}`,

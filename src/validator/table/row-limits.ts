@@ -1,4 +1,5 @@
 import { SourceFailure } from '../location.js';
+import { counted } from '../../text/numbers.js';
 
 export interface RowLimits {
   /** Characters of one row, line breaks in quoted cells included. */
@@ -11,14 +12,14 @@ export interface RowLimits {
 export function rowTooLong(row: number, limits: RowLimits): SourceFailure {
   return new SourceFailure(
     'source-error',
-    `row ${String(row)} is longer than ${String(limits.maxRowChars)} characters, the most this hub reads in one row`,
+    `row ${String(row)} is longer than ${counted(limits.maxRowChars, 'character')}, the most this hub reads in one row`,
   );
 }
 
 function tooWide(row: number, cells: number, limits: RowLimits): SourceFailure {
   return new SourceFailure(
     'source-error',
-    `row ${String(row)} has ${String(cells)} cells; this hub reads at most ${String(limits.maxColumns)} columns`,
+    `row ${String(row)} has ${counted(cells, 'cell')}; this hub reads at most ${counted(limits.maxColumns, 'column')}`,
   );
 }
 
