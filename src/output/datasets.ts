@@ -23,7 +23,7 @@ export function renderDatasets(
     total > results.length
       ? `\n${colors.dim(`${String(results.length)} of ${String(total)} shown (--size for more)`)}`
       : '';
-  return `${alignedTable([['dataset', 'title', ''], ...rows], colors, '').join('\n')}${more}\n`;
+  return `${alignedTable([['dataset', 'title', 'findability'], ...rows], colors, '').join('\n')}${more}\n`;
 }
 
 /** A revision's changes as `data history` shows them: "since 2: +120 rows, −4, 17 changed". */
@@ -42,9 +42,10 @@ export function renderRevisions(listed: RevisionEntry[], tty: boolean, colors: P
     entry.state.toLowerCase(),
     entry.findability ?? '',
     entry.created.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
-    entry.published ? 'published' : '',
+    entry.published ? 'yes' : '',
     changesText(entry.changes),
   ]);
   if (!tty) return rows.map((row) => row.join('\t')).join('\n') + (rows.length > 0 ? '\n' : '');
-  return `${alignedTable([['revision', 'state', 'findability', 'created', '', 'changes'], ...rows], colors, '').join('\n')}\n`;
+  const headings = ['revision', 'state', 'findability', 'created', 'published', 'changes'];
+  return `${alignedTable([headings, ...rows], colors, '').join('\n')}\n`;
 }

@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import type { RevisionEntry, SearchResult } from '../../src/client/api.js';
 import { run } from '../../src/cli.js';
+import { NO_COLORS } from '../../src/output/colors.js';
+import { renderDatasets, renderRevisions } from '../../src/output/datasets.js';
 import { memoryIO } from '../../src/output/io.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
 
@@ -52,12 +55,64 @@ describe('datasets on the hub', () => {
       const history = await anyone(['history', 'ada/world-cities']);
       // Its changes once summed up: a first revision is one.
       expect(history.out).toMatch(
-        /^1\tsucceeded\tpublished\t\S+ \S+\tpublished\t(first revision)?$/m,
+        /^1\tsucceeded\tpublished\t\S+ \S+\tyes\t(first revision)?$/m,
       );
       expect((await anyone(['history', 'ada/hidden'])).code).toBe(2);
       expect((await asAda(['delete', 'ada/hidden'])).code).toBe(2);
       expect((await asAda(['delete', 'ada/hidden', '--yes'])).out).toBe('deleted ada/hidden\n');
       expect((await asAda(['list'])).out).not.toContain('hidden');
     });
+  });
+});
+
+/** A table as a terminal shows it: its headings (split where two spaces are), and its rows. */
+function headed(table: string): { headings: string[]; rows: number } {
+  const [head = '', ...rows] = stripVTControlCharacters(table).trimEnd().split('\n');
+  return { headings: head.trim().split(/ {2,}/), rows: rows.length };
+}
+
+describe('the tables of search, list and history', () => {
+  it('head every column, as many headings as a row has cells', () => {
+    const revisions = [
+      {
+        revision: 2,
+        state: 'SUCCEEDED',
+        findability: 'published',
+        created: '2026-11-02T10:00:00.000Z',
+        published: true,
+        changes: null,
+      },
+      {
+        revision: 1,
+        state: 'FAILED',
+        findability: 'unlisted',
+        created: '2026-11-01T10:00:00.000Z',
+        published: false,
+        changes: null,
+      },
+    ] as unknown as RevisionEntry[];
+    const found = [
+      { name: 'cities', title: 'Cities', datahub: { owner: 'ada', findability: 'unlisted' } },
+    ] as unknown as SearchResult[];
+    for (const [tty, plain] of [
+      [renderRevisions(revisions, true, NO_COLORS), renderRevisions(revisions, false, NO_COLORS)],
+      [renderDatasets(found, 1, true, NO_COLORS), renderDatasets(found, 1, false, NO_COLORS)],
+    ]) {
+      const cells = plain.split('\n')[0]?.split('\t') ?? [];
+      const { headings } = headed(tty);
+      expect(headings.every((heading) => heading !== '')).toBe(true);
+      expect(headings).toHaveLength(cells.length);
+    }
+    expect(headed(renderRevisions(revisions, true, NO_COLORS)).headings).toEqual([
+      'revision',
+      'state',
+      'findability',
+      'created',
+      'published',
+      'changes',
+    ]);
+    expect(renderRevisions(revisions, false, NO_COLORS).split('\n')[0]).toBe(
+      '2\tsucceeded\tpublished\t2026-11-02 10:00:00Z\tyes\t',
+    );
   });
 });
