@@ -6,6 +6,7 @@ import type { HubApi, FlowStatus } from './api.js';
 import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from './stage.js';
 import { sleep, type HttpFetch } from './http.js';
 import { eachLimited } from './limit.js';
+import { roundSeconds } from '../text/numbers.js';
 
 export type Findability = 'published' | 'unlisted' | 'private';
 
@@ -51,7 +52,7 @@ export interface PublishResult {
   uploaded: string[];
   skipped: string[];
   status: FlowStatus | undefined;
-  /** Seconds from the first file's hashing to the last upload's end. */
+  /** Seconds, to the millisecond, from the first file's hashing to the last upload's end. */
   seconds: { upload: number };
 }
 
@@ -111,7 +112,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     signal: options.signal,
     onEvent: options.onEvent,
   });
-  const stagingSeconds = (performance.now() - started) / 1000;
+  const stagingSeconds = roundSeconds(performance.now() - started);
   const signed = await presignAll(files, api, rawstore.token, profile.id);
   const source = await api.authorize(options.token, 'source');
   const mapping = Object.fromEntries(

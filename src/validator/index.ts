@@ -12,7 +12,7 @@ import type {
 } from './descriptor/types.js';
 import { readText, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
-import { roundSeconds } from './report/task.js';
+import { roundSeconds } from '../text/numbers.js';
 import type { Report, ReportError, Task } from './report/types.js';
 import {
   formatOf,

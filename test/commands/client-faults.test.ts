@@ -1176,3 +1176,25 @@ describe('on a terminal', () => {
     expect(err).toContain('downloading 50% · 100 kB of 200 kB');
   });
 });
+
+/** Every number in a JSON document, with where it is. */
+function numbersIn(value: unknown, at = '$'): [string, number][] {
+  if (typeof value === 'number') return [[at, value]];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => numbersIn(inner, `${at}.${key}`));
+}
+
+describe('numbers in JSON output', () => {
+  it('publish --json gives its durations in seconds to the millisecond, never 17 digits', async () => {
+    server.use(
+      ...publishingHub(),
+      http.post(`${API}/upload`, () => new HttpResponse(null, { status: 204 })),
+    );
+    const { code, out } = await data(['--json', 'publish', CITIES]);
+    expect(code).toBe(0);
+    const result = JSON.parse(out) as { seconds: { upload: number } };
+    expect(result.seconds.upload).toBeGreaterThanOrEqual(0);
+    for (const [at, number] of numbersIn(result))
+      expect(`${at} = ${String(number)}`).toMatch(/ = -?\d+(\.\d{1,3})?$/);
+  });
+});

@@ -54,9 +54,7 @@ describe('datasets on the hub', () => {
       ).toEqual(['hidden:private', 'world-cities:published']);
       const history = await anyone(['history', 'ada/world-cities']);
       // Its changes once summed up: a first revision is one.
-      expect(history.out).toMatch(
-        /^1\tsucceeded\tpublished\t\S+ \S+\tyes\t(first revision)?$/m,
-      );
+      expect(history.out).toMatch(/^1\tsucceeded\tpublished\t\S+ \S+\tyes\t(first revision)?$/m);
       expect((await anyone(['history', 'ada/hidden'])).code).toBe(2);
       expect((await asAda(['delete', 'ada/hidden'])).code).toBe(2);
       expect((await asAda(['delete', 'ada/hidden', '--yes'])).out).toBe('deleted ada/hidden\n');
@@ -94,10 +92,11 @@ describe('the tables of search, list and history', () => {
     const found = [
       { name: 'cities', title: 'Cities', datahub: { owner: 'ada', findability: 'unlisted' } },
     ] as unknown as SearchResult[];
-    for (const [tty, plain] of [
+    const tables: [tty: string, plain: string][] = [
       [renderRevisions(revisions, true, NO_COLORS), renderRevisions(revisions, false, NO_COLORS)],
       [renderDatasets(found, 1, true, NO_COLORS), renderDatasets(found, 1, false, NO_COLORS)],
-    ]) {
+    ];
+    for (const [tty, plain] of tables) {
       const cells = plain.split('\n')[0]?.split('\t') ?? [];
       const { headings } = headed(tty);
       expect(headings.every((heading) => heading !== '')).toBe(true);

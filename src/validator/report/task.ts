@@ -1,6 +1,7 @@
 import type { ErrorFilter } from './filter.js';
 import { errorPasses } from './filter.js';
 import type { ReportError, Task, TaskStats } from './types.js';
+import { roundSeconds } from '../../text/numbers.js';
 
 export interface TaskLimits extends ErrorFilter {
   /** 0 means unlimited. */
@@ -54,8 +55,4 @@ export class TaskCollector {
       errors: this.errors,
     };
   }
-}
-
-export function roundSeconds(ms: number): number {
-  return Math.round(ms) / 1000;
 }
