@@ -60,14 +60,32 @@ export async function run(
   } catch (error) {
     const globals = program.opts<GlobalOptions>();
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    // Its reader went away (`data cat big.csv | head -1`): nothing to say, as SIGPIPE.
+    if (signal.aborted && signal.reason === OUTPUT_CLOSED) return EXIT.closedOutput;
     return reportFailure(
       signal.aborted
         ? new InterruptedError(signal.reason)
-        : (fileSystemFailure(error) ?? (await unreadableTable(error)) ?? error),
+        : (closedPrompt(error) ??
+            fileSystemFailure(error) ??
+            (await unreadableTable(error)) ??
+            error),
       io,
       globals,
     );
   }
+}
+
+/**
+ * Why a command is stopped when its output closes: no interruption to report. An AbortError,
+ * as the reason of an abort is everywhere else, since sockets and streams are destroyed with it.
+ */
+const OUTPUT_CLOSED = new DOMException('the output closed', 'AbortError');
+
+/** A question closed by Ctrl-C (a byte in the prompt's raw mode, not a signal): exit 130. */
+function closedPrompt(error: unknown): CliError | undefined {
+  return (error as { name?: unknown } | null)?.name === 'ExitPromptError'
+    ? new InterruptedError('SIGINT')
+    : undefined;
 }
 
 const FILE_REASONS: Record<string, string> = {
@@ -175,7 +193,7 @@ function stopQuietlyWhenOutputCloses(controller: AbortController): { closed: boo
     if (error.code !== 'EPIPE') throw error;
     output.closed = true;
     process.exitCode = EXIT.closedOutput;
-    controller.abort();
+    controller.abort(OUTPUT_CLOSED);
     setTimeout(() => process.exit(EXIT.closedOutput), WIND_DOWN_MS).unref();
   });
   process.stderr.on('error', () => undefined);

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { confirmOnTerminal } from '../output/prompt.js';
 import { requireToken, writeJson } from './auth-common.js';
 import { onDataset, ownerAndName } from './history.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -24,15 +25,6 @@ export function registerDelete(
     });
 }
 
-/** Asks on the terminal; false when the answer is no. */
-async function confirmed(ctx: Context, question: string): Promise<boolean> {
-  const { default: confirm } = await import('@inquirer/confirm');
-  return confirm(
-    { message: question, default: false },
-    { input: process.stdin, output: ctx.io.stderr, signal: ctx.signal },
-  );
-}
-
 export async function runDelete(target: string, yes: boolean, ctx: Context): Promise<number> {
   const { owner, name } = ownerAndName(target);
   const found = await requireToken(ctx);
@@ -44,7 +36,10 @@ export async function runDelete(target: string, yes: boolean, ctx: Context): Pro
     );
   if (
     !yes &&
-    !(await confirmed(ctx, `Delete ${owner}/${name} and all its revisions from ${ctx.hub().api}?`))
+    !(await confirmOnTerminal(
+      ctx,
+      `Delete ${owner}/${name} and all its revisions from ${ctx.hub().api}?`,
+    ))
   ) {
     ctx.io.stderr.write('nothing deleted\n');
     return 1;

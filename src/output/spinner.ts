@@ -1,5 +1,6 @@
 import type { Context } from '../context.js';
 import { terminalSafe } from '../text/visible.js';
+import { humanDuration } from './units.js';
 
 export interface Progress {
   /** Replaces the spinner's text. */
@@ -11,6 +12,9 @@ export interface Progress {
 
 /** How often a changed text is drawn at once rather than at the spinner's next frame. */
 const REDRAW_MS = 100;
+
+/** After this long a spinner also shows how long it has run: a step may be quiet a while. */
+const SHOW_ELAPSED_MS = 1000;
 
 /** A spinner on stderr for people at a terminal; plain lines for pipes, CI and --json. */
 export async function startProgress(ctx: Context, text: string): Promise<Progress> {
@@ -24,15 +28,31 @@ export async function startProgress(ctx: Context, text: string): Promise<Progres
   // discardStdin off: ora's discarder puts the terminal in raw mode, where Ctrl-C is a byte
   // and no signal, and then never reads that byte (its listener does not start the stream),
   // so a keypress could not stop data. The terminal stays as it was, and Ctrl-C is SIGINT.
+  const started = performance.now();
   const spinner = ora({
     text: terminalSafe(text),
     stream: ctx.rawIO.stderr,
     isEnabled: true,
     discardStdin: false,
+    suffixText: () => {
+      const elapsed = performance.now() - started;
+      return elapsed < SHOW_ELAPSED_MS ? '' : `· ${humanDuration(elapsed / 1000)}`;
+    },
   }).start();
   let drawn = -Infinity;
+  let stopped = false;
+  const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    ctx.signal.removeEventListener('abort', stop);
+    spinner.stop();
+  };
+  // Stopped at once on Ctrl-C: the line is cleared before the command says it was
+  // interrupted, and never drawn again, whatever a step still reports while it winds down.
+  ctx.signal.addEventListener('abort', stop, { once: true });
   return {
     update: (next) => {
+      if (stopped) return;
       spinner.text = terminalSafe(next);
       if (performance.now() - drawn < REDRAW_MS) return;
       drawn = performance.now();
@@ -41,8 +61,6 @@ export async function startProgress(ctx: Context, text: string): Promise<Progres
     // ora hooks the stream while it spins: it clears its line before a write and redraws it
     // after, so a line written here never mixes with the spinner.
     log: (line) => ctx.io.stderr.write(`${line}\n`),
-    stop: () => {
-      spinner.stop();
-    },
+    stop,
   };
 }

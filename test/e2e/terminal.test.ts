@@ -179,6 +179,45 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     }
   });
 
+  it('draws the delete question as the terminal shows it, never its escape codes as text', async () => {
+    try {
+      startInTerminal('delete ada/old', {
+        DATA_API: slow.url,
+        DATA_TOKEN: 'token',
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/Delete ada\/old and all its revisions/);
+      expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
+      tmux('send-keys', '-t', 'main', 'n', 'Enter');
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
+    } finally {
+      kill();
+    }
+  });
+
+  it('stops at Ctrl-C at the delete question: exit 130, the question cleared, nothing deleted', async () => {
+    const deletes = () => slow.requests.filter((line) => line.startsWith('DELETE')).length;
+    const before = deletes();
+    try {
+      startInTerminal('delete ada/old', {
+        DATA_API: slow.url,
+        DATA_TOKEN: 'token',
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/Delete ada\/old and all its revisions/);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(screen()).not.toContain('Delete ada/old');
+      expect(screen()).not.toMatch(/force closed|bug in data/);
+      expect(deletes()).toBe(before);
+      expect(await terminalMode()).toBe('icanon');
+    } finally {
+      kill();
+    }
+  });
+
   it('asks data init --interactive for the name, title and licence, and about each resource', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'data-init-'));
     writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
@@ -226,6 +265,9 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       tmux('send-keys', '-t', 'main', 'C-c');
       await waitFor(/EXIT=\d+/);
       expect(screen()).toMatch(/EXIT=130/);
+      // The progress line is cleared at Ctrl-C and never drawn again after "interrupted".
+      const after = screen().split('interrupted')[1] ?? '';
+      expect(after.split('EXIT=')[0]).not.toMatch(/upload|publishing|B of|B\/s/);
       expect(await terminalMode()).toBe('icanon');
       expect(slow.requests.some((line) => line.includes('/source/upload'))).toBe(false);
     } finally {

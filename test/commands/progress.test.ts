@@ -1,0 +1,44 @@
+/**
+ * The spinner on a terminal's stderr: cleared at Ctrl-C and never drawn again, however late a
+ * step still reports while it winds down; how long it has run shown once a step is quiet.
+ */
+import { describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.js';
+import { memoryIO } from '../../src/output/io.js';
+import { startProgress } from '../../src/output/spinner.js';
+
+function terminal() {
+  const io = memoryIO({ tty: true });
+  const controller = new AbortController();
+  const ctx = createContext(io, controller.signal, { json: false, color: false, debug: false });
+  return { io, controller, ctx };
+}
+
+describe('the progress line', () => {
+  it('is cleared at Ctrl-C and never drawn again after it', async () => {
+    const { io, controller, ctx } = terminal();
+    const progress = await startProgress(ctx, 'uploading 1 MB of 10 MB');
+    controller.abort('SIGINT');
+    const atStop = io.err().length;
+    expect(io.err()).toContain('1 MB of 10 MB');
+    // A transfer winding down still reports; the command then says it was interrupted.
+    progress.update('uploading 2 MB of 10 MB');
+    ctx.io.stderr.write('error: interrupted\n');
+    progress.stop();
+    expect(io.err().slice(atStop)).toBe('error: interrupted\n');
+    expect(io.err()).not.toContain('2 MB');
+  });
+
+  it('draws nothing on a pipe, in --json or in CI', async () => {
+    const io = memoryIO({ tty: false });
+    const ctx = createContext(io, new AbortController().signal, {
+      json: false,
+      color: false,
+      debug: false,
+    });
+    const progress = await startProgress(ctx, 'fetching');
+    progress.update('fetching 1 MB');
+    progress.stop();
+    expect(io.err()).toBe('');
+  });
+});
