@@ -121,7 +121,11 @@ function programHost(hub: Hub, request: SignInRequest): string | undefined {
 export function chooseProvider(hub: Hub, request: Request, response: ServerResponse): void {
   const signIn = signInRequest(hub, request.url.searchParams);
   const urls = providerUrls(hub, signIn);
-  const list = Object.entries(urls).map(([name, { url }]) => ({ name, url }));
+  const list = Object.entries(urls).map(([name, { url }]) => ({
+    name,
+    url,
+    development: hub.devSignIn && name === 'local',
+  }));
   sendText(response, 200, signInChoicePage(list, programHost(hub, signIn)), HTML);
 }
 

@@ -317,6 +317,32 @@ describe('the development sign-in', () => {
       );
     });
   });
+
+  it('is called by its name on the page that lists the ways to sign in', async () => {
+    const idp = await startOidcProvider();
+    try {
+      await withHub(
+        {
+          providers: [
+            oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
+          ],
+        },
+        async ({ url }) => {
+          const html = await (await fetch(`${url}/auth/login`)).text();
+          const links = [...html.matchAll(/<a class="button" href="([^"]+)">([^<]+)<\/a>/g)].map(
+            (link) => [new URL(link[1]?.replaceAll('&amp;', '&') ?? '', url).pathname, link[2]],
+          );
+          expect(links).toEqual([
+            ['/auth/login/idp', 'Sign in with idp'],
+            ['/auth/login/local', 'Development sign-in'],
+          ]);
+          expect(html).not.toContain('Sign in with local');
+        },
+      );
+    } finally {
+      await idp.close();
+    }
+  });
 });
 
 describe('publishing as an OIDC user', () => {

@@ -58,14 +58,19 @@ ${hidden({ ticket, csrf })}
   );
 }
 
+/** A way to sign in as the choice page names it: the development sign-in by that name. */
+function providerLabel(provider: { name: string; development: boolean }): string {
+  return provider.development ? 'Development sign-in' : `Sign in with ${provider.name}`;
+}
+
 export function signInChoicePage(
-  providers: { name: string; url: string }[],
+  providers: { name: string; url: string; development: boolean }[],
   destination: string | undefined,
 ): string {
   const list =
     providers.length === 0
       ? '<p class="muted">This hub has no sign-in provider configured.</p>'
-      : `<ul class="providers">${providers.map((provider) => `<li><a class="button" href="${escape(provider.url)}">Sign in with ${escape(provider.name)}</a></li>`).join('')}</ul>`;
+      : `<ul class="providers">${providers.map((provider) => `<li><a class="button" href="${escape(provider.url)}">${escape(providerLabel(provider))}</a></li>`).join('')}</ul>`;
   const notice = destination ? programNotice(destination) : '';
   return page('Sign in', `<div class="card narrow"><h1>Sign in</h1>${notice}${list}</div>`);
 }
