@@ -17,6 +17,7 @@ import {
   type MovedTable,
   type Row,
 } from './rules.js';
+import { queryWords, SEARCH_FIELDS, searchFields, type SearchSource } from './search.js';
 import type {
   CreatedRevision,
   Dataset,
@@ -33,11 +34,31 @@ import type {
 } from './types.js';
 
 /**
+ * A dataset's search vector from its SEARCH_FIELDS ($1…$6, or arrays of them), weighted A
+ * (title, name) to D (description), so that ts_rank puts a title's word above a
+ * description's. The words come lower-cased (search.ts): the `simple` dictionary's own
+ * lower-casing is ASCII-only on a database of the C locale.
+ */
+function searchVector(field: (index: number) => string): string {
+  const weights = ['A', 'A', 'B', 'B', 'C', 'D'];
+  return SEARCH_FIELDS.map(
+    (_, index) =>
+      `setweight(to_tsvector('data_search', ${field(index)}), '${weights[index] ?? 'D'}')`,
+  ).join(' || ');
+}
+
+/** What the index reads of a dataset, joined from its row, its owner and its revision. */
+const SEARCH_SOURCE = `select d.ownerid, d.name, d.title, d.description, u.username, r.descriptor
+  from datasets d join users u on u.userid = d.ownerid
+  left join revisions r on r.ownerid = d.ownerid and r.dataset = d.name and r.revision = d.published_revision
+  where d.published_revision is not null`;
+
+/**
  * Each entry moves the schema one version up; `schema_version` says how many have run.
  * Entries are never edited once released. The same tables as the SQLite engine, so that a
  * hub moves from one to the other row for row.
  */
-const MIGRATIONS = [
+const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   `create table users (
     userid text primary key, username text unique not null, email text not null, name text not null,
     provider text not null, subject text not null, join_date text not null, unique (provider, subject));
@@ -97,7 +118,57 @@ const MIGRATIONS = [
   // Garbage collection marks an object it is about to remove (the time it began); taking
   // the object in again unmarks it, and the collector then leaves its bytes.
   `alter table objects add column collecting bigint;`,
+  // Search: every word of a query, in any order and case, accents folded by the unaccent
+  // extension (trusted: the hub's own user may create it), ranked by ts_rank. The `simple`
+  // configuration, which neither stems nor drops words, as names and text of any language
+  // need; a vector of each published dataset's fields made by the hub (owner, keywords and
+  // resource names are not columns of its row), filled from the hub's rows.
+  async (client) => {
+    await client.query(`create extension if not exists unaccent;
+      create text search configuration data_search (copy = simple);
+      alter text search configuration data_search
+        alter mapping for word, numword, hword, hword_part, numhword, hword_numpart
+        with unaccent, simple;
+      alter table datasets drop column search;
+      alter table datasets add column search tsvector;
+      create index datasets_search on datasets using gin (search);`);
+    await writeAllSearchVectors(client);
+  },
 ];
+
+/** Writes the search vector of each dataset of `sources` (by owner and name). */
+async function writeSearchVectors(
+  client: Client,
+  sources: (SearchSource & { ownerid: string })[],
+): Promise<void> {
+  if (sources.length === 0) return;
+  const fields = sources.map(searchFields);
+  const columns = [
+    sources.map((source) => source.ownerid),
+    sources.map((source) => source.name),
+    ...SEARCH_FIELDS.map((field) => fields.map((each) => each[field])),
+  ];
+  await client.query(
+    `update datasets d set search = ${searchVector((index) => `v.f${String(index)}`)}
+      from unnest(${columns.map((_, index) => `$${String(index + 1)}::text[]`).join(', ')})
+        as v(ownerid, name, ${SEARCH_FIELDS.map((_, index) => `f${String(index)}`).join(', ')})
+      where d.ownerid = v.ownerid and d.name = v.name`,
+    columns,
+  );
+}
+
+/** Writes the search vector of every published dataset, 500 at a time. */
+async function writeAllSearchVectors(client: pg.PoolClient): Promise<void> {
+  await client.query(`declare indexing no scroll cursor for ${SEARCH_SOURCE}`);
+  for (;;) {
+    const { rows } = await client.query<SearchSource & { ownerid: string }>(
+      'fetch 500 from indexing',
+    );
+    if (rows.length === 0) break;
+    await writeSearchVectors(client, rows);
+  }
+  await client.query('close indexing');
+}
 
 /** One lock for migrations, whichever process starts first: the others wait, then find them done. */
 const MIGRATION_LOCK = 7_310_001;
@@ -146,7 +217,8 @@ export class PostgresMetadata implements Metadata {
         'select version from schema_version',
       );
       const done = rows[0]?.version ?? 0;
-      for (const [index, sql] of MIGRATIONS.entries()) if (index >= done) await client.query(sql);
+      for (const [index, step] of MIGRATIONS.entries())
+        if (index >= done) await (typeof step === 'string' ? client.query(step) : step(client));
       await client.query('delete from schema_version');
       await client.query('insert into schema_version (version) values ($1)', [
         Math.max(done, MIGRATIONS.length),
@@ -522,7 +594,17 @@ export class PostgresMetadata implements Metadata {
           dataset,
         ],
       );
+      await this.index([{ ownerid, name: dataset }], client);
     });
+  }
+
+  /** Writes the search vectors of these datasets from their rows as they are now. */
+  private async index(keys: { ownerid: string; name: string }[], client: Client): Promise<void> {
+    const { rows } = await client.query<SearchSource & { ownerid: string }>(
+      `${SEARCH_SOURCE} and (d.ownerid, d.name) in (select * from unnest($1::text[], $2::text[]))`,
+      [keys.map((key) => key.ownerid), keys.map((key) => key.name)],
+    );
+    await writeSearchVectors(client, rows);
   }
 
   async revoke(jti: string, expires: number): Promise<void> {
@@ -569,6 +651,15 @@ export class PostgresMetadata implements Metadata {
       `insert into ${table} (${columns.join(', ')}) values ${tuples.join(', ')} on conflict do nothing`,
       values,
     );
+    // A dataset is found by its row's fields and by its published revision's descriptor.
+    if (table === 'datasets' || table === 'revisions')
+      await this.index(
+        rows.map((row) => ({
+          ownerid: String(row.ownerid),
+          name: String(table === 'datasets' ? row.name : row.dataset),
+        })),
+        this.pool,
+      );
   }
 
   async sharedValue(name: string, offer: () => string): Promise<string> {
@@ -770,8 +861,9 @@ export class PostgresMetadata implements Metadata {
   }
 
   /**
-   * Every word of the text, as a prefix (`citi` finds "cities"), must be in the dataset's
-   * name, title or description; the best matches first, then the latest.
+   * Published datasets a viewer may find (listed ones, and all of the viewer's own). With
+   * words, those in whose search fields every word begins a word (`citi` finds "cities"),
+   * the best matches first (ts_rank) unless an order is asked for.
    */
   async search(
     text: string,
@@ -781,12 +873,13 @@ export class PostgresMetadata implements Metadata {
     ownerid = '',
     sort?: DatasetSort,
   ): Promise<SearchPage> {
-    const words = text.match(/[\p{L}\p{N}]+/gu) ?? [];
+    const words = queryWords(text);
     if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
-    const query = words.map((word) => `${word}:*`).join(' & ');
+    // Each word quoted (they hold no quote or backslash): text to find, never tsquery syntax.
+    const query = words.map((word) => `'${word}':*`).join(' & ');
     const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = $1)
       and ($2 = '' or d.ownerid = $2)
-      and ($3 = '' or d.search @@ to_tsquery('simple', $3))`;
+      and ($3 = '' or d.search @@ to_tsquery('data_search', $3))`;
     const params = [viewer ?? '', ownerid, query];
     const total = await this.one<{ n: number }>(
       `select count(*)::integer as n from datasets d where ${where}`,
@@ -799,7 +892,7 @@ export class PostgresMetadata implements Metadata {
         order by ${
           // Matches by relevance unless an order is asked for.
           sort === undefined && query !== ''
-            ? `ts_rank(d.search, to_tsquery('simple', $3)) desc, ${listingOrder('updated')}`
+            ? `ts_rank(d.search, to_tsquery('data_search', $3)) desc, ${listingOrder('updated')}`
             : listingOrder(sort ?? 'updated')
         }
         limit $4 offset $5`,

@@ -19,6 +19,7 @@ import {
   type MovedTable,
   type Row,
 } from './rules.js';
+import { queryWords, SEARCH_FIELDS, searchFields, type SearchSource } from './search.js';
 import type {
   CreatedRevision,
   Dataset,
@@ -34,11 +35,20 @@ import type {
   User,
 } from './types.js';
 
+/** bm25's weight of a word in each of SEARCH_FIELDS: the title's first, the description's last. */
+const SEARCH_WEIGHTS = '10, 8, 5, 3, 2, 1';
+
+/** What the index reads of a dataset, joined from its row, its owner and its revision. */
+const SEARCH_SOURCE = `select d.ownerid, d.name, d.title, d.description, u.username, r.descriptor
+  from datasets d join users u on u.userid = d.ownerid
+  left join revisions r on r.ownerid = d.ownerid and r.dataset = d.name and r.revision = d.published_revision
+  where d.published_revision is not null`;
+
 /**
  * Each entry moves the schema one version up; `pragma user_version` says how many have run.
  * Entries are never edited once released: a hub of any earlier version migrates in order.
  */
-const MIGRATIONS = [
+const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
   `create table if not exists users (
     userid text primary key, username text unique not null, email text not null, name text not null,
     provider text not null, join_date text not null);
@@ -105,6 +115,16 @@ const MIGRATIONS = [
   // Garbage collection marks an object it is about to remove (the time it began); taking
   // the object in again unmarks it, and the collector then leaves its bytes.
   `alter table objects add column collecting integer;`,
+  // Search: every word of a query, in any order and case, accents folded, ranked (FTS5's
+  // bm25), in the index of each published dataset's fields; the index takes the ids of
+  // `search_ids`, whose own stay what they are through a VACUUM. Filled from the hub's rows.
+  (store) => {
+    store.db.exec(`create table search_ids (
+      id integer primary key, ownerid text not null, name text not null, unique (ownerid, name));
+    create virtual table search_index using fts5 (${SEARCH_FIELDS.join(', ')},
+      tokenize = 'unicode61 remove_diacritics 2', content = '', contentless_delete = 1);`);
+    store.indexAll();
+  },
 ];
 
 const WAITING = waitingRevision('?');
@@ -134,7 +154,8 @@ export class SqliteMetadata implements Metadata {
           user_version: number;
         };
         if (index >= done) {
-          this.db.exec(sql);
+          if (typeof sql === 'string') this.db.exec(sql);
+          else sql(this);
           this.db.exec(`pragma user_version = ${String(index + 1)}`);
         }
         this.db.exec('commit');
@@ -514,7 +535,45 @@ export class SqliteMetadata implements Metadata {
         ownerid,
         dataset,
       );
+      this.index(ownerid, dataset);
     });
+  }
+
+  /** Puts a dataset's published fields in the search index, in place of what was there. */
+  private index(ownerid: string, name: string): void {
+    this.unindex(ownerid, name);
+    const source = this.prepare(`${SEARCH_SOURCE} and d.ownerid = ? and d.name = ?`).get(
+      ownerid,
+      name,
+    ) as SearchSource | undefined;
+    if (source) this.indexSource(ownerid, source);
+  }
+
+  private indexSource(ownerid: string, source: SearchSource): void {
+    const { lastInsertRowid: id } = this.prepare(
+      'insert into search_ids (ownerid, name) values (?, ?)',
+    ).run(ownerid, source.name);
+    const fields = searchFields(source);
+    this.prepare(
+      `insert into search_index (rowid, ${SEARCH_FIELDS.join(', ')}) values (?, ${SEARCH_FIELDS.map(() => '?').join(', ')})`,
+    ).run(id, ...SEARCH_FIELDS.map((field) => fields[field]));
+  }
+
+  private unindex(ownerid: string, name: string): void {
+    const row = this.prepare('select id from search_ids where ownerid = ? and name = ?').get(
+      ownerid,
+      name,
+    ) as { id: number } | undefined;
+    if (!row) return;
+    this.prepare('delete from search_index where rowid = ?').run(row.id);
+    this.prepare('delete from search_ids where id = ?').run(row.id);
+  }
+
+  /** Fills the search index from every published dataset: a hub's rows made before it. */
+  indexAll(): void {
+    this.db.exec('delete from search_index; delete from search_ids;');
+    for (const row of this.db.prepare(SEARCH_SOURCE).iterate())
+      this.indexSource(String(row.ownerid), row as unknown as SearchSource);
   }
 
   async revoke(jti: string, expires: number): Promise<void> {
@@ -539,6 +598,10 @@ export class SqliteMetadata implements Metadata {
     this.transaction(() => {
       for (const row of rows)
         insert.run(...columns.map((column) => (row[column] ?? null) as SQLInputValue));
+      // A dataset is found by its row's fields and by its published revision's descriptor.
+      if (table === 'datasets' || table === 'revisions')
+        for (const row of rows)
+          this.index(String(row.ownerid), String(table === 'datasets' ? row.name : row.dataset));
     });
   }
 
@@ -726,6 +789,7 @@ export class SqliteMetadata implements Metadata {
 
   async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {
     return this.transaction(() => {
+      this.unindex(ownerid, dataset);
       this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);
       const removed = this.prepare('delete from datasets where ownerid = ? and name = ?').run(
         ownerid,
@@ -735,30 +799,47 @@ export class SqliteMetadata implements Metadata {
     });
   }
 
-  /** Published datasets a viewer may find: listed ones, and all of the viewer's own. */
+  /**
+   * Published datasets a viewer may find (listed ones, and all of the viewer's own). With
+   * words, those in whose search fields every word begins a word (`citi` finds "cities"),
+   * the best matches first (bm25) unless an order is asked for.
+   */
   async search(
     text: string,
     viewer: string | undefined,
     size: number,
     from: number,
     ownerid = '',
-    sort: DatasetSort = 'updated',
+    sort?: DatasetSort,
   ): Promise<SearchPage> {
-    const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
-      and (? = '' or d.ownerid = ?)
-      and (? = '' or d.name like ? escape '\\' or coalesce(d.title, '') like ? escape '\\'
-        or coalesce(d.description, '') like ? escape '\\')`;
-    // The text is matched as written: % and _ in it are characters, not wildcards.
-    const like = `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    const params = [viewer ?? '', ownerid, ownerid, text, like, like, like];
+    const words = queryWords(text);
+    if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
+    const visible = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
+      and (? = '' or d.ownerid = ?)`;
+    const params = [viewer ?? '', ownerid, ownerid];
+    // Each word quoted: whatever it holds is text to find, never FTS5's syntax.
+    const match = words.map((word) => `"${word}"*`).join(' ');
+    const [source, where, order] =
+      words.length === 0
+        ? ['datasets d', visible, listingOrder(sort ?? 'updated')]
+        : [
+            `search_index s join search_ids i on i.id = s.rowid
+              join datasets d on d.ownerid = i.ownerid and d.name = i.name`,
+            `search_index match ? and ${visible}`,
+            sort === undefined
+              ? `bm25(search_index, ${SEARCH_WEIGHTS}), ${listingOrder('updated')}`
+              : listingOrder(sort),
+          ];
+    const all = words.length === 0 ? params : [match, ...params];
     const total = (
-      this.prepare(`select count(*) as n from datasets d where ${where}`).get(...params) as {
+      this.prepare(`select count(*) as n from ${source} where ${where}`).get(...all) as {
         n: number;
       }
     ).n;
     const rows = this.prepare(
-      `select d.*, u.username from datasets d join users u on u.userid = d.ownerid where ${where} order by ${listingOrder(sort)} limit ? offset ?`,
-    ).all(...params, size, from) as unknown as (Dataset & { username: string })[];
+      `select d.*, u.username from ${source} join users u on u.userid = d.ownerid
+        where ${where} order by ${order} limit ? offset ?`,
+    ).all(...all, size, from) as unknown as (Dataset & { username: string })[];
     return { rows, total };
   }
 }

@@ -1,0 +1,84 @@
+import { isDerived } from '../../validator/descriptor/derived.js';
+
+/**
+ * What search reads of a published dataset, field by field, in the order of their weight:
+ * a word of the title counts most, one of the description least.
+ */
+export const SEARCH_FIELDS = [
+  'title',
+  'name',
+  'keywords',
+  'resources',
+  'owner',
+  'description',
+] as const;
+
+/** Each field's words, lower-cased and separated by spaces. */
+export type SearchFields = Record<(typeof SEARCH_FIELDS)[number], string>;
+
+/** What a dataset's search fields are made of: its row, its owner's name, its descriptor. */
+export interface SearchSource {
+  name: string;
+  title: string | null;
+  description: string | null;
+  username: string;
+  descriptor: string | null;
+}
+
+/** A query's words past this many are left out: each one is a lookup of the index. */
+export const MAX_SEARCH_WORDS = 16;
+
+/**
+ * The words of a text as search sees them, in either engine: runs of letters, digits and
+ * marks, composed (NFC) and lower-cased here, so that a database whose locale lower-cases
+ * ASCII only still finds "zürich" for "ZÜRICH". Punctuation separates words and is never
+ * syntax: `"`, `*`, `-`, `:` or `NEAR(` of a query are not the engines' operators.
+ */
+export function searchWords(text: string): string[] {
+  return (
+    text
+      .normalize('NFC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}\p{M}\p{Co}]+/gu) ?? []
+  );
+}
+
+/** The distinct words of a query, at most MAX_SEARCH_WORDS of them. */
+export function queryWords(text: string): string[] {
+  return [...new Set(searchWords(text))].slice(0, MAX_SEARCH_WORDS);
+}
+
+function words(text: unknown): string {
+  return typeof text === 'string' ? searchWords(text).join(' ') : '';
+}
+
+/** A descriptor's value as a list: an array as it is, anything else alone in one. */
+function strings(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
+ * The search fields of a dataset: its resources are the ones its publisher gave, never the
+ * copies the hub derived of them (every dataset has a `…_csv`).
+ */
+export function searchFields(source: SearchSource): SearchFields {
+  let descriptor: Record<string, unknown> = {};
+  try {
+    const parsed = JSON.parse(source.descriptor ?? '{}') as unknown;
+    if (parsed && typeof parsed === 'object') descriptor = parsed as Record<string, unknown>;
+  } catch {
+    // A descriptor that is not JSON has no keywords or resources to find it by.
+  }
+  const resources = Array.isArray(descriptor.resources) ? descriptor.resources : [];
+  return {
+    title: words(source.title),
+    name: words(source.name),
+    keywords: strings(descriptor.keywords).map(words).join(' '),
+    resources: resources
+      .filter((resource) => !isDerived(resource))
+      .map((resource) => words((resource as { name?: unknown } | null)?.name))
+      .join(' '),
+    owner: words(source.username),
+    description: words(source.description),
+  };
+}
