@@ -1,7 +1,9 @@
 import { descriptorIn, readDescriptorFile } from '../files/descriptor-file.js';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileHead } from '../files/chunks.js';
+import type { ResourceDescriptor } from '../validator/descriptor/types.js';
+import { isDerived } from '../validator/descriptor/derived.js';
+import { isTable } from '../validator/resource.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { json, send, type HttpFetch } from './http.js';
@@ -23,6 +25,10 @@ export interface ResourceInfo {
   preview: string[][] | undefined;
   /** The fields of an inline schema; undefined when the schema is elsewhere or absent. */
   fields: FieldInfo[] | undefined;
+  /** For a local table, as validation reads it: its encoding, delimiter and header rows. */
+  encoding?: string | undefined;
+  delimiter?: string | undefined;
+  headerRows?: number[] | undefined;
 }
 
 export interface DatasetInfo {
@@ -76,18 +82,67 @@ function licenseNames(descriptor: Record<string, unknown>): string[] {
 
 const PREVIEW_BYTES = 64 * 1024;
 const PREVIEW_ROWS = 5;
+/** Local tables up to this size have their rows counted: the whole file is read. */
+const COUNT_BYTES = 64 * 1024 * 1024;
 
-async function localHead(
-  path: string,
-): Promise<{ text: string; bytes: number; rows: number | undefined }> {
-  const info = await stat(path);
-  if (info.size <= 8 * 1024 * 1024) {
-    const text = await readFile(path, 'utf8');
-    const lines = text.split(/\r?\n/).filter((line) => line !== '').length;
-    return { text: text.slice(0, PREVIEW_BYTES), bytes: info.size, rows: Math.max(0, lines - 1) };
-  }
-  const text = (await fileHead(path, PREVIEW_BYTES)).toString('utf8');
-  return { text, bytes: info.size, rows: undefined };
+/** What the one reading of a file (validator/reading.ts) and a read of its rows say of it. */
+interface LocalTable {
+  format: string | undefined;
+  encoding: string | undefined;
+  delimiter: string | undefined;
+  headerRows: number[];
+  bytes: number;
+  rows: number | undefined;
+  preview: string[][];
+}
+
+/**
+ * A local table read as validation reads it: decoded in its encoding (its BOM left out),
+ * split by its dialect (declared, else sniffed), its header where the dialect puts it, and
+ * its rows counted as records, not lines (a quoted cell may hold a line break).
+ */
+async function localTable(
+  resource: ResourceDescriptor,
+  dir: string,
+  signal: AbortSignal | undefined,
+): Promise<LocalTable> {
+  const { readingOf } = await import('../validator/reading.js');
+  const { readRows } = await import('../validator/rows.js');
+  const { cellText } = await import('../validator/table/table-validator.js');
+  const reading = await readingOf(resource, { dir }, signal);
+  const paths = Array.isArray(resource.path) ? resource.path : [resource.path ?? ''];
+  const sizes = await Promise.all(paths.map(async (path) => (await stat(join(dir, path))).size));
+  const bytes = sizes.reduce((sum, size) => sum + size, 0);
+  const counted = bytes <= COUNT_BYTES;
+  const preview: string[][] = [];
+  let rows = 0;
+  const declared = typeof resource.dialect === 'object' ? resource.dialect : undefined;
+  await readRows(
+    { ...resource, ...(reading.properties.format ? { format: reading.properties.format } : {}) },
+    { dir },
+    { fetch: () => Promise.reject(new Error('local files only')), signal, typed: false },
+    {
+      labels: (labels) => {
+        if (labels.length > 0) preview.push(labels);
+      },
+      row: (values) => {
+        rows++;
+        if (preview.length <= PREVIEW_ROWS) preview.push(values.map(cellText));
+      },
+      get open() {
+        return counted || preview.length <= PREVIEW_ROWS;
+      },
+    },
+  );
+  return {
+    format: reading.format,
+    encoding: reading.encoding,
+    delimiter: reading.delimiter,
+    headerRows: declared?.header === false ? [] : (declared?.headerRows ?? [1]),
+    bytes,
+    rows: counted ? rows : undefined,
+    preview,
+  };
 }
 
 async function remoteHead(
@@ -104,16 +159,6 @@ async function remoteHead(
   return { text, bytes: total ? Number(total) : undefined };
 }
 
-/** The first bytes of a resource: a local file of the package, or a URL (relative to a remote descriptor). */
-async function headOf(
-  path: string,
-  location: { descriptorUrl?: string; dir?: string },
-  fetch: HttpFetch,
-): Promise<{ text: string; bytes: number | undefined; rows?: number | undefined }> {
-  if (location.dir !== undefined && !isRemote(path)) return localHead(join(location.dir, path));
-  return remoteHead(fetch, new URL(path, location.descriptorUrl).href);
-}
-
 /**
  * Title, description and a summary of each resource, with the first rows of each table;
  * `fetch` carries the hub's token where it belongs (see credential.ts).
@@ -121,6 +166,7 @@ async function headOf(
 export async function datasetInfo(
   location: { descriptorUrl?: string; dir?: string; descriptor?: Record<string, unknown> },
   fetch: HttpFetch,
+  signal?: AbortSignal,
 ): Promise<DatasetInfo> {
   const descriptor = location.descriptor
     ? location.descriptor
@@ -133,7 +179,12 @@ export async function datasetInfo(
           unknown
         >);
   const resources: ResourceInfo[] = [];
-  for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
+  // The hub's copies of each table (CSV, JSON, Parquet, previews, the zip) are not tables
+  // of the dataset: `data get --format` fetches them.
+  const described = ((descriptor.resources ?? []) as Record<string, unknown>[]).filter(
+    (resource) => !isDerived(resource),
+  );
+  for (const resource of described) {
     const path = typeof resource.path === 'string' ? resource.path : undefined;
     const format =
       typeof resource.format === 'string'
@@ -142,16 +193,33 @@ export async function datasetInfo(
     let bytes = typeof resource.bytes === 'number' ? resource.bytes : undefined;
     let rows: number | undefined;
     let preview: string[][] | undefined;
+    let read: Pick<LocalTable, 'encoding' | 'delimiter' | 'headerRows'> | undefined;
+    let shownFormat = format;
     const inline = inlineRows(resource.data);
     if (inline) {
       rows = Math.max(0, inline.length - 1);
       preview = inline.slice(0, PREVIEW_ROWS + 1);
     }
-    const readable = path !== undefined && (isRemote(path) || !unsafeReason(path, 2));
-    if (path && readable && (format === 'csv' || format === 'tsv')) {
-      const head = await headOf(path, location, fetch);
+    const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
+    const local =
+      location.dir !== undefined &&
+      resource.data === undefined &&
+      paths.length > 0 &&
+      paths.every((part) => typeof part === 'string' && !isRemote(part) && !unsafeReason(part, 2));
+    const described = resource as unknown as ResourceDescriptor;
+    if (local && location.dir !== undefined && isTable(described)) {
+      const table = await localTable(described, location.dir, signal);
+      ({ rows, preview } = table);
+      bytes ??= table.bytes;
+      read = table;
+      shownFormat = table.format ?? format;
+    } else if (
+      path &&
+      (isRemote(path) || (location.dir === undefined && !unsafeReason(path, 2))) &&
+      (format === 'csv' || format === 'tsv')
+    ) {
+      const head = await remoteHead(fetch, new URL(path, location.descriptorUrl).href);
       bytes ??= head.bytes;
-      rows = head.rows;
       const dialect = resource.dialect as { delimiter?: string } | undefined;
       const delimiter = dialect?.delimiter ?? (format === 'tsv' ? '\t' : ',');
       // The header and PREVIEW_ROWS rows.
@@ -165,10 +233,13 @@ export async function datasetInfo(
           : (path ?? '');
     resources.push({
       name: String(resource.name),
-      format: format || (resource.data !== undefined ? 'inline' : ''),
+      format: shownFormat || (resource.data !== undefined ? 'inline' : ''),
       source,
       bytes,
       rows,
+      ...(read
+        ? { encoding: read.encoding, delimiter: read.delimiter, headerRows: read.headerRows }
+        : {}),
       preview,
       fields: fieldsOf(resource.schema),
     });

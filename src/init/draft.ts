@@ -2,15 +2,12 @@ import { readdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import type { ResourceDescriptor, SchemaDescriptor } from '../validator/descriptor/types.js';
 import { SourceFailure } from '../validator/location.js';
-import { readingOf } from '../validator/reading.js';
+import { readingOf, V2_PROFILE } from '../validator/reading.js';
 import { nameFromFile } from '../validator/source.js';
 import { EncodingFailure } from '../validator/table/encoding.js';
 
 /** Files that describe a folder rather than hold its data. */
 const NOT_DATA = /^(datapackage\.(json|ya?ml)|readme(\..*)?|licen[cs]e(\..*)?|\.gitignore)$/i;
-
-/** The profile a descriptor declares when it uses a property of the v2 standards. */
-export const V2_PROFILE = 'https://datapackage.org/profiles/2.0/datapackage.json';
 
 /** The data files under a folder, relative, sorted; hidden files and folders are skipped. */
 export async function dataFiles(dir: string): Promise<string[]> {

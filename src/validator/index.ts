@@ -16,13 +16,13 @@ import { roundSeconds } from '../text/numbers.js';
 import type { Report, ReportError, Task } from './report/types.js';
 import {
   formatOf,
-  inferResourceSchema,
   isTableFormat,
   noteParquetContent,
   validateResource,
   type ResourceContext,
 } from './resource.js';
 import { basename, dirname } from 'node:path';
+import { isSpreadsheet } from './sheets/formats.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { RowLimits } from './table/read.js';
 import type { SplitOptions } from './table/ranges.js';
@@ -122,10 +122,16 @@ export async function describeFile(
 ): Promise<PackageDescriptor & { name: string }> {
   const file = basename(path);
   const resource: ResourceDescriptor = { name: name ?? nameFromFile(file), path: file };
-  const schema = await inferResourceSchema(resource, dirname(path));
+  // Read as `data init` reads it: what a reader needs (encoding, dialect, header row) and
+  // the schema, numbers and dates written in other ways recognised.
+  const { readingOf, V2_PROFILE } = await import('./reading.js');
+  const reading = await readingOf(resource, { dir: dirname(path) });
   return {
+    ...(reading.needsV2 ? { $schema: V2_PROFILE } : {}),
     name: resource.name,
-    resources: [{ ...resource, ...(schema ? { schema } : {}) }],
+    resources: [
+      { ...resource, ...reading.properties, ...(reading.schema ? { schema: reading.schema } : {}) },
+    ],
   };
 }
 
@@ -183,7 +189,7 @@ async function validateTableSource(
   // extension to tell, a file named on the command line is read as a table.
   await noteParquetContent(named, base);
   const resource: ResourceDescriptor =
-    formatOf(named) === undefined ? { ...named, type: 'table' } : named;
+    formatOf(named) === undefined ? { ...named, type: 'table' } : await withHeaderRow(named, base);
   // A single file named on the command line is read as a table: one of another format
   // (a README, a PDF) is no table, and no package either, so not "valid".
   const format = formatOf(resource);
@@ -196,6 +202,23 @@ async function validateTableSource(
     warnings: [],
     tasks: await validateResources([resource], { ...context(options, base), version: 2 }, options),
   };
+}
+
+/**
+ * A local workbook's sheet with a title row above its header, read from the header down,
+ * as `data init` describes it and as the reference validator infers it (the first row about
+ * as wide as most rows is the header).
+ */
+async function withHeaderRow(
+  resource: ResourceDescriptor,
+  base: Base,
+): Promise<ResourceDescriptor> {
+  if (base.url || !isSpreadsheet(formatOf(resource))) return resource;
+  const { readingOf } = await import('./reading.js');
+  const reading = await readingOf(resource, base).catch(() => undefined);
+  const headerRows = reading?.properties.dialect?.headerRows;
+  if (!headerRows) return resource;
+  return { ...resource, dialect: { ...(resource.dialect as DialectDescriptor), headerRows } };
 }
 
 function sheetDialect(sheet: string): DialectDescriptor {

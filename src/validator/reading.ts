@@ -16,6 +16,7 @@ import { formatOf, isTableFormat } from './resource.js';
 import { inferSchema, INFER_ROWS } from './schema/infer.js';
 import { casterFor, INVALID } from './schema/types/index.js';
 import { EncodingFailure } from './table/encoding.js';
+import { isSpreadsheet } from './sheets/formats.js';
 import { readTable } from './table/read.js';
 import { cellText } from './table/table-validator.js';
 
@@ -38,15 +39,24 @@ export interface Reading {
   /** Fields renamed because the header repeats a label: [label, field name]. */
   renamed: [string, string][];
   /** The resource properties a reader needs beyond the defaults (encoding, format, dialect). */
-  properties: Partial<ResourceDescriptor>;
+  properties: { format?: string; encoding?: string; dialect?: DialectDescriptor };
   /** True when the properties use a v2-only property (headerRows, commentRows). */
   needsV2: boolean;
 }
+
+/** The profile a descriptor declares when it uses a property of the v2 standards. */
+export const V2_PROFILE = 'https://datapackage.org/profiles/2.0/datapackage.json';
 
 /** Rows read beyond the inference sample, to find a header below a sheet's title rows. */
 const HEADER_SCAN = 20;
 
 const fetchNothing: Fetch = () => Promise.reject(new Error('local files only'));
+
+const ZIP_WORKBOOKS = new Set<string>(['xlsx', 'xlsm', 'ods']);
+
+function zipNamed(found: ContentFormat, named: string | undefined): ContentFormat | undefined {
+  return named !== undefined && ZIP_WORKBOOKS.has(named) ? undefined : found;
+}
 
 /** A local file's format by its content when that says a table or no table, else by name. */
 async function formatByContent(
@@ -57,7 +67,11 @@ async function formatByContent(
   const path = typeof resource.path === 'string' ? resource.path : undefined;
   if (resource.format || !path || isRemote(path) || base.url)
     return { format: named, content: undefined };
-  const content = await localContentFormat(locate(path, base));
+  const found = await localContentFormat(locate(path, base));
+  // A zip named as a workbook is the workbook its name says (an .xlsm, an .ods whose
+  // mimetype entry is compressed): its reader tells a damaged one.
+  const content =
+    found === 'zip' || (found && ZIP_WORKBOOKS.has(found)) ? zipNamed(found, named) : found;
   if (content && TABLE_CONTENT.has(content)) return { format: content, content };
   return { format: named, content };
 }
@@ -83,7 +97,10 @@ export function headerIndex(records: readonly (readonly unknown[])[]): number {
   if (common < 2) return 0;
   const slack = Math.floor(common / 10);
   const index = widths.findIndex((width) => width >= common - slack);
-  return index < 0 ? 0 : index;
+  // Only title and note rows (one cell at most) are passed over: a narrower header above
+  // wider rows is the header, with extra cells in those rows.
+  if (index <= 0 || widths.slice(0, index).some((width) => width > 1)) return 0;
+  return index;
 }
 
 /** A field's narrower reading of text cells: decimal commas, grouped digits, dates not ISO. */
@@ -224,7 +241,12 @@ export async function readingOf(
   const read = await firstRecords(resource, format, base, signal);
   if (read.records.length === 0) throw new SourceFailure('source-error', 'the source is empty');
   const declared = typeof resource.dialect === 'object' ? resource.dialect : undefined;
-  const index = declared?.header === false || declared?.headerRows ? 0 : headerIndex(read.records);
+  // A sheet's title rows above its header; a text table's first row is its header, as the
+  // CSV Dialect says (a title line there is the data's error to report).
+  const index =
+    declared?.header === false || declared?.headerRows || !isSpreadsheet(format)
+      ? 0
+      : headerIndex(read.records);
   const labels = declared?.header === false ? [] : (read.records[index] ?? []).map(cellText);
   const rows = read.records.slice(
     declared?.header === false ? 0 : index + 1,

@@ -355,9 +355,12 @@ async function sampleSchema(
     // The full read reports bad bytes with their row; infer from the rows before them.
     if (!(error instanceof EncodingFailure)) throw error;
   }
-  const header = typeof resource.dialect === 'object' && resource.dialect.header === false;
-  const labels = header ? [] : (records.shift() ?? []).map(cellText);
-  return inferSchema(labels, records);
+  const dialect = typeof resource.dialect === 'object' ? resource.dialect : undefined;
+  // The header is the last of its rows (a sheet's title rows above it are no data).
+  const headerRows = dialect?.header === false ? [] : (dialect?.headerRows ?? [1]);
+  const headerEnd = headerRows.length === 0 ? 0 : Math.max(...headerRows);
+  const labels = headerEnd === 0 ? [] : (records[headerEnd - 1] ?? []).map(cellText);
+  return inferSchema(labels, records.slice(headerEnd));
 }
 
 async function tableKeys(
