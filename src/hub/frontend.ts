@@ -16,7 +16,10 @@ import { datasetPage, type DatasetView, type ResourceRow } from './views/dataset
 import { listingPage, type DatasetCard } from './views/listing.js';
 import { FAVICON, SCRIPT, STYLESHEET, escape } from './views/layout.js';
 import { humanBytes, count, day } from './views/format.js';
-import type { ChartData, SimpleView } from './views/chart.js';
+import { inOrderOfX, type ChartData, type SimpleView } from './views/chart.js';
+import { casterFor } from '../validator/schema/types/index.js';
+import { detectVersion } from '../validator/descriptor/paths.js';
+import type { FieldDescriptor } from '../validator/descriptor/types.js';
 import { schemaRows } from './views/schema.js';
 
 const PAGE_SIZE = 20;
@@ -303,6 +306,34 @@ function numberIn(
   return Number.isFinite(value) ? value : null;
 }
 
+/** Types whose values have an order of their own, which a chart's x axis follows. */
+const ORDERED_TYPES = new Set([
+  'number',
+  'integer',
+  'year',
+  'yearmonth',
+  'date',
+  'time',
+  'datetime',
+]);
+
+/**
+ * Each label as a number that orders it (a date as its milliseconds, read in the field's
+ * format), or none for a field of no order: its points stay in the table's order.
+ */
+function orderOf(
+  field: Record<string, unknown>,
+  labels: readonly string[],
+  version: ReturnType<typeof detectVersion>,
+): (number | undefined)[] {
+  if (!ORDERED_TYPES.has(String(field.type))) return [];
+  const cast = casterFor(field as unknown as FieldDescriptor, version);
+  return labels.map((label) => {
+    const value = cast(label);
+    return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+  });
+}
+
 /** The Data Package `views` the page can draw: simple line and bar charts of one table. */
 async function charts(
   descriptor: Resource,
@@ -350,9 +381,10 @@ async function charts(
       continue;
     }
     if (columns.includes(-1) || data.labels.length === 0) continue;
+    const x = fields.find((each) => each.name === group);
     drawn.push({
       view: { title: text(view.title) ?? text(view.name) ?? 'Chart', type, group, series },
-      data,
+      data: x ? inOrderOfX(data, orderOf(x, data.labels, detectVersion(descriptor))) : data,
     });
   }
   return drawn;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartSvg } from '../../src/hub/views/chart.js';
+import { chartSvg, inOrderOfX } from '../../src/hub/views/chart.js';
 
 describe('charts of simple views, drawn as SVG', () => {
   it('draws bars from zero, below it for negative values, one colour per series', () => {
@@ -40,5 +40,22 @@ describe('charts of simple views, drawn as SVG', () => {
     expect(svg).not.toMatch(/<(script|b|i)>/);
     expect(svg).toContain('&lt;script&gt;x&lt;/script&gt;');
     expect(svg).toMatch(/<polyline points="[\d.]+,[\d.]+ [\d.]+,[\d.]+"/);
+  });
+
+  it('puts points in the order of x, a point without an x last, equal ones as they came', () => {
+    expect(
+      inOrderOfX({ labels: ['c', '', 'a', 'b', 'a2'], values: [[3, 9, 1, 2, 5]] }, [
+        30,
+        undefined,
+        10,
+        20,
+        10,
+      ]),
+    ).toEqual({ labels: ['a', 'a2', 'b', 'c', ''], values: [[1, 5, 2, 3, 9]] });
+    // A field of no order gives no keys: the table's order stays.
+    expect(inOrderOfX({ labels: ['b', 'a'], values: [[1, 2]] }, [])).toEqual({
+      labels: ['b', 'a'],
+      values: [[1, 2]],
+    });
   });
 });

@@ -183,6 +183,85 @@ describe('the dataset page', () => {
     }
   });
 
+  it('draws a chart over dates or numbers in the order of x, whatever the order of the rows', async () => {
+    const dir = tempDir();
+    try {
+      // Rows out of order: by date (written day first) and by a number whose text sorts apart.
+      writeFileSync(
+        join(dir, 'days.csv'),
+        'day,t\n03.01.2024,3\n01.01.2024,1\n10.02.2023,0\n02.01.2024,2\n',
+      );
+      writeFileSync(join(dir, 'sizes.csv'), 'n,v\n10,2\n9,1\n100,3\n');
+      const view = (name: string, group: string, series: string) => ({
+        name,
+        title: name,
+        resources: [name],
+        specType: 'simple',
+        spec: { type: 'line', group, series: [series] },
+      });
+      writeFileSync(
+        join(dir, 'datapackage.json'),
+        JSON.stringify({
+          name: 'ordered',
+          resources: [
+            {
+              name: 'days',
+              path: 'days.csv',
+              schema: {
+                fields: [
+                  { name: 'day', type: 'date', format: '%d.%m.%Y' },
+                  { name: 't', type: 'number' },
+                ],
+              },
+            },
+            {
+              name: 'sizes',
+              path: 'sizes.csv',
+              schema: {
+                fields: [
+                  { name: 'n', type: 'integer' },
+                  { name: 'v', type: 'number' },
+                ],
+              },
+            },
+          ],
+          views: [view('days', 'day', 't'), view('sizes', 'n', 'v')],
+        }),
+      );
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        expect((await waitForState(url, (await publish(url, jwt, dir)).flowId)).state).toBe(
+          'SUCCEEDED',
+        );
+        const { html } = await page(`${url}/ada/ordered`);
+        const charts = [...html.matchAll(/<figure class="chart">(.*?)<\/figure>/gs)].map(
+          (chart) => chart[1] ?? '',
+        );
+        expect(charts).toHaveLength(2);
+        for (const [chart, first, last] of [
+          [charts[0] ?? '', '10.02.2023', '03.01.2024'],
+          [charts[1] ?? '', '9', '100'],
+        ] as const) {
+          const points = (/<polyline points="([^"]+)"/.exec(chart)?.[1] ?? '')
+            .split(' ')
+            .map((point) => point.split(',').map(Number));
+          // Left to right, each value higher than the one before (the SVG's y grows down).
+          const ys = points.map(([, y]) => y ?? 0);
+          expect(ys).toEqual([...ys].sort((a, b) => b - a));
+          expect(new Set(ys).size).toBe(ys.length);
+          const labels = [
+            ...chart.matchAll(
+              /<text x="[\d.]+" y="\d+" text-anchor="(?:start|end|middle)">([^<]*)<\/text>/g,
+            ),
+          ].map((label) => label[1]);
+          expect([labels[0], labels.at(-1)]).toEqual([first, last]);
+        }
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('shows a failed revision with its errors grouped by resource and type', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);

@@ -29,6 +29,20 @@ function tick(value: number): string {
   return Number(value.toPrecision(4)).toLocaleString('en-US');
 }
 
+/**
+ * The points in the order of their x, when x has an order (a date, a time, a number): a
+ * table's rows may come in any order, and a line drawn in it goes back and forth. `keys`
+ * holds each point's x as a number; a point without one (an empty cell) goes last.
+ */
+export function inOrderOfX(data: ChartData, keys: readonly (number | undefined)[]): ChartData {
+  const key = (index: number) => keys[index] ?? Infinity;
+  const order = data.labels.map((_, index) => index).sort((a, b) => key(a) - key(b) || a - b);
+  return {
+    labels: order.map((index) => data.labels[index] ?? ''),
+    values: data.values.map((series) => order.map((index) => series[index] ?? null)),
+  };
+}
+
 /** The bounds of the y axis: the data's, and zero for bars, which are read from zero. */
 function bounds(values: (number | null)[][], fromZero: boolean): [number, number] {
   let low = fromZero ? 0 : Infinity;
