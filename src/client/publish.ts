@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { CliError, InputError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { isDerived } from '../validator/descriptor/derived.js';
@@ -7,6 +9,7 @@ import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from '
 import { sleep, type HttpFetch } from './http.js';
 import { eachLimited } from './limit.js';
 import { roundSeconds } from '../text/numbers.js';
+import type { Report } from '../validator/report/types.js';
 
 export type Findability = 'published' | 'unlisted' | 'private';
 
@@ -72,6 +75,59 @@ function packageFiles(source: PublishSource): PackageFile[] {
   return [...files].map(([path, name]) =>
     path === 'datapackage.json' ? { path, name, source: source.descriptorFile } : { path, name },
   );
+}
+
+/** A resource as a dry run of a new dataset lists it: what the hub would be sent. */
+export interface PlannedResource {
+  name: string;
+  /** The descriptor's path (or paths); null for rows inline in the descriptor. */
+  path: string | string[] | null;
+  /** Rows as validation counted them; null for a file that is not a table. */
+  rows: number | null;
+  /** Bytes of its files; null when one is not on this computer. */
+  bytes: number | null;
+}
+
+/** The bytes of a resource's files, or null when one is remote or cannot be read. */
+async function localBytes(dir: string, paths: unknown[]): Promise<number | null> {
+  let total = 0;
+  for (const path of paths) {
+    if (typeof path !== 'string' || isRemote(path)) return null;
+    const size = await stat(resolve(dir, path)).then(
+      (found) => found.size,
+      () => undefined,
+    );
+    if (size === undefined) return null;
+    total += size;
+  }
+  return total;
+}
+
+/** Each resource a publication would send, with its rows (from the validation) and its size. */
+export async function plannedResources(
+  source: PublishSource,
+  report: Report,
+): Promise<PlannedResource[]> {
+  const resources = (source.descriptor.resources ?? []) as Record<string, unknown>[];
+  const planned: PlannedResource[] = [];
+  for (const resource of resources) {
+    if (isDerived(resource)) continue;
+    const name = String(resource.name);
+    const task = report.tasks.find((each) => each.name === name);
+    const path = resource.path;
+    const given = Array.isArray(path) || typeof path === 'string' ? path : null;
+    planned.push({
+      name,
+      path: given as string | string[] | null,
+      rows: task?.stats.rows ?? null,
+      bytes:
+        task?.stats.bytes ??
+        (given === null
+          ? null
+          : await localBytes(source.dir, Array.isArray(given) ? given : [given])),
+    });
+  }
+  return planned;
 }
 
 /** The stored objects' URLs as the pipeline may read them: signed when private. */

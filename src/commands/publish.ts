@@ -10,6 +10,7 @@ import type { ContextFor, SetExitCode } from './index.js';
 import { printReport, validateSource } from './validate.js';
 import type { Findability, PublishSource } from '../client/publish.js';
 import type { Found } from '../credentials/store.js';
+import type { Report } from '../validator/report/types.js';
 
 export interface PublishCommandOptions {
   path: string;
@@ -118,7 +119,7 @@ async function validateAndPublish(
   const api = hubApi(ctx);
   const profile = profileOf(await api.check(found.token));
   if (!profile) throw refusedToken(ctx, found);
-  if (options.dryRun) return dryRun(options, source, profile.username, found.token, ctx);
+  if (options.dryRun) return dryRun(options, source, report, profile.username, found.token, ctx);
   const { publishPackage } = await import('../client/publish.js');
   const { publishProgress, publishSummary } = await import('../output/publish.js');
   const { startProgress } = await import('../output/spinner.js');
@@ -161,6 +162,7 @@ async function validateAndPublish(
 async function dryRun(
   options: PublishCommandOptions,
   source: PublishSource,
+  report: Report,
   owner: string,
   token: string,
   ctx: Context,
@@ -181,11 +183,13 @@ async function dryRun(
     throw error;
   });
   if (!published) {
-    if (ctx.globals.json) writeJson(ctx, { dataset, published: false, diff: null });
-    else
-      ctx.io.stdout.write(
-        `${dataset} is not published yet: all of it is new; nothing was uploaded\n`,
-      );
+    const { plannedResources } = await import('../client/publish.js');
+    const resources = await plannedResources(source, report);
+    if (ctx.globals.json) writeJson(ctx, { dataset, published: false, diff: null, resources });
+    else {
+      const { newDatasetText } = await import('../output/publish.js');
+      ctx.io.stdout.write(newDatasetText(dataset, resources, ctx.colors));
+    }
     return EXIT.ok;
   }
   const diff = await diffPackages(published, local, { limit: 10, signal: ctx.signal });

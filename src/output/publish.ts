@@ -1,7 +1,9 @@
-import type { PublishEvent, PublishResult } from '../client/publish.js';
+import type { PlannedResource, PublishEvent, PublishResult } from '../client/publish.js';
 import type { Palette } from './colors.js';
 import { TransferLine } from './transfer-line.js';
 import { visibleDeep } from '../text/visible.js';
+import { counted } from '../text/numbers.js';
+import { humanBytes } from './units.js';
 
 /** Turns publish events into one progress line (terminal) and plain log lines. */
 export function publishProgress(
@@ -75,5 +77,31 @@ export function publishSummary(published: PublishResult, colors: Palette): strin
     lines.push(`  ${colors.bold(step.title)}: failed`);
     for (const entry of step.error_log ?? []) lines.push(`    ${entry}`);
   }
+  return `${lines.join('\n')}\n`;
+}
+
+/** A dry run of a dataset the hub does not have: every resource it would have, all new. */
+export function newDatasetText(
+  dataset: string,
+  planned: PlannedResource[],
+  colors: Palette,
+): string {
+  const resources = visibleDeep(planned);
+  const lines = [
+    `${visibleDeep(dataset)} is not published yet: publishing makes a new dataset of ${counted(resources.length, 'resource')}`,
+  ];
+  for (const resource of resources) {
+    const facts = [
+      'new',
+      resource.rows === null ? undefined : counted(resource.rows, 'row'),
+      resource.bytes === null ? undefined : humanBytes(resource.bytes),
+    ].filter((fact): fact is string => fact !== undefined);
+    const where =
+      resource.path === null
+        ? ' (rows in the descriptor)'
+        : ` (${[resource.path].flat().join(', ')})`;
+    lines.push(`${colors.green('+')} ${colors.bold(resource.name)}: ${facts.join(', ')}${where}`);
+  }
+  lines.push('nothing was uploaded (--dry-run)');
   return `${lines.join('\n')}\n`;
 }

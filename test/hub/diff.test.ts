@@ -108,7 +108,22 @@ describe('data diff against a hub', () => {
       const first = prices('id,price\n1,1\n2,2\n');
       const fresh = await data(['publish', first, '--dry-run'], env);
       expect(fresh.code).toBe(0);
-      expect(fresh.out).toContain('ada/prices is not published yet');
+      // A new dataset: each resource it would have, with its rows and size.
+      expect(fresh.out).toBe(
+        [
+          'ada/prices is not published yet: publishing makes a new dataset of 1 resource',
+          '+ prices: new, 2 rows, 17 B (prices.csv)',
+          'nothing was uploaded (--dry-run)',
+          '',
+        ].join('\n'),
+      );
+      const freshJson = await data(['--json', 'publish', first, '--dry-run'], env);
+      expect(JSON.parse(freshJson.out)).toEqual({
+        dataset: 'ada/prices',
+        published: false,
+        diff: null,
+        resources: [{ name: 'prices', path: 'prices.csv', rows: 2, bytes: 17 }],
+      });
       expect((await fetch(`${url}/ada/prices/datapackage.json`)).status).toBe(404);
       await published(url, jwt, first);
       const before = await (await fetch(`${url}/ada/prices/datapackage.json`)).text();
