@@ -59,11 +59,41 @@ const MAX_YAML_ALIASES = 100;
 
 export type ParsedText = { ok: true; value: unknown } | { ok: false; message: string };
 
+/** Brackets and braces a YAML descriptor may nest: far past a descriptor's own few. */
+const MAX_YAML_NESTING = 256;
+
+/**
+ * How deep the flow collections (`[`, `{`) of YAML text nest, quoted text (a quote where a
+ * scalar may begin) and comments left out. The YAML library holds a token of some hundred
+ * bytes for each level before it gives up at its stack's end: 2 MB of brackets held 1.2 GB.
+ */
+function flowNesting(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  const after = (i: number, pattern: RegExp): boolean => i === 0 || pattern.test(text[i - 1] ?? '');
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (char === '[' || char === '{') deepest = Math.max(deepest, ++depth);
+    else if (char === ']' || char === '}') depth = Math.max(0, depth - 1);
+    else if ((char === '"' || char === "'") && after(i, /[\s[{,:?-]/)) {
+      for (i++; i < text.length && text[i] !== char; i++) if (char === '"' && text[i] === '\\') i++;
+    } else if (char === '#' && after(i, /\s/)) {
+      while (i < text.length && text[i] !== '\n') i++;
+    }
+  }
+  return deepest;
+}
+
 /**
  * YAML descriptor text as the same value JSON would give, or why it cannot be read, with
  * its line and column. The YAML library is loaded only for YAML descriptors.
  */
 export async function parseYaml(text: string): Promise<ParsedText> {
+  if (flowNesting(text) > MAX_YAML_NESTING)
+    return {
+      ok: false,
+      message: `its brackets nest more than ${String(MAX_YAML_NESTING)} levels deep, deeper than a descriptor does`,
+    };
   const { parse, YAMLParseError } = await import('yaml');
   try {
     return {

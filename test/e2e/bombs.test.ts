@@ -119,6 +119,17 @@ describe('bin/data on files that spell far more than they hold', () => {
     expect(peakMb).toBeLessThan(PEAK_MB);
   });
 
+  it('a YAML descriptor of 2 MB of nested brackets: exit 1 naming it, memory bounded', async () => {
+    const depth = 1_000_000;
+    const dir = folder({
+      'datapackage.yaml': `name: deep\nresources:\n  - name: a\n    data: ${'['.repeat(depth)}${']'.repeat(depth)}\n`,
+    });
+    const { code, out, peakMb } = await data(['validate', dir]);
+    expect(code).toBe(1);
+    expect(out).toContain('its brackets nest more than 256 levels deep');
+    expect(peakMb).toBeLessThan(PEAK_MB);
+  });
+
   for (const [signal, exit, said] of [
     ['SIGINT', 130, 'interrupted'],
     ['SIGTERM', 143, 'terminated'],
