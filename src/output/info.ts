@@ -51,6 +51,19 @@ function schemaLines(resource: ResourceInfo, colors: Palette): string[] {
   return ['  schema', ...alignedTable([header, ...rows], colors, '    ')];
 }
 
+/**
+ * A preview with every column headed: a blank label, or a column past the header row's
+ * end, is headed by the name a schema inferred from the table gives it (`field2`).
+ */
+function headed(preview: string[][]): string[][] {
+  const [labels = [], ...rows] = preview;
+  const width = Math.max(labels.length, ...rows.map((row) => row.length));
+  const heading = Array.from({ length: width }, (_, index) =>
+    labels[index]?.trim() ? (labels[index] ?? '') : `field${String(index + 1)}`,
+  );
+  return [heading, ...rows];
+}
+
 /** A dataset for a person at a terminal: facts, schema and an aligned preview per resource. */
 export function renderInfo(shown: DatasetInfo, fallbackName: string, colors: Palette): string {
   const info = visibleDeep(shown, LAYOUT);
@@ -67,7 +80,9 @@ export function renderInfo(shown: DatasetInfo, fallbackName: string, colors: Pal
     lines.push(...schemaLines(resource, colors));
     if (resource.preview && resource.preview.length > 0) {
       if (resource.fields) lines.push('  preview');
-      lines.push(...alignedTable(resource.preview, colors, resource.fields ? '    ' : '  '));
+      lines.push(
+        ...alignedTable(headed(resource.preview), colors, resource.fields ? '    ' : '  '),
+      );
     }
     lines.push('');
   }

@@ -8,6 +8,7 @@ import type { RevisionEntry, SearchResult } from '../../src/client/api.js';
 import { run } from '../../src/cli.js';
 import { NO_COLORS } from '../../src/output/colors.js';
 import { renderDatasets, renderRevisions } from '../../src/output/datasets.js';
+import { renderInfo } from '../../src/output/info.js';
 import { memoryIO } from '../../src/output/io.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
 
@@ -113,5 +114,40 @@ describe('the tables of search, list and history', () => {
     expect(renderRevisions(revisions, false, NO_COLORS).split('\n')[0]).toBe(
       '2\tsucceeded\tpublished\t2026-11-02 10:00:00Z\tyes\t',
     );
+  });
+});
+
+describe("data info's preview", () => {
+  it('heads a column whose label is blank, or that the header row does not reach, by its field name', () => {
+    const info = renderInfo(
+      {
+        name: 'odd',
+        title: undefined,
+        description: undefined,
+        licenses: [],
+        version: undefined,
+        resources: [
+          {
+            name: 'odd',
+            format: 'csv',
+            source: 'odd.csv',
+            bytes: 20,
+            rows: 2,
+            fields: undefined,
+            preview: [
+              ['a', '', 'c'],
+              ['1', '2', '3', '4'],
+              ['5', '6', '7'],
+            ],
+          },
+        ],
+      },
+      'odd',
+      NO_COLORS,
+    );
+    const table = info
+      .split('\n')
+      .filter((line) => line.startsWith('  ') && !line.startsWith('   '));
+    expect(table[0]?.trim().split(/ {2,}/)).toEqual(['a', 'field2', 'c', 'field4']);
   });
 });
