@@ -51,6 +51,20 @@ describe('files that spell far more than they hold', () => {
     ]);
   });
 
+  it('a workbook listing more sheets than a workbook has is refused as it lists them', async () => {
+    // The last sheet is asked for: every name before it is read.
+    const dir = folder({
+      'datapackage.json': {
+        resources: [{ name: 'last', path: 'sheets.ods', dialect: { sheetNumber: 100_002 } }],
+      },
+    });
+    const empty = '<table:table table:name="s"></table:table>';
+    await writeOds(join(dir, 'sheets.ods'), `</table:table>${empty.repeat(100_001)}<table:table>`);
+    expect(notes(await check(dir))).toEqual([
+      'format-error: the workbook lists more than 100,000 sheets, more than a workbook has',
+    ]);
+  });
+
   it('a repeated row within the limits is read as the rows it stands for', async () => {
     const dir = folder({});
     await writeOds(

@@ -1,6 +1,7 @@
 import { isoDate, isoTime } from './cells.js';
 import {
   appendCellText,
+  checkEntries,
   isChosen,
   MAX_CELL_CHARS,
   MAX_SHEET_COLUMNS,
@@ -80,6 +81,7 @@ export async function readOds(
       open(name, attributes, selfClosing) {
         if (name === 'table' && !done) {
           names.push(attributes['table:name'] ?? '');
+          checkEntries(names.length, 'sheets');
           selected = isChosen(choice, names.at(-1) ?? '', names.length);
           rowNumber = 0;
           return;

@@ -55,6 +55,18 @@ export function appendCellText(cell: string, text: string): string {
   return cell + text;
 }
 
+/** More sheets, relationships or styles than a workbook has: Excel's cell styles end at 64,000. */
+export const MAX_WORKBOOK_ENTRIES = 100_000;
+
+/** Refuses a workbook whose list of `what` has grown to `count`, past MAX_WORKBOOK_ENTRIES. */
+export function checkEntries(count: number, what: string): void {
+  if (count > MAX_WORKBOOK_ENTRIES)
+    throw new SourceFailure(
+      'format-error',
+      `the workbook lists more than ${MAX_WORKBOOK_ENTRIES.toLocaleString('en-US')} ${what}, more than a workbook has`,
+    );
+}
+
 /** A cell's text past MAX_CELL_CHARS. */
 export function cellTooLong(): SourceFailure {
   return new SourceFailure(

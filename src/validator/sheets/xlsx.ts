@@ -9,6 +9,7 @@ import {
 } from './cells.js';
 import {
   appendCellText,
+  checkEntries,
   isChosen,
   MAX_SHEET_COLUMNS,
   noSuchSheet,
@@ -83,6 +84,7 @@ async function readRels(zip: ZipParts, path: string): Promise<Map<string, Relati
       if (name !== 'Relationship' || !id || !type || !target || mode === 'External') return;
       const resolved = target.startsWith('/') ? target.slice(1) : posix.join(dir, target);
       rels.set(id, { type, target: posix.normalize(resolved) });
+      checkEntries(rels.size, 'relationships');
     },
   });
   return rels;
@@ -102,6 +104,7 @@ async function readWorkbook(
       } else if (name === 'sheet') {
         const idKey = Object.keys(attributes).find((key) => key.endsWith(':id'));
         sheets.push({ name: attributes.name ?? '', relId: idKey ? (attributes[idKey] ?? '') : '' });
+        checkEntries(sheets.length, 'sheets');
       }
     },
   });
@@ -143,9 +146,14 @@ async function readDateStyles(zip: ZipParts, path: string): Promise<(SheetDateKi
   let inCellXfs = false;
   await zip.walk(path, {
     open(name, attributes, selfClosing) {
-      if (name === 'numFmt') formats.set(Number(attributes.numFmtId), attributes.formatCode ?? '');
-      else if (name === 'cellXfs') inCellXfs = !selfClosing;
-      else if (name === 'xf' && inCellXfs) styleFormats.push(Number(attributes.numFmtId ?? 0));
+      if (name === 'numFmt') {
+        formats.set(Number(attributes.numFmtId), attributes.formatCode ?? '');
+        checkEntries(formats.size, 'number formats');
+      } else if (name === 'cellXfs') inCellXfs = !selfClosing;
+      else if (name === 'xf' && inCellXfs) {
+        styleFormats.push(Number(attributes.numFmtId ?? 0));
+        checkEntries(styleFormats.length, 'cell styles');
+      }
     },
     close(name) {
       if (name === 'cellXfs') inCellXfs = false;
