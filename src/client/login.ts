@@ -91,7 +91,11 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
         ? providers[0]
         : undefined;
     if (!chosen) {
-      const names = providers.map(([name]) => name).join(', ') || 'none';
+      // The hub calls its development sign-in `local`: said so, as its pages name it.
+      const names =
+        providers
+          .map(([name]) => (name === 'local' ? 'local (the development sign-in)' : name))
+          .join(', ') || 'none';
       throw new UsageError(
         options.provider
           ? `the hub has no sign-in provider "${options.provider}"`

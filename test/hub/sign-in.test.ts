@@ -4,6 +4,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
+import { memoryIO } from '../../src/output/io.js';
 import { gitHubProvider } from '../../src/hub/providers/github.js';
 import { oidcProvider } from '../../src/hub/providers/oidc.js';
 import { HubRefused, isLoopback, startHub } from '../../src/hub/server.js';
@@ -337,6 +339,12 @@ describe('the development sign-in', () => {
             ['/auth/login/local', 'Development sign-in'],
           ]);
           expect(html).not.toContain('Sign in with local');
+          // data login, asked to choose, names it too.
+          const io = memoryIO({
+            env: { DATA_API: url, DATA_CONFIG_DIR: tempDir(), DATA_KEYCHAIN: '0' },
+          });
+          expect(await run(['login'], io)).toBe(2);
+          expect(io.err()).toContain('providers: idp, local (the development sign-in)');
         },
       );
     } finally {
