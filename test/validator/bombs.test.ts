@@ -126,7 +126,7 @@ describe('other commands that read a bomb', () => {
   it('diff, cat and info refuse each with its reason, init leaves it out, never as a bug', async () => {
     const dir = folder({ 'loop.xls': xlsChainBomb(), 'datapackage.yaml': yamlAliasBomb() });
     await writeOdsBomb(join(dir, 'bomb.ods'));
-    const sheets = folder({});
+    const sheets = folder({ 'a.csv': 'x\n1\n' });
     await writeOdsBomb(join(sheets, 'bomb.ods'));
     for (const [args, reason] of [
       [['diff', join(dir, 'bomb.ods'), join(dir, 'bomb.ods')], 'more than 100,000,000 cells'],
