@@ -34,6 +34,11 @@ function markdownCell(value: unknown): string {
   return text(value).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
 }
 
+/** A heading of a Markdown table: a blank label is headed by the name a schema gives it. */
+function headingCell(label: string, index: number): string {
+  return label.trim() === '' ? `field${String(index + 1)}` : markdownCell(label);
+}
+
 /** What JSON.stringify escapes in a string: quotes, backslashes, controls, lone surrogates. */
 // eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
@@ -117,7 +122,7 @@ export function rowWriter(format: RowFormat): RowWriter {
     case 'markdown':
       return {
         start: (names) =>
-          `| ${names.map(markdownCell).join(' | ')} |\n|${names.map(() => ' --- |').join('')}\n`,
+          `| ${names.map(headingCell).join(' | ')} |\n|${names.map(() => ' --- |').join('')}\n`,
         row: (values) => `| ${values.map(markdownCell).join(' | ')} |\n`,
         end: () => '',
       };

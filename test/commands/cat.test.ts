@@ -15,6 +15,13 @@ async function data(args: string[]) {
 }
 
 describe('data cat', () => {
+  it('heads every column of a Markdown table: a blank label by its field name', async () => {
+    const dir = folder({ 'blank.csv': 'a,,c\n1,2,3\n' });
+    const { code, out } = await data(['cat', join(dir, 'blank.csv'), '--format', 'markdown']);
+    expect(code).toBe(0);
+    expect(out.split('\n')[0]).toBe('| a | field2 | c |');
+  });
+
   it('prints a resource of a package as CSV, quoting what needs quotes', async () => {
     const { code, out } = await data(['cat', CITIES, 'cities']);
     expect(code).toBe(0);
