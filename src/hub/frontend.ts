@@ -327,7 +327,14 @@ function orderOf(
   version: ReturnType<typeof detectVersion>,
 ): (number | undefined)[] {
   if (!ORDERED_TYPES.has(String(field.type))) return [];
-  const cast = casterFor(field as unknown as FieldDescriptor, version);
+  let cast: (raw: unknown) => unknown;
+  try {
+    cast = casterFor(field as unknown as FieldDescriptor, version);
+  } catch {
+    // A field no reader takes (a format that is no text) was refused when published; a
+    // revision an older hub published may hold one all the same: its rows keep their order.
+    return [];
+  }
   return labels.map((label) => {
     const value = cast(label);
     return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
