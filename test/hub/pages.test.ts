@@ -163,7 +163,7 @@ describe('the dataset page', () => {
         expect(html).not.toMatch(/<script>document/);
         expect(html).not.toMatch(/<img[^>]+onerror/);
         expect(html).not.toMatch(/href="(javascript|data):/i);
-        expect(html).toContain('<table>\n<thead>\n<tr>\n<th>station</th>');
+        expect(html).toContain('<table>\n<thead>\n<tr>\n<th scope="col">station</th>');
         // The preview: the first 20 rows, then the next ones read from the CSV copy.
         expect(html).toContain('Rows 1–20 of 45');
         const next = await page(`${url}/ada/rainfall?table=0&rows=40`);

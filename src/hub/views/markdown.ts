@@ -17,6 +17,13 @@ renderer.renderer.rules.link_open = (tokens, index, options, env, self) => {
   return defaultLinkOpen(tokens, index, options, env, self);
 };
 
+// A table's headings say what they head, as the page's own tables do (a Markdown table's
+// headings are its first row: they head columns).
+renderer.renderer.rules.th_open = (tokens, index, options, _env, self) => {
+  tokens[index]?.attrSet('scope', 'col');
+  return self.renderToken(tokens, index, options);
+};
+
 export function renderMarkdown(text: string): string {
   return renderer.render(text);
 }
