@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { Draft, DraftNotes } from '../init/draft.js';
 import { visible } from '../text/visible.js';
+import { counted } from '../text/numbers.js';
 import type { Report } from '../validator/index.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -189,7 +190,7 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
     throw error;
   }
   const count = (descriptor.resources as unknown[]).length;
-  ctx.io.stdout.write(`wrote ${target}: ${String(count)} resource${count === 1 ? '' : 's'}\n`);
+  ctx.io.stdout.write(`wrote ${target}: ${counted(count, 'resource')}\n`);
   if (!report.valid) {
     const lines = remainingErrors(report);
     ctx.io.stderr.write(
