@@ -86,6 +86,8 @@ export async function catSource(
     fetch: HttpFetch;
     /** The hub's URL for owner/dataset, its site for reads. */
     descriptorUrlOf: (target: string) => { url: string; single: boolean } | undefined;
+    /** Whether the source is read here rather than from a hub (commands/local-or-hub.ts). */
+    isLocal: (source: string) => boolean;
   },
 ): Promise<CatSource> {
   const none: Fetch = () => Promise.reject(new Error('nothing to fetch'));
@@ -96,7 +98,7 @@ export async function catSource(
         : Promise.reject(new Error('standard input only'));
     return { resource: { name: 'stdin', path: STDIN_URL, format: 'csv' }, base: {}, fetch: stdin };
   }
-  if (!isRemote(source) && (await stat(source).catch(() => undefined))) {
+  if (!isRemote(source) && context.isLocal(source)) {
     const local = await localDescriptor(source);
     if (local) {
       const resources = (local.descriptor.resources ?? []).filter(

@@ -1,5 +1,5 @@
 import { makeDirectory } from '../files/directories.js';
-import { readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { CliError, UsageError } from '../errors.js';
@@ -118,7 +118,9 @@ export type GetEvent =
   | { type: 'plan'; files: { path: string; bytes: number | undefined }[] }
   | { type: 'size'; path: string; bytes: number }
   | { type: 'progress'; path: string; received: number; bytes: number | undefined }
-  | { type: 'saved'; path: string; bytes: number };
+  | { type: 'saved'; path: string; bytes: number }
+  /** A file already there with the same bytes, left alone. */
+  | { type: 'unchanged'; path: string };
 
 export interface GetResult {
   folder: string;
@@ -253,16 +255,61 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
   return { folder, files: files.sort((a, b) => a.path.localeCompare(b.path)) };
 }
 
-/** Downloads one file of a dataset into a folder. */
+/** Whether two files hold the same bytes: compared a block at a time, never read whole. */
+async function sameBytes(a: string, b: string): Promise<boolean> {
+  const [first, second] = await Promise.all([open(a), open(b)]);
+  try {
+    if ((await first.stat()).size !== (await second.stat()).size) return false;
+    const blockA = Buffer.alloc(64 * 1024);
+    const blockB = Buffer.alloc(64 * 1024);
+    for (;;) {
+      const [readA, readB] = await Promise.all([
+        first.read(blockA, 0, blockA.length),
+        second.read(blockB, 0, blockB.length),
+      ]);
+      if (readA.bytesRead !== readB.bytesRead) return false;
+      if (readA.bytesRead === 0) return true;
+      if (!blockA.subarray(0, readA.bytesRead).equals(blockB.subarray(0, readB.bytesRead)))
+        return false;
+    }
+  } finally {
+    await Promise.all([first.close(), second.close()]);
+  }
+}
+
+/**
+ * Downloads one file of a dataset into a folder. A file of that name already there is
+ * replaced only with --force: the download goes beside it first, so that it stays as it was
+ * when the download breaks off, and one with the same bytes is left alone ("up to date").
+ */
 export async function getFile(target: Target, options: GetOptions): Promise<GetResult> {
   const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
   const path = inside(options.out, name);
+  const existing = await stat(path).catch(() => undefined);
+  if (existing?.isDirectory())
+    throw new UsageError(`${path} is a folder`, 'pass --out to choose another folder');
+  const incoming = existing ? `${path}.incoming` : path;
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
-  const bytes = await downloadFile(options.fetch, target.url, path, {
+  const bytes = await downloadFile(options.fetch, target.url, incoming, {
     signal: options.signal,
     onBytes: (received) =>
       options.onEvent?.({ type: 'progress', path: name, received, bytes: undefined }),
   });
+  if (existing) {
+    if (await sameBytes(incoming, path)) {
+      await rm(incoming, { force: true });
+      options.onEvent?.({ type: 'unchanged', path: name });
+      return { folder: options.out, files: [{ path: name, bytes }] };
+    }
+    if (!options.force) {
+      await rm(incoming, { force: true });
+      throw new UsageError(
+        `${path} exists and differs from ${name} on the hub: left as it is`,
+        'pass --force to replace it, or --out to save it in another folder',
+      );
+    }
+    await rename(incoming, path);
+  }
   options.onEvent?.({ type: 'saved', path: name, bytes });
   return { folder: options.out, files: [{ path: name, bytes }] };
 }

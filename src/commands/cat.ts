@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import type { RowFormat } from '../files/row-formats.js';
 import { tokenBelongsTo } from '../client/credential.js';
 import { hubReader } from './auth-common.js';
+import { readsLocally } from './local-or-hub.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface CatOptions {
@@ -67,6 +68,7 @@ export async function runCat(options: CatOptions, ctx: Context): Promise<number>
     stdin: process.stdin,
     fetch,
     descriptorUrlOf: targetOf,
+    isLocal: (input) => readsLocally(input, ctx),
   }).catch((error: unknown) => {
     const target = targetOf(options.source);
     if (target && error instanceof ApiError && error.status === 404)

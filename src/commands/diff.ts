@@ -3,6 +3,7 @@ import type { Context } from '../context.js';
 import { InputError } from '../errors.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
+import { readsLocally } from './local-or-hub.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export interface DiffCommandOptions {
@@ -61,6 +62,7 @@ export async function runDiff(options: DiffCommandOptions, ctx: Context): Promis
     site: ctx.hub().site,
     signedIn: token !== undefined,
     signal: ctx.signal,
+    isLocal: (input: string) => readsLocally(input, ctx),
   };
   const a = await diffSide(options.a, sideContext);
   const b = await diffSide(options.b, sideContext);

@@ -31,7 +31,7 @@ export function registerGet(
     .summary('download a dataset (or one of its files) into a folder that validates offline')
     .argument('<target>', 'owner/dataset, owner/dataset/r/<file>, or a URL')
     .option('--out <dir>', 'target folder (default: ./owner/dataset, or . for one file)')
-    .option('--force', 'write into a folder that is not empty')
+    .option('--force', 'write into a folder that is not empty, or replace a file that differs')
     .option(
       '--revision <n>',
       'a revision of the dataset (default: the published one)',
@@ -85,7 +85,7 @@ export async function runGet(options: GetOptions, ctx: Context): Promise<number>
     fetch,
     signedIn: token !== undefined && tokenBelongsTo(target.url, ctx.hub()),
     out,
-    force: options.force || target.single,
+    force: options.force,
     include: options.include,
     exclude: options.exclude,
     format: options.format,

@@ -7,6 +7,7 @@ import type { DatasetInfo } from '../client/info.js';
 import { ApiError, InputError } from '../errors.js';
 import { tokenBelongsTo } from '../client/credential.js';
 import { hubReader, writeJson } from './auth-common.js';
+import { readsLocally } from './local-or-hub.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
 export function registerInfo(
@@ -29,7 +30,7 @@ export function registerInfo(
 
 /** A local file that is not a descriptor: shown as the one-resource package it would make. */
 function isDataFile(path: string): boolean {
-  return existsSync(path) && statSync(path).isFile() && !isDescriptorPath(path);
+  return statSync(path).isFile() && !isDescriptorPath(path);
 }
 
 async function showDataFile(path: string, target: string, ctx: Context): Promise<number> {
@@ -40,16 +41,10 @@ async function showDataFile(path: string, target: string, ctx: Context): Promise
   return printInfo(info, target, ctx);
 }
 
-/**
- * The folder of a local package the target names, if it names one: a folder holding a
- * datapackage.json, or a descriptor file. A folder without one is a dataset of the hub when
- * the target reads as owner/dataset (`data get` makes such folders), else a mistake.
- */
-function localPackage(local: string, target: string): string | undefined {
-  if (!existsSync(local)) return undefined;
+/** The folder of the local package the target names: a folder, or a descriptor's folder. */
+function localPackage(local: string, target: string): string {
   const dir = statSync(local).isDirectory() ? local : dirname(local);
   if (DESCRIPTOR_NAMES.some((name) => existsSync(resolve(dir, name)))) return dir;
-  if (/^[^/\\]+\/[^/\\]+$/.test(target)) return undefined;
   throw new InputError(`${target} has no datapackage.json`);
 }
 
@@ -57,8 +52,9 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
   const { datasetInfo } = await import('../client/info.js');
   const { parseTarget, noSuchDataset } = await import('../client/get.js');
   const local = resolve(ctx.io.cwd, target);
-  if (isDataFile(local)) return showDataFile(local, target, ctx);
-  const dir = localPackage(local, target);
+  const here = readsLocally(target, ctx);
+  if (here && isDataFile(local)) return showDataFile(local, target, ctx);
+  const dir = here ? localPackage(local, target) : undefined;
   const remote = dir ? undefined : parseTarget(target, ctx.hub().site);
   const { fetch, token } = remote ? await hubReader(ctx) : { fetch: ctx.fetch, token: undefined };
   const location = remote ? { descriptorUrl: remote.url } : { dir };

@@ -178,6 +178,7 @@ async function dryRun(
     site: ctx.hub().site,
     signedIn: true,
     signal: ctx.signal,
+    isLocal: () => false,
   }).catch((error: unknown) => {
     if (error instanceof AuthError) return undefined;
     throw error;

@@ -2,7 +2,6 @@
  * One side of a diff: a local package (folder, descriptor or single data file), or a hub
  * dataset, `owner/dataset` (its published revision) or `owner/dataset@N` (revision N).
  */
-import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { localDescriptor, readerFetch } from '../client/cat.js';
 import { json, send, type HttpFetch } from '../client/http.js';
@@ -32,6 +31,8 @@ export interface SideContext {
   /** Whether a token is held for the hub: for the hint when a dataset does not show. */
   signedIn: boolean;
   signal?: AbortSignal | undefined;
+  /** Whether a name is read here rather than from the hub (commands/local-or-hub.ts). */
+  isLocal: (input: string) => boolean;
 }
 
 /** A package in a local folder: its files are read from there. */
@@ -104,9 +105,9 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
   };
 }
 
-/** Resolves what the user named: a path that exists is local, anything else a hub dataset. */
+/** Resolves what the user named: local by the caller's rule, else a hub dataset. */
 export async function diffSide(input: string, context: SideContext): Promise<DiffSide> {
-  if (await stat(input).catch(() => undefined)) return localSide(input);
+  if (context.isLocal(input)) return localSide(input);
   if (/^https?:\/\//i.test(input) || /^[^/\s]+\/[^/\s]+$/.test(input))
     return hubSide(input, context);
   throw new UsageError(

@@ -26,6 +26,10 @@ export function getProgress(
         transfers.finish(event.path);
         log(`saved ${event.path} (${humanBytes(event.bytes)})`);
         break;
+      case 'unchanged':
+        transfers.finish(event.path);
+        log(`${event.path} is up to date`);
+        break;
     }
   };
 }

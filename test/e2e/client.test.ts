@@ -209,6 +209,36 @@ describe('the publishing client against data serve', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
+  it('reads owner/dataset from the folder data get made only with a note naming both', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'data-rule-'));
+    expect((await data(['get', 'ada/world-cities'], { cwd })).code).toBe(0);
+    const note = `note: reading the folder ./ada/world-cities; the hub's dataset ada/world-cities is ${api}/ada/world-cities`;
+    for (const args of [
+      ['info', 'ada/world-cities'],
+      ['cat', 'ada/world-cities', 'countries'],
+      ['diff', 'ada/world-cities', `${api}/ada/world-cities`],
+    ]) {
+      const run = await data(args, { cwd });
+      expect(run.code, args.join(' ')).toBe(0);
+      expect(run.err, args.join(' ')).toContain(note);
+    }
+    // Written as a path, the folder is meant: no note.
+    const path = await data(['info', './ada/world-cities'], { cwd });
+    expect(path.code).toBe(0);
+    expect(path.err).toBe('');
+    // A folder with no descriptor (a get that broke off) is no package: the hub's is read.
+    rmSync(join(cwd, 'ada/world-cities/datapackage.json'));
+    for (const args of [
+      ['info', 'ada/world-cities'],
+      ['cat', 'ada/world-cities', 'countries'],
+    ]) {
+      const run = await data(args, { cwd });
+      expect(run.code, args.join(' ')).toBe(0);
+      expect(run.err, args.join(' ')).toBe('');
+    }
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
   it('gets single files by index and by file name', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'data-get-'));
     expect((await data(['get', 'ada/world-cities/r/1.csv'], { cwd })).code).toBe(0);
@@ -223,6 +253,27 @@ describe('the publishing client against data serve', () => {
         readFileSync(join(EXAMPLES, 'cities/data/countries.csv')),
       ),
     ).toBe(true);
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('replaces a local file that differs from the one it gets only with --force', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'data-get-'));
+    const local = join(cwd, 'countries.csv');
+    const hubs = readFileSync(join(EXAMPLES, 'cities/data/countries.csv'));
+    expect((await data(['get', 'ada/world-cities/r/countries.csv'], { cwd })).code).toBe(0);
+    const again = await data(['get', 'ada/world-cities/r/countries.csv'], { cwd });
+    expect(again.code).toBe(0);
+    expect(again.err).toContain('countries.csv is up to date');
+    writeFileSync(local, 'my own work\n');
+    const refused = await data(['get', 'ada/world-cities/r/countries.csv'], { cwd });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain('--force');
+    expect(readFileSync(local, 'utf8')).toBe('my own work\n');
+    expect(readdirSync(cwd)).toEqual(['countries.csv']);
+    const forced = await data(['get', 'ada/world-cities/r/countries.csv', '--force'], { cwd });
+    expect(forced.code).toBe(0);
+    expect(readFileSync(local).equals(hubs)).toBe(true);
+    expect(readdirSync(cwd)).toEqual(['countries.csv']);
     rmSync(cwd, { recursive: true, force: true });
   });
 
