@@ -213,6 +213,18 @@ export async function datasetInfo(
       bytes ??= table.bytes;
       read = table;
       shownFormat = table.format ?? format;
+    } else if (local && location.dir !== undefined && resource.data === undefined) {
+      // A file that is missing is validate's to report; info shows what is there.
+      const sizes = await Promise.all(
+        paths.map((part) =>
+          stat(join(location.dir ?? '', String(part))).then(
+            (info) => info.size,
+            () => Number.NaN,
+          ),
+        ),
+      );
+      const total = sizes.reduce((sum, size) => sum + size, 0);
+      if (!Number.isNaN(total)) bytes ??= total;
     } else if (
       path &&
       (isRemote(path) || (location.dir === undefined && !unsafeReason(path, 2))) &&

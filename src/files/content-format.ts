@@ -61,8 +61,12 @@ export async function localContentFormat(path: string): Promise<ContentFormat | 
 /** Formats read as tables, by content; the rest are files no table can be read from. */
 export const TABLE_CONTENT = new Set<ContentFormat>(['xlsx', 'ods', 'xls', 'parquet']);
 
-/** Plain words for a file that is no table, for a message. */
-export const NOT_A_TABLE: Record<string, string> = {
+/** Plain words for what a file's bytes say it is, for a message. */
+export const CONTENT_WORDS: Record<ContentFormat, string> = {
+  xlsx: 'an Excel workbook (.xlsx)',
+  ods: 'an OpenDocument spreadsheet (.ods)',
+  xls: 'an Excel 97-2003 workbook (.xls)',
+  parquet: 'a Parquet file',
   zip: 'a zip archive',
   pdf: 'a PDF document',
   gzip: 'a gzip-compressed file',

@@ -17,7 +17,7 @@ import type { Report, ReportError, Task } from './report/types.js';
 import {
   formatOf,
   isTableFormat,
-  noteParquetContent,
+  noteContentFormat,
   validateResource,
   type ResourceContext,
 } from './resource.js';
@@ -187,7 +187,7 @@ async function validateTableSource(
   };
   // A file that starts as Parquet is read as Parquet, whatever its extension; without an
   // extension to tell, a file named on the command line is read as a table.
-  await noteParquetContent(named, base);
+  await noteContentFormat(named, base);
   const resource: ResourceDescriptor =
     formatOf(named) === undefined ? { ...named, type: 'table' } : await withHeaderRow(named, base);
   // A single file named on the command line is read as a table: one of another format

@@ -7,15 +7,23 @@ import type {
 } from './descriptor/types.js';
 import {
   localContentFormat,
-  NOT_A_TABLE,
+  CONTENT_WORDS,
   TABLE_CONTENT,
   type ContentFormat,
 } from '../files/content-format.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
-import { formatOf, isTableFormat } from './resource.js';
+import { formatOf, isTableFormat, noteContentFormat } from './resource.js';
 import { inferSchema, INFER_ROWS } from './schema/infer.js';
 import { casterFor, INVALID } from './schema/types/index.js';
-import { EncodingFailure } from './table/encoding.js';
+import { resolveDialect } from './table/dialect.js';
+import {
+  bomOf,
+  canonicalEncoding,
+  detectEncoding,
+  EncodingFailure,
+  isSupported,
+  SAMPLE_BYTES,
+} from './table/encoding.js';
 import { isSpreadsheet } from './sheets/formats.js';
 import { readTable } from './table/read.js';
 import { cellText } from './table/table-validator.js';
@@ -52,29 +60,30 @@ const HEADER_SCAN = 20;
 
 const fetchNothing: Fetch = () => Promise.reject(new Error('local files only'));
 
-const ZIP_WORKBOOKS = new Set<string>(['xlsx', 'xlsm', 'ods']);
-
-function zipNamed(found: ContentFormat, named: string | undefined): ContentFormat | undefined {
-  return named !== undefined && ZIP_WORKBOOKS.has(named) ? undefined : found;
-}
-
-/** A local file's format by its content when that says a table or no table, else by name. */
+/**
+ * A local file's format as validation decides it (its bytes when they say a table format
+ * its name does not, else its name), what its name alone says, and what its bytes say.
+ */
 async function formatByContent(
   resource: ResourceDescriptor,
   base: Base,
-): Promise<{ format: string | undefined; content: ContentFormat | undefined }> {
-  const named = formatOf(resource);
+): Promise<{
+  format: string | undefined;
+  named: string | undefined;
+  content: ContentFormat | undefined;
+}> {
+  // A copy carries no note of its content: what the name (or mediatype) says.
+  const named = formatOf({ ...resource });
+  await noteContentFormat(resource, base);
+  const format = formatOf(resource);
   const path = typeof resource.path === 'string' ? resource.path : undefined;
-  if (resource.format || !path || isRemote(path) || base.url)
-    return { format: named, content: undefined };
-  const found = await localContentFormat(locate(path, base));
-  // A zip named as a workbook is the workbook its name says (an .xlsm, an .ods whose
-  // mimetype entry is compressed): its reader tells a damaged one.
+  const local = !resource.format && path !== undefined && !isRemote(path) && !base.url;
   const content =
-    found === 'zip' || (found && ZIP_WORKBOOKS.has(found)) ? zipNamed(found, named) : found;
-  if (content && TABLE_CONTENT.has(content)) return { format: content, content };
-  return { format: named, content };
+    local && format === named ? await localContentFormat(locate(path, base)) : undefined;
+  return { format, named, content: format === named ? content : (format as ContentFormat) };
 }
+
+const TEXT_NAMES = new Set(['csv', 'tsv', 'txt']);
 
 /** The width of a row: its cells up to the last one that is not empty. */
 function filledCells(cells: readonly unknown[]): number {
@@ -229,15 +238,16 @@ export async function readingOf(
   base: Base,
   signal?: AbortSignal,
 ): Promise<Reading> {
-  const { format, content } = await formatByContent(resource, base);
+  const { format, named, content } = await formatByContent(resource, base);
   const reading: Reading = { format, renamed: [], properties: {}, needsV2: false };
-  const named = formatOf(resource);
-  if (content && TABLE_CONTENT.has(content) && content !== named)
-    reading.properties.format = content;
-  if (content && !TABLE_CONTENT.has(content)) reading.notATable = NOT_A_TABLE[content];
+  if (format !== named && format !== undefined) reading.properties.format = format;
+  // A workbook under another workbook's name is its name's to read (and to call damaged).
+  const workbookNamed = named !== undefined && isTableFormat(named) && !TEXT_NAMES.has(named);
+  if (content && !TABLE_CONTENT.has(content) && !(content === 'zip' && workbookNamed))
+    reading.notATable = CONTENT_WORDS[content];
   if (format === undefined || !isTableFormat(format) || resource.data !== undefined) return reading;
   if (reading.notATable)
-    throw new SourceFailure('format-error', `the data is ${reading.notATable}, not a table`);
+    throw new SourceFailure('format-error', `the data is ${reading.notATable}, not delimited text`);
   const read = await firstRecords(resource, format, base, signal);
   if (read.records.length === 0) throw new SourceFailure('source-error', 'the source is empty');
   const declared = typeof resource.dialect === 'object' ? resource.dialect : undefined;
@@ -264,12 +274,12 @@ export async function readingOf(
   const unique = uniqueNames(fields);
   reading.schema = { ...inferred, fields: unique.fields };
   reading.renamed = unique.renamed;
-  reading.encoding = read.encoding;
+  reading.encoding = read.encoding && canonicalEncoding(read.encoding);
   reading.delimiter = read.delimiter;
   reading.quoteChar = read.quoteChar;
   reading.headerRow = read.rowNumbers[index] ?? index + 1;
   if (read.encoding && read.encoding !== 'utf-8' && resource.encoding === undefined)
-    reading.properties.encoding = read.encoding;
+    reading.properties.encoding = canonicalEncoding(read.encoding);
   const dialect: DialectDescriptor = {};
   const textual = format === 'csv' || format === 'tsv' || format === 'txt';
   if (textual && read.delimiter && declared?.delimiter === undefined)
@@ -289,4 +299,37 @@ export async function readingOf(
   }
   if (Object.keys(dialect).length > 0) reading.properties.dialect = { ...declared, ...dialect };
   return reading;
+}
+
+/**
+ * How the start of a text table is written: its encoding (a BOM, else UTF-8 when the bytes
+ * are, else detected) and its delimiter and quote character (declared, else sniffed), by
+ * the same rules as the reading of its rows (table/read.ts). For a reader that has only the
+ * file's first bytes (the hub's pipeline, before it validates).
+ */
+export async function textReading(
+  head: Uint8Array,
+  format: string | undefined,
+  declared: { encoding?: unknown; dialect?: unknown } = {},
+): Promise<{ encoding: string; delimiter: string; quoteChar: string | undefined }> {
+  const given =
+    typeof declared.encoding === 'string' && isSupported(declared.encoding)
+      ? declared.encoding
+      : undefined;
+  const encoding = canonicalEncoding(
+    given ?? bomOf(head)?.encoding ?? (await detectEncoding(head.subarray(0, SAMPLE_BYTES))),
+  );
+  const text = new TextDecoder(encoding).decode(head);
+  const dialect = resolveDialect(
+    typeof declared.dialect === 'object' && declared.dialect !== null
+      ? declared.dialect
+      : undefined,
+    text,
+    format === 'tsv' ? '\t' : undefined,
+  );
+  return {
+    encoding,
+    delimiter: dialect.csv.delimiter,
+    quoteChar: dialect.csv.quoteChar ?? undefined,
+  };
 }

@@ -4,7 +4,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { asList } from './descriptor/rules.js';
 import { isRemote, rulesVersion } from './descriptor/paths.js';
 import { isLfsPointer } from './lfs.js';
-import { startsAsParquet } from './parquet/magic.js';
+import { localContentFormat, TABLE_CONTENT } from '../files/content-format.js';
 import type { ValidateEvent } from './index.js';
 import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
@@ -69,29 +69,35 @@ function paths(resource: ResourceDescriptor): string[] {
   return asList(resource.path);
 }
 
-/** Resources that name no table format, but whose one local file says it is Parquet. */
-const parquetByContent = new WeakSet<ResourceDescriptor>();
+/** Resources whose one local file's bytes say which table format it is (see noteContentFormat). */
+const formatByContent = new WeakMap<ResourceDescriptor, string>();
 
 export function formatOf(resource: ResourceDescriptor): string | undefined {
   if (resource.format) return resource.format.toLowerCase();
-  if (parquetByContent.has(resource)) return 'parquet';
+  const byContent = formatByContent.get(resource);
+  if (byContent) return byContent;
   if (resource.mediatype === 'text/csv') return 'csv';
   if (resource.mediatype === 'text/tab-separated-values') return 'tsv';
   const first = paths(resource)[0];
   return first ? /\.([a-z0-9]+)$/i.exec(first)?.[1]?.toLowerCase() : undefined;
 }
 
+/** Formats a name gives that the bytes may contradict: text, or no table's. */
+const TEXT_FORMATS = new Set(['csv', 'tsv', 'txt']);
+
 /**
- * Notes a resource whose format is not told (or is no table's) and whose one local file
- * starts as Parquet: it is read as the Parquet table it is.
+ * Notes a resource whose format is not told and whose one local file says by its first
+ * bytes that it is a workbook or Parquet while its name says text or no table (an .xlsx
+ * saved as .csv, a Parquet file without its extension): it is read as what it is.
  */
-export async function noteParquetContent(resource: ResourceDescriptor, base: Base): Promise<void> {
+export async function noteContentFormat(resource: ResourceDescriptor, base: Base): Promise<void> {
   if (resource.data !== undefined || resource.format || base.url) return;
   const format = formatOf(resource);
   const [path, ...more] = paths(resource);
-  if ((format !== undefined && TABLE_FORMATS.has(format)) || !path || more.length > 0) return;
-  if (isRemote(path)) return;
-  if (await startsAsParquet(locate(path, base))) parquetByContent.add(resource);
+  if (format !== undefined && TABLE_FORMATS.has(format) && !TEXT_FORMATS.has(format)) return;
+  if (!path || more.length > 0 || isRemote(path)) return;
+  const content = await localContentFormat(locate(path, base));
+  if (content && TABLE_CONTENT.has(content)) formatByContent.set(resource, content);
 }
 
 /** Whether a resource is a table: by its inline data, its format, or its being described as one. */
@@ -125,7 +131,7 @@ export async function validateResource(
   resource: ResourceDescriptor,
   ctx: ResourceContext,
 ): Promise<Task> {
-  await noteParquetContent(resource, ctx.base);
+  await noteContentFormat(resource, ctx.base);
   const table = isTable(resource);
   const collector = new TaskCollector(
     resource.name,

@@ -1,6 +1,6 @@
 import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js';
 import type { Base, Fetch } from './location.js';
-import { locate } from './location.js';
+import { locate, SourceFailure } from './location.js';
 import { asList } from './descriptor/rules.js';
 import { compileField } from './schema/field.js';
 import { INVALID } from './schema/types/index.js';
@@ -9,7 +9,7 @@ import { ISO_TEXT } from './iso-date.js';
 import { isParquet, isSpreadsheet } from './sheets/formats.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
-import { inferResourceSchema, formatOf } from './resource.js';
+import { inferResourceSchema, formatOf, isTableFormat, noteContentFormat } from './resource.js';
 import { cellText, isCommentRow, type TableLayout } from './table/table-validator.js';
 import { resolveDialect } from './table/dialect.js';
 
@@ -160,6 +160,14 @@ export async function readRows(
   },
   handler: RowHandler,
 ): Promise<void> {
+  if (base.dir !== undefined) await noteContentFormat(resource, base);
+  const named = formatOf(resource);
+  // A file of a format no table is (a PDF, an image) is not printed as one.
+  if (resource.data === undefined && named !== undefined && !isTableFormat(named))
+    throw new SourceFailure(
+      'format-error',
+      `"${asList(resource.path).join(' + ')}" is not a table (format "${named}"): tables are CSV, TSV, Excel, OpenDocument and Parquet files`,
+    );
   let schema = typeof resource.schema === 'object' ? resource.schema : undefined;
   if (!schema && options.typed && base.dir !== undefined)
     schema = await inferResourceSchema(resource, base.dir);

@@ -1,5 +1,6 @@
 import type { Hash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { CONTENT_WORDS, contentFormat } from '../../files/content-format.js';
 import { newHash } from '../../files/hash.js';
 import { isRemote } from '../descriptor/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
@@ -244,6 +245,13 @@ async function startPart(
   state: ReadResult,
   sink: RecordSink,
 ): Promise<PartReader> {
+  // Bytes that say they are no text (a PDF, a zip, a workbook) under a text table's name.
+  const content = options.encoding === undefined ? contentFormat(sample) : undefined;
+  if (content && content !== 'binary' && content !== 'html')
+    throw new SourceFailure(
+      'format-error',
+      `the data is ${CONTENT_WORDS[content]}, not delimited text`,
+    );
   state.encoding ??= await chooseEncoding(sample, options.encoding);
   // NUL bytes in text of no declared encoding: a binary file (an executable, an image).
   if (options.encoding === undefined && !state.encoding.startsWith('utf-16') && sample.includes(0))
