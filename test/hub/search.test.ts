@@ -155,6 +155,23 @@ describe('search', () => {
       expect((await fetch(`${running.url}/?q=${encodeURIComponent(q)}`)).status).toBe(200);
   });
 
+  it('answers a query of many or long words, and finds a dataset of a long description', async () => {
+    const { url } = running;
+    const many = Array.from({ length: 2000 }, (_, i) => `w${String(i)}`).join(' ');
+    expect(await found(url, many)).toEqual([]);
+    expect(await found(url, `zurich ${'r'.repeat(5000)}`)).toEqual([]);
+    expect(await found(url, `${'ab'.repeat(3000)} "*"`)).toEqual([]);
+    // Past a vector of 1 MB, PostgreSQL would refuse it, and the publication with it.
+    const long: Package = {
+      name: 'long-read',
+      title: 'Long read',
+      description: Array.from({ length: 120_000 }, (_, i) => `w${String(i)}`).join(' '),
+      resource: 'pages',
+    };
+    await published(url, ada, long);
+    expect(await found(url, 'w7 long')).toEqual(['long-read']);
+  });
+
   it('never finds a private dataset for anyone but its owner, and nothing once deleted', async () => {
     const { url } = running;
     const secret: Package = {

@@ -27,6 +27,13 @@ export interface SearchSource {
 
 /** A query's words past this many are left out: each one is a lookup of the index. */
 export const MAX_SEARCH_WORDS = 16;
+/** A query's word is its first this many characters: a word begun still finds it. */
+const MAX_QUERY_WORD = 100;
+/**
+ * What search reads of each field: a description's first few pages. PostgreSQL refuses a
+ * vector over 1 MB, which would fail the publication of a longer one.
+ */
+const MAX_FIELD_CHARACTERS = 20_000;
 
 /**
  * The words of a text as search sees them, in either engine: runs of letters, digits and
@@ -45,11 +52,12 @@ export function searchWords(text: string): string[] {
 
 /** The distinct words of a query, at most MAX_SEARCH_WORDS of them. */
 export function queryWords(text: string): string[] {
-  return [...new Set(searchWords(text))].slice(0, MAX_SEARCH_WORDS);
+  const words = searchWords(text).map((word) => word.slice(0, MAX_QUERY_WORD));
+  return [...new Set(words)].slice(0, MAX_SEARCH_WORDS);
 }
 
 function words(text: unknown): string {
-  return typeof text === 'string' ? searchWords(text).join(' ') : '';
+  return typeof text === 'string' ? searchWords(text.slice(0, MAX_FIELD_CHARACTERS)).join(' ') : '';
 }
 
 /** A descriptor's value as a list: an array as it is, anything else alone in one. */
@@ -70,14 +78,17 @@ export function searchFields(source: SearchSource): SearchFields {
     // A descriptor that is not JSON has no keywords or resources to find it by.
   }
   const resources = Array.isArray(descriptor.resources) ? descriptor.resources : [];
+  const within = (text: string) => text.slice(0, MAX_FIELD_CHARACTERS);
   return {
     title: words(source.title),
     name: words(source.name),
-    keywords: strings(descriptor.keywords).map(words).join(' '),
-    resources: resources
-      .filter((resource) => !isDerived(resource))
-      .map((resource) => words((resource as { name?: unknown } | null)?.name))
-      .join(' '),
+    keywords: within(strings(descriptor.keywords).map(words).join(' ')),
+    resources: within(
+      resources
+        .filter((resource) => !isDerived(resource))
+        .map((resource) => words((resource as { name?: unknown } | null)?.name))
+        .join(' '),
+    ),
     owner: words(source.username),
     description: words(source.description),
   };
