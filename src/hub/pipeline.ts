@@ -1,6 +1,5 @@
 import { makeDirectory } from '../files/directories.js';
 import { dirname, join, sep } from 'node:path';
-import { TextDecoder } from 'node:util';
 import { OutOfMemory, validateAndDeriveIsolated } from '../validator/isolated.js';
 import type { DerivedTable } from '../validator/derive.js';
 import { stat } from 'node:fs/promises';
@@ -16,13 +15,8 @@ import { claimStaged, objectKeyOfUrl, quotaMessage } from './rawstore.js';
 import { objectPath, packagePath } from './storage/types.js';
 import { isDerived } from '../validator/descriptor/derived.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
-import {
-  bomOf,
-  canonicalEncoding,
-  detectEncoding,
-  SAMPLE_BYTES,
-} from '../validator/table/encoding.js';
-import { sniffDelimiter } from '../validator/table/dialect.js';
+import { SAMPLE_BYTES } from '../validator/table/encoding.js';
+import { textReading } from '../validator/reading.js';
 import { fileHead } from '../files/chunks.js';
 import { fileDigest } from '../transfers/digest.js';
 import type { Report } from '../validator/index.js';
@@ -151,14 +145,25 @@ async function holdsOrClaims(work: Work, key: string): Promise<boolean> {
   }
 }
 
+/** A local CSV's first bytes, as the one reading of a file (validator/reading.ts) reads them. */
+async function csvReading(work: Work, resource: Resource) {
+  const path = localPaths(resource)[0];
+  if (!path) return undefined;
+  const head = await fileHead(join(work.workDir, path), SAMPLE_BYTES);
+  const format = typeof resource.format === 'string' ? resource.format.toLowerCase() : undefined;
+  return textReading(head, format ?? (/\.tsv$/i.test(path) ? 'tsv' : 'csv'), {
+    encoding: resource.encoding,
+    dialect: resource.dialect,
+  });
+}
+
 async function encoding(work: Work): Promise<Record<string, unknown>> {
   let detected = 0;
   for (const resource of resources(work).filter(isCsv)) {
     if (typeof resource.encoding === 'string') continue;
-    const path = localPaths(resource)[0];
-    if (!path) continue;
-    const bytes = await fileHead(join(work.workDir, path), SAMPLE_BYTES);
-    resource.encoding = bomOf(bytes)?.encoding ?? canonicalEncoding(await detectEncoding(bytes));
+    const reading = await csvReading(work, resource);
+    if (!reading) continue;
+    resource.encoding = reading.encoding;
     detected++;
   }
   return { detected };
@@ -168,14 +173,16 @@ async function csvKind(work: Work): Promise<Record<string, unknown>> {
   let sniffed = 0;
   for (const resource of resources(work).filter(isCsv)) {
     if (resource.dialect !== undefined) continue;
-    const path = localPaths(resource)[0];
-    if (!path) continue;
-    const text = new TextDecoder(
-      typeof resource.encoding === 'string' ? resource.encoding : 'utf-8',
-    ).decode(await fileHead(join(work.workDir, path), SAMPLE_BYTES));
-    const delimiter = sniffDelimiter(text, '"');
-    if (delimiter && delimiter !== ',') {
-      resource.dialect = { delimiter };
+    const reading = await csvReading(work, resource);
+    if (!reading) continue;
+    const dialect = {
+      ...(reading.delimiter === ',' ? {} : { delimiter: reading.delimiter }),
+      ...(reading.quoteChar === undefined || reading.quoteChar === '"'
+        ? {}
+        : { quoteChar: reading.quoteChar }),
+    };
+    if (Object.keys(dialect).length > 0) {
+      resource.dialect = dialect;
       sniffed++;
     }
   }
