@@ -171,4 +171,12 @@ describe('data init writes what it read', () => {
     expect(byName.dup?.schema?.primaryKey).toBeUndefined();
     expectCleanlyValid(report);
   });
+
+  it('finds the key of a table past a million rows, as validate checks keys at any size', async () => {
+    const ids = Array.from({ length: 1_000_100 }, (_, index) => String(index)).join('\n');
+    const dir = folder({ 'many.csv': `id\n${ids}\n` });
+    const { byName, report } = await initAndValidate(dir);
+    expect(byName.many?.schema?.primaryKey).toEqual(['id']);
+    expectCleanlyValid(report);
+  });
 });
