@@ -25,7 +25,8 @@ export interface StagedFile extends PackageFile {
 
 export type StageEvent =
   | { type: 'plan'; files: { path: string; bytes: number | undefined }[] }
-  | { type: 'hashing'; path: string }
+  /** A file being hashed: with the bytes read of its size as it goes. */
+  | { type: 'hashing'; path: string; read?: number; bytes?: number }
   | { type: 'file'; path: string; bytes: number; exists: boolean }
   | { type: 'progress'; path: string; sent: number; bytes: number }
   | { type: 'uploaded'; path: string };
@@ -160,9 +161,13 @@ function hashInTurn(
   let previous: Promise<unknown> = Promise.resolve();
   for (const index of indexes) {
     const file = staging.files[index] as PackageFile;
-    const digest = previous.then(() => {
+    const digest = previous.then(async () => {
       options.onEvent?.({ type: 'hashing', path: file.path });
-      return fileDigest(bytesOf(file, options.dir), signal);
+      const path = bytesOf(file, options.dir);
+      const { size } = await stat(path);
+      return fileDigest(path, signal, (read) =>
+        options.onEvent?.({ type: 'hashing', path: file.path, read, bytes: size }),
+      );
     });
     // Its failure is reported by whoever awaits the digest.
     void digest.then(

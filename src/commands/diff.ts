@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
+import type { PackageDiff } from '../diff/index.js';
 import { InputError } from '../errors.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
@@ -53,9 +54,10 @@ export function registerDiff(
     );
 }
 
-export async function runDiff(options: DiffCommandOptions, ctx: Context): Promise<number> {
+/** The two sides read and compared. */
+async function compare(options: DiffCommandOptions, ctx: Context): Promise<PackageDiff> {
   const { diffSide } = await import('../diff/side.js');
-  const { diffPackages, unchanged } = await import('../diff/index.js');
+  const { diffPackages } = await import('../diff/index.js');
   const { fetch, token } = await hubReader(ctx);
   const sideContext = {
     fetch,
@@ -66,7 +68,7 @@ export async function runDiff(options: DiffCommandOptions, ctx: Context): Promis
   };
   const a = await diffSide(options.a, sideContext);
   const b = await diffSide(options.b, sideContext);
-  const diff = await diffPackages(a, b, {
+  return diffPackages(a, b, {
     limit: options.limit,
     signal: ctx.signal,
     ...(options.keyMemory === undefined
@@ -79,6 +81,14 @@ export async function runDiff(options: DiffCommandOptions, ctx: Context): Promis
       throw new InputError(`a table cannot be read: ${error.note}`, 'check the files compared');
     throw error;
   });
+}
+
+export async function runDiff(options: DiffCommandOptions, ctx: Context): Promise<number> {
+  const { unchanged } = await import('../diff/index.js');
+  const { startProgress } = await import('../output/spinner.js');
+  // Matching the rows of large tables takes seconds: a spinner with the time it has run.
+  const progress = await startProgress(ctx, `comparing ${options.a} with ${options.b}`);
+  const diff = await compare(options, ctx).finally(progress.stop);
   const { diffCsv, diffText } = await import('../output/diff.js');
   if (ctx.globals.json) writeJson(ctx, diff);
   else if (options.format === 'csv') ctx.io.stdout.write(diffCsv(diff));

@@ -3,7 +3,7 @@ import type { Palette } from './colors.js';
 import { TransferLine } from './transfer-line.js';
 import { visibleDeep } from '../text/visible.js';
 import { counted } from '../text/numbers.js';
-import { humanBytes } from './units.js';
+import { humanBytes, Meter } from './units.js';
 
 /** Turns publish events into one progress line (terminal) and plain log lines. */
 export function publishProgress(
@@ -11,6 +11,7 @@ export function publishProgress(
   log: (line: string) => void,
 ): (event: PublishEvent) => void {
   const transfers = new TransferLine('uploading', update);
+  const hashed = new Map<string, Meter>();
   let uploading = false;
   let lastState = '';
   return (received) => {
@@ -20,9 +21,17 @@ export function publishProgress(
       case 'plan':
         transfers.plan(event.files);
         break;
-      case 'hashing':
-        if (!uploading) update(`hashing ${event.path}`);
+      case 'hashing': {
+        if (uploading) break;
+        const meter = hashed.get(event.path) ?? new Meter();
+        hashed.set(event.path, meter);
+        update(
+          event.read === undefined
+            ? `hashing ${event.path}`
+            : `hashing ${event.path} · ${meter.describe(event.read, event.bytes)}`,
+        );
         break;
+      }
       case 'file':
         if (event.exists) {
           transfers.skip(event.path);

@@ -7,12 +7,14 @@ export async function hashFile(
   path: string,
   algorithm: string,
   signal?: AbortSignal,
+  onBytes?: (read: number) => void,
 ): Promise<{ length: number; digest: Buffer }> {
   const hash = createHash(algorithm);
   let length = 0;
   for await (const chunk of fileChunks(path, { chunkSize: 1 << 20, signal })) {
     hash.update(chunk);
     length += chunk.length;
+    onBytes?.(length);
   }
   return { length, digest: hash.digest() };
 }
@@ -21,8 +23,9 @@ export async function hashFile(
 export async function fileDigest(
   path: string,
   signal?: AbortSignal,
+  onBytes?: (read: number) => void,
 ): Promise<{ length: number; md5: string }> {
-  const { length, digest } = await hashFile(path, 'md5', signal);
+  const { length, digest } = await hashFile(path, 'md5', signal, onBytes);
   return { length, md5: digest.toString('base64') };
 }
 

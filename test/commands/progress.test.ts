@@ -5,7 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { memoryIO } from '../../src/output/io.js';
+import { publishProgress } from '../../src/output/publish.js';
 import { startProgress } from '../../src/output/spinner.js';
+import { fileDigest } from '../../src/transfers/digest.js';
+import { folder } from '../helpers/fixtures.js';
 
 function terminal() {
   const io = memoryIO({ tty: true });
@@ -40,5 +43,27 @@ describe('the progress line', () => {
     progress.update('fetching 1 MB');
     progress.stop();
     expect(io.err()).toBe('');
+  });
+});
+
+describe('publishing while it hashes', () => {
+  it('reports the bytes hashed of the file as it reads it', async () => {
+    const dir = folder({ 'big.csv': 'x'.repeat(3 * 1024 * 1024 + 5) });
+    const read: number[] = [];
+    const { length } = await fileDigest(`${dir}/big.csv`, undefined, (bytes) => read.push(bytes));
+    expect(read.length).toBeGreaterThan(1);
+    expect(read.at(-1)).toBe(length);
+  });
+
+  it('shows the file, the share hashed and the bytes on the progress line', () => {
+    const lines: string[] = [];
+    const show = publishProgress(
+      (line) => lines.push(line),
+      () => undefined,
+    );
+    show({ type: 'hashing', path: 'big.csv' });
+    show({ type: 'hashing', path: 'big.csv', read: 50 * 1024 * 1024, bytes: 200 * 1024 * 1024 });
+    expect(lines[0]).toBe('hashing big.csv');
+    expect(lines[1]).toMatch(/^hashing big\.csv · 25% · 52\.4 MB of 210 MB/);
   });
 });
