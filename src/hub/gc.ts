@@ -12,7 +12,9 @@
  *   puts its own there if not). Whatever the order, bytes a publication takes in while they
  *   are collected are never lost.
  * - A staged upload (put at a presigned URL and never taken in) goes past the grace, which
- *   is longer than an upload policy lives.
+ *   is longer than an upload policy lives; so do the parts of an upload that broke off and
+ *   was not taken on (a partial file, or the store's multipart upload), past the grace since
+ *   they were last written to.
  */
 import type { Hub } from './context.js';
 import { objectPath } from './storage/types.js';
@@ -105,6 +107,22 @@ async function sweepLeftovers(
   }
 }
 
+/** The store's multipart uploads not written to within the grace: aborted, their parts gone. */
+async function sweepMultipart(
+  hub: GcHub,
+  prefix: string,
+  before: number,
+  report: GcReport,
+): Promise<void> {
+  const multipart = hub.storage.multipart;
+  if (!multipart) return;
+  for await (const { key, uploadId, size, modified } of multipart.list(prefix)) {
+    if (modified.getTime() >= before) continue;
+    if (!report.dryRun) await multipart.abort(key, uploadId);
+    add(report.staged, size);
+  }
+}
+
 export async function collectGarbage(
   hub: GcHub,
   options: { graceMinutes: number; dryRun: boolean },
@@ -121,6 +139,7 @@ export async function collectGarbage(
   for (const { key, bytes } of await objectsToSweep(hub, before, freed, options.dryRun))
     if (options.dryRun || (await sweepObject(hub, key))) add(report.objects, bytes);
   await sweepLeftovers(hub, 'uploads/', cutoff, report, report.staged);
+  await sweepMultipart(hub, 'uploads/', cutoff, report);
   await sweepLeftovers(hub, ASIDE, cutoff, report, report.objects);
   return report;
 }

@@ -13,6 +13,7 @@ import { HttpError, isObject, readJson, sendJson, sendText, type Request } from 
 import { sendStored } from './send-file.js';
 import { objectPath, stagedPath } from './storage/types.js';
 import { hmac, sameSecret } from './tokens.js';
+import { resumableEntry } from './resumable.js';
 import { counted } from '../text/numbers.js';
 
 const POLICY_SECONDS = 3600;
@@ -62,7 +63,7 @@ export function objectsUrl(hub: Hub): string {
   return `${hub.base}/rawstore/objects`;
 }
 
-interface FileEntry {
+export interface FileEntry {
   length: number;
   /** Undefined when the client sends the digest after the bytes (`digest_after`). */
   md5: string | undefined;
@@ -107,8 +108,9 @@ export async function authorize(
   const userid = String(claims.userid);
   if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
   const isPrivate = body.metadata.findability === 'private';
-  const canPut =
-    Array.isArray(body.upload_methods) && body.upload_methods.includes('PUT') && hub.storage.direct;
+  const methods: unknown[] = Array.isArray(body.upload_methods) ? body.upload_methods : [];
+  const canPut = methods.includes('PUT') && hub.storage.direct;
+  const canResume = methods.includes('PARTS');
   const digestAfter = body.digest_after === true;
   const entries = await Promise.all(
     Object.entries(body.filedata).map(async ([path, value]) => {
@@ -146,11 +148,18 @@ export async function authorize(
             digest: 'after',
             may_exist: await hub.store.mayHold(userid, entry.length, entry.headMd5),
             ...postForm(hub, form, entry, extensionOf(path)),
+            ...(canResume ? await resumableEntry(hub, form, entry, extensionOf(path)) : {}),
           };
       continue;
     }
     await hub.store.recordUpload(userid, path, key);
     const objectUrl = `${objectsUrl(hub)}/${key}`;
+    const resumable =
+      canResume && !exists ? await resumableEntry(hub, form, entry, key) : undefined;
+    if (resumable) {
+      filedata[path] = { ...resumable, upload_query: { key }, object_url: objectUrl, exists };
+      continue;
+    }
     if (canPut) {
       const put = await canPut.presignPut(
         stagedPath(userid, key),
@@ -330,12 +339,30 @@ async function storeReceived(
 ): Promise<string> {
   checkDigests(policy, fields, md5, crc);
   const key = policy.md5 === undefined ? objectKey(md5, policy.extension ?? '') : policy.key;
-  const { ownerid, length } = policy;
+  await storeFile(hub, { ...policy, key, md5, headMd5 }, temporary);
+  return key;
+}
+
+/** What a verified file is stored as, and for whom. */
+export interface Verified {
+  key: string;
+  /** Base64 MD5 of the bytes, checked. */
+  md5: string;
+  headMd5: string;
+  length: number;
+  type: string;
+  ownerid: string;
+  private: boolean;
+}
+
+/** Stores a local file whose bytes were checked against their key, and holds it for its owner. */
+export async function storeFile(hub: Hub, file: Verified, temporary: string): Promise<void> {
+  const { key, ownerid, length, md5 } = file;
   // The bytes are in place before anyone holds them, so that a holding always names
   // stored bytes: another upload of the owner's may say they exist as soon as it is held.
   if ((await hub.store.storageUsed(ownerid)) + length > hub.options.maxStorageBytes)
     throw new HttpError(403, quotaMessage(hub), true);
-  await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: policy.type });
+  await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: file.type });
   // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
   // unheld (their key names them, and a later upload of them is taken as it is).
   if (
@@ -343,16 +370,15 @@ async function storeReceived(
       key,
       ownerid,
       length,
-      policy.private,
+      file.private,
       hub.options.maxStorageBytes,
-      headMd5,
+      file.headMd5,
     ))
   )
     throw new HttpError(403, quotaMessage(hub), true);
   // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
   if (!(await hub.storage.stat(objectPath(key))))
-    await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: policy.type });
-  return key;
+    await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: file.type });
 }
 
 /**
@@ -402,20 +428,32 @@ export async function claimStaged(
     await hub.storage.delete(staged);
     return false;
   }
+  await takeIn(hub, { staged, key, ownerid, size: info.size, isPrivate });
+  return true;
+}
+
+/**
+ * Takes in bytes in the store at `staged`, known to be the key's: copied to the object,
+ * held for the owner (403 past the quota), and removed from staging.
+ */
+export async function takeIn(
+  hub: Hub,
+  upload: { staged: string; key: string; ownerid: string; size: number; isPrivate: boolean },
+): Promise<void> {
+  const { staged, key } = upload;
   await placeStaged(hub, staged, key);
   // Held only once the object is in place (see receiveFile).
   const held = await hub.store.addHolding(
     key,
-    ownerid,
-    info.size,
-    isPrivate,
+    upload.ownerid,
+    upload.size,
+    upload.isPrivate,
     hub.options.maxStorageBytes,
   );
   // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
   if (held && !(await hub.storage.stat(objectPath(key)))) await placeStaged(hub, staged, key);
   await hub.storage.delete(staged);
   if (!held) throw new HttpError(403, quotaMessage(hub), true);
-  return true;
 }
 
 /** Copies a staged upload to its object, unless the object is there already. */

@@ -25,6 +25,7 @@ import { HttpError, redirect, segmentsOf, sendJson, sendText, type Request } fro
 import * as metastore from './metastore.js';
 import * as pipelineStore from './pipeline-store.js';
 import * as rawstore from './rawstore.js';
+import * as resumable from './resumable.js';
 import { OBJECT_KEY } from './rawstore.js';
 import * as read from './read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
@@ -113,6 +114,9 @@ const API: Record<FixedRoute, Route> = {
   'POST /rawstore/authorize': rawstore.authorize,
   'POST /rawstore/objects': rawstore.upload,
   'GET /rawstore/presign': rawstore.presign,
+  'GET /rawstore/uploads': resumable.plan,
+  'PUT /rawstore/uploads': resumable.write,
+  'POST /rawstore/uploads': resumable.complete,
   'POST /source/upload': pipelineStore.upload,
   'GET /metastore/search': metastore.search,
   'GET /': frontend.home,

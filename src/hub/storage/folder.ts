@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { constants } from 'node:fs';
 import {
   chmod,
   copyFile,
   link,
+  open,
   opendir,
   rename,
   rm,
@@ -14,7 +16,13 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { makeDirectory, makeDirectorySync } from '../../files/directories.js';
-import type { ByteRange, Storage, StoredInfo } from './types.js';
+import {
+  PartialWriteError,
+  type ByteRange,
+  type PartialFiles,
+  type Storage,
+  type StoredInfo,
+} from './types.js';
 
 /** The embedded default: every key a file under one folder, written by rename or link. */
 export class FolderStorage implements Storage {
@@ -24,6 +32,58 @@ export class FolderStorage implements Storage {
 
   get location(): string {
     return this.root;
+  }
+
+  readonly partial: PartialFiles = {
+    size: async (key) => (await this.stat(key))?.size ?? 0,
+    write: (key, offset, body, limit) => this.writeAt(key, offset, body, limit),
+    take: (key) => this.takePartial(key),
+  };
+
+  /**
+   * Writes at absolute positions, so that two writers of the same upload (its owner's two
+   * publications) write the same bytes to the same place; each chunk is on disk before the
+   * next is read, so a body that breaks off leaves every byte that came.
+   */
+  private async writeAt(
+    key: string,
+    offset: number,
+    body: AsyncIterable<Buffer>,
+    limit: number,
+  ): Promise<number> {
+    const path = this.pathOf(key);
+    await makeDirectory(dirname(path));
+    const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
+    try {
+      const held = (await handle.stat()).size;
+      if (offset > held)
+        throw new PartialWriteError(
+          `the upload holds ${String(held)} bytes: it goes on from there, not from ${String(offset)}`,
+          409,
+        );
+      let position = offset;
+      for await (const chunk of body) {
+        if (position + chunk.length > limit)
+          throw new PartialWriteError('more bytes than the declared length', 400);
+        await handle.write(chunk, 0, chunk.length, position);
+        position += chunk.length;
+      }
+      return Math.max(held, position);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** A rename: a writer still at it writes on into the file taken, the same bytes at the same places. */
+  private async takePartial(key: string): Promise<string | undefined> {
+    const taken = `${this.pathOf(key)}.taken-${randomBytes(6).toString('hex')}`;
+    try {
+      await rename(this.pathOf(key), taken);
+      return taken;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
   }
 
   /**

@@ -3,15 +3,22 @@ import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
   CopyObjectCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListPartsCommand,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
+  type Part,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { eachLimited } from '../../client/limit.js';
@@ -21,9 +28,11 @@ import {
   StorageAddressError,
   type ByteRange,
   type DirectAccess,
+  type MultipartUploads,
   type ObjectMeta,
   type Storage,
   type StoredInfo,
+  type StoredPart,
 } from './types.js';
 
 /** What an `s3://bucket/prefix?endpoint=…&region=…&path_style=true` address says. */
@@ -90,6 +99,7 @@ function isNotFound(error: unknown): boolean {
  */
 export class S3Storage implements Storage {
   readonly direct: DirectAccess;
+  readonly multipart: MultipartUploads;
 
   private constructor(
     private readonly client: S3Client,
@@ -98,6 +108,33 @@ export class S3Storage implements Storage {
     this.direct = {
       presignPut: (key, meta, seconds) => this.presignPut(key, meta, seconds),
       presignGet: (key, response, seconds) => this.presignGet(key, response, seconds),
+    };
+    this.multipart = {
+      supported: () => (this.takesMultipart ??= this.probeMultipart()),
+      open: (key, type) => this.openMultipart(key, type),
+      presignPart: (key, uploadId, part, length, seconds) =>
+        getSignedUrl(
+          this.client,
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: this.key(key),
+            UploadId: uploadId,
+            PartNumber: part,
+            ContentLength: length,
+          }),
+          { expiresIn: seconds, signableHeaders: new Set(['content-length']) },
+        ),
+      complete: (key, uploadId) => this.completeMultipart(key, uploadId),
+      abort: async (key, uploadId) => {
+        await this.client.send(
+          new AbortMultipartUploadCommand({
+            Bucket: this.bucket,
+            Key: this.key(key),
+            UploadId: uploadId,
+          }),
+        );
+      },
+      list: (prefix) => this.listMultipart(prefix),
     };
   }
 
@@ -296,6 +333,139 @@ export class S3Storage implements Storage {
           yield { key: entry.Key.slice(this.address.prefix.length), size: entry.Size ?? 0 };
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
+  }
+
+  private takesMultipart: Promise<boolean> | undefined;
+
+  /** Begins a multipart upload and aborts it: a store that cannot is asked once only. */
+  private async probeMultipart(): Promise<boolean> {
+    const key = this.key('uploads/multipart-probe');
+    try {
+      const created = await this.client.send(
+        new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
+      );
+      await this.client.send(
+        new AbortMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: created.UploadId,
+        }),
+      );
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async openMultipart(
+    key: string,
+    type: string,
+  ): Promise<{ uploadId: string; parts: StoredPart[] }> {
+    let oldest: { uploadId: string; initiated: number } | undefined;
+    for await (const upload of this.multipartUploads(key))
+      if (upload.key === key && (!oldest || upload.initiated < oldest.initiated)) oldest = upload;
+    if (oldest)
+      return {
+        uploadId: oldest.uploadId,
+        parts: (await this.partsOf(key, oldest.uploadId)).map((part) => ({
+          number: part.PartNumber ?? 0,
+          size: part.Size ?? 0,
+          modified: part.LastModified ?? new Date(0),
+        })),
+      };
+    const created = await this.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: this.key(key),
+        ContentType: type,
+      }),
+    );
+    if (!created.UploadId) throw new Error(`the store began no multipart upload at ${key}`);
+    return { uploadId: created.UploadId, parts: [] };
+  }
+
+  private async partsOf(key: string, uploadId: string): Promise<Part[]> {
+    const parts: Part[] = [];
+    let marker: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListPartsCommand({
+          Bucket: this.bucket,
+          Key: this.key(key),
+          UploadId: uploadId,
+          ...(marker ? { PartNumberMarker: marker } : {}),
+        }),
+      );
+      parts.push(...(page.Parts ?? []));
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+    } while (marker);
+    return parts;
+  }
+
+  private async completeMultipart(key: string, uploadId: string): Promise<void> {
+    const parts = (await this.partsOf(key, uploadId))
+      .map((part) => ({ PartNumber: part.PartNumber, ETag: part.ETag }))
+      .sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
+    await this.forgetting(key, () =>
+      this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: this.key(key),
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+        }),
+      ),
+    );
+  }
+
+  private async *multipartUploads(
+    prefix: string,
+  ): AsyncIterable<{ key: string; uploadId: string; initiated: number }> {
+    let keyMarker: string | undefined;
+    let idMarker: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: this.bucket,
+          Prefix: this.key(prefix),
+          ...(keyMarker ? { KeyMarker: keyMarker } : {}),
+          ...(idMarker ? { UploadIdMarker: idMarker } : {}),
+        }),
+      );
+      for (const upload of page.Uploads ?? [])
+        if (upload.Key && upload.UploadId)
+          yield {
+            key: upload.Key.slice(this.address.prefix.length),
+            uploadId: upload.UploadId,
+            initiated: upload.Initiated?.getTime() ?? 0,
+          };
+      keyMarker = page.IsTruncated ? page.NextKeyMarker : undefined;
+      idMarker = page.IsTruncated ? page.NextUploadIdMarker : undefined;
+    } while (keyMarker);
+  }
+
+  /**
+   * Each upload under a prefix, last written to when its newest part was (or it began); one
+   * completed or aborted while it is listed is left out.
+   */
+  private async *listMultipart(
+    prefix: string,
+  ): AsyncIterable<{ key: string; uploadId: string; size: number; modified: Date }> {
+    for await (const { key, uploadId, initiated } of this.multipartUploads(prefix)) {
+      let parts: Part[];
+      try {
+        parts = await this.partsOf(key, uploadId);
+      } catch (error) {
+        if (error instanceof S3ServiceException && error.name === 'NoSuchUpload') continue;
+        throw error;
+      }
+      const newest = parts.reduce(
+        (latest, part) => Math.max(latest, part.LastModified?.getTime() ?? 0),
+        initiated,
+      );
+      const size = parts.reduce((sum, part) => sum + (part.Size ?? 0), 0);
+      yield { key, uploadId, size, modified: new Date(newest) };
+    }
   }
 
   /** A copy for the validator, which reads local files. */

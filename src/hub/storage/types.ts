@@ -27,6 +27,10 @@ export interface Storage {
   materialize(key: string, target: string): Promise<void>;
   /** Stores that take uploads and serve reads themselves, at short-lived signed URLs. */
   readonly direct?: DirectAccess;
+  /** A store that keeps an upload's parts as they come, so that a broken one goes on (S3). */
+  readonly multipart?: MultipartUploads;
+  /** A store whose partial uploads the hub writes itself, at an offset (a folder). */
+  readonly partial?: PartialFiles;
   close(): void;
 }
 
@@ -41,6 +45,58 @@ export interface DirectAccess {
     response: { name: string; type: string },
     seconds: number,
   ): Promise<string>;
+}
+
+/**
+ * The store's own multipart uploads: a client puts parts at presigned URLs, and what the
+ * store holds of them is asked again after a break, so that only the missing parts are sent.
+ */
+export interface MultipartUploads {
+  /** Whether the store takes multipart uploads at all (not every S3-compatible one does). */
+  supported(): Promise<boolean>;
+  /** The upload going on at `key` (the oldest, when a race made two), else a new one. */
+  open(key: string, type: string): Promise<{ uploadId: string; parts: StoredPart[] }>;
+  presignPart(
+    key: string,
+    uploadId: string,
+    part: number,
+    length: number,
+    seconds: number,
+  ): Promise<string>;
+  /** Makes the object at `key` of every part held, in their order. */
+  complete(key: string, uploadId: string): Promise<void>;
+  abort(key: string, uploadId: string): Promise<void>;
+  /** The uploads going on under a prefix, with the bytes of their parts and when last written to. */
+  list(
+    prefix: string,
+  ): AsyncIterable<{ key: string; uploadId: string; size: number; modified: Date }>;
+}
+
+export interface StoredPart {
+  /** 1, 2, 3…: the part's place in the object. */
+  number: number;
+  size: number;
+  modified: Date;
+}
+
+/**
+ * Files the hub writes an upload into as it arrives, kept when the upload breaks off, and
+ * written on at an offset no further than what they hold.
+ */
+export interface PartialFiles {
+  /** The bytes held of the partial file at `key`: 0 when there is none. */
+  size(key: string): Promise<number>;
+  /**
+   * Writes the body at `offset`, which must not be past the bytes held (409 otherwise), up
+   * to `limit` bytes in all (400 past it); what arrives before the body breaks off stays.
+   * Returns the bytes the file then holds.
+   */
+  write(key: string, offset: number, body: AsyncIterable<Buffer>, limit: number): Promise<number>;
+  /**
+   * Takes the partial file away from its key, for the caller alone: its local path, or
+   * undefined when there is none. The caller removes it.
+   */
+  take(key: string): Promise<string | undefined>;
 }
 
 export interface StoredInfo {
@@ -70,10 +126,24 @@ export const objectPath = (key: string): string => `objects/${key}`;
 export const DERIVED_FOLDER = '_derived/';
 
 export const stagedPath = (ownerid: string, key: string): string => `uploads/${ownerid}/${key}`;
+/** Where an upload that may break off and go on is gathered, before the hub checks it whole. */
+export const resumablePath = (ownerid: string, name: string): string =>
+  `uploads/${ownerid}/resumable/${name}`;
 export const packagePath = (ownerid: string, dataset: string, revision?: number): string =>
   revision === undefined
     ? `packages/${ownerid}/${dataset}/`
     : `packages/${ownerid}/${dataset}/${String(revision)}/`;
+
+/** A write to a partial file refused: at an offset past what it holds (409), or past its length (400). */
+export class PartialWriteError extends Error {
+  override readonly name = 'PartialWriteError';
+  constructor(
+    message: string,
+    readonly status: 400 | 409,
+  ) {
+    super(message);
+  }
+}
 
 /** A storage address that cannot be used: what is wrong with it. */
 export class StorageAddressError extends Error {
