@@ -55,6 +55,12 @@ export function typeOf(path: string): string {
   );
 }
 
+/**
+ * In parts that go on where a broken upload stopped, where the hub offers it for a file;
+ * else, where the hub's store takes uploads itself, there without a detour; else a form.
+ */
+const UPLOAD_METHODS = ['PARTS', 'PUT', 'POST'];
+
 /** Smaller files gain too little from starting before their digest to be worth a request. */
 const EARLY_MIN_BYTES = 8 * 1024 * 1024;
 
@@ -261,7 +267,12 @@ async function earlyForms(
   try {
     targets = await options.api.rawstoreAuthorize(
       options.rawstoreToken,
-      { metadata: options.metadata, digest_after: true, filedata: Object.fromEntries(entries) },
+      {
+        metadata: options.metadata,
+        digest_after: true,
+        filedata: Object.fromEntries(entries),
+        upload_methods: UPLOAD_METHODS,
+      },
       false,
     );
   } catch (error) {
@@ -374,8 +385,7 @@ async function authorize(
   const targets = await options.api.rawstoreAuthorize(options.rawstoreToken, {
     metadata: options.metadata,
     filedata,
-    // Where the hub's store takes uploads itself, the bytes go there without a detour.
-    upload_methods: ['PUT', 'POST'],
+    upload_methods: UPLOAD_METHODS,
   });
   return files.map((file) => {
     const target = targets[file.path];
@@ -407,9 +417,18 @@ function putHeaders(target: UploadTarget): Record<string, string> {
   return headers;
 }
 
+/** The file's MD5 as far as it is known before its upload: given, or on its way. */
+function knownDigest(
+  file: PackageFile & { md5?: string },
+  trailer: Trailer | undefined,
+): { md5?: Promise<string> | string } {
+  if (file.md5 !== undefined) return { md5: file.md5 };
+  return trailer?.field === 'Content-MD5' ? { md5: trailer.md5 } : {};
+}
+
 /** Sends one file; its progress is reported once the hub said it needs the file. */
 async function sendFile(
-  file: PackageFile & { length: number },
+  file: PackageFile & { length: number; md5?: string },
   target: UploadTarget,
   options: StageOptions,
   signal: AbortSignal,
@@ -418,16 +437,18 @@ async function sendFile(
 ): Promise<string> {
   const common = { url: target.upload_url, path: bytesOf(file, options.dir) };
   const upload: Upload =
-    target.upload_method === 'PUT'
-      ? { method: 'PUT', ...common, length: file.length, headers: putHeaders(target) }
-      : {
-          method: 'POST',
-          ...common,
-          fields: target.upload_query,
-          length: file.length,
-          contentType: target.upload_query['Content-Type'] ?? typeOf(file.path),
-          ...(trailer ? { trailer } : {}),
-        };
+    target.upload_method === 'PARTS'
+      ? { method: 'PARTS', ...common, length: file.length, ...knownDigest(file, trailer) }
+      : target.upload_method === 'PUT'
+        ? { method: 'PUT', ...common, length: file.length, headers: putHeaders(target) }
+        : {
+            method: 'POST',
+            ...common,
+            fields: target.upload_query,
+            length: file.length,
+            contentType: target.upload_query['Content-Type'] ?? typeOf(file.path),
+            ...(trailer ? { trailer } : {}),
+          };
   return uploadFile(
     options.fetch,
     upload,
