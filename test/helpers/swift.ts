@@ -53,7 +53,7 @@ use = egg:swift#${server}
 function proxyConf(dir: string, port: number): string {
   return `${defaults(dir, port)}
 [pipeline:main]
-pipeline = catch_errors gatekeeper healthcheck proxy-logging cache s3api tempauth proxy-logging proxy-server
+pipeline = catch_errors gatekeeper healthcheck proxy-logging cache s3api tempauth slo proxy-logging proxy-server
 
 [app:proxy-server]
 use = egg:swift#proxy
@@ -66,6 +66,10 @@ user_test_tester = testing .admin
 [filter:s3api]
 use = egg:swift#s3api
 location = us-east-1
+
+# s3api makes a multipart upload a static large object.
+[filter:slo]
+use = egg:swift#slo
 
 [filter:catch_errors]
 use = egg:swift#catch_errors

@@ -1,0 +1,123 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Hub } from '../../src/hub/context.js';
+import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
+import { browserLogin, runData, withHub } from './helpers.js';
+
+const BIN = join(import.meta.dirname, '../../bin/data');
+
+/** A valid table of about `bytes` bytes, its values random so that no hub holds it yet. */
+function table(bytes: number): Buffer {
+  const lines = ['id,code,value'];
+  let size = lines[0]?.length ?? 0;
+  for (let id = 1; size < bytes; id++) {
+    const line = `${String(id)},${randomBytes(12).toString('hex')},${String(id * 3)}`;
+    lines.push(line);
+    size += line.length + 1;
+  }
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
+/** The bytes the hub's store holds of uploads that broke off, whichever the engine. */
+async function heldOfBrokenUploads(hub: Hub): Promise<number> {
+  let held = 0;
+  if (hub.storage.multipart) {
+    for await (const { size } of hub.storage.multipart.list('uploads/')) held += size;
+    return held;
+  }
+  for await (const { size } of hub.storage.list('uploads/')) held += size;
+  return held;
+}
+
+/** `data publish` of a folder, as a process of its own that the test may interrupt. */
+function startPublish(dir: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, [BIN, 'publish', dir], {
+    env: {
+      ...(process.env as Record<string, string>),
+      DATA_CONFIG_DIR: join(dir, '..', '.config'),
+      DATA_KEYCHAIN: '0',
+      NO_COLOR: '1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  child.stdout.resume();
+  const done = new Promise<{ code: number | null; err: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, err })),
+  );
+  return { child, done };
+}
+
+async function waitFor(what: string, ready: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('an upload stopped half-way', () => {
+  let work: string;
+  let proxy: GatedProxy;
+  beforeEach(async () => {
+    work = mkdtempSync(join(tmpdir(), 'data-resume-'));
+    proxy = await startGatedProxy();
+  });
+  afterEach(async () => {
+    await proxy.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('goes on from what the store holds: data publish again sends less than 60% of the file', async () => {
+    const bytes = table(20_000_000);
+    const dir = join(work, 'pkg');
+    mkdirSync(join(dir, 'data'), { recursive: true });
+    writeFileSync(join(dir, 'data', 'big.csv'), bytes);
+    writeFileSync(
+      join(dir, 'datapackage.json'),
+      JSON.stringify({ name: 'resumed', resources: [{ name: 'big', path: 'data/big.csv' }] }),
+    );
+    await withHub({}, async ({ url, hub }) => {
+      const env = {
+        DATA_API: url,
+        DATA_TOKEN: await browserLogin(url, 'ada'),
+        HTTP_PROXY: proxy.url,
+        NO_PROXY: '',
+      };
+      // The proxy holds every byte past 55% of the file: the upload stops there and waits.
+      proxy.limit(Math.round(bytes.length * 0.55));
+      const first = startPublish(dir, env);
+      try {
+        await waitFor(
+          'the hub holding half of the file',
+          async () => (await heldOfBrokenUploads(hub)) >= bytes.length / 2,
+        );
+      } finally {
+        first.child.kill('SIGINT');
+      }
+      const stopped = await first.done;
+      expect(stopped.err).not.toMatch(/bug in data|at .*\.js:\d+/);
+      expect(stopped.code).toBe(130);
+      expect(await heldOfBrokenUploads(hub)).toBeGreaterThanOrEqual(bytes.length / 2);
+
+      proxy.limit(Infinity);
+      proxy.reset();
+      const again = await runData(['publish', dir], { env, cwd: work });
+      expect(again.err).not.toMatch(/^error/m);
+      expect(again.code).toBe(0);
+      expect(proxy.forwarded(), proxy.requests().join('\n')).toBeLessThan(bytes.length * 0.6);
+      expect(await heldOfBrokenUploads(hub)).toBe(0);
+
+      const published = await fetch(`${url}/ada/resumed/r/big.csv`);
+      expect(published.status).toBe(200);
+      expect(Buffer.from(await published.arrayBuffer()).equals(bytes)).toBe(true);
+      expect(readFileSync(join(dir, 'data', 'big.csv')).equals(bytes)).toBe(true);
+    });
+  }, 120_000);
+});
