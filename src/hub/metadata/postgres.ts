@@ -17,7 +17,13 @@ import {
   type MovedTable,
   type Row,
 } from './rules.js';
-import { queryWords, SEARCH_FIELDS, searchFields, type SearchSource } from './search.js';
+import {
+  queryWords,
+  SEARCH_FIELDS,
+  searchFields,
+  type SearchField,
+  type SearchSource,
+} from './search.js';
 import type {
   CreatedRevision,
   Dataset,
@@ -33,17 +39,25 @@ import type {
   User,
 } from './types.js';
 
+/** Each field's weight in ts_rank: a word of the title counts most, one of the description least. */
+const SEARCH_WEIGHTS: Record<SearchField, 'A' | 'B' | 'C' | 'D'> = {
+  title: 'A',
+  name: 'A',
+  keywords: 'B',
+  resources: 'B',
+  owner: 'C',
+  description: 'D',
+};
+
 /**
- * A dataset's search vector from its SEARCH_FIELDS ($1…$6, or arrays of them), weighted A
- * (title, name) to D (description), so that ts_rank puts a title's word above a
- * description's. The words come lower-cased (search.ts): the `simple` dictionary's own
- * lower-casing is ASCII-only on a database of the C locale.
+ * SQL of a dataset's search vector, of the SQL of each field's words (`field`). The words
+ * come lower-cased (search.ts): the `simple` dictionary's own lower-casing is ASCII-only on
+ * a database of the C locale.
  */
 function searchVector(field: (index: number) => string): string {
-  const weights = ['A', 'A', 'B', 'B', 'C', 'D'];
   return SEARCH_FIELDS.map(
-    (_, index) =>
-      `setweight(to_tsvector('data_search', ${field(index)}), '${weights[index] ?? 'D'}')`,
+    (name, index) =>
+      `setweight(to_tsvector('data_search', ${field(index)}), '${SEARCH_WEIGHTS[name]}')`,
   ).join(' || ');
 }
 
@@ -119,7 +133,7 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   // the object in again unmarks it, and the collector then leaves its bytes.
   `alter table objects add column collecting bigint;`,
   // Search: every word of a query, in any order and case, accents folded by the unaccent
-  // extension (trusted: the hub's own user may create it), ranked by ts_rank. The `simple`
+  // extension (trusted: a user with CREATE on the database may create it), ranked by ts_rank. The `simple`
   // configuration, which neither stems nor drops words, as names and text of any language
   // need; a vector of each published dataset's fields made by the hub (owner, keywords and
   // resource names are not columns of its row), filled from the hub's rows.
@@ -137,10 +151,7 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
 ];
 
 /** Writes the search vector of each dataset of `sources` (by owner and name). */
-async function writeSearchVectors(
-  client: Client,
-  sources: (SearchSource & { ownerid: string })[],
-): Promise<void> {
+async function writeSearchVectors(client: Client, sources: SearchSource[]): Promise<void> {
   if (sources.length === 0) return;
   const fields = sources.map(searchFields);
   const columns = [
@@ -161,9 +172,7 @@ async function writeSearchVectors(
 async function writeAllSearchVectors(client: pg.PoolClient): Promise<void> {
   await client.query(`declare indexing no scroll cursor for ${SEARCH_SOURCE}`);
   for (;;) {
-    const { rows } = await client.query<SearchSource & { ownerid: string }>(
-      'fetch 500 from indexing',
-    );
+    const { rows } = await client.query<SearchSource>('fetch 500 from indexing');
     if (rows.length === 0) break;
     await writeSearchVectors(client, rows);
   }
@@ -600,7 +609,7 @@ export class PostgresMetadata implements Metadata {
 
   /** Writes the search vectors of these datasets from their rows as they are now. */
   private async index(keys: { ownerid: string; name: string }[], client: Client): Promise<void> {
-    const { rows } = await client.query<SearchSource & { ownerid: string }>(
+    const { rows } = await client.query<SearchSource>(
       `${SEARCH_SOURCE} and (d.ownerid, d.name) in (select * from unnest($1::text[], $2::text[]))`,
       [keys.map((key) => key.ownerid), keys.map((key) => key.name)],
     );

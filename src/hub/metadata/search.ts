@@ -13,11 +13,14 @@ export const SEARCH_FIELDS = [
   'description',
 ] as const;
 
+export type SearchField = (typeof SEARCH_FIELDS)[number];
+
 /** Each field's words, lower-cased and separated by spaces. */
-export type SearchFields = Record<(typeof SEARCH_FIELDS)[number], string>;
+export type SearchFields = Record<SearchField, string>;
 
 /** What a dataset's search fields are made of: its row, its owner's name, its descriptor. */
 export interface SearchSource {
+  ownerid: string;
   name: string;
   title: string | null;
   description: string | null;

@@ -19,7 +19,13 @@ import {
   type MovedTable,
   type Row,
 } from './rules.js';
-import { queryWords, SEARCH_FIELDS, searchFields, type SearchSource } from './search.js';
+import {
+  queryWords,
+  SEARCH_FIELDS,
+  searchFields,
+  type SearchField,
+  type SearchSource,
+} from './search.js';
 import type {
   CreatedRevision,
   Dataset,
@@ -35,8 +41,17 @@ import type {
   User,
 } from './types.js';
 
-/** bm25's weight of a word in each of SEARCH_FIELDS: the title's first, the description's last. */
-const SEARCH_WEIGHTS = '10, 8, 5, 3, 2, 1';
+/** Each field's weight in bm25: a word of the title counts most, one of the description least. */
+const SEARCH_WEIGHTS: Record<SearchField, number> = {
+  title: 10,
+  name: 8,
+  keywords: 5,
+  resources: 3,
+  owner: 2,
+  description: 1,
+};
+/** bm25 of the index, its arguments the weights in the order of its columns. */
+const BM25 = `bm25(search_index, ${SEARCH_FIELDS.map((field) => String(SEARCH_WEIGHTS[field])).join(', ')})`;
 
 /** What the index reads of a dataset, joined from its row, its owner and its revision. */
 const SEARCH_SOURCE = `select d.ownerid, d.name, d.title, d.description, u.username, r.descriptor
@@ -546,13 +561,13 @@ export class SqliteMetadata implements Metadata {
       ownerid,
       name,
     ) as SearchSource | undefined;
-    if (source) this.indexSource(ownerid, source);
+    if (source) this.indexSource(source);
   }
 
-  private indexSource(ownerid: string, source: SearchSource): void {
+  private indexSource(source: SearchSource): void {
     const { lastInsertRowid: id } = this.prepare(
       'insert into search_ids (ownerid, name) values (?, ?)',
-    ).run(ownerid, source.name);
+    ).run(source.ownerid, source.name);
     const fields = searchFields(source);
     this.prepare(
       `insert into search_index (rowid, ${SEARCH_FIELDS.join(', ')}) values (?, ${SEARCH_FIELDS.map(() => '?').join(', ')})`,
@@ -569,11 +584,11 @@ export class SqliteMetadata implements Metadata {
     this.prepare('delete from search_ids where id = ?').run(row.id);
   }
 
-  /** Fills the search index from every published dataset: a hub's rows made before it. */
+  /** Fills the search index from every published dataset (a migration's: a hub's rows made before it). */
   indexAll(): void {
     this.db.exec('delete from search_index; delete from search_ids;');
     for (const row of this.db.prepare(SEARCH_SOURCE).iterate())
-      this.indexSource(String(row.ownerid), row as unknown as SearchSource);
+      this.indexSource(row as unknown as SearchSource);
   }
 
   async revoke(jti: string, expires: number): Promise<void> {
@@ -826,9 +841,7 @@ export class SqliteMetadata implements Metadata {
             `search_index s join search_ids i on i.id = s.rowid
               join datasets d on d.ownerid = i.ownerid and d.name = i.name`,
             `search_index match ? and ${visible}`,
-            sort === undefined
-              ? `bm25(search_index, ${SEARCH_WEIGHTS}), ${listingOrder('updated')}`
-              : listingOrder(sort),
+            sort === undefined ? `${BM25}, ${listingOrder('updated')}` : listingOrder(sort),
           ];
     const all = words.length === 0 ? params : [match, ...params];
     const total = (
