@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import { isRemote } from '../validator/descriptor/paths.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
-import { inferResourceSchema } from '../validator/resource.js';
+import { formatOf, noteContentFormat } from '../validator/resource.js';
 import { isSpreadsheet, sheetNames } from '../validator/sheets/read.js';
 import { listSheets } from '../validator/sheets/workbook.js';
 import { nameFromFile } from '../validator/source.js';
@@ -22,12 +22,6 @@ export function parseSheets(value: string): SheetsChoice {
 }
 
 type Resource = ResourceDescriptor & Record<string, unknown>;
-
-function formatOf(resource: Resource): string | undefined {
-  if (typeof resource.format === 'string') return resource.format.toLowerCase();
-  const path = typeof resource.path === 'string' ? resource.path : '';
-  return /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
-}
 
 /** The sheet the resource reads now: its dialect's, or the first. */
 function currentSheet(resource: Resource, names: readonly string[]): string | undefined {
@@ -76,6 +70,8 @@ export async function chooseSheets(
   let workbooks = 0;
   for (const resource of resources) {
     const path = resource.path;
+    // A workbook as validation tells it: by its format, else its bytes, else its name.
+    if (typeof path === 'string' && !isRemote(path)) await noteContentFormat(resource, { dir });
     if (!isSpreadsheet(formatOf(resource)) || typeof path !== 'string' || isRemote(path)) {
       result.push(resource);
       continue;
@@ -115,8 +111,11 @@ export async function chooseSheets(
   return { ...descriptor, resources: result };
 }
 
+/** A sheet read as `data init` reads it: its header below any title rows, its schema. */
 async function inferInto(resource: Resource, dir: string): Promise<void> {
-  const schema = await inferResourceSchema(resource, dir);
-  if (schema) resource.schema = schema;
+  const { readingOf } = await import('../validator/reading.js');
+  const reading = await readingOf(resource, { dir });
+  if (reading.properties.dialect) resource.dialect = reading.properties.dialect;
+  if (reading.schema) resource.schema = reading.schema;
   else delete resource.schema;
 }
