@@ -25,7 +25,7 @@ import { HttpError } from './http.js';
 import type { FlowSpec } from './pipeline-store.js';
 import type { StepId } from './steps.js';
 import type { LogFields } from './logger.js';
-import { counted } from '../text/numbers.js';
+import { counted, grouped } from '../text/numbers.js';
 
 /** What the steps of one revision share. */
 export interface Work {
@@ -103,7 +103,7 @@ async function load(work: Work): Promise<Record<string, unknown>> {
   const limits = work.hub.options.limits;
   if (resources(work).length > limits.resources)
     throw new StepFailure([
-      `the package has ${String(resources(work).length)} resources; this hub takes at most ${String(limits.resources)}`,
+      `the package has ${counted(resources(work).length, 'resource')}; this hub takes at most ${grouped(limits.resources)}`,
     ]);
   const mapping = input.parameters['resource-mapping'];
   const version = detectVersion(work.descriptor);
