@@ -3,6 +3,7 @@ import type { Base, Fetch } from './location.js';
 import { locate, SourceFailure } from './location.js';
 import { asList } from './descriptor/rules.js';
 import { compileField } from './schema/field.js';
+import { inferSchema, INFER_ROWS } from './schema/infer.js';
 import { INVALID } from './schema/types/index.js';
 import { SheetDate, UnfitCell } from './sheets/cells.js';
 import { ISO_TEXT } from './iso-date.js';
@@ -145,6 +146,36 @@ function layoutSink(
   };
 }
 
+/** Holds the first rows until a schema is inferred from them, then types every row by it. */
+function typedAsInferred(
+  handler: RowHandler,
+  typerOf: (schema: SchemaDescriptor) => (cells: readonly unknown[]) => unknown[],
+): RowHandler & { flush(): void } {
+  let labels: string[] = [];
+  const held: unknown[][] = [];
+  let cast: ((cells: readonly unknown[]) => unknown[]) | undefined;
+  const flush = (): void => {
+    if (cast) return;
+    cast = typerOf(inferSchema(labels, held));
+    for (const cells of held.splice(0)) if (handler.open) handler.row(cast(cells));
+  };
+  return {
+    labels: (given) => {
+      labels = given;
+      handler.labels(given);
+    },
+    row: (cells) => {
+      if (cast) return handler.row(cast(cells));
+      held.push(cells);
+      if (held.length >= INFER_ROWS) flush();
+    },
+    get open() {
+      return handler.open;
+    },
+    flush,
+  };
+}
+
 /**
  * Reads a table resource row by row, streamed: the same reading as validation (encoding,
  * dialect, multipart files, inline data), for printing it again.
@@ -158,7 +189,7 @@ export async function readRows(
     /** True: typed as JSON writes them; 'comparable': every type cast (see comparableTyper). */
     typed: boolean | 'comparable';
   },
-  handler: RowHandler,
+  given: RowHandler,
 ): Promise<void> {
   if (base.dir !== undefined) await noteContentFormat(resource, base);
   const named = formatOf(resource);
@@ -174,12 +205,18 @@ export async function readRows(
   const format = formatOf(resource);
   // A delimited table's cells are already text, each record a fresh array.
   const asText = resource.data === undefined && !isSpreadsheet(format) && !isParquet(format);
+  const typerOf = options.typed === 'comparable' ? comparableTyper : typer;
   const cast =
     options.typed && schema
-      ? (options.typed === 'comparable' ? comparableTyper : typer)(schema)
+      ? typerOf(schema)
       : asText
         ? (cells: readonly unknown[]) => cells as unknown[]
         : (cells: readonly unknown[]) => cells.map(asWritten);
+  // A stream (standard input, a URL) is read once: its schema is inferred from its first
+  // rows as they come, as validation infers it, and they are typed once it is.
+  const inferring =
+    options.typed && !schema && asText ? typedAsInferred(given, typerOf) : undefined;
+  const handler = inferring ?? given;
   if (resource.data !== undefined) {
     const records = inlineRecords(resource.data);
     if (typeof records === 'string') throw new Error(records);
@@ -193,6 +230,7 @@ export async function readRows(
       if (!sink.open) break;
       sink.record(record);
     }
+    inferring?.flush();
     return;
   }
   const declared = typeof resource.dialect === 'object' ? resource.dialect : undefined;
@@ -211,4 +249,5 @@ export async function readRows(
     },
     layoutSink(layout, handler, cast),
   );
+  inferring?.flush();
 }
