@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isDerived } from '../validator/descriptor/derived.js';
 import { isTable } from '../validator/resource.js';
+import { isSpreadsheet } from '../validator/sheets/formats.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { json, send, type HttpFetch } from './http.js';
@@ -27,6 +28,8 @@ export interface ResourceInfo {
   fields: FieldInfo[] | undefined;
   /** For a local table, as validation reads it: its encoding, delimiter and header rows. */
   encoding?: string | undefined;
+  /** For a local workbook: its sheets and their rows (the table is its dialect's sheet). */
+  sheets?: { name: string; rows: number | undefined }[] | undefined;
   delimiter?: string | undefined;
   headerRows?: number[] | undefined;
 }
@@ -87,6 +90,8 @@ const COUNT_BYTES = 64 * 1024 * 1024;
 
 /** What the one reading of a file (validator/reading.ts) and a read of its rows say of it. */
 interface LocalTable {
+  /** A workbook's sheets: the table is the one its dialect names, or the first. */
+  sheets?: { name: string; rows: number | undefined }[];
   format: string | undefined;
   encoding: string | undefined;
   delimiter: string | undefined;
@@ -94,6 +99,49 @@ interface LocalTable {
   bytes: number;
   rows: number | undefined;
   preview: string[][];
+}
+
+/** How many data rows a local table has, read as validation reads it. */
+async function rowCount(
+  resource: ResourceDescriptor,
+  dir: string,
+  signal: AbortSignal | undefined,
+): Promise<number> {
+  const { readRows } = await import('../validator/rows.js');
+  let rows = 0;
+  await readRows(
+    resource,
+    { dir },
+    { fetch: () => Promise.reject(new Error('local files only')), signal, typed: false },
+    { labels: () => undefined, row: () => rows++, open: true },
+  );
+  return rows;
+}
+
+/**
+ * A workbook's sheets, each with its rows when the file is small enough to count them: the
+ * table's own sheet (its dialect's, or the first) as read, the others from their first row.
+ */
+async function sheetsOf(
+  resource: ResourceDescriptor,
+  dir: string,
+  own: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<{ name: string; rows: number | undefined }[]> {
+  const { sheetNames } = await import('../validator/sheets/read.js');
+  const names = await sheetNames(join(dir, String(resource.path)));
+  const declared = typeof resource.dialect === 'object' ? resource.dialect : {};
+  const ownName = declared.sheetName ?? names[(declared.sheetNumber ?? 1) - 1];
+  const sheets = [];
+  for (const name of names)
+    sheets.push({
+      name,
+      rows:
+        own === undefined || name === ownName
+          ? own
+          : await rowCount({ ...resource, dialect: { sheetName: name } }, dir, signal),
+    });
+  return sheets;
 }
 
 /**
@@ -134,7 +182,12 @@ async function localTable(
       },
     },
   );
+  const sheets =
+    isSpreadsheet(reading.format) && paths.length === 1
+      ? await sheetsOf(resource, dir, counted ? rows : undefined, signal)
+      : undefined;
   return {
+    ...(sheets ? { sheets } : {}),
     format: reading.format,
     encoding: reading.encoding,
     delimiter: reading.delimiter,
@@ -193,7 +246,7 @@ export async function datasetInfo(
     let bytes = typeof resource.bytes === 'number' ? resource.bytes : undefined;
     let rows: number | undefined;
     let preview: string[][] | undefined;
-    let read: Pick<LocalTable, 'encoding' | 'delimiter' | 'headerRows'> | undefined;
+    let read: Pick<LocalTable, 'encoding' | 'delimiter' | 'headerRows' | 'sheets'> | undefined;
     let shownFormat = format;
     const inline = inlineRows(resource.data);
     if (inline) {
@@ -250,7 +303,12 @@ export async function datasetInfo(
       bytes,
       rows,
       ...(read
-        ? { encoding: read.encoding, delimiter: read.delimiter, headerRows: read.headerRows }
+        ? {
+            encoding: read.encoding,
+            delimiter: read.delimiter,
+            headerRows: read.headerRows,
+            ...(read.sheets ? { sheets: read.sheets } : {}),
+          }
         : {}),
       preview,
       fields: fieldsOf(resource.schema),

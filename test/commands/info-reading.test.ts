@@ -130,6 +130,20 @@ describe('data info reads a file as data validate does', () => {
   });
 });
 
+describe('data info of a local workbook', () => {
+  it('names its sheets and counts the rows of each', async () => {
+    const book = join(import.meta.dirname, '../fixtures/sheets/book.xlsx');
+    const info = (await infoOf(book)) as InfoResource & {
+      sheets?: { name: string; rows?: number }[];
+    };
+    expect(info.format).toBe('xlsx');
+    expect(info.sheets?.map((sheet) => sheet.name)).toEqual(['cities', 'problems', 'offset']);
+    expect(info.sheets?.[0]?.rows).toBe(info.rows);
+    expect(info.rows).toBe((await validationOf(book)).stats.rows);
+    for (const sheet of info.sheets ?? []) expect(sheet.rows).toBeGreaterThan(0);
+  });
+});
+
 describe('data info of a hub dataset', () => {
   it("lists its tables, not the hub's copies of them", async () => {
     await withHub({}, async ({ url }) => {

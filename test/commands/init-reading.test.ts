@@ -179,4 +179,12 @@ describe('data init writes what it read', () => {
     expect(byName.many?.schema?.primaryKey).toEqual(['id']);
     expectCleanlyValid(report);
   });
+
+  it('names the resource, row and field of an error no descriptor can mend', async () => {
+    const dir = folder({ 'extra.csv': 'a,b\n1,2\n3,4,5\n' });
+    const init = await data(['init', dir]);
+    expect(init.code).toBe(0);
+    expect(init.err).toContain('warning: the data has errors no descriptor can mend');
+    expect(init.err).toMatch(/resource "extra", row 3\b.*: /);
+  });
 });
