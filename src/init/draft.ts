@@ -89,6 +89,12 @@ export async function draftPackage(
         notes.leftOut.push({ path, reason: error.note });
         continue;
       }
+      // A file the system will not let be read (permissions, a file gone meanwhile).
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      if (typeof code === 'string' && !signal?.aborted) {
+        notes.leftOut.push({ path, reason: `it cannot be read (${code})` });
+        continue;
+      }
       throw error;
     }
     needsV2 ||= reading.needsV2;
