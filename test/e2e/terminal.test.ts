@@ -3,7 +3,7 @@
  * screen is read back. Ctrl-C is the byte the terminal sends, not a signal from a test.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -248,6 +248,25 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         licenses: [{ name: 'CC-BY-4.0' }],
       });
       expect(written.resources.map((resource) => resource.name)).toEqual(['a']);
+    } finally {
+      kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('stops data init --interactive at Ctrl-C at a question: exit 130, nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-init-'));
+    writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
+    try {
+      startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
+      await waitFor(/Name/);
+      expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(screen()).not.toMatch(/force closed|bug in data/);
+      expect(existsSync(join(dir, 'datapackage.json'))).toBe(false);
+      expect(await terminalMode()).toBe('icanon');
     } finally {
       kill();
       rmSync(dir, { recursive: true, force: true });
