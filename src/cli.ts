@@ -99,6 +99,9 @@ const FILE_REASONS: Record<string, string> = {
   EEXIST: 'it already exists',
   ENAMETOOLONG: 'the name is too long',
   ELOOP: 'too many symbolic links',
+  // Thrown by openRegularFile (files/chunks.ts) for a named pipe, a socket or a device.
+  EFTYPE: 'it is not a regular file',
+  EIO: 'the device failed to read it (an input/output error)',
 };
 
 /**

@@ -1,11 +1,11 @@
 import {
-  DescriptorClash,
-  descriptorIn,
   isDescriptorPath,
+  packageDescriptor,
   readDescriptorFile,
 } from '../files/descriptor-file.js';
+import { kindOfNonFile } from '../files/chunks.js';
 import { stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isRemote } from '../validator/descriptor/paths.js';
@@ -51,17 +51,13 @@ export async function localDescriptor(
 ): Promise<{ descriptor: { resources?: ResourceDescriptor[] }; dir: string } | undefined> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new InputError(`"${path}" does not exist`);
-  let file: string | undefined;
-  try {
-    file = info.isDirectory()
-      ? ((await descriptorIn(path)) ?? join(path, 'datapackage.json'))
-      : isDescriptorPath(path)
-        ? path
-        : undefined;
-  } catch (error) {
-    if (error instanceof DescriptorClash) throw new InputError(error.message);
-    throw error;
-  }
+  if (!info.isDirectory() && !info.isFile())
+    throw new InputError(`"${path}" is ${kindOfNonFile(info)}, not a file`);
+  const file = info.isDirectory()
+    ? await packageDescriptor(path, (message) => new InputError(message))
+    : isDescriptorPath(path)
+      ? path
+      : undefined;
   if (!file) return undefined;
   try {
     return {

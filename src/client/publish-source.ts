@@ -10,6 +10,7 @@ import {
   YamlSyntaxError,
 } from '../files/descriptor-file.js';
 import type { PublishSource } from './publish.js';
+import { kindOfNonFile } from '../files/chunks.js';
 
 /** A publish source and what to remove once it is published. */
 export interface ResolvedSource extends PublishSource {
@@ -82,6 +83,8 @@ async function withReadme(
 export async function resolvePublishSource(path: string, name?: string): Promise<ResolvedSource> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new InputError(`"${path}" does not exist`);
+  if (!info.isDirectory() && !info.isFile())
+    throw new InputError(`"${path}" is ${kindOfNonFile(info)}, not a file`);
   const single = !info.isDirectory() && !isDescriptorPath(path);
   if (name !== undefined && !single)
     throw new UsageError(

@@ -1,4 +1,43 @@
-import { open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+/** What a path that is no regular file (a named pipe, a socket, a device) is, in words. */
+export function kindOfNonFile(info: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+}): string {
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a named pipe';
+  if (info.isSocket()) return 'a socket';
+  return 'a device';
+}
+
+/** A read's error (EIO…) names no file: given its path, cli.ts can say which one failed. */
+function namingPath(error: unknown, path: string): unknown {
+  if (error instanceof Error && !('path' in error)) Object.assign(error, { path });
+  return error;
+}
+
+/**
+ * Opens a regular file for reading, and refuses anything else with an error coded EISDIR
+ * for a folder, else EFTYPE (cli.ts names both): a named pipe with no writer would block the open, and with it one of
+ * libuv's few threads, for ever. Opened without blocking, then checked, so no other path
+ * can slip in between; the flag changes nothing for a regular file.
+ */
+export async function openRegularFile(path: string): Promise<FileHandle> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const info = await handle.stat().catch(async (error: unknown) => {
+    await handle.close();
+    throw error;
+  });
+  if (info.isFile()) return handle;
+  await handle.close();
+  throw Object.assign(new Error(`${path} is ${kindOfNonFile(info)}, not a file`), {
+    code: info.isDirectory() ? 'EISDIR' : 'EFTYPE',
+    path,
+  });
+}
 
 export interface ChunkOptions {
   chunkSize?: number;
@@ -22,16 +61,19 @@ export async function* fileChunks(
   path: string,
   { chunkSize = 1 << 19, buffers = 1, signal, start = 0, end = Infinity }: ChunkOptions = {},
 ): AsyncGenerator<Buffer, void, undefined> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   const ring = Array.from({ length: buffers + 1 }, () => Buffer.allocUnsafeSlow(chunkSize));
   let turn = 0;
   const readAt = (position: number): Promise<Buffer> => {
     const buffer = ring[turn] as Buffer;
     turn = (turn + 1) % ring.length;
     const length = Math.min(chunkSize, end - position);
-    const read = handle
-      .read(buffer, 0, length, position)
-      .then(({ bytesRead }) => buffer.subarray(0, bytesRead));
+    const read = handle.read(buffer, 0, length, position).then(
+      ({ bytesRead }) => buffer.subarray(0, bytesRead),
+      (error: unknown) => {
+        throw namingPath(error, path);
+      },
+    );
     // Its failure is thrown where it is awaited, however long the consumer takes first.
     read.catch(() => undefined);
     return read;
@@ -57,7 +99,7 @@ export async function* fileChunks(
 
 /** The first `bytes` of a file, or all of it when it is shorter. */
 export async function fileHead(path: string, bytes: number): Promise<Buffer> {
-  const handle = await open(path, 'r');
+  const handle = await openRegularFile(path);
   try {
     const buffer = Buffer.alloc(bytes);
     const { bytesRead } = await handle.read(buffer, 0, bytes, 0);

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { openRegularFile } from '../files/chunks.js';
 import { isRemote } from './descriptor/paths.js';
 
 /** The first line of a Git LFS pointer file, as Git LFS writes it. */
@@ -14,7 +14,7 @@ const POINTER_MOST_BYTES = 1024;
  */
 export async function isLfsPointer(location: string): Promise<boolean> {
   if (isRemote(location)) return false;
-  const handle = await open(location, 'r').catch(() => undefined);
+  const handle = await openRegularFile(location).catch(() => undefined);
   if (!handle) return false;
   try {
     const { size } = await handle.stat();

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
 import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
-import { fileChunks } from '../files/chunks.js';
+import { fileChunks, kindOfNonFile } from '../files/chunks.js';
 
 /** The part of a fetch Response the validator reads. */
 export interface FetchResponse {
@@ -47,7 +47,8 @@ export function locate(path: string, base: Base): string {
 export async function localFile(location: string): Promise<Stats> {
   const info = await stat(location).catch(() => undefined);
   if (!info) throw new SourceFailure('scheme-error', `file "${location}" does not exist`);
-  if (!info.isFile()) throw new SourceFailure('scheme-error', `"${location}" is not a file`);
+  if (!info.isFile())
+    throw new SourceFailure('scheme-error', `"${location}" is ${kindOfNonFile(info)}, not a file`);
   return info;
 }
 

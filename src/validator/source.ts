@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { isRemote } from './descriptor/paths.js';
 import { isDescriptorPath, packageDescriptor } from '../files/descriptor-file.js';
+import { kindOfNonFile } from '../files/chunks.js';
 
 /** The source named on the command line does not exist or cannot be used. */
 export class SourceNotFound extends Error {
@@ -25,6 +26,7 @@ export async function resolveSource(input: string): Promise<Source> {
     const location = await packageDescriptor(input, (message) => new SourceNotFound(message));
     return { kind: 'descriptor', location, dir: input };
   }
+  if (!info.isFile()) throw new SourceNotFound(`"${input}" is ${kindOfNonFile(info)}, not a file`);
   if (isDescriptorPath(input)) return { kind: 'descriptor', location: input, dir: dirname(input) };
   return { kind: 'table', location: input, file: basename(input), dir: dirname(input) };
 }

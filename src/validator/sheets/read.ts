@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, open, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { openRegularFile } from '../../files/chunks.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -133,7 +134,7 @@ async function readWorkbook(
   maxSharedTextBytes: number | undefined,
 ): Promise<boolean> {
   const head = Buffer.alloc(512);
-  const handle = await open(path);
+  const handle = await openRegularFile(path);
   const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
   const start = head.subarray(0, bytesRead);
   if (start.subarray(0, 8).equals(COMPOUND_FILE)) return readXls(path, choice, emit, stop);
