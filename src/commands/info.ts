@@ -4,7 +4,9 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import type { DatasetInfo } from '../client/info.js';
-import { ApiError, InputError } from '../errors.js';
+import { ApiError, CliError, InputError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
+import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { tokenBelongsTo } from '../client/credential.js';
 import { hubReader, writeJson } from './auth-common.js';
 import { readsLocally } from './local-or-hub.js';
@@ -36,9 +38,30 @@ function isDataFile(path: string): boolean {
 async function showDataFile(path: string, target: string, ctx: Context): Promise<number> {
   const { describeFile } = await import('../validator/index.js');
   const { datasetInfo } = await import('../client/info.js');
-  const descriptor = (await describeFile(path)) as unknown as Record<string, unknown>;
+  const described = await describeFile(path);
+  const descriptor = {
+    ...described,
+    resources: await Promise.all(described.resources.map((resource) => asTable(resource, path))),
+  } as unknown as Record<string, unknown>;
   const info = await datasetInfo({ dir: dirname(path), descriptor }, ctx.fetch);
   return printInfo(info, target, ctx);
+}
+
+/**
+ * A single file is read as a table, as validate reads it (validator/index.ts): without an
+ * extension it is taken for one, and one whose format is another's (a PDF, a README) is
+ * invalid, as validate says.
+ */
+async function asTable(resource: ResourceDescriptor, path: string): Promise<ResourceDescriptor> {
+  const { formatOf, isTableFormat } = await import('../validator/resource.js');
+  const format = formatOf(resource);
+  if (format === undefined) return { ...resource, type: 'table' };
+  if (isTableFormat(format)) return resource;
+  throw new CliError(`"${path}" is not a table (format "${format}")`, {
+    code: 'E_DATA',
+    exitCode: EXIT.invalid,
+    hint: 'tables are CSV, TSV, Excel, OpenDocument and Parquet files',
+  });
 }
 
 /** The folder of the local package the target names: a folder, or a descriptor's folder. */

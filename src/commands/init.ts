@@ -77,6 +77,12 @@ async function settledDraft(
     ctx.io.stderr.write(
       `note: ${visible(path)} names the column "${visible(label)}" twice: the second is field "${visible(field)}", and its header row is read as a comment row\n`,
     );
+  // A package lists at least one resource: a descriptor of nothing would not validate.
+  if (draft.resources.length === 0)
+    throw new UsageError(
+      `${dir} holds no data file to describe`,
+      'put the data files in the folder first (hidden files are left out)',
+    );
   const { startProgress } = await import('../output/spinner.js');
   const { validateProgress } = await import('../output/validate-progress.js');
   const progress = await startProgress(ctx, `checking ${dir}`);
