@@ -1,5 +1,4 @@
 import type { Context } from '../context.js';
-import { InterruptedError } from '../errors.js';
 import { visible } from '../text/visible.js';
 
 /**
@@ -22,23 +21,9 @@ export function promptContext(ctx: Context): {
   };
 }
 
-/**
- * A prompt closed by Ctrl-C (in raw mode a byte, which the library reports as
- * ExitPromptError) or by a signal (AbortPromptError) is an interruption: exit 130 or 143.
- */
-export function interruptedPrompt(error: unknown, signal: AbortSignal): unknown {
-  const name = (error as { name?: unknown } | null)?.name;
-  if (name === 'ExitPromptError') return new InterruptedError('SIGINT');
-  if (name === 'AbortPromptError') return new InterruptedError(signal.reason);
-  return error;
-}
-
 /** Asks a yes/no question on the terminal; `question` may quote names, made visible here. */
 export async function confirmOnTerminal(ctx: Context, question: string): Promise<boolean> {
   const { default: confirm } = await import('@inquirer/confirm');
-  return confirm({ message: visible(question), default: false }, promptContext(ctx)).catch(
-    (error: unknown) => {
-      throw interruptedPrompt(error, ctx.signal);
-    },
-  );
+  // Ctrl-C at it (ExitPromptError) or a signal (AbortPromptError) is exit 130 or 143: cli.ts.
+  return confirm({ message: visible(question), default: false }, promptContext(ctx));
 }

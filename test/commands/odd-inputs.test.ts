@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } f
 import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitPromptError } from '@inquirer/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';
@@ -307,4 +308,48 @@ describe.each(CASES)('$name ($file)', (c) => {
     },
     DEADLINE_MS,
   );
+});
+
+describe('a question closed by Ctrl-C (ExitPromptError: a byte in raw mode, no signal)', () => {
+  afterEach(() => {
+    vi.doUnmock('@inquirer/confirm');
+    vi.doUnmock('@inquirer/input');
+  });
+
+  /** Every question answers as the prompt library does when Ctrl-C is typed at it. */
+  function closedByCtrlC(): void {
+    const closed = () => Promise.reject(new ExitPromptError('User force closed the prompt'));
+    vi.doMock('@inquirer/confirm', () => ({ default: closed }));
+    vi.doMock('@inquirer/input', () => ({ default: closed }));
+  }
+
+  async function onTerminal(args: string[]) {
+    const io = {
+      ...memoryIO({
+        tty: true,
+        env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: configDir, DATA_TOKEN: 'odd-inputs' },
+      }),
+      isStdinTTY: true,
+    };
+    const code = await run(['--api', 'http://127.0.0.1:9', ...args], io);
+    return { code, err: io.err() };
+  }
+
+  it('is exit 130 at the delete question, and nothing is asked of the hub', async () => {
+    closedByCtrlC();
+    const { code, err } = await onTerminal(['delete', 'ada/old']);
+    expect(code, err).toBe(130);
+    expect(err).toBe('error: interrupted\n');
+  });
+
+  it('is exit 130 at the questions of init --interactive, with nothing written', async () => {
+    closedByCtrlC();
+    const dir = join(root, caseDir(CASES[1] as Case));
+    const before = listing(dir);
+    const { code, err } = await onTerminal(['init', '--interactive', dir]);
+    expect(code, err).toBe(130);
+    // After the progress of its reading, drawn on this terminal.
+    expect(err).toMatch(/error: interrupted\n$/);
+    expect(listing(dir)).toEqual(before);
+  });
 });
