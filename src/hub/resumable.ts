@@ -14,7 +14,12 @@ import { HEAD_BYTES } from '../files/hash.js';
 import type { Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { objectKey, objectsUrl, storeFile, takeIn, type FileEntry } from './rawstore.js';
-import { PartialWriteError, resumablePath, type MultipartUploads } from './storage/types.js';
+import {
+  PartialWriteError,
+  resumablePath,
+  type MultipartUploads,
+  type PartialFiles,
+} from './storage/types.js';
 import { hmac, sameSecret } from './tokens.js';
 
 /** Smaller files are sent again whole sooner than they would be resumed. */
@@ -124,7 +129,7 @@ export async function plan(hub: Hub, request: Request, response: ServerResponse)
   if (!partial) throw new HttpError(404, 'this hub keeps no partial uploads');
   let held = await partial.size(at);
   if (held > session.length) {
-    const taken = await partial.take(at);
+    const taken = await takePartial(partial, at);
     if (taken) await rm(taken, { force: true });
     held = 0;
   }
@@ -172,14 +177,25 @@ export async function write(hub: Hub, request: Request, response: ServerResponse
   const offset = Number(request.url.searchParams.get('offset'));
   if (!Number.isSafeInteger(offset) || offset < 0 || offset > session.length)
     throw new HttpError(400, '"offset" must be a whole number of bytes within the file');
-  try {
-    const held = await partial.write(
+  const held = await refusedAsHttp(() =>
+    partial.write(
       gatheredAt(session),
       offset,
       request.raw as AsyncIterable<Buffer>,
       session.length,
-    );
-    sendJson(response, 200, { held });
+    ),
+  );
+  sendJson(response, 200, { held });
+}
+
+function takePartial(partial: PartialFiles, at: string): Promise<string | undefined> {
+  return refusedAsHttp(() => partial.take(at));
+}
+
+/** A partial file's refusal as the answer it is. */
+async function refusedAsHttp<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
   } catch (error) {
     if (error instanceof PartialWriteError) throw new HttpError(error.status, error.message);
     throw error;
@@ -223,7 +239,7 @@ async function completePartial(
   const at = gatheredAt(session);
   if (!partial || (await partial.size(at)) !== session.length)
     throw new HttpError(409, 'the upload is not whole yet: ask what it holds and send the rest');
-  const taken = await partial.take(at);
+  const taken = await takePartial(partial, at);
   if (!taken) throw new HttpError(409, 'the upload is not whole yet');
   try {
     const digest = await digestOf(createReadStream(taken, { highWaterMark: 1 << 20 }));

@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hub } from '../../src/hub/context.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
-import { browserLogin, runData, withHub } from './helpers.js';
+import {
+  authorizeUploads,
+  browserLogin,
+  md5Base64,
+  runData,
+  serviceToken,
+  storedObjects,
+  withHub,
+  type AuthorizeReply,
+} from './helpers.js';
 
 const BIN = join(import.meta.dirname, '../../bin/data');
 
@@ -120,4 +129,94 @@ describe('an upload stopped half-way', () => {
       expect(readFileSync(join(dir, 'data', 'big.csv')).equals(bytes)).toBe(true);
     });
   }, 120_000);
+});
+
+interface Plan {
+  length: number;
+  held: number;
+  parts: { start: number; end: number; url: string }[];
+}
+
+async function planOf(url: string): Promise<Plan> {
+  const answer = await fetch(url);
+  expect(answer.status).toBe(200);
+  return (await answer.json()) as Plan;
+}
+
+async function sendParts(plan: Plan, bytes: Buffer): Promise<void> {
+  for (const part of plan.parts) {
+    const put = await fetch(part.url, {
+      method: 'PUT',
+      body: bytes.subarray(part.start, part.end),
+    });
+    expect(put.ok).toBe(true);
+  }
+}
+
+describe('an upload in parts, tried as an attacker would', () => {
+  it('counts only a whole file whose MD5 is the one signed, and only at its own session', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+      const bytes = randomBytes(9 * 1024 * 1024);
+      const key = `${Buffer.from(md5Base64(bytes), 'base64').toString('hex')}.csv`;
+      const entry = (
+        (await (
+          await authorizeUploads(url, ada, new Map([['big.csv', bytes]]), 'published', [
+            'PARTS',
+            'PUT',
+            'POST',
+          ])
+        ).json()) as AuthorizeReply
+      ).filedata['big.csv'];
+      expect(entry?.upload_method).toBe('PARTS');
+      const session = entry?.upload_url ?? '';
+
+      // A session changed by its holder (another owner, a longer file) is refused.
+      const address = new URL(session);
+      const signed = JSON.parse(
+        Buffer.from(address.searchParams.get('session') ?? '', 'base64url').toString(),
+      ) as Record<string, unknown>;
+      address.searchParams.set(
+        'session',
+        Buffer.from(JSON.stringify({ ...signed, ownerid: 'someone-else' })).toString('base64url'),
+      );
+      expect((await fetch(address)).status).toBe(403);
+
+      // Bytes of the right length that are not the file: checked whole, dropped, never held.
+      const plan = await planOf(session);
+      expect(plan).toMatchObject({ length: bytes.length, held: 0 });
+      if (!hub.storage.multipart)
+        expect((await fetch(`${session}&offset=1`, { method: 'PUT', body: 'x' })).status).toBe(409);
+      await sendParts(plan, randomBytes(bytes.length));
+      expect((await planOf(session)).parts).toEqual([]);
+      const wrong = await fetch(session, { method: 'POST', body: '{}' });
+      expect(wrong.status).toBe(400);
+      expect(await hub.store.holds(ada.userid, key)).toBe(false);
+      expect(await storedObjects(hub)).toEqual([]);
+
+      // Completed before it is whole: refused, what is held is kept.
+      const again = await planOf(session);
+      expect(again.held).toBe(0);
+      // The first 5 MiB: the first part on S3, the first bytes of the one part on a folder.
+      const first = again.parts[0] ?? { start: 0, end: 0, url: '' };
+      const head = { ...first, end: Math.min(first.end, first.start + 5 * 1024 * 1024) };
+      await sendParts({ ...again, parts: [head] }, bytes);
+      const early = await fetch(session, { method: 'POST', body: '{}' });
+      expect(early.status).toBe(409);
+      const rest = await planOf(session);
+      expect(rest.held).toBe(5 * 1024 * 1024);
+      await sendParts(rest, bytes);
+      const done = await fetch(session, { method: 'POST', body: '{}' });
+      expect(done.status).toBe(200);
+      expect(await done.json()).toEqual({
+        object_url: `${url}/rawstore/objects/${key}`,
+        md5: md5Base64(bytes),
+      });
+      expect(await hub.store.holds(ada.userid, key)).toBe(true);
+      expect(await storedObjects(hub)).toEqual([key]);
+      expect(await heldOfBrokenUploads(hub)).toBe(0);
+      // Asked again, as after an answer that was lost: the same answer.
+      expect((await fetch(session, { method: 'POST', body: '{}' })).status).toBe(200);
+    });
+  });
 });

@@ -34,6 +34,10 @@ export class FolderStorage implements Storage {
     return this.root;
   }
 
+  /** Writes going on into each partial file, and the files being taken: see takePartial. */
+  private readonly writers = new Map<string, number>();
+  private readonly taking = new Set<string>();
+
   readonly partial: PartialFiles = {
     size: async (key) => (await this.stat(key))?.size ?? 0,
     write: (key, offset, body, limit) => this.writeAt(key, offset, body, limit),
@@ -52,7 +56,24 @@ export class FolderStorage implements Storage {
     limit: number,
   ): Promise<number> {
     const path = this.pathOf(key);
-    await makeDirectory(dirname(path));
+    if (this.taking.has(key)) throw new PartialWriteError('the upload is being checked', 409);
+    this.writers.set(key, (this.writers.get(key) ?? 0) + 1);
+    try {
+      await makeDirectory(dirname(path));
+      return await this.writeInto(path, offset, body, limit);
+    } finally {
+      const left = (this.writers.get(key) ?? 1) - 1;
+      if (left === 0) this.writers.delete(key);
+      else this.writers.set(key, left);
+    }
+  }
+
+  private async writeInto(
+    path: string,
+    offset: number,
+    body: AsyncIterable<Buffer>,
+    limit: number,
+  ): Promise<number> {
     const handle = await open(path, constants.O_RDWR | constants.O_CREAT, 0o600);
     try {
       const held = (await handle.stat()).size;
@@ -74,8 +95,15 @@ export class FolderStorage implements Storage {
     }
   }
 
-  /** A rename: a writer still at it writes on into the file taken, the same bytes at the same places. */
+  /**
+   * A rename, once no write is going on into the file, and with none let in until it is
+   * done: no one but the caller may change the bytes it checks and stores (a folder is one
+   * hub process's own).
+   */
   private async takePartial(key: string): Promise<string | undefined> {
+    if (this.writers.has(key) || this.taking.has(key))
+      throw new PartialWriteError('the upload is still being written', 409);
+    this.taking.add(key);
     const taken = `${this.pathOf(key)}.taken-${randomBytes(6).toString('hex')}`;
     try {
       await rename(this.pathOf(key), taken);
@@ -83,6 +111,8 @@ export class FolderStorage implements Storage {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;
+    } finally {
+      this.taking.delete(key);
     }
   }
 

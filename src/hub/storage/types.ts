@@ -94,7 +94,7 @@ export interface PartialFiles {
   write(key: string, offset: number, body: AsyncIterable<Buffer>, limit: number): Promise<number>;
   /**
    * Takes the partial file away from its key, for the caller alone: its local path, or
-   * undefined when there is none. The caller removes it.
+   * undefined when there is none; 409 while a write into it goes on. The caller removes it.
    */
   take(key: string): Promise<string | undefined>;
 }
