@@ -286,8 +286,9 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
   const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
   const path = inside(options.out, name);
   const existing = await stat(path).catch(() => undefined);
-  if (existing?.isDirectory())
-    throw new UsageError(`${path} is a folder`, 'pass --out to choose another folder');
+  // A folder, a FIFO (which reading to compare would wait on forever), a device…
+  if (existing && !existing.isFile())
+    throw new UsageError(`${path} exists and is no file`, 'pass --out to choose another folder');
   const incoming = existing ? `${path}.incoming` : path;
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
   const bytes = await downloadFile(options.fetch, target.url, incoming, {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import {
   cpSync,
   mkdtempSync,
@@ -274,6 +274,11 @@ describe('the publishing client against data serve', () => {
     expect(forced.code).toBe(0);
     expect(readFileSync(local).equals(hubs)).toBe(true);
     expect(readdirSync(cwd)).toEqual(['countries.csv']);
+    // A FIFO of that name is refused at once, not read to compare (which would never end).
+    spawnSync('mkfifo', [join(cwd, 'cities.csv')]);
+    const fifo = await data(['get', 'ada/world-cities/r/cities.csv'], { cwd });
+    expect(fifo.code).toBe(2);
+    expect(fifo.err).toContain('is no file');
     rmSync(cwd, { recursive: true, force: true });
   });
 
