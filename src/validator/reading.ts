@@ -145,12 +145,23 @@ function narrowed(field: FieldDescriptor, values: readonly string[]): FieldDescr
     const datetime = { ...field, type: 'datetime', format };
     if (fitsAll(datetime, values)) return datetime;
   }
-  if (values.some((value) => /\d[,. ]\d/.test(value)) && values.every((value) => /\d/.test(value)))
-    for (const candidate of NUMBER_CANDIDATES) {
-      const number = { ...field, type: 'number', ...candidate };
-      if (fitsAll(number, values)) return number;
-    }
+  for (const candidate of NUMBER_CANDIDATES) {
+    const written = numberWritten(candidate);
+    if (!values.every((value) => written.test(value.trim()))) continue;
+    const number = { ...field, type: 'number', ...candidate };
+    if (fitsAll(number, values)) return number;
+  }
   return field;
+}
+
+/**
+ * A number as people write it with these characters: digits grouped by threes (a phone
+ * number's `030 1234567` is no number), then the decimal part.
+ */
+function numberWritten({ decimalChar = '.', groupChar }: Partial<FieldDescriptor>): RegExp {
+  const escape = (char: string): string => char.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const whole = groupChar ? `\\d{1,3}(?:${escape(groupChar)}\\d{3})*` : '\\d+';
+  return new RegExp(`^[-+]?${whole}(?:${escape(decimalChar)}\\d+)?$`);
 }
 
 /** Field names made unique: a repeated label's field gets `_2`, `_3`… */
