@@ -4,6 +4,7 @@ import {
   readDescriptorFile,
 } from '../files/descriptor-file.js';
 import { kindOfNonFile } from '../files/chunks.js';
+import { packageShape } from './descriptor-shape.js';
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
@@ -59,14 +60,10 @@ export async function localDescriptor(
       ? path
       : undefined;
   if (!file) return undefined;
-  try {
-    return {
-      descriptor: (await readDescriptorFile(file)) as { resources?: ResourceDescriptor[] },
-      dir: dirname(file),
-    };
-  } catch {
+  const read: unknown = await readDescriptorFile(file).catch(() => {
     throw new InputError(`${file} is not a readable descriptor`);
-  }
+  });
+  return { descriptor: packageShape(read, file), dir: dirname(file) };
 }
 
 /**
@@ -123,10 +120,10 @@ export async function catSource(
     const name = decodeURIComponent(new URL(target.url).pathname.split('/').pop() ?? 'file');
     return { resource: { name, path: target.url }, base: {}, fetch };
   }
-  const descriptor = (await json(
-    `read ${target.url}`,
-    await send(context.fetch, `read ${target.url}`, target.url),
-  )) as { resources?: ResourceDescriptor[] };
+  const descriptor = packageShape(
+    await json(`read ${target.url}`, await send(context.fetch, `read ${target.url}`, target.url)),
+    target.url,
+  );
   return {
     resource: pick(descriptor.resources ?? [], resource, source),
     base: { url: target.url },

@@ -1,4 +1,5 @@
 import { descriptorIn, readDescriptorFile } from '../files/descriptor-file.js';
+import { packageShape } from './descriptor-shape.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
@@ -221,16 +222,17 @@ export async function datasetInfo(
   fetch: HttpFetch,
   signal?: AbortSignal,
 ): Promise<DatasetInfo> {
+  const file = location.dir
+    ? ((await descriptorIn(location.dir)) ?? join(location.dir, 'datapackage.json'))
+    : undefined;
   const descriptor = location.descriptor
     ? location.descriptor
-    : location.dir
-      ? ((await readDescriptorFile(
-          (await descriptorIn(location.dir)) ?? join(location.dir, 'datapackage.json'),
-        )) as Record<string, unknown>)
-      : ((await json('info', await send(fetch, 'info', location.descriptorUrl ?? ''))) as Record<
-          string,
-          unknown
-        >);
+    : packageShape(
+        file
+          ? await readDescriptorFile(file)
+          : await json('info', await send(fetch, 'info', location.descriptorUrl ?? '')),
+        file ?? location.descriptorUrl ?? 'the descriptor',
+      );
   const resources: ResourceInfo[] = [];
   // The hub's copies of each table (CSV, JSON, Parquet, previews, the zip) are not tables
   // of the dataset: `data get --format` fetches them.

@@ -4,6 +4,7 @@
  */
 import { basename, dirname } from 'node:path';
 import { localDescriptor, readerFetch } from '../client/cat.js';
+import { packageShape } from '../client/descriptor-shape.js';
 import { json, send, type HttpFetch } from '../client/http.js';
 import { parseTarget } from '../client/get.js';
 import { AuthError, UsageError } from '../errors.js';
@@ -96,7 +97,7 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
         : 'check the owner and the dataset; if it is private, run `data login` first',
     );
   }
-  const descriptor = (await json(`read ${url.href}`, response)) as PackageLike;
+  const descriptor = packageShape(await json(`read ${url.href}`, response), url.href);
   return {
     label: revision === undefined ? dataset : `${dataset}@${String(revision)}`,
     descriptor,

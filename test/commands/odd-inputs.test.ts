@@ -310,6 +310,48 @@ describe.each(CASES)('$name ($file)', (c) => {
   );
 });
 
+/** Descriptors no command can read a table from: validate reports each, the others refuse. */
+const DESCRIPTORS: [string, string, string][] = [
+  ['an empty descriptor', 'datapackage.json', ''],
+  ['null', 'datapackage.json', 'null'],
+  ['a list', 'datapackage.json', '[1, 2]'],
+  ['resources that are text', 'datapackage.json', '{"name": "x", "resources": "abc"}'],
+  [
+    'a path that is a number',
+    'datapackage.json',
+    '{"name": "x", "resources": [{"name": "a", "path": 5}]}',
+  ],
+  ['YAML that does not parse', 'datapackage.yaml', 'a: [\n'],
+];
+
+describe.each(DESCRIPTORS)('a package whose descriptor is %s', (_, name, text) => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(root, 'descriptor-'));
+    writeFileSync(join(dir, name), text);
+    writeFileSync(join(dir, 'a.csv'), GOOD);
+  });
+
+  it.each([
+    ['validate', [1]],
+    ['info', [2]],
+    ['cat', [2]],
+    ['diff-self', [2]],
+    // Refused as no descriptor (2), or validated and found invalid (1).
+    ['publish', [1, 2]],
+  ] as [string, number[]][])(
+    '%s of it ends with its documented exit code, plainly',
+    async (command, codes) => {
+      const argsFor = COMMANDS.find(([named]) => named === command)?.[1] ?? (() => []);
+      const before = listing(dir);
+      const { code, err } = await data(argsFor(dir));
+      expectPlainFailure(err);
+      expect(codes, `exit ${String(code)}: ${err}`).toContain(code);
+      expect(listing(dir)).toEqual(before);
+    },
+  );
+});
+
 describe('a question closed by Ctrl-C (ExitPromptError: a byte in raw mode, no signal)', () => {
   afterEach(() => {
     vi.doUnmock('@inquirer/confirm');
