@@ -3,7 +3,7 @@ import { packageShape } from './descriptor-shape.js';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
-import { isDerived } from '../validator/descriptor/derived.js';
+import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { isTable } from '../validator/resource.js';
 import { isSpreadsheet } from '../validator/sheets/formats.js';
 import { firstRecords } from '../validator/table/csv-parser.js';
@@ -236,9 +236,11 @@ export async function datasetInfo(
   const resources: ResourceInfo[] = [];
   // The hub's copies of each table (CSV, JSON, Parquet, previews, the zip) are not tables
   // of the dataset: `data get --format` fetches them.
-  const described = ((descriptor.resources ?? []) as Record<string, unknown>[]).filter(
-    (resource) => !isDerived(resource),
+  const listed = (Array.isArray(descriptor.resources) ? descriptor.resources : []).filter(
+    (resource): resource is Record<string, unknown> =>
+      typeof resource === 'object' && resource !== null,
   );
+  const described = listed.filter((resource) => !isDerived(resource));
   for (const resource of described) {
     const path = typeof resource.path === 'string' ? resource.path : undefined;
     const format =
@@ -250,6 +252,11 @@ export async function datasetInfo(
     let preview: string[][] | undefined;
     let read: Pick<LocalTable, 'encoding' | 'delimiter' | 'headerRows' | 'sheets'> | undefined;
     let shownFormat = format;
+    // The hub counts a table's rows as it validates it, and says so on its copies.
+    const counted = (
+      derivedOf(listed, 'derived/csv', resource.name)?.datahub as { rows?: unknown } | undefined
+    )?.rows;
+    if (typeof counted === 'number') rows = counted;
     const inline = inlineRows(resource.data);
     if (inline) {
       rows = Math.max(0, inline.length - 1);

@@ -164,10 +164,14 @@ describe('data info of a hub dataset', () => {
       expect(
         await run(['--json', 'info', 'ada/world-cities'], io, { fetch: globalThis.fetch }),
       ).toBe(0);
-      const info = JSON.parse(io.out()) as { resources: { name: string; preview?: string[][] }[] };
+      const info = JSON.parse(io.out()) as {
+        resources: { name: string; rows?: number; preview?: string[][] }[];
+      };
       // …and info shows the tables that were published.
       expect(info.resources.map((resource) => resource.name)).toEqual(['countries', 'cities']);
       expect(info.resources[1]?.preview?.[1]?.[1]).toBe('Paris');
+      // The rows the hub counted as it validated each table.
+      expect(info.resources.map((resource) => resource.rows)).toEqual([5, 7]);
     });
   });
 });
