@@ -77,7 +77,8 @@ describe('data with a token for its hub', () => {
           );
         }
         for (const args of [
-          ['get', 'ada/secret'],
+          // Saved elsewhere: a folder ./ada/secret would be what info, cat and diff read.
+          ['get', 'ada/secret', '--out', 'secret'],
           ['info', 'ada/secret'],
           ['cat', 'ada/secret', 'countries'],
           ['diff', 'ada/secret', 'ada/secret'],
