@@ -43,7 +43,7 @@ async function showDataFile(path: string, target: string, ctx: Context): Promise
     ...described,
     resources: await Promise.all(described.resources.map((resource) => asTable(resource, path))),
   } as unknown as Record<string, unknown>;
-  const info = await datasetInfo({ dir: dirname(path), descriptor }, ctx.fetch);
+  const info = await datasetInfo({ dir: dirname(path), descriptor }, ctx.fetch, ctx.signal);
   return printInfo(info, target, ctx);
 }
 
@@ -81,7 +81,7 @@ export async function runInfo(target: string, ctx: Context): Promise<number> {
   const remote = dir ? undefined : parseTarget(target, ctx.hub().site);
   const { fetch, token } = remote ? await hubReader(ctx) : { fetch: ctx.fetch, token: undefined };
   const location = remote ? { descriptorUrl: remote.url } : { dir };
-  const info = await datasetInfo(location, fetch).catch((error: unknown) => {
+  const info = await datasetInfo(location, fetch, ctx.signal).catch((error: unknown) => {
     // A local descriptor that is not JSON or YAML, or is an alias bomb.
     if (!remote && (error instanceof SyntaxError || error instanceof YamlSyntaxError))
       throw new InputError(`${target}: the descriptor cannot be read: ${error.message}`);
