@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMetadata } from '../../src/hub/metadata/open.js';
 import { startHub, type RunningHub } from '../../src/hub/server.js';
 import {
   browserLogin,
@@ -253,6 +254,71 @@ describe('search after an upgrade', () => {
       });
     } finally {
       await database?.drop();
+    }
+  });
+});
+
+describe('search of rows moved from another hub', () => {
+  it('finds a dataset by the keywords and resource names of its published revision, moved after it', async () => {
+    const dir = tempDir();
+    const database = await testDatabase();
+    const store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
+    const revision = (number: number, descriptor: Record<string, unknown>) => ({
+      ownerid: 'u1',
+      dataset: 'prices',
+      revision: number,
+      state: 'SUCCEEDED',
+      spec: '{}',
+      spec_bytes: 2,
+      pipelines: '{}',
+      error_log: '[]',
+      descriptor: JSON.stringify(descriptor),
+      created: '2024-01-01T00:00:00.000Z',
+      modified: '2024-01-01T00:00:00.000Z',
+    });
+    const names = async (q: string) =>
+      (await store.search(q, undefined, 10, 0)).rows.map((row) => row.name);
+    try {
+      await store.importRows('users', [
+        {
+          userid: 'u1',
+          username: 'ada',
+          email: 'ada@example.org',
+          name: 'Ada',
+          provider: 'local',
+          subject: 'ada',
+          join_date: '2024-01-01T00:00:00.000Z',
+        },
+      ]);
+      await store.importRows('datasets', [
+        {
+          ownerid: 'u1',
+          name: 'prices',
+          findability: 'published',
+          title: 'Prices',
+          description: null,
+          published_revision: 2,
+          modified: '2024-01-01T00:00:00.000Z',
+        },
+      ]);
+      expect(await names('ADA prices')).toEqual(['prices']);
+      await store.importRows('revisions', [
+        revision(1, { keywords: ['superseded'] }),
+        revision(2, {
+          keywords: ['Käse'],
+          resources: [
+            { name: 'märkte', path: 'm.csv' },
+            { name: 'märkte_json', path: 'm.json', datahub: { type: 'derived/json' } },
+          ],
+        }),
+      ]);
+      expect(await names('KASE markte')).toEqual(['prices']);
+      expect(await names('superseded')).toEqual([]);
+      expect(await names('json')).toEqual([]);
+    } finally {
+      await store.close();
+      await database?.drop();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
