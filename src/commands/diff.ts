@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 import type { PackageDiff } from '../diff/index.js';
 import { InputError } from '../errors.js';
+import { visible } from '../text/visible.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
 import { readsLocally } from './local-or-hub.js';
@@ -54,8 +55,12 @@ export function registerDiff(
     );
 }
 
-/** The two sides read and compared. */
-async function compare(options: DiffCommandOptions, ctx: Context): Promise<PackageDiff> {
+/** The two sides read and compared; `onResource` hears each table as its turn comes. */
+async function compare(
+  options: DiffCommandOptions,
+  ctx: Context,
+  onResource: (name: string) => void,
+): Promise<PackageDiff> {
   const { diffSide } = await import('../diff/side.js');
   const { diffPackages } = await import('../diff/index.js');
   const { fetch, token } = await hubReader(ctx);
@@ -71,6 +76,7 @@ async function compare(options: DiffCommandOptions, ctx: Context): Promise<Packa
   return diffPackages(a, b, {
     limit: options.limit,
     signal: ctx.signal,
+    onResource,
     ...(options.keyMemory === undefined
       ? {}
       : { memory: Math.round(options.keyMemory * 1024 * 1024) }),
@@ -88,7 +94,9 @@ export async function runDiff(options: DiffCommandOptions, ctx: Context): Promis
   const { startProgress } = await import('../output/spinner.js');
   // Matching the rows of large tables takes seconds: a spinner with the time it has run.
   const progress = await startProgress(ctx, `comparing ${options.a} with ${options.b}`);
-  const diff = await compare(options, ctx).finally(progress.stop);
+  const diff = await compare(options, ctx, (name) =>
+    progress.update(`comparing ${options.a} with ${options.b}: ${visible(name)}`),
+  ).finally(progress.stop);
   const { diffCsv, diffText } = await import('../output/diff.js');
   if (ctx.globals.json) writeJson(ctx, diff);
   else if (options.format === 'csv') ctx.io.stdout.write(diffCsv(diff));

@@ -3,6 +3,7 @@
  * step still reports while it winds down; how long it has run shown once a step is quiet.
  */
 import { describe, expect, it } from 'vitest';
+import { run } from '../../src/cli.js';
 import { createContext } from '../../src/context.js';
 import { memoryIO } from '../../src/output/io.js';
 import { publishProgress } from '../../src/output/publish.js';
@@ -65,5 +66,32 @@ describe('publishing while it hashes', () => {
     show({ type: 'hashing', path: 'big.csv', read: 50 * 1024 * 1024, bytes: 200 * 1024 * 1024 });
     expect(lines[0]).toBe('hashing big.csv');
     expect(lines[1]).toMatch(/^hashing big\.csv · 25% · 52\.4 MB of 210 MB/);
+  });
+});
+
+describe('data diff on a terminal', () => {
+  const sides = () => {
+    const table = (rows: string) => ({
+      'prices.csv': `id,price\n${rows}`,
+      'datapackage.json': {
+        name: 'p',
+        resources: [{ name: 'prices', path: 'prices.csv' }],
+      },
+    });
+    return [folder(table('1,2\n')), folder(table('1,3\n'))] as const;
+  };
+
+  it('shows what it compares while it reads and matches the tables', async () => {
+    const [a, b] = sides();
+    const io = memoryIO({ tty: true });
+    expect(await run(['diff', a, b], io)).toBe(1);
+    expect(io.err()).toContain(`comparing ${a} with ${b}: prices`);
+  });
+
+  it('draws nothing on a pipe', async () => {
+    const [a, b] = sides();
+    const io = memoryIO();
+    expect(await run(['diff', a, b], io)).toBe(1);
+    expect(io.err()).toBe('');
   });
 });
