@@ -282,6 +282,21 @@ describe.each(CASES)('$name ($file)', (c) => {
     DEADLINE_MS,
   );
 
+  it.each(COMMANDS.filter(([command]) => command === 'info' || command === 'cat'))(
+    'with --json, %s of the file fails as one JSON document on stdout, with the same exit code',
+    async (command, argsFor) => {
+      const io = memoryIO({ env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: configDir } });
+      const code = await run(['--json', ...argsFor(path())], io);
+      expect(expectedOfFile(command, c.kind), io.out()).toContain(code);
+      if (code === 0) return;
+      expect(io.err()).toBe('');
+      const { error } = JSON.parse(io.out()) as { error: { code: string; message: string } };
+      expect(error.code).not.toBe('E_INTERNAL');
+      expect(error.message).not.toBe('');
+    },
+    DEADLINE_MS,
+  );
+
   it('init of the file is a usage error: it describes a folder', async () => {
     const before = listing(root);
     const { code, err } = await data(['init', path()]);
