@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hub } from '../../src/hub/context.js';
+import { collectGarbage } from '../../src/hub/gc.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import {
   authorizeUploads,
@@ -217,6 +218,37 @@ describe('an upload in parts, tried as an attacker would', () => {
       expect(await heldOfBrokenUploads(hub)).toBe(0);
       // Asked again, as after an answer that was lost: the same answer.
       expect((await fetch(session, { method: 'POST', body: '{}' })).status).toBe(200);
+    });
+  });
+
+  it('leaves an upload that broke off to garbage collection, which keeps it within its grace', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const ada = await serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+      const bytes = randomBytes(9 * 1024 * 1024);
+      const entry = (
+        (await (
+          await authorizeUploads(url, ada, new Map([['big.csv', bytes]]), 'private', ['PARTS'])
+        ).json()) as AuthorizeReply
+      ).filedata['big.csv'];
+      const plan = await planOf(entry?.upload_url ?? '');
+      const first = plan.parts[0] ?? { start: 0, end: 0, url: '' };
+      await sendParts({ ...plan, parts: [{ ...first, end: 5 * 1024 * 1024 }] }, bytes);
+      expect(await heldOfBrokenUploads(hub)).toBe(5 * 1024 * 1024);
+      const within = await collectGarbage(hub, { graceMinutes: 120, dryRun: false });
+      expect(within.staged.count).toBe(0);
+      expect(await heldOfBrokenUploads(hub)).toBe(5 * 1024 * 1024);
+      // A store may round the time of a part up to its second: past it, the part is past.
+      await waitFor(
+        'the parts to be older than now',
+        async () =>
+          (await collectGarbage(hub, { graceMinutes: 0, dryRun: true })).staged.count === 1,
+        10_000,
+      );
+      const past = await collectGarbage(hub, { graceMinutes: 0, dryRun: false });
+      expect(past.staged).toEqual({ count: 1, bytes: 5 * 1024 * 1024 });
+      expect(await heldOfBrokenUploads(hub)).toBe(0);
+      // The session asked again begins anew.
+      expect((await planOf(entry?.upload_url ?? '')).held).toBe(0);
     });
   });
 });
