@@ -70,23 +70,25 @@ async function settledDraft(
 ): Promise<{ draft: Draft; report: Report; notes: DraftNotes }> {
   const { draftPackage } = await import('../init/draft.js');
   const { settle } = await import('../init/settle.js');
-  const { draft, notes } = await draftPackage(dir, name, ctx.signal);
-  for (const { path, reason } of notes.leftOut)
-    ctx.io.stderr.write(`warning: left out ${visible(path)}: ${visible(reason)}\n`);
-  for (const { path, label, field } of notes.renamed)
-    ctx.io.stderr.write(
-      `note: ${visible(path)} names the column "${visible(label)}" twice: the second is field "${visible(field)}", and its header row is read as a comment row\n`,
-    );
-  // A package lists at least one resource: a descriptor of nothing would not validate.
-  if (draft.resources.length === 0)
-    throw new UsageError(
-      `${dir} holds no data file to describe`,
-      'put the data files in the folder first (hidden files are left out)',
-    );
   const { startProgress } = await import('../output/spinner.js');
   const { validateProgress } = await import('../output/validate-progress.js');
-  const progress = await startProgress(ctx, `checking ${dir}`);
+  const progress = await startProgress(ctx, `reading ${dir}`);
   try {
+    const { draft, notes } = await draftPackage(dir, name, ctx.signal, (path, index, total) =>
+      progress.update(`reading ${path} (${String(index + 1)}/${String(total)})`),
+    );
+    for (const { path, reason } of notes.leftOut)
+      ctx.io.stderr.write(`warning: left out ${visible(path)}: ${visible(reason)}\n`);
+    for (const { path, label, field } of notes.renamed)
+      ctx.io.stderr.write(
+        `note: ${visible(path)} names the column "${visible(label)}" twice: the second is field "${visible(field)}", and its header row is read as a comment row\n`,
+      );
+    // A package lists at least one resource: a descriptor of nothing would not validate.
+    if (draft.resources.length === 0)
+      throw new UsageError(
+        `${dir} holds no data file to describe`,
+        'put the data files in the folder first (hidden files are left out)',
+      );
     const settled = await settle(draft, dir, {
       fetch: ctx.fetch,
       signal: ctx.signal,

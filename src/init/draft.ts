@@ -72,14 +72,16 @@ export async function draftPackage(
   dir: string,
   name: string,
   signal?: AbortSignal,
+  onFile?: (path: string, index: number, total: number) => void,
 ): Promise<{ draft: Draft; notes: DraftNotes }> {
   const paths = await dataFiles(dir);
   const names = resourceNames(paths);
   const resources: ResourceDescriptor[] = [];
   const notes: DraftNotes = { leftOut: [], renamed: [] };
   let needsV2 = false;
-  for (const path of paths) {
+  for (const [index, path] of paths.entries()) {
     signal?.throwIfAborted();
+    onFile?.(path, index, paths.length);
     const resource: ResourceDescriptor = { name: names.get(path) ?? 'data', path };
     let reading;
     try {
