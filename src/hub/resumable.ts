@@ -123,7 +123,7 @@ export async function plan(hub: Hub, request: Request, response: ServerResponse)
   const at = gatheredAt(session);
   const { multipart, partial } = hub.storage;
   if (multipart && session.key !== undefined) {
-    const { held, parts } = await planParts(multipart, session, at);
+    const { held, parts } = (await planParts(multipart, session, at)) ?? { held: 0, parts: [] };
     return sendJson(response, 200, { length: session.length, held, parts });
   }
   if (!partial) throw new HttpError(404, 'this hub keeps no partial uploads');
@@ -144,9 +144,12 @@ async function planParts(
   multipart: MultipartUploads,
   session: Session,
   at: string,
-): Promise<{ held: number; parts: PartToSend[] }> {
+  create = true,
+): Promise<{ uploadId: string; held: number; parts: PartToSend[] } | undefined> {
   const size = partSize(session.length);
-  const { uploadId, parts } = await multipart.open(at, session.type);
+  const upload = await multipart.open(at, session.type, create);
+  if (!upload) return undefined;
+  const { uploadId, parts } = upload;
   const count = Math.max(1, Math.ceil(session.length / size));
   const expected = (number: number) =>
     Math.min(session.length, number * size) - (number - 1) * size;
@@ -165,7 +168,7 @@ async function planParts(
       url: await multipart.presignPart(at, uploadId, number, expected(number), SESSION_SECONDS),
     })),
   );
-  return { held, parts: toSend };
+  return { uploadId, held, parts: toSend };
 }
 
 /** `PUT …&offset=N`: bytes of a partial upload the hub writes itself (a folder). */
@@ -270,11 +273,11 @@ async function completeParts(
   md5: string,
 ): Promise<void> {
   const at = gatheredAt(session);
-  const { held, parts } = await planParts(multipart, session, at);
-  if (parts.length > 0 || held !== session.length)
+  // Not begun here: one gone meanwhile was completed by another request, or aborted.
+  const upload = await planParts(multipart, session, at, false);
+  if (!upload || upload.parts.length > 0 || upload.held !== session.length)
     throw new HttpError(409, 'the upload is not whole yet: ask what it holds and send the rest');
-  const { uploadId } = await multipart.open(at, session.type);
-  await multipart.complete(at, uploadId);
+  await multipart.complete(at, upload.uploadId);
   // The store checked each part on its own: the whole is checked here, before it counts.
   const digest = await digestOf(await hub.storage.read(at));
   if (digest.length !== session.length || digest.md5 !== md5) {

@@ -111,7 +111,7 @@ export class S3Storage implements Storage {
     };
     this.multipart = {
       supported: () => (this.takesMultipart ??= this.probeMultipart()),
-      open: (key, type) => this.openMultipart(key, type),
+      open: (key, type, create = true) => this.openMultipart(key, type, create),
       presignPart: (key, uploadId, part, length, seconds) =>
         getSignedUrl(
           this.client,
@@ -360,7 +360,8 @@ export class S3Storage implements Storage {
   private async openMultipart(
     key: string,
     type: string,
-  ): Promise<{ uploadId: string; parts: StoredPart[] }> {
+    create: boolean,
+  ): Promise<{ uploadId: string; parts: StoredPart[] } | undefined> {
     let oldest: { uploadId: string; initiated: number } | undefined;
     for await (const upload of this.multipartUploads(key))
       if (upload.key === key && (!oldest || upload.initiated < oldest.initiated)) oldest = upload;
@@ -373,6 +374,7 @@ export class S3Storage implements Storage {
           modified: part.LastModified ?? new Date(0),
         })),
       };
+    if (!create) return undefined;
     const created = await this.client.send(
       new CreateMultipartUploadCommand({
         Bucket: this.bucket,

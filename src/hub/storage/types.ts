@@ -54,8 +54,15 @@ export interface DirectAccess {
 export interface MultipartUploads {
   /** Whether the store takes multipart uploads at all (not every S3-compatible one does). */
   supported(): Promise<boolean>;
-  /** The upload going on at `key` (the oldest, when a race made two), else a new one. */
-  open(key: string, type: string): Promise<{ uploadId: string; parts: StoredPart[] }>;
+  /**
+   * The upload going on at `key` (the oldest, when a race made two), else a new one, or
+   * undefined with `create` false.
+   */
+  open(
+    key: string,
+    type: string,
+    create?: boolean,
+  ): Promise<{ uploadId: string; parts: StoredPart[] } | undefined>;
   presignPart(
     key: string,
     uploadId: string,
