@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openMetadata } from '../../src/hub/metadata/open.js';
 import { startHub, type RunningHub } from '../../src/hub/server.js';
 import {
@@ -258,67 +259,99 @@ describe('search after an upgrade', () => {
   });
 });
 
-describe('search of rows moved from another hub', () => {
-  it('finds a dataset by the keywords and resource names of its published revision, moved after it', async () => {
-    const dir = tempDir();
-    const database = await testDatabase();
-    const store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
-    const revision = (number: number, descriptor: Record<string, unknown>) => ({
-      ownerid: 'u1',
-      dataset: 'prices',
-      revision: number,
-      state: 'SUCCEEDED',
-      spec: '{}',
-      spec_bytes: 2,
-      pipelines: '{}',
-      error_log: '[]',
-      descriptor: JSON.stringify(descriptor),
-      created: '2024-01-01T00:00:00.000Z',
-      modified: '2024-01-01T00:00:00.000Z',
-    });
-    const names = async (q: string) =>
-      (await store.search(q, undefined, 10, 0)).rows.map((row) => row.name);
+/** A PostgreSQL database of the C locale, whose own lower-casing knows ASCII only. */
+async function cLocaleDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const admin = inject('postgresUrl');
+  const name = `hub_c_${randomBytes(8).toString('hex')}`;
+  const run = async (sql: string) => {
+    const client = new pg.Client({ connectionString: admin });
+    await client.connect();
     try {
-      await store.importRows('users', [
-        {
-          userid: 'u1',
-          username: 'ada',
-          email: 'ada@example.org',
-          name: 'Ada',
-          provider: 'local',
-          subject: 'ada',
-          join_date: '2024-01-01T00:00:00.000Z',
-        },
-      ]);
-      await store.importRows('datasets', [
-        {
-          ownerid: 'u1',
-          name: 'prices',
-          findability: 'published',
-          title: 'Prices',
-          description: null,
-          published_revision: 2,
-          modified: '2024-01-01T00:00:00.000Z',
-        },
-      ]);
-      expect(await names('ADA prices')).toEqual(['prices']);
-      await store.importRows('revisions', [
-        revision(1, { keywords: ['superseded'] }),
-        revision(2, {
-          keywords: ['Käse'],
-          resources: [
-            { name: 'märkte', path: 'm.csv' },
-            { name: 'märkte_json', path: 'm.json', datahub: { type: 'derived/json' } },
-          ],
-        }),
-      ]);
-      expect(await names('KASE markte')).toEqual(['prices']);
-      expect(await names('superseded')).toEqual([]);
-      expect(await names('json')).toEqual([]);
+      await client.query(sql);
     } finally {
-      await store.close();
-      await database?.drop();
-      rmSync(dir, { recursive: true, force: true });
+      await client.end();
     }
-  });
+  };
+  await run(`create database ${name} template template0 lc_collate 'C' lc_ctype 'C'`);
+  return {
+    url: admin.replace(/\/postgres$/, `/${name}`),
+    drop: () => run(`drop database if exists ${name} with (force)`),
+  };
+}
+
+describe('search of rows moved from another hub', () => {
+  it.each([
+    ['the test database', testDatabase] as const,
+    // PostgreSQL's lower-casing follows the database's locale; SQLite's is its own.
+    ...(process.env.DATA_TEST_DATABASE === 'postgres'
+      ? [['a database of the C locale', cLocaleDatabase] as const]
+      : []),
+  ])(
+    'finds a dataset by the keywords and resource names of its published revision, moved after it, in %s',
+    async (_, made) => {
+      const dir = tempDir();
+      const database = await made();
+      const store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
+      const revision = (number: number, descriptor: Record<string, unknown>) => ({
+        ownerid: 'u1',
+        dataset: 'prices',
+        revision: number,
+        state: 'SUCCEEDED',
+        spec: '{}',
+        spec_bytes: 2,
+        pipelines: '{}',
+        error_log: '[]',
+        descriptor: JSON.stringify(descriptor),
+        created: '2024-01-01T00:00:00.000Z',
+        modified: '2024-01-01T00:00:00.000Z',
+      });
+      const names = async (q: string) =>
+        (await store.search(q, undefined, 10, 0)).rows.map((row) => row.name);
+      try {
+        await store.importRows('users', [
+          {
+            userid: 'u1',
+            username: 'ada',
+            email: 'ada@example.org',
+            name: 'Ada',
+            provider: 'local',
+            subject: 'ada',
+            join_date: '2024-01-01T00:00:00.000Z',
+          },
+        ]);
+        await store.importRows('datasets', [
+          {
+            ownerid: 'u1',
+            name: 'prices',
+            findability: 'published',
+            title: 'PREISE',
+            description: null,
+            published_revision: 2,
+            modified: '2024-01-01T00:00:00.000Z',
+          },
+        ]);
+        expect(await names('ADA preise')).toEqual(['prices']);
+        expect(await names('Preise')).toEqual(['prices']);
+        await store.importRows('revisions', [
+          revision(1, { keywords: ['superseded'] }),
+          revision(2, {
+            keywords: ['KÄSE', 'МОСКВА'],
+            resources: [
+              { name: 'märkte', path: 'm.csv' },
+              { name: 'märkte_json', path: 'm.json', datahub: { type: 'derived/json' } },
+            ],
+          }),
+        ]);
+        expect(await names('KASE markte')).toEqual(['prices']);
+        expect(await names('käse MÄRKTE')).toEqual(['prices']);
+        expect(await names('москва')).toEqual(['prices']);
+        expect(await names('superseded')).toEqual([]);
+        expect(await names('json')).toEqual([]);
+      } finally {
+        await store.close();
+        await database?.drop();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
