@@ -273,6 +273,26 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     }
   });
 
+  it('shows how long a get has waited on a silent hub, and clears it for good at Ctrl-C', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-get-'));
+    try {
+      // The hub takes the request and says nothing, as while it makes a Parquet copy.
+      startInTerminal(`get ${slow.url}/o/d/r/t.parquet --out '${dir}'`, {
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/fetching .*t\.parquet · [1-9]\d* s/);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(screen()).toMatch(/^error: interrupted$/m);
+      expect(screen()).not.toContain('fetching');
+      expect(await terminalMode()).toBe('icanon');
+    } finally {
+      kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stops publishing at Ctrl-C during the uploads, and publishes nothing', async () => {
     try {
       startInTerminal(`publish ${join(EXAMPLES, 'cities')} --no-wait`, {
