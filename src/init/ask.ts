@@ -1,6 +1,7 @@
 import type { Context } from '../context.js';
 import type { Draft } from './draft.js';
 import { visible } from '../text/visible.js';
+import { promptContext } from '../output/prompt.js';
 
 const LICENSES = [
   {
@@ -26,7 +27,7 @@ export async function askAbout(draft: Draft, ctx: Context): Promise<Record<strin
   const { default: input } = await import('@inquirer/input');
   const { default: select } = await import('@inquirer/select');
   const { default: confirm } = await import('@inquirer/confirm');
-  const context = { input: process.stdin, output: ctx.rawIO.stderr, signal: ctx.signal };
+  const context = promptContext(ctx);
   const name = await input(
     {
       message: 'Name (lower case, digits, "-", "_", "."):',

@@ -264,6 +264,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       tmux('send-keys', '-t', 'main', 'C-c');
       await waitFor(/EXIT=\d+/);
       expect(screen()).toMatch(/EXIT=130/);
+      expect(screen()).not.toContain('Name (lower case');
       expect(screen()).not.toMatch(/force closed|bug in data/);
       expect(existsSync(join(dir, 'datapackage.json'))).toBe(false);
       expect(await terminalMode()).toBe('icanon');
