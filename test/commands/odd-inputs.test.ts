@@ -208,6 +208,7 @@ function expectPlainFailure(err: string): void {
 /** The exit code each command owes a single file of a kind, with why where it is not obvious. */
 function expectedOfFile(command: string, kind: Kind): number[] {
   if (kind === 'not-a-file') return [2];
+  // A file that is no table is compared as a file: alike with itself, unlike good.csv.
   if (kind === 'not-a-table' && command.startsWith('diff'))
     return command === 'diff-self' ? [0] : [1];
   // diff's exit 1 means "changed": a table it cannot read is an input it cannot use.
