@@ -21,7 +21,7 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
   ],
   [
     EXIT.usage,
-    'usage error: unknown flag, bad argument, or a source that does not exist (a missing file, a descriptor URL that answers 404, a dataset the hub does not have or does not show you)',
+    'usage error: unknown flag, bad argument, or a source that does not exist or is no usable file (a missing file, a folder where a file was named, a named pipe or device, a file you may not read, a descriptor URL that answers 404, a dataset the hub does not have or does not show you)',
   ],
   [
     EXIT.network,
