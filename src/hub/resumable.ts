@@ -21,6 +21,7 @@ import {
   type PartialFiles,
 } from './storage/types.js';
 import { hmac, sameSecret } from './tokens.js';
+import { BoundedCache } from './bounded-cache.js';
 
 /** Smaller files are sent again whole sooner than they would be resumed. */
 export const RESUMABLE_MIN_BYTES = 8 * 1024 * 1024;
@@ -130,7 +131,7 @@ export async function plan(hub: Hub, request: Request, response: ServerResponse)
   let held = await partial.size(at);
   if (held > session.length) {
     const taken = await takePartial(partial, at);
-    if (taken) await rm(taken, { force: true });
+    if (taken) await rm(taken.path, { force: true });
     held = 0;
   }
   const parts =
@@ -180,18 +181,38 @@ export async function write(hub: Hub, request: Request, response: ServerResponse
   const offset = Number(request.url.searchParams.get('offset'));
   if (!Number.isSafeInteger(offset) || offset < 0 || offset > session.length)
     throw new HttpError(400, '"offset" must be a whole number of bytes within the file');
-  const held = await refusedAsHttp(() =>
-    partial.write(
-      gatheredAt(session),
-      offset,
-      request.raw as AsyncIterable<Buffer>,
-      session.length,
-    ),
+  const at = gatheredAt(session);
+  // A write of the whole file from its first byte takes its digest on the way.
+  const digest = offset === 0 ? new RunningDigest() : undefined;
+  const body = request.raw as AsyncIterable<Buffer>;
+  const written = await refusedAsHttp(() =>
+    partial.write(at, offset, digest ? digest.through(body) : body, session.length),
   );
-  sendJson(response, 200, { held });
+  const whole = written.alone && written.held === session.length;
+  if (digest && whole && digest.length === session.length)
+    digestsOf(hub).set(at, { stamp: written.stamp, ...digest.result() }, 256 + at.length);
+  sendJson(response, 200, { held: written.held });
 }
 
-function takePartial(partial: PartialFiles, at: string): Promise<string | undefined> {
+type Digest = { md5: string; headMd5: string; length: number };
+
+/**
+ * The digests of partial files written whole by one write alone, by the write's stamp: if
+ * the file taken to be checked has the same, no other write went into it, and it is not read
+ * again. A few hundred at most: one more is read again.
+ */
+const wholeWrites = new WeakMap<Hub, BoundedCache<Digest & { stamp: number }>>();
+
+function digestsOf(hub: Hub): BoundedCache<Digest & { stamp: number }> {
+  let digests = wholeWrites.get(hub);
+  if (!digests) wholeWrites.set(hub, (digests = new BoundedCache(256 * 1024)));
+  return digests;
+}
+
+function takePartial(
+  partial: PartialFiles,
+  at: string,
+): Promise<{ path: string; stamp: number } | undefined> {
   return refusedAsHttp(() => partial.take(at));
 }
 
@@ -244,8 +265,13 @@ async function completePartial(
     throw new HttpError(409, 'the upload is not whole yet: ask what it holds and send the rest');
   const taken = await takePartial(partial, at);
   if (!taken) throw new HttpError(409, 'the upload is not whole yet');
+  const known = digestsOf(hub).get(at);
+  digestsOf(hub).delete(at);
   try {
-    const digest = await digestOf(createReadStream(taken, { highWaterMark: 1 << 20 }));
+    const digest =
+      known?.stamp === taken.stamp
+        ? known
+        : await digestOf(createReadStream(taken.path, { highWaterMark: 1 << 20 }));
     if (digest.length !== session.length || digest.md5 !== md5)
       throw new HttpError(400, 'the bytes received do not match their MD5: send the file again');
     await storeFile(
@@ -259,10 +285,10 @@ async function completePartial(
         ownerid: session.ownerid,
         private: session.private,
       },
-      taken,
+      taken.path,
     );
   } finally {
-    await rm(taken, { force: true });
+    await rm(taken.path, { force: true });
   }
 }
 
@@ -294,16 +320,36 @@ async function completeParts(
 }
 
 /** The MD5, length and head MD5 of bytes, read through once. */
-async function digestOf(
-  stream: AsyncIterable<Buffer>,
-): Promise<{ md5: string; headMd5: string; length: number }> {
-  const whole = createHash('md5');
-  const head = createHash('md5');
-  let length = 0;
-  for await (const chunk of stream) {
-    if (length < HEAD_BYTES) head.update(chunk.subarray(0, HEAD_BYTES - length));
-    whole.update(chunk);
-    length += chunk.length;
+async function digestOf(stream: AsyncIterable<Buffer>): Promise<Digest> {
+  const digest = new RunningDigest();
+  for await (const chunk of stream) digest.add(chunk);
+  return digest.result();
+}
+
+class RunningDigest {
+  private readonly whole = createHash('md5');
+  private readonly head = createHash('md5');
+  length = 0;
+
+  add(chunk: Buffer): void {
+    if (this.length < HEAD_BYTES) this.head.update(chunk.subarray(0, HEAD_BYTES - this.length));
+    this.whole.update(chunk);
+    this.length += chunk.length;
   }
-  return { md5: whole.digest('base64'), headMd5: head.digest('base64'), length };
+
+  /** The bytes of a stream as they pass, taken. */
+  async *through(stream: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+    for await (const chunk of stream) {
+      this.add(chunk);
+      yield chunk;
+    }
+  }
+
+  result(): Digest {
+    return {
+      md5: this.whole.digest('base64'),
+      headMd5: this.head.digest('base64'),
+      length: this.length,
+    };
+  }
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hub } from '../../src/hub/context.js';
 import { collectGarbage } from '../../src/hub/gc.js';
+import { FolderStorage } from '../../src/hub/storage/folder.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import {
   authorizeUploads,
@@ -250,5 +251,41 @@ describe('an upload in parts, tried as an attacker would', () => {
       // The session asked again begins anew.
       expect((await planOf(entry?.upload_url ?? '')).held).toBe(0);
     });
+  });
+
+  it('trusts the digest taken on the way only of a write that went into the partial file alone', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'data-partial-'));
+    try {
+      const folder = new FolderStorage(store);
+      const key = 'uploads/ada/resumable/x';
+      async function* body(
+        first: string,
+        release?: Promise<void>,
+        then = '',
+      ): AsyncIterable<Buffer> {
+        yield Buffer.from(first);
+        await release;
+        if (then) yield Buffer.from(then);
+      }
+      expect(await folder.partial.write(key, 0, body('aaaa', undefined, 'bbbb'), 8)).toMatchObject({
+        held: 8,
+        alone: true,
+      });
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const first = folder.partial.write(key, 0, body('cccc', gate, 'dddd'), 8);
+      // Another write into the same file while the first goes on: a checker is refused, and
+      // neither write is alone.
+      await expect(folder.partial.take(key)).rejects.toMatchObject({ status: 409 });
+      const second = await folder.partial.write(key, 4, body('eeee'), 8);
+      release();
+      expect(second.alone).toBe(false);
+      expect((await first).alone).toBe(false);
+      const taken = await folder.partial.take(key);
+      expect(taken?.stamp).toBe(second.stamp);
+      expect(readFileSync(taken?.path ?? '', 'utf8')).toBe('ccccdddd');
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
   });
 });

@@ -37,6 +37,9 @@ export class FolderStorage implements Storage {
   /** Writes going on into each partial file, and the files being taken: see takePartial. */
   private readonly writers = new Map<string, number>();
   private readonly taking = new Set<string>();
+  /** The stamp of the last write begun into each partial file, from one count for all. */
+  private readonly lastWrite = new Map<string, number>();
+  private stamps = 0;
 
   readonly partial: PartialFiles = {
     size: async (key) => (await this.stat(key))?.size ?? 0,
@@ -54,13 +57,17 @@ export class FolderStorage implements Storage {
     offset: number,
     body: AsyncIterable<Buffer>,
     limit: number,
-  ): Promise<number> {
+  ): Promise<{ held: number; stamp: number; alone: boolean }> {
     const path = this.pathOf(key);
     if (this.taking.has(key)) throw new PartialWriteError('the upload is being checked', 409);
-    this.writers.set(key, (this.writers.get(key) ?? 0) + 1);
+    const others = this.writers.get(key) ?? 0;
+    this.writers.set(key, others + 1);
+    const stamp = ++this.stamps;
+    this.lastWrite.set(key, stamp);
     try {
       await makeDirectory(dirname(path));
-      return await this.writeInto(path, offset, body, limit);
+      const held = await this.writeInto(path, offset, body, limit);
+      return { held, stamp, alone: others === 0 && this.lastWrite.get(key) === stamp };
     } finally {
       const left = (this.writers.get(key) ?? 1) - 1;
       if (left === 0) this.writers.delete(key);
@@ -100,14 +107,16 @@ export class FolderStorage implements Storage {
    * done: no one but the caller may change the bytes it checks and stores (a folder is one
    * hub process's own).
    */
-  private async takePartial(key: string): Promise<string | undefined> {
+  private async takePartial(key: string): Promise<{ path: string; stamp: number } | undefined> {
     if (this.writers.has(key) || this.taking.has(key))
       throw new PartialWriteError('the upload is still being written', 409);
     this.taking.add(key);
+    const stamp = this.lastWrite.get(key) ?? 0;
+    this.lastWrite.delete(key);
     const taken = `${this.pathOf(key)}.taken-${randomBytes(6).toString('hex')}`;
     try {
       await rename(this.pathOf(key), taken);
-      return taken;
+      return { path: taken, stamp };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw error;

@@ -96,14 +96,21 @@ export interface PartialFiles {
   /**
    * Writes the body at `offset`, which must not be past the bytes held (409 otherwise), up
    * to `limit` bytes in all (400 past it); what arrives before the body breaks off stays.
-   * Returns the bytes the file then holds.
+   * Returns the bytes the file then holds, the write's stamp, and whether it was alone: no
+   * other write went into the file while it did.
    */
-  write(key: string, offset: number, body: AsyncIterable<Buffer>, limit: number): Promise<number>;
+  write(
+    key: string,
+    offset: number,
+    body: AsyncIterable<Buffer>,
+    limit: number,
+  ): Promise<{ held: number; stamp: number; alone: boolean }>;
   /**
-   * Takes the partial file away from its key, for the caller alone: its local path, or
-   * undefined when there is none; 409 while a write into it goes on. The caller removes it.
+   * Takes the partial file away from its key, for the caller alone: its local path and the
+   * stamp of the last write into it, or undefined when there is none; 409 while a write into
+   * it goes on. The caller removes it.
    */
-  take(key: string): Promise<string | undefined>;
+  take(key: string): Promise<{ path: string; stamp: number } | undefined>;
 }
 
 export interface StoredInfo {
