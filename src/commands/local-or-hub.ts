@@ -15,6 +15,15 @@ function statOf(path: string): Stats | undefined {
   }
 }
 
+/** The dataset's address on the hub, or how to write one where no hub is set up right. */
+function hubAddressOf(input: string, ctx: Context): string {
+  try {
+    return `${ctx.hub().site}/${input}`;
+  } catch {
+    return `<hub>/${input}`;
+  }
+}
+
 /**
  * The one rule for a name that may be a local file or folder or a hub dataset (cat, info,
  * diff): a path that exists here is read here, and anything else is the hub's. Written
@@ -31,7 +40,7 @@ export function readsLocally(input: string, ctx: Context): boolean {
   if (!found.isDirectory() || !OWNER_DATASET.test(input)) return true;
   if (!DESCRIPTOR_NAMES.some((name) => statOf(join(path, name)))) return false;
   ctx.io.stderr.write(
-    `note: reading the folder ./${visible(input)}; the hub's dataset ${visible(input)} is ${visible(`${ctx.hub().site}/${input}`)}\n`,
+    `note: reading the folder ./${visible(input)}; the hub's dataset ${visible(input)} is ${visible(hubAddressOf(input, ctx))}\n`,
   );
   return true;
 }
