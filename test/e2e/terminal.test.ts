@@ -68,7 +68,7 @@ function slowServer(): Promise<{ server: Server; url: string; requests: string[]
   const server = createServer((request, response) => {
     requests.push(`${request.method ?? ''} ${request.url ?? ''}`);
     const url = request.url ?? '';
-    if (url === '/slow.csv') {
+    if (url === '/slow.csv' || url === '/o/d/r/slow.csv') {
       response.writeHead(200, { 'Content-Type': 'text/csv' });
       response.write('id,name\n');
       let row = 0;
@@ -288,6 +288,24 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       expect(screen()).toMatch(/^error: interrupted$/m);
       expect(screen()).not.toContain('fetching');
       expect(await terminalMode()).toBe('icanon');
+    } finally {
+      kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leaves the local file as it was when a get --force of it stops at Ctrl-C', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-get-'));
+    writeFileSync(join(dir, 'slow.csv'), 'my own work\n');
+    try {
+      startInTerminal(`get ${slow.url}/o/d/r/slow.csv --force --out '${dir}'`, {
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/downloading [1-9]/);
+      tmux('send-keys', '-t', 'main', 'C-c');
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).toMatch(/EXIT=130/);
+      expect(readFileSync(join(dir, 'slow.csv'), 'utf8')).toBe('my own work\n');
     } finally {
       kill();
       rmSync(dir, { recursive: true, force: true });
