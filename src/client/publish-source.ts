@@ -14,6 +14,8 @@ import { kindOfNonFile } from '../files/chunks.js';
 
 /** A publish source and what to remove once it is published. */
 export interface ResolvedSource extends PublishSource {
+  /** A single data file's package, its schema inferred: publish may loosen it to the data. */
+  inferred?: boolean;
   cleanup(): Promise<void>;
 }
 
@@ -123,6 +125,16 @@ export async function resolvePublishSource(path: string, name?: string): Promise
     dir: dirname(path),
     descriptor,
     descriptorFile,
+    inferred: true,
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
+}
+
+/** The inferred descriptor replaced by one that fits the data better, in memory and on disk. */
+export async function replaceInferred(
+  source: ResolvedSource,
+  descriptor: Record<string, unknown>,
+): Promise<void> {
+  source.descriptor = descriptor;
+  await writeFile(source.descriptorFile, `${JSON.stringify(descriptor, null, 2)}\n`);
 }

@@ -11,6 +11,8 @@ import { printReport, validateSource } from './validate.js';
 import type { Findability, PublishSource } from '../client/publish.js';
 import type { Found } from '../credentials/store.js';
 import type { Report } from '../validator/report/types.js';
+import type { ResolvedSource } from '../client/publish-source.js';
+import type { Draft } from '../init/draft.js';
 
 export interface PublishCommandOptions {
   path: string;
@@ -93,7 +95,7 @@ export async function runPublish(
 
 async function validateAndPublish(
   options: PublishCommandOptions,
-  source: PublishSource,
+  source: ResolvedSource,
   found: Found,
   ctx: Context,
   pollMs: number | undefined,
@@ -105,12 +107,7 @@ async function validateAndPublish(
     skipErrors: undefined,
     format: 'text' as const,
   };
-  // Sheets chosen on the command line are in the descriptor held here, not in the file.
-  const report = await validateSource(
-    check,
-    ctx,
-    options.sheets === undefined ? undefined : { descriptor: source.descriptor, dir: source.dir },
-  );
+  const report = await validatePublished(options, source, check, ctx);
   if (!report.valid) {
     ctx.io.stderr.write('error: the package is invalid; nothing was uploaded\n');
     await printReport(report, check, ctx);
@@ -153,6 +150,36 @@ async function validateAndPublish(
   } finally {
     progress.stop();
   }
+}
+
+/**
+ * The validation that decides whether to publish. A single data file's inferred schema is
+ * loosened until the whole file validates, as `data init` does (its first rows may suggest
+ * integers that a later row contradicts); sheets chosen on the command line, like that
+ * schema, are in the descriptor held here, not in a file.
+ */
+async function validatePublished(
+  options: PublishCommandOptions,
+  source: ResolvedSource,
+  check: Parameters<typeof validateSource>[0],
+  ctx: Context,
+): Promise<Report> {
+  if (options.sheets !== undefined)
+    return validateSource(check, ctx, { descriptor: source.descriptor, dir: source.dir });
+  if (!source.inferred) return validateSource(check, ctx);
+  const { settleWith } = await import('../init/settle.js');
+  const { replaceInferred } = await import('../client/publish-source.js');
+  const settled = await settleWith(
+    source.descriptor as unknown as Draft,
+    (draft) =>
+      validateSource(check, ctx, {
+        descriptor: draft as unknown as Record<string, unknown>,
+        dir: source.dir,
+      }),
+    ctx.signal,
+  );
+  await replaceInferred(source, settled.draft as unknown as Record<string, unknown>);
+  return settled.report;
 }
 
 /**

@@ -84,15 +84,29 @@ export async function settle(
   options: SettleOptions,
 ): Promise<{ draft: Draft; report: Report }> {
   const { validateDescriptor } = await import('../validator/index.js');
+  return settleWith(
+    first,
+    (draft) =>
+      validateDescriptor(structuredClone(draft), dir, {
+        fetch: options.fetch,
+        limitErrors: 100,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      }),
+    options.signal,
+  );
+}
+
+/** The loosening loop with the caller's validation: init's in this thread, publish's its own. */
+export async function settleWith(
+  first: Draft,
+  validateDraft: (draft: Draft) => Promise<Report>,
+  signal?: AbortSignal,
+): Promise<{ draft: Draft; report: Report }> {
   let draft = first;
   for (let round = 1; ; round++) {
-    const report = await validateDescriptor(structuredClone(draft), dir, {
-      fetch: options.fetch,
-      limitErrors: 100,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-    });
-    options.signal?.throwIfAborted();
+    const report = await validateDraft(draft);
+    signal?.throwIfAborted();
     if (report.valid || round === ROUNDS) return { draft, report };
     const looser = loosen(draft, report);
     if (!looser) return { draft, report };
