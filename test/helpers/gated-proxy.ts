@@ -3,7 +3,7 @@ import { createServer, request, type ClientRequest, type Server } from 'node:htt
 export interface GatedProxy {
   /** For HTTP_PROXY: plain http, forwarded as it is asked for. */
   url: string;
-  /** Bytes of request bodies forwarded since the last reset. */
+  /** Bytes of the bodies of requests made since the last reset, forwarded. */
   forwarded(): number;
   /** Forwards no body bytes past `bytes` more (Infinity: all), holding the rest. */
   limit(bytes: number): void;
@@ -76,7 +76,8 @@ export async function startGatedProxy(): Promise<GatedProxy> {
   const { port } = server.address() as { port: number };
   return {
     url: `http://127.0.0.1:${String(port)}`,
-    forwarded: () => forwarded,
+    // Of the requests made since the reset only: one cut off before it may still be woken.
+    forwarded: () => requests.reduce((sum, { bytes }) => sum + bytes, 0),
     limit: (bytes) => {
       budget = forwarded + bytes;
       open();
