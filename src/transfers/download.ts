@@ -11,7 +11,6 @@ import { errorDetail, send, withRetries, type HttpFetch } from '../client/http.j
 import { counted } from '../text/numbers.js';
 
 export interface DownloadOptions {
-  token?: string | undefined;
   bytes?: number | undefined;
   /** "md5:…", "sha256:…" or a bare md5. */
   hash?: string | undefined;
@@ -33,8 +32,8 @@ export class IntegrityError extends CliError {
 }
 
 /**
- * Downloads to `<target>.part`, resuming it with a byte range when it exists, checks the
- * declared bytes and hash, and only then renames it into place.
+ * Downloads to `<target>.part`, resuming it with a byte range when it exists and the hash
+ * is declared, checks the declared bytes and hash, and only then renames it into place.
  */
 export async function downloadFile(
   fetch: HttpFetch,
@@ -45,6 +44,9 @@ export async function downloadFile(
   const part = `${target}.part`;
   await makeDirectory(dirname(target));
   const expected = hashPlan(options.hash).expected;
+  // Only a file whose hash is declared goes on from a part left earlier: without one nothing
+  // would tell the part of another version (the dataset published again since) from this one.
+  if (!expected) await rm(part, { force: true });
   let digest: string | undefined;
   await withRetries(
     async () => {
@@ -52,7 +54,6 @@ export async function downloadFile(
       const response = await send(fetch, `download ${url}`, url, {
         headers: {
           ...(have > 0 ? { Range: `bytes=${String(have)}-` } : {}),
-          ...(options.token ? { 'Auth-Token': options.token } : {}),
         },
         ...(options.signal ? { signal: options.signal } : {}),
       });

@@ -1066,6 +1066,45 @@ describe('get over real sockets, through the lending transport', () => {
   });
 });
 
+describe('get of a file whose hash is not declared', () => {
+  it('starts again rather than going on from a part another version may have left', async () => {
+    const content = Buffer.from('id,name\n1,Ada\n2,Grace\n');
+    const ranges: (string | undefined)[] = [];
+    const hub = createServer((request, response) => {
+      ranges.push(request.headers.range);
+      if (request.url === '/ada/notes/datapackage.json')
+        response.end(JSON.stringify({ resources: [{ name: 'notes', path: 'notes.csv' }] }));
+      else if (/^\/ada\/notes\/(r\/)?notes\.csv$/.test(request.url ?? '')) {
+        const from = Number(/bytes=(\d+)-/.exec(request.headers.range ?? '')?.[1] ?? 0);
+        response.writeHead(from ? 206 : 200, {
+          ...(from
+            ? {
+                'Content-Range': `bytes ${String(from)}-${String(content.length - 1)}/${String(content.length)}`,
+              }
+            : {}),
+          'Content-Length': String(content.length - from),
+        });
+        response.end(content.subarray(from));
+      } else response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => hub.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${String((hub.address() as AddressInfo).port)}`;
+      const out = mkdtempSync(join(tmpdir(), 'get-'));
+      // What a get of the file's earlier version, broken off, left behind.
+      writeFileSync(join(out, 'notes.csv.part'), 'id,name\n1,Old\n');
+      const { code, err } = await data(['get', `${base}/ada/notes/r/notes.csv`, '--out', out], {});
+      expect(err).not.toContain('error');
+      expect(code).toBe(0);
+      expect(ranges.filter(Boolean)).toEqual([]);
+      expect(readFileSync(join(out, 'notes.csv')).equals(content)).toBe(true);
+    } finally {
+      hub.closeAllConnections();
+      hub.close();
+    }
+  });
+});
+
 /** Replays what a terminal would show: text, carriage returns, cursor moves and line clears. */
 function screen(output: string): string[] {
   const lines: string[][] = [[]];
