@@ -100,7 +100,10 @@ function sessionOf(hub: Hub, request: Request): Session & { encoded: string } {
   return { ...session, encoded };
 }
 
-/** Where the session's bytes gather: named by the digest, or by length and head without it. */
+/**
+ * Where the session's bytes gather: named by the digest, or by length and head without it.
+ * On a store of multipart uploads, the folder of the uploads begun for it, each at its own key.
+ */
 function gatheredAt(session: Session): string {
   const name =
     session.key ?? `head-${session.head ?? ''}-${String(session.length)}${session.extension}`;
@@ -146,11 +149,11 @@ async function planParts(
   session: Session,
   at: string,
   create = true,
-): Promise<{ uploadId: string; held: number; parts: PartToSend[] } | undefined> {
+): Promise<{ key: string; uploadId: string; held: number; parts: PartToSend[] } | undefined> {
   const size = partSize(session.length);
   const upload = await multipart.open(at, session.type, create);
   if (!upload) return undefined;
-  const { uploadId, parts } = upload;
+  const { key, uploadId, parts } = upload;
   const count = Math.max(1, Math.ceil(session.length / size));
   const expected = (number: number) =>
     Math.min(session.length, number * size) - (number - 1) * size;
@@ -166,10 +169,10 @@ async function planParts(
     missing.map(async (number) => ({
       start: (number - 1) * size,
       end: (number - 1) * size + expected(number),
-      url: await multipart.presignPart(at, uploadId, number, expected(number), SESSION_SECONDS),
+      url: await multipart.presignPart(key, uploadId, number, expected(number), SESSION_SECONDS),
     })),
   );
-  return { uploadId, held, parts: toSend };
+  return { key, uploadId, held, parts: toSend };
 }
 
 /** `PUT …&offset=N`: bytes of a partial upload the hub writes itself (a folder). */
@@ -303,15 +306,16 @@ async function completeParts(
   const upload = await planParts(multipart, session, at, false);
   if (!upload || upload.parts.length > 0 || upload.held !== session.length)
     throw new HttpError(409, 'the upload is not whole yet: ask what it holds and send the rest');
-  await multipart.complete(at, upload.uploadId);
+  // The upload's key is its own: no other completion writes there between check and take.
+  await multipart.complete(upload.key, upload.uploadId);
   // The store checked each part on its own: the whole is checked here, before it counts.
-  const digest = await digestOf(await hub.storage.read(at));
+  const digest = await digestOf(await hub.storage.read(upload.key));
   if (digest.length !== session.length || digest.md5 !== md5) {
-    await hub.storage.delete(at);
+    await hub.storage.delete(upload.key);
     throw new HttpError(400, 'the bytes received do not match their MD5: send the file again');
   }
   await takeIn(hub, {
-    staged: at,
+    staged: upload.key,
     key: session.key ?? '',
     ownerid: session.ownerid,
     size: session.length,

@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hub } from '../../src/hub/context.js';
 import { collectGarbage } from '../../src/hub/gc.js';
@@ -219,6 +221,46 @@ describe('an upload in parts, tried as an attacker would', () => {
       expect(await heldOfBrokenUploads(hub)).toBe(0);
       // Asked again, as after an answer that was lost: the same answer.
       expect((await fetch(session, { method: 'POST', body: '{}' })).status).toBe(200);
+    });
+  });
+
+  it('stores the very bytes it checked, though the owner completes another upload of the same file meanwhile', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const multipart = hub.storage.multipart;
+      if (!multipart) return; // a folder's partial file is taken away before it is checked
+      const ada = await serviceToken(url, await browserLogin(url, 'ada'), 'rawstore');
+      const bytes = randomBytes(9 * 1024 * 1024);
+      const key = `${Buffer.from(md5Base64(bytes), 'base64').toString('hex')}.csv`;
+      const sessionOf = async (): Promise<string> =>
+        (
+          (await (
+            await authorizeUploads(url, ada, new Map([['big.csv', bytes]]), 'published', ['PARTS'])
+          ).json()) as AuthorizeReply
+        ).filedata['big.csv']?.upload_url ?? '';
+      const first = await sessionOf();
+      const second = await sessionOf();
+      await sendParts(await planOf(first), bytes);
+
+      // While the hub reads the first upload to check it, the second session sends garbage
+      // and its upload is completed, before the hub takes the first in.
+      const read = hub.storage.read.bind(hub.storage);
+      let raced = false;
+      hub.storage.read = async (at, range) => {
+        const checked = await buffer(await read(at, range));
+        if (!raced && at.startsWith('uploads/')) {
+          raced = true;
+          await sendParts(await planOf(second), randomBytes(bytes.length));
+          for await (const upload of multipart.list(`uploads/${ada.userid}/`))
+            await multipart.complete(upload.key, upload.uploadId);
+        }
+        return Readable.from([checked]);
+      };
+      const done = await fetch(first, { method: 'POST', body: '{}' });
+      hub.storage.read = read;
+      expect(raced).toBe(true);
+      expect(done.status).toBe(200);
+      const stored = await buffer(await read(`objects/${key}`));
+      expect(md5Base64(stored)).toBe(md5Base64(bytes));
     });
   });
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -111,7 +112,7 @@ export class S3Storage implements Storage {
     };
     this.multipart = {
       supported: () => (this.takesMultipart ??= this.probeMultipart()),
-      open: (key, type, create = true) => this.openMultipart(key, type, create),
+      open: (under, type, create = true) => this.openMultipart(under, type, create),
       presignPart: (key, uploadId, part, length, seconds) =>
         getSignedUrl(
           this.client,
@@ -358,23 +359,26 @@ export class S3Storage implements Storage {
   }
 
   private async openMultipart(
-    key: string,
+    under: string,
     type: string,
     create: boolean,
-  ): Promise<{ uploadId: string; parts: StoredPart[] } | undefined> {
-    let oldest: { uploadId: string; initiated: number } | undefined;
-    for await (const upload of this.multipartUploads(key))
-      if (upload.key === key && (!oldest || upload.initiated < oldest.initiated)) oldest = upload;
+  ): Promise<{ key: string; uploadId: string; parts: StoredPart[] } | undefined> {
+    const folder = `${under}/`;
+    let oldest: { key: string; uploadId: string; initiated: number } | undefined;
+    for await (const upload of this.multipartUploads(folder))
+      if (!oldest || upload.initiated < oldest.initiated) oldest = upload;
     if (oldest)
       return {
+        key: oldest.key,
         uploadId: oldest.uploadId,
-        parts: (await this.partsOf(key, oldest.uploadId)).map((part) => ({
+        parts: (await this.partsOf(oldest.key, oldest.uploadId)).map((part) => ({
           number: part.PartNumber ?? 0,
           size: part.Size ?? 0,
           modified: part.LastModified ?? new Date(0),
         })),
       };
     if (!create) return undefined;
+    const key = `${folder}${randomBytes(12).toString('hex')}`;
     const created = await this.client.send(
       new CreateMultipartUploadCommand({
         Bucket: this.bucket,
@@ -383,7 +387,7 @@ export class S3Storage implements Storage {
       }),
     );
     if (!created.UploadId) throw new Error(`the store began no multipart upload at ${key}`);
-    return { uploadId: created.UploadId, parts: [] };
+    return { key, uploadId: created.UploadId, parts: [] };
   }
 
   private async partsOf(key: string, uploadId: string): Promise<Part[]> {

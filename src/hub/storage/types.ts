@@ -55,14 +55,15 @@ export interface MultipartUploads {
   /** Whether the store takes multipart uploads at all (not every S3-compatible one does). */
   supported(): Promise<boolean>;
   /**
-   * The upload going on at `key` (the oldest, when a race made two), else a new one, or
-   * undefined with `create` false.
+   * The upload going on under the folder `under` (the oldest, when a race made two), else a
+   * new one at a key of its own there, or undefined with `create` false. Each upload has its
+   * own key, so that no other completion writes where one was completed and is checked.
    */
   open(
-    key: string,
+    under: string,
     type: string,
     create?: boolean,
-  ): Promise<{ uploadId: string; parts: StoredPart[] } | undefined>;
+  ): Promise<{ key: string; uploadId: string; parts: StoredPart[] } | undefined>;
   presignPart(
     key: string,
     uploadId: string,
