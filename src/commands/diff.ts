@@ -5,6 +5,7 @@ import { InputError } from '../errors.js';
 import { visible } from '../text/visible.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
+import { tokenBelongsTo } from '../client/credential.js';
 import { readsLocally } from './local-or-hub.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -67,7 +68,7 @@ async function compare(
   const sideContext = {
     fetch,
     site: ctx.hub().site,
-    signedIn: token !== undefined,
+    signedIn: (url: string) => token !== undefined && tokenBelongsTo(url, ctx.hub()),
     signal: ctx.signal,
     isLocal: (input: string) => readsLocally(input, ctx),
   };

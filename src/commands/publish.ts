@@ -203,7 +203,7 @@ async function dryRun(
   const published = await diffSide(dataset, {
     fetch: carryingToken(ctx.fetch, ctx.hub(), token),
     site: ctx.hub().site,
-    signedIn: true,
+    signedIn: () => true,
     signal: ctx.signal,
     isLocal: () => false,
   }).catch((error: unknown) => {

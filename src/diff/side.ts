@@ -29,8 +29,8 @@ export interface SideContext {
   fetch: HttpFetch;
   /** The hub's site, for owner/dataset. */
   site: string;
-  /** Whether a token is held for the hub: for the hint when a dataset does not show. */
-  signedIn: boolean;
+  /** Whether a token goes with this URL: for the hint when a dataset does not show. */
+  signedIn: (url: string) => boolean;
   signal?: AbortSignal | undefined;
   /** Whether a name is read here rather than from the hub (commands/local-or-hub.ts). */
   isLocal: (input: string) => boolean;
@@ -92,7 +92,7 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
     await response.text();
     throw new AuthError(
       `no dataset ${dataset}${revision === undefined ? '' : ` revision ${String(revision)}`} that you may read`,
-      context.signedIn
+      context.signedIn(url.href)
         ? 'check the owner, the dataset and the revision; a private dataset shows only to its owner'
         : 'check the owner and the dataset; if it is private, run `data login` first',
     );

@@ -181,6 +181,22 @@ describe('the hub token', () => {
     });
   });
 
+  it("lets diff's hint say signed in only of a dataset its token went to", async () => {
+    const hub = await listener();
+    const other = await listener();
+    try {
+      const data = await client(hub.url, TOKEN, 'stored');
+      const elsewhere = await data(['diff', `${other.url}/o/gone`, `${other.url}/o/gone`]);
+      expect(elsewhere.code).toBe(4);
+      expect(elsewhere.err).toContain('run `data login` first');
+      const onHub = await data(['diff', `${hub.url}/o/gone`, `${hub.url}/o/gone`]);
+      expect(onHub.code).toBe(4);
+      expect(onHub.err).toContain('a private dataset shows only to its owner');
+    } finally {
+      await Promise.all([hub.close(), other.close()]);
+    }
+  });
+
   it('goes to the hub of 127.0.0.1:PORT only: not to localhost:PORT, https, or another port', async () => {
     const recorder = await listener();
     try {
