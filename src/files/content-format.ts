@@ -1,7 +1,7 @@
 import { fileHead } from './chunks.js';
 
 /** How many bytes of a file's start are enough to tell what it is. */
-export const HEAD_BYTES = 4096;
+export const SNIFF_BYTES = 4096;
 
 /** What a file is by its first bytes, when they say it: a table's format or a file no table is. */
 export type ContentFormat =
@@ -52,7 +52,7 @@ export function contentFormat(head: Uint8Array): ContentFormat | undefined {
 /** The same for a local file; undefined when it cannot be read (its reading says why). */
 export async function localContentFormat(path: string): Promise<ContentFormat | undefined> {
   try {
-    return contentFormat(await fileHead(path, HEAD_BYTES));
+    return contentFormat(await fileHead(path, SNIFF_BYTES));
   } catch {
     return undefined;
   }
