@@ -59,7 +59,7 @@ export async function resumableEntry(
 ): Promise<{ upload_method: 'PARTS'; upload_url: string } | undefined> {
   if (entry.length < RESUMABLE_MIN_BYTES) return undefined;
   const known = entry.md5 !== undefined;
-  const multipart = known && (await hub.storage.multipart?.supported());
+  const multipart = known && (await takesMultipart(hub));
   if (!multipart && !hub.storage.partial) return undefined;
   if (!known && entry.headMd5 === undefined) return undefined;
   const session: Session = {
@@ -76,6 +76,20 @@ export async function resumableEntry(
   };
   const encoded = Buffer.from(JSON.stringify(session)).toString('base64url');
   return { upload_method: 'PARTS', upload_url: sessionUrl(hub, encoded) };
+}
+
+const refusalsLogged = new WeakSet<Hub>();
+
+/** Whether the store takes multipart uploads now; its refusal for good is logged once. */
+async function takesMultipart(hub: Hub): Promise<boolean> {
+  const support = await hub.storage.multipart?.supported();
+  if (support?.refusal !== undefined && !refusalsLogged.has(hub)) {
+    refusalsLogged.add(hub);
+    hub.log(
+      `the store refuses multipart uploads (${support.refusal}): large files are uploaded whole, none goes on after a break`,
+    );
+  }
+  return support?.takes ?? false;
 }
 
 function sessionUrl(hub: Hub, encoded: string, offset?: number): string {

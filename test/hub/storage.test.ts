@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FolderStorage } from '../../src/hub/storage/folder.js';
 import { openStorage } from '../../src/hub/storage/open.js';
 import { parseS3Address } from '../../src/hub/storage/s3.js';
@@ -125,6 +127,53 @@ describe('storage addresses', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(StorageAddressError);
       expect(String(error)).not.toContain('secret');
+    }
+  });
+});
+
+describe('an S3-compatible store asked whether it takes multipart uploads', () => {
+  it('keeps a refusal for good, and asks again after a failure that says nothing of them', async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'test');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'test');
+    // What the store answers a new multipart upload, as the test goes on.
+    let answer: { status: number; code: string } = { status: 503, code: 'ServiceUnavailable' };
+    let asked = 0;
+    const server = createServer((request, response) => {
+      request.resume();
+      if (request.method === 'HEAD') return void response.writeHead(200).end();
+      if (request.method === 'POST' && request.url?.includes('uploads')) {
+        asked++;
+        response.writeHead(answer.status, { 'content-type': 'application/xml' });
+        return void response.end(
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${answer.code}</Code><Message>no</Message></Error>`,
+        );
+      }
+      response.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const store = await openStorage(
+      `s3://bucket?endpoint=http%3A%2F%2F127.0.0.1%3A${String(port)}&region=us-east-1&path_style=true`,
+    );
+    try {
+      expect(await store.multipart?.supported()).toEqual({ takes: false });
+      const afterFailure = asked;
+      expect(afterFailure).toBeGreaterThan(0);
+      answer = { status: 501, code: 'NotImplemented' };
+      expect(await store.multipart?.supported()).toEqual({
+        takes: false,
+        refusal: 'NotImplemented (HTTP 501)',
+      });
+      expect(asked).toBe(afterFailure + 1);
+      answer = { status: 503, code: 'ServiceUnavailable' };
+      expect(await store.multipart?.supported()).toMatchObject({
+        takes: false,
+        refusal: 'NotImplemented (HTTP 501)',
+      });
+      expect(asked).toBe(afterFailure + 1);
+    } finally {
+      store.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

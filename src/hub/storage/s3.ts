@@ -84,6 +84,14 @@ export function parseS3Address(address: string): S3Address {
 
 const STAT_MS = 60_000;
 
+/** A store's refusal of a kind of request for good (Swift's s3api without slo, for one). */
+function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof S3ServiceException &&
+    (error.name === 'NotImplemented' || error.$metadata.httpStatusCode === 501)
+  );
+}
+
 function isNotFound(error: unknown): boolean {
   return (
     error instanceof S3ServiceException &&
@@ -111,7 +119,7 @@ export class S3Storage implements Storage {
       presignGet: (key, response, seconds) => this.presignGet(key, response, seconds),
     };
     this.multipart = {
-      supported: () => (this.takesMultipart ??= this.probeMultipart()),
+      supported: () => this.multipartSupport(),
       open: (under, type, create = true) => this.openMultipart(under, type, create),
       presignPart: (key, uploadId, part, length, seconds) =>
         getSignedUrl(
@@ -336,26 +344,39 @@ export class S3Storage implements Storage {
     } while (token);
   }
 
-  private takesMultipart: Promise<boolean> | undefined;
+  /** The store's answer to a multipart upload: kept once it is a definite one. */
+  private takesMultipart: Promise<{ takes: boolean; refusal?: string }> | undefined;
 
-  /** Begins a multipart upload and aborts it: a store that cannot is asked once only. */
-  private async probeMultipart(): Promise<boolean> {
+  private async multipartSupport(): Promise<{ takes: boolean; refusal?: string }> {
+    const asking = (this.takesMultipart ??= this.probeMultipart());
+    const answer = await asking;
+    // A timeout or a store out of service says nothing of multipart uploads: asked again.
+    if (!answer.takes && answer.refusal === undefined && this.takesMultipart === asking)
+      this.takesMultipart = undefined;
+    return answer;
+  }
+
+  /** Begins a multipart upload and aborts it (or leaves it to gc, under uploads/). */
+  private async probeMultipart(): Promise<{ takes: boolean; refusal?: string }> {
     const key = this.key('uploads/multipart-probe');
+    let created: { UploadId?: string | undefined };
     try {
-      const created = await this.client.send(
+      created = await this.client.send(
         new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key }),
       );
-      await this.client.send(
+    } catch (error) {
+      return isRefusal(error) ? { takes: false, refusal: describe(error) } : { takes: false };
+    }
+    await this.client
+      .send(
         new AbortMultipartUploadCommand({
           Bucket: this.bucket,
           Key: key,
           UploadId: created.UploadId,
         }),
-      );
-      return true;
-    } catch {
-      return false;
-    }
+      )
+      .catch(() => undefined);
+    return { takes: true };
   }
 
   private async openMultipart(

@@ -52,8 +52,11 @@ export interface DirectAccess {
  * store holds of them is asked again after a break, so that only the missing parts are sent.
  */
 export interface MultipartUploads {
-  /** Whether the store takes multipart uploads at all (not every S3-compatible one does). */
-  supported(): Promise<boolean>;
+  /**
+   * Whether the store takes multipart uploads at all (not every S3-compatible one does), with
+   * the store's `refusal` where it refused them for good; a failure to ask is asked again.
+   */
+  supported(): Promise<{ takes: boolean; refusal?: string }>;
   /**
    * The upload going on under the folder `under` (the oldest, when a race made two), else a
    * new one at a key of its own there, or undefined with `create` false. Each upload has its
