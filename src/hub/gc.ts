@@ -118,7 +118,8 @@ async function sweepMultipart(
   if (!multipart) return;
   for await (const { key, uploadId, size, modified } of multipart.list(prefix)) {
     if (modified.getTime() >= before) continue;
-    if (!report.dryRun) await multipart.abort(key, uploadId);
+    // One completed since it was listed is no longer staged.
+    if (!report.dryRun && !(await multipart.abort(key, uploadId))) continue;
     add(report.staged, size);
   }
 }

@@ -295,6 +295,34 @@ describe('an upload in parts, tried as an attacker would', () => {
     });
   });
 
+  it('leaves to garbage collection no failure for an upload completed between its listing and its abort', async () => {
+    await withHub({}, async ({ hub }) => {
+      const multipart = hub.storage.multipart;
+      if (!multipart) return; // a folder's partial files are removed as files
+      const upload = await multipart.open('uploads/ada/resumable/x.csv', 'text/csv');
+      const bytes = Buffer.from('id\n1\n');
+      const put = await fetch(
+        await multipart.presignPart(upload?.key ?? '', upload?.uploadId ?? '', 1, bytes.length, 60),
+        { method: 'PUT', body: bytes },
+      );
+      expect(put.ok).toBe(true);
+      const list = multipart.list.bind(multipart);
+      multipart.list = async function* (prefix) {
+        for await (const listed of list(prefix)) {
+          // Completed by its owner once listed, and listed as past the grace.
+          await multipart.complete(listed.key, listed.uploadId);
+          yield { ...listed, modified: new Date(0) };
+        }
+      };
+      try {
+        const report = await collectGarbage(hub, { graceMinutes: 60, dryRun: false });
+        expect(report.staged.count).toBe(0);
+      } finally {
+        multipart.list = list;
+      }
+    });
+  });
+
   it('trusts the digest taken on the way only of a write that went into the partial file alone', async () => {
     const store = mkdtempSync(join(tmpdir(), 'data-partial-'));
     try {

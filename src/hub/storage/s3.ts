@@ -84,6 +84,11 @@ export function parseS3Address(address: string): S3Address {
 
 const STAT_MS = 60_000;
 
+/** A multipart upload completed or aborted by another request meanwhile. */
+function isGoneUpload(error: unknown): boolean {
+  return error instanceof S3ServiceException && error.name === 'NoSuchUpload';
+}
+
 /** A store's refusal of a kind of request for good (Swift's s3api without slo, for one). */
 function isRefusal(error: unknown): boolean {
   return (
@@ -135,13 +140,19 @@ export class S3Storage implements Storage {
         ),
       complete: (key, uploadId) => this.completeMultipart(key, uploadId),
       abort: async (key, uploadId) => {
-        await this.client.send(
-          new AbortMultipartUploadCommand({
-            Bucket: this.bucket,
-            Key: this.key(key),
-            UploadId: uploadId,
-          }),
-        );
+        try {
+          await this.client.send(
+            new AbortMultipartUploadCommand({
+              Bucket: this.bucket,
+              Key: this.key(key),
+              UploadId: uploadId,
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (isGoneUpload(error)) return false;
+          throw error;
+        }
       },
       list: (prefix) => this.listMultipart(prefix),
     };
@@ -483,7 +494,7 @@ export class S3Storage implements Storage {
       try {
         parts = await this.partsOf(key, uploadId);
       } catch (error) {
-        if (error instanceof S3ServiceException && error.name === 'NoSuchUpload') continue;
+        if (isGoneUpload(error)) continue;
         throw error;
       }
       const newest = parts.reduce(

@@ -76,7 +76,8 @@ export interface MultipartUploads {
   ): Promise<string>;
   /** Makes the object at `key` of every part held, in their order. */
   complete(key: string, uploadId: string): Promise<void>;
-  abort(key: string, uploadId: string): Promise<void>;
+  /** Aborts the upload: false when it was gone already (completed or aborted meanwhile). */
+  abort(key: string, uploadId: string): Promise<boolean>;
   /** The uploads going on under a prefix, with the bytes of their parts and when last written to. */
   list(
     prefix: string,
