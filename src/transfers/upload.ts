@@ -2,7 +2,8 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { fileChunks } from '../files/chunks.js';
 import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64 } from '../files/hash.js';
-import { ApiError } from '../errors.js';
+import { ApiError, CliError } from '../errors.js';
+import { EXIT } from '../exit-codes.js';
 import {
   errorDetail,
   send,
@@ -220,7 +221,9 @@ async function uploadParts(
           );
           done += part.end - part.start;
         }
-        plan = await planOf(fetch, upload, label, signal);
+        const next = await planOf(fetch, upload, label, signal);
+        if (next.parts.length > 0 && next.held <= plan.held) throw noProgress(upload, label);
+        plan = next;
       }
     };
     await withRetries(sendMissing, options);
@@ -241,6 +244,18 @@ async function uploadParts(
         throw error;
     }
   }
+}
+
+/** A hub that asks again for the parts it was sent: sending them again would never end. */
+function noProgress(upload: UploadParts, label: string): CliError {
+  return new CliError(
+    `upload ${label}: the hub at ${new URL(upload.url).origin} was sent every part it asked for and holds no more of the file than before`,
+    {
+      code: 'E_API',
+      exitCode: EXIT.network,
+      hint: 'try again later; if it goes on, tell whoever runs the hub',
+    },
+  );
 }
 
 async function planOf(
