@@ -138,6 +138,9 @@ interface PartToSend {
 /** `GET`: what the store holds of the upload, and the parts still to send, each with its address. */
 export async function plan(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const session = sessionOf(hub, request);
+  // Held already (the owner's other publication of the file completed it): nothing to send.
+  if (session.key !== undefined && (await hub.store.holds(session.ownerid, session.key)))
+    return sendJson(response, 200, { length: session.length, held: session.length, parts: [] });
   const at = gatheredAt(session);
   const { multipart, partial } = hub.storage;
   if (multipart && session.key !== undefined) {

@@ -221,6 +221,12 @@ describe('an upload in parts, tried as an attacker would', () => {
       expect(await heldOfBrokenUploads(hub)).toBe(0);
       // Asked again, as after an answer that was lost: the same answer.
       expect((await fetch(session, { method: 'POST', body: '{}' })).status).toBe(200);
+      // Planned again, as by the owner's second publication of the file: nothing to send.
+      expect(await planOf(session)).toEqual({
+        length: bytes.length,
+        held: bytes.length,
+        parts: [],
+      });
     });
   });
 
