@@ -357,9 +357,30 @@ describe('an upload in parts, tried as an attacker would', () => {
       release();
       expect(second.alone).toBe(false);
       expect((await first).alone).toBe(false);
+      // Taken, it carries no write's stamp: no digest taken on the way stands for it.
       const taken = await folder.partial.take(key);
-      expect(taken?.stamp).toBe(second.stamp);
+      expect(taken?.stamp).toBe(0);
       expect(readFileSync(taken?.path ?? '', 'utf8')).toBe('ccccdddd');
+    } finally {
+      rmSync(store, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the stamps of the newest partial files made whole by a write alone, and no others', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'data-partial-'));
+    try {
+      const folder = new FolderStorage(store);
+      const body = (text: string): AsyncIterable<Buffer> => Readable.from([Buffer.from(text)]);
+      const whole = await folder.partial.write('uploads/ada/resumable/whole', 0, body('ab'), 2);
+      const broken = await folder.partial.write('uploads/ada/resumable/half', 0, body('a'), 2);
+      expect(broken.alone).toBe(true);
+      expect((await folder.partial.take('uploads/ada/resumable/half'))?.stamp).toBe(0);
+      // Past the newest 1,024, the oldest stamp goes: that file would be read again.
+      let newest = whole;
+      for (let n = 0; n < 1024; n++)
+        newest = await folder.partial.write(`uploads/ada/resumable/${String(n)}`, 0, body('ab'), 2);
+      expect((await folder.partial.take('uploads/ada/resumable/whole'))?.stamp).toBe(0);
+      expect((await folder.partial.take('uploads/ada/resumable/1023'))?.stamp).toBe(newest.stamp);
     } finally {
       rmSync(store, { recursive: true, force: true });
     }

@@ -24,6 +24,9 @@ import {
   type StoredInfo,
 } from './types.js';
 
+/** Partial files made whole by a write alone whose stamps are kept, the newest. */
+const KEPT_STAMPS = 1024;
+
 /** The embedded default: every key a file under one folder, written by rename or link. */
 export class FolderStorage implements Storage {
   constructor(readonly root: string) {
@@ -37,7 +40,11 @@ export class FolderStorage implements Storage {
   /** Writes going on into each partial file, and the files being taken: see takePartial. */
   private readonly writers = new Map<string, number>();
   private readonly taking = new Set<string>();
-  /** The stamp of the last write begun into each partial file, from one count for all. */
+  /**
+   * The stamp of the last write begun into each partial file, from one count for all: kept
+   * past the writes only for a file one write alone made whole (its digest may stand for it),
+   * and for the newest of those only. A stamp missing is safe: the file is read again.
+   */
   private readonly lastWrite = new Map<string, number>();
   private stamps = 0;
 
@@ -63,16 +70,34 @@ export class FolderStorage implements Storage {
     const others = this.writers.get(key) ?? 0;
     this.writers.set(key, others + 1);
     const stamp = ++this.stamps;
-    this.lastWrite.set(key, stamp);
+    this.stampWrite(key, stamp);
+    let whole = false;
     try {
       await makeDirectory(dirname(path));
       const held = await this.writeInto(path, offset, body, limit);
-      return { held, stamp, alone: others === 0 && this.lastWrite.get(key) === stamp };
+      const alone = others === 0 && this.lastWrite.get(key) === stamp;
+      whole = alone && held === limit;
+      return { held, stamp, alone };
     } finally {
       const left = (this.writers.get(key) ?? 1) - 1;
-      if (left === 0) this.writers.delete(key);
-      else this.writers.set(key, left);
+      if (left > 0) this.writers.set(key, left);
+      else {
+        this.writers.delete(key);
+        if (!whole) this.lastWrite.delete(key);
+      }
     }
+  }
+
+  private stampWrite(key: string, stamp: number): void {
+    this.lastWrite.delete(key);
+    this.lastWrite.set(key, stamp);
+    if (this.lastWrite.size > KEPT_STAMPS)
+      for (const oldest of this.lastWrite.keys()) {
+        if (!this.writers.has(oldest)) {
+          this.lastWrite.delete(oldest);
+          break;
+        }
+      }
   }
 
   private async writeInto(

@@ -112,8 +112,8 @@ export interface PartialFiles {
   ): Promise<{ held: number; stamp: number; alone: boolean }>;
   /**
    * Takes the partial file away from its key, for the caller alone: its local path and the
-   * stamp of the last write into it, or undefined when there is none; 409 while a write into
-   * it goes on. The caller removes it.
+   * stamp of the write that made it whole alone, if the last one did (else 0), or undefined
+   * when there is none; 409 while a write into it goes on. The caller removes it.
    */
   take(key: string): Promise<{ path: string; stamp: number } | undefined>;
 }
