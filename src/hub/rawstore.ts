@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64, HEAD_BYTES } from '../files/hash.js';
+import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64 } from '../files/hash.js';
+import { BytesDigest } from './bytes-digest.js';
 import { serviceClaims, userOf, type Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './http.js';
 import { sendStored } from './send-file.js';
@@ -261,26 +262,22 @@ interface Meter {
  * `withCrc`, also takes their CRC32.
  */
 function meter(limit: number, withCrc: boolean): Meter {
-  const hash = createHash('md5');
-  const head = createHash('md5');
+  const digest = new BytesDigest();
   let crc = 0;
-  let length = 0;
   const transform = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
-      if (length < HEAD_BYTES) head.update(chunk.subarray(0, HEAD_BYTES - length));
-      length += chunk.length;
-      if (length > limit)
+      if (digest.length + chunk.length > limit)
         return callback(new HttpError(400, 'more bytes than the declared length'));
-      hash.update(chunk);
+      digest.add(chunk);
       if (withCrc) crc = crc32(chunk, crc);
       callback(null, chunk);
     },
   });
   return {
     transform,
-    length: () => length,
-    md5: () => hash.digest('base64'),
-    headMd5: () => head.digest('base64'),
+    length: () => digest.length,
+    md5: () => digest.result().md5,
+    headMd5: () => digest.result().headMd5,
     crc32: () => crc32Base64(crc),
   };
 }

@@ -6,11 +6,10 @@
  * takes uploads itself (S3), the parts are the store's own multipart upload, put at presigned
  * addresses; on a folder, the hub writes the bytes into a partial file at an offset.
  */
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
-import { HEAD_BYTES } from '../files/hash.js';
+import { BytesDigest, digestOf, type Digest } from './bytes-digest.js';
 import type { Hub } from './context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './http.js';
 import { objectKey, objectsUrl, storeFile, takeIn, type FileEntry } from './rawstore.js';
@@ -203,7 +202,7 @@ export async function write(hub: Hub, request: Request, response: ServerResponse
     throw new HttpError(400, '"offset" must be a whole number of bytes within the file');
   const at = gatheredAt(session);
   // A write of the whole file from its first byte takes its digest on the way.
-  const digest = offset === 0 ? new RunningDigest() : undefined;
+  const digest = offset === 0 ? new BytesDigest() : undefined;
   const body = request.raw as AsyncIterable<Buffer>;
   const written = await refusedAsHttp(() =>
     partial.write(at, offset, digest ? digest.through(body) : body, session.length),
@@ -213,8 +212,6 @@ export async function write(hub: Hub, request: Request, response: ServerResponse
     digestsOf(hub).set(at, { stamp: written.stamp, ...digest.result() }, 256 + at.length);
   sendJson(response, 200, { held: written.held });
 }
-
-type Digest = { md5: string; headMd5: string; length: number };
 
 /**
  * The digests of partial files written whole by one write alone, by the write's stamp: if
@@ -338,39 +335,4 @@ async function completeParts(
     size: session.length,
     isPrivate: session.private,
   });
-}
-
-/** The MD5, length and head MD5 of bytes, read through once. */
-async function digestOf(stream: AsyncIterable<Buffer>): Promise<Digest> {
-  const digest = new RunningDigest();
-  for await (const chunk of stream) digest.add(chunk);
-  return digest.result();
-}
-
-class RunningDigest {
-  private readonly whole = createHash('md5');
-  private readonly head = createHash('md5');
-  length = 0;
-
-  add(chunk: Buffer): void {
-    if (this.length < HEAD_BYTES) this.head.update(chunk.subarray(0, HEAD_BYTES - this.length));
-    this.whole.update(chunk);
-    this.length += chunk.length;
-  }
-
-  /** The bytes of a stream as they pass, taken. */
-  async *through(stream: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
-    for await (const chunk of stream) {
-      this.add(chunk);
-      yield chunk;
-    }
-  }
-
-  result(): Digest {
-    return {
-      md5: this.whole.digest('base64'),
-      headMd5: this.head.digest('base64'),
-      length: this.length,
-    };
-  }
 }
