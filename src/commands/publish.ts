@@ -166,7 +166,8 @@ async function validatePublished(
 ): Promise<Report> {
   if (options.sheets !== undefined)
     return validateSource(check, ctx, { descriptor: source.descriptor, dir: source.dir });
-  if (!source.inferred) return validateSource(check, ctx);
+  // A file that is no table is judged as `data validate` judges it (a PDF alone is no package).
+  if (!source.inferred || !describesTable(source.descriptor)) return validateSource(check, ctx);
   const { settleWith } = await import('../init/settle.js');
   const { replaceInferred } = await import('../client/publish-source.js');
   const settled = await settleWith(
@@ -180,6 +181,11 @@ async function validatePublished(
   );
   await replaceInferred(source, settled.draft as unknown as Record<string, unknown>);
   return settled.report;
+}
+
+function describesTable(descriptor: Record<string, unknown>): boolean {
+  const [resource] = Array.isArray(descriptor.resources) ? (descriptor.resources as unknown[]) : [];
+  return typeof resource === 'object' && resource !== null && 'schema' in resource;
 }
 
 /**

@@ -4,13 +4,14 @@
  * dataset from a missing one.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFileSync, mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
 import { oidcProvider } from '../../src/hub/providers/oidc.js';
 import { memoryIO } from '../../src/output/io.js';
+import { V2_PROFILE } from '../../src/validator/reading.js';
 import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../src/hub/names.js';
 import { firstLiteralSegment, ROUTES } from '../../src/hub/routes.js';
 import { HttpBrowser, oidcSignIn, startOidcProvider } from '../helpers/identity.js';
@@ -240,9 +241,18 @@ describe('names whatever their case', () => {
         const code = await run(args, io, { fetch: globalThis.fetch });
         return { code, out: io.out(), err: io.err() };
       };
-      const file = join(mkdtempSync(join(tmpdir(), 'data-names-csv-')), 'Cities.csv');
-      copyFileSync(join(CITIES_DIR, 'data/cities.csv'), file);
-      const refused = await data(['publish', file, '--name', 'Cities']);
+      // Data Package v2 lets a name have capitals (v1 refuses them before anything is sent).
+      const dir = mkdtempSync(join(tmpdir(), 'data-names-csv-'));
+      copyFileSync(join(CITIES_DIR, 'data/cities.csv'), join(dir, 'cities.csv'));
+      writeFileSync(
+        join(dir, 'datapackage.json'),
+        JSON.stringify({
+          $schema: V2_PROFILE,
+          name: 'Cities',
+          resources: [{ name: 'cities', path: 'cities.csv' }],
+        }),
+      );
+      const refused = await data(['publish', dir]);
       expect(refused.code).not.toBe(0);
       expect(refused.err).toContain('409 you already have a dataset "cities"');
       const info = await data(['info', 'ada/Cities']);
