@@ -84,9 +84,15 @@ export function parseS3Address(address: string): S3Address {
 
 const STAT_MS = 60_000;
 
-/** A multipart upload completed or aborted by another request meanwhile. */
+/**
+ * A multipart upload completed or aborted by another request meanwhile: NoSuchUpload, or
+ * NoSuchKey from Swift's s3api for one completed.
+ */
 function isGoneUpload(error: unknown): boolean {
-  return error instanceof S3ServiceException && error.name === 'NoSuchUpload';
+  return (
+    error instanceof S3ServiceException &&
+    (error.name === 'NoSuchUpload' || error.name === 'NoSuchKey')
+  );
 }
 
 /** A store's refusal of a kind of request for good (Swift's s3api without slo, for one). */
