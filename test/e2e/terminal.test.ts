@@ -52,6 +52,13 @@ async function terminalMode(): Promise<string> {
   return /^-?icanon$/m.exec(screen())?.[0] ?? '';
 }
 
+/** Ctrl-C typed into the terminal; the command must end with exit 130. */
+async function interruptedByCtrlC(): Promise<void> {
+  tmux('send-keys', '-t', 'main', 'C-c');
+  await waitFor(/EXIT=\d+/);
+  expect(screen()).toMatch(/EXIT=130/);
+}
+
 /** Runs a data command in a fresh terminal; afterwards the shell prints its exit code and the terminal mode. */
 function startInTerminal(args: string, env: Record<string, string>): void {
   const assignments = Object.entries({ NO_COLOR: '1', DATA_KEYCHAIN: '0', ...env })
@@ -145,9 +152,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       try {
         startInTerminal(`validate ${source()}`, { DATA_CONFIG_DIR: join(home, 'config') });
         await waitFor(busy);
-        tmux('send-keys', '-t', 'main', 'C-c');
-        await waitFor(/EXIT=\d+/);
-        expect(screen()).toMatch(/EXIT=130/);
+        await interruptedByCtrlC();
         expect(await terminalMode()).toBe('icanon');
       } finally {
         kill();
@@ -206,9 +211,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         DATA_CONFIG_DIR: join(home, 'config'),
       });
       await waitFor(/Delete ada\/old and all its revisions/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
+      await interruptedByCtrlC();
       expect(screen()).not.toContain('Delete ada/old');
       expect(screen()).not.toMatch(/force closed|bug in data/);
       expect(deletes()).toBe(before);
@@ -261,9 +264,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
       await waitFor(/Name/);
       expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
+      await interruptedByCtrlC();
       expect(screen()).not.toContain('Name (lower case');
       expect(screen()).not.toMatch(/force closed|bug in data/);
       expect(existsSync(join(dir, 'datapackage.json'))).toBe(false);
@@ -282,9 +283,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         DATA_CONFIG_DIR: join(home, 'config'),
       });
       await waitFor(/fetching .*t\.parquet · [1-9]\d* s/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
+      await interruptedByCtrlC();
       expect(screen()).toMatch(/^error: interrupted$/m);
       expect(screen()).not.toContain('fetching');
       expect(await terminalMode()).toBe('icanon');
@@ -302,9 +301,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         DATA_CONFIG_DIR: join(home, 'config'),
       });
       await waitFor(/downloading [1-9]/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
+      await interruptedByCtrlC();
       expect(readFileSync(join(dir, 'slow.csv'), 'utf8')).toBe('my own work\n');
     } finally {
       kill();
@@ -320,9 +317,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         DATA_CONFIG_DIR: join(home, 'config'),
       });
       await waitFor(/upload|MB|kB|B of/);
-      tmux('send-keys', '-t', 'main', 'C-c');
-      await waitFor(/EXIT=\d+/);
-      expect(screen()).toMatch(/EXIT=130/);
+      await interruptedByCtrlC();
       // The progress line is cleared at Ctrl-C and never drawn again after "interrupted".
       const after = screen().split('interrupted')[1] ?? '';
       expect(after.split('EXIT=')[0]).not.toMatch(/upload|publishing|B of|B\/s/);

@@ -57,17 +57,23 @@ async function sourceUpload(url: string, token: string, spec: unknown) {
   };
 }
 
+/** Ada's world-cities, public, and the same package as her private "secret"; her user id. */
+async function publishPublicAndSecret(url: string, ada: string): Promise<string> {
+  const { userid } = await publish(url, ada, CITIES_DIR);
+  await waitForState(url, `${userid}/world-cities/1`);
+  await waitForState(
+    url,
+    (await publish(url, ada, CITIES_DIR, { dataset: 'secret', findability: 'private' })).flowId,
+    ada,
+  );
+  return userid;
+}
+
 describe('a token in an address', () => {
   it('counts as no token anywhere but /auth/check', async () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');
-      const { userid } = await publish(url, ada, CITIES_DIR);
-      await waitForState(url, `${userid}/world-cities/1`);
-      await waitForState(
-        url,
-        (await publish(url, ada, CITIES_DIR, { dataset: 'secret', findability: 'private' })).flowId,
-        ada,
-      );
+      const userid = await publishPublicAndSecret(url, ada);
       const inAddress = `jwt=${encodeURIComponent(ada)}`;
 
       expect(await authenticated(`${url}/auth/check?${inAddress}`)).toBe(true);
@@ -365,13 +371,7 @@ describe('what a reader may not see', () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');
       const bob = await browserLogin(url, 'bob');
-      const { userid } = await publish(url, ada, CITIES_DIR);
-      await waitForState(url, `${userid}/world-cities/1`);
-      await waitForState(
-        url,
-        (await publish(url, ada, CITIES_DIR, { dataset: 'secret', findability: 'private' })).flowId,
-        ada,
-      );
+      const userid = await publishPublicAndSecret(url, ada);
       const paths = [
         '/ada/secret',
         '/ada/Secret',
