@@ -574,6 +574,7 @@ export async function dataset(
     description: text(descriptor?.description) ?? null,
     readme: good && descriptor ? await readme(hub.storage, descriptor, locate('README.md')) : null,
     revision: shown.revision,
+    version,
     state: latest.state,
     findability: found.dataset.findability,
     facts: descriptor

@@ -51,12 +51,31 @@ export async function visibleDataset(
   return found && !(await hiddenFrom(hub, request, found)) ? found : undefined;
 }
 
+/** A revision number as an address writes it: digits, no sign, no leading zero. */
+export function isRevisionNumber(text: string | undefined): text is string {
+  return text !== undefined && /^[1-9][0-9]{0,8}$/.test(text);
+}
+
 /** `?v=`: a revision number as digits, no sign, no leading zero. */
 export function revisionParam(request: Request): string | null {
   const asked = request.url.searchParams.get('v');
   if (asked === null) return null;
-  if (!/^[1-9][0-9]{0,8}$/.test(asked)) throw new HttpError(400, '"v" must be a revision number');
+  if (!isRevisionNumber(asked)) throw new HttpError(400, '"v" must be a revision number');
   return asked;
+}
+
+/**
+ * The address of a read of `/<owner>/<dataset>/<rest>` at one revision,
+ * `/<owner>/<dataset>/v/<N>/<rest>`: the path as it was sent (decoding and encoding it again
+ * could change it), the query kept but for `v`.
+ */
+export function versionedAddress(request: Request, revision: string | number): string {
+  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  const parts = rawPath.split('/').filter((part) => part !== '');
+  const query = new URLSearchParams(request.url.search);
+  query.delete('v');
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  return `/${[...parts.slice(0, 2), 'v', String(revision), ...parts.slice(2)].join('/')}${search}`;
 }
 
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */

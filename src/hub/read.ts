@@ -4,6 +4,8 @@ import type { Request } from './http.js';
 import { wantedCopy } from './copies.js';
 import {
   published,
+  publishedRevision,
+  versionedAddress,
   visibleDataset,
   resourceAtPath,
   resourceFile,
@@ -15,7 +17,10 @@ import { sendStored } from './send-file.js';
 /** Which file of a published revision to send, and the name its type is told by. */
 export type Pick = (pkg: Published) => PickedFile;
 
-/** Sends one file of a visible, published revision of owner/name; `pick` says which. */
+/**
+ * Sends one file of a visible, published revision of owner/name; `pick` says which, and
+ * `revision` which revision the address names (null: the latest, at its unversioned address).
+ */
 export async function sendPublished(
   hub: Hub,
   request: Request,
@@ -23,10 +28,17 @@ export async function sendPublished(
   owner: string,
   name: string,
   pick: Pick,
+  revision: string | null = null,
 ): Promise<void> {
-  const pkg = await published(hub, request, owner, name);
+  const pkg =
+    revision === null
+      ? await published(hub, request, owner, name)
+      : await publishedRevision(hub, request, owner, name, revision);
   const found = pick(pkg);
-  const cache = cachePolicy(pkg);
+  const cache = cachePolicy(pkg, revision !== null);
+  // The latest's answer names the revision it is, at the address that keeps its bytes.
+  if (revision === null)
+    response.setHeader('Content-Location', versionedAddress(request, pkg.revision.revision));
   // A copy is sent from its stored file where there is one (the original that is its own
   // copy, revisions published before copies were made when asked for), else made or kept.
   const wanted = found.resource && wantedCopy(pkg, found.resource);
@@ -36,14 +48,20 @@ export async function sendPublished(
 }
 
 /**
- * What a cache in front of the hub (a CDN) may do: keep what anyone may read, asking the
- * hub again each time (the ETag makes that cheap, and a new revision is seen at once), and
- * never keep what only the owner may read: the token rides in a header caches do not know.
+ * What a cache in front of the hub (a CDN) may do: never keep what only the owner may read
+ * (the token rides in a header a cache does not key on); keep what anyone may read, for a
+ * year without asking again at a revision's own address (`/v/<N>/…`, whose bytes never
+ * change), and asking the hub again each time at the latest's (the ETag makes that cheap, and
+ * a new revision is seen at once).
  */
-function cachePolicy(pkg: Published): string {
+export function cachePolicy(pkg: Published, versioned: boolean): string {
   const isPrivate = pkg.dataset.findability === 'private' || pkg.revision.findability === 'private';
-  return isPrivate ? 'private, no-store' : 'public, no-cache';
+  if (isPrivate) return 'private, no-store';
+  return versioned ? IMMUTABLE : 'public, no-cache';
 }
+
+/** What never changes and anyone may read: kept a year, never asked for again meanwhile. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** A file the pipeline stored beside the data: datapackage.json, validation_report.json. */
 export const stored =

@@ -37,6 +37,7 @@ import { StorageAddressError, type Storage } from './storage/types.js';
 import { loadKeys } from './tokens.js';
 import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
 import { isReservedName } from './names.js';
+import { isRevisionNumber, revisionParam, versionedAddress } from './published.js';
 import { notFoundPage } from './views/layout.js';
 import { visibleLayout } from '../text/visible.js';
 
@@ -200,6 +201,17 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
     at('/:owner/:dataset/v/:revision');
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
   }
+  if (count >= 5 && third === 'v' && /^\d+$/.test(fourth ?? '')) {
+    return versionedRead(hub, request, response);
+  }
+  // `?v=N` moves to revision N's own address, where the descriptor's relative paths stay.
+  const asked = revisionParam(request);
+  if (asked !== null) {
+    // The same for everyone, as what it names is: a cache may keep it, whoever asked.
+    response.setHeader('Cache-Control', 'public, max-age=86400');
+    response.removeHeader('Vary');
+    return redirect(response, versionedAddress(request, asked), 301);
+  }
   const send = (pick: read.Pick) => read.sendPublished(hub, request, response, first, second, pick);
   if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json')) {
     at(
@@ -215,6 +227,34 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
   }
   at('/:owner/:dataset/:path');
   return send(read.atPath(request.segments.slice(2).join('/')));
+}
+
+/**
+ * The reads of `/<owner>/<dataset>/v/<N>/…`: revision N's descriptor, report and files, at
+ * addresses whose bytes never change. A revision that did not succeed, or is hidden from
+ * the reader, is not there.
+ */
+async function versionedRead(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const at = (template: Template) => (request.route = template);
+  const [owner = '', dataset = '', , revision = '', file, name] = request.segments;
+  if (!isRevisionNumber(revision)) throw new HttpError(404, 'not found');
+  const count = request.segments.length;
+  const send = (pick: read.Pick) =>
+    read.sendPublished(hub, request, response, owner, dataset, pick, revision);
+  if (count === 5 && (file === 'datapackage.json' || file === 'validation_report.json')) {
+    at(
+      file === 'datapackage.json'
+        ? '/:owner/:dataset/v/:revision/datapackage.json'
+        : '/:owner/:dataset/v/:revision/validation_report.json',
+    );
+    return send(read.stored(file));
+  }
+  if (count === 6 && file === 'r' && name) {
+    at('/:owner/:dataset/v/:revision/r/:file');
+    return send(read.byFileName(name));
+  }
+  at('/:owner/:dataset/v/:revision/:path');
+  return send(read.atPath(request.segments.slice(4).join('/')));
 }
 
 /** Routes that are the operator's, not users': not counted as requests. */

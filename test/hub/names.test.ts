@@ -292,7 +292,8 @@ describe('names whatever their case', () => {
       };
       const cases: [string, string][] = [
         ['/ada/Cities', '/ada/cities'],
-        ['/ada/CITIES/r/cities.csv?v=1&x=%2F', '/ada/cities/r/cities.csv?v=1&x=%2F'],
+        ['/ada/CITIES/r/cities.csv?x=%2F', '/ada/cities/r/cities.csv?x=%2F'],
+        ['/ada/CITIES/v/1/r/cities.csv?x=%2F', '/ada/cities/v/1/r/cities.csv?x=%2F'],
         ['/ADA/cities/datapackage.json', '/ada/cities/datapackage.json'],
         ['/Ada/CITIES/v/1', '/ada/cities/v/1'],
         ['/Ada', '/ada'],
@@ -387,6 +388,10 @@ describe('what a reader may not see', () => {
         '/ada/secret/r/world-cities_zip.zip',
         '/ada/secret/data/cities.csv',
         '/ada/secret/datapackage.json?v=1',
+        '/ada/secret/v/1/datapackage.json',
+        '/ada/secret/v/1/validation_report.json',
+        '/ada/secret/v/1/r/cities.csv',
+        '/ada/secret/v/1/data/cities.csv',
         `/source/${userid}/secret/revisions`,
         `/source/${userid}/secret/1`,
         `/source/${userid}/secret/latest`,

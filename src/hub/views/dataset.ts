@@ -55,6 +55,8 @@ export interface DatasetView {
   description: string | null;
   readme: string | null;
   revision: number | undefined;
+  /** The revision the page's address names (`/v/<N>`); undefined on the latest's page. */
+  version?: number | undefined;
   state: string;
   findability: string;
   facts: { label: string; html: string }[];
@@ -214,7 +216,9 @@ function changesLine(view: DatasetView, base: string): string {
 
 export function datasetPage(view: DatasetView): string {
   const base = `/${encodeURIComponent(view.owner)}/${encodeURIComponent(view.name)}`;
-  const command = `data get ${view.owner}/${view.name}`;
+  // A revision's page links its own files, at addresses that keep its bytes.
+  const here = view.version === undefined ? base : `${base}/v/${String(view.version)}`;
+  const command = `data get ${view.owner}/${view.name}${view.version === undefined ? '' : `@${String(view.version)}`}`;
   const failure =
     view.failure.length > 0
       ? `<div class="card alert" role="alert"><strong>The latest publication failed.</strong><ul>${view.failure.map((line) => `<li>${escape(line)}</li>`).join('')}</ul></div>`
@@ -224,7 +228,7 @@ export function datasetPage(view: DatasetView): string {
       ? `<dl class="facts">${view.facts.map((fact) => `<div><dt>${escape(fact.label)}</dt><dd>${fact.html}</dd></div>`).join('')}</dl>`
       : '';
   const downloads = `<div class="get"><code id="get-command">${escape(command)}</code><button type="button" class="copy" data-copy="${escape(command)}" hidden>Copy</button></div>
-<p>${view.zip ? `<a class="button" href="${base}/r/${encodeURIComponent(view.zip)}">Download all (zip)</a> · ` : ''}<a href="${base}/datapackage.json">datapackage.json</a></p>`;
+<p>${view.zip ? `<a class="button" href="${here}/r/${encodeURIComponent(view.zip)}">Download all (zip)</a> · ` : ''}<a href="${here}/datapackage.json">datapackage.json</a></p>`;
   const tables = view.resources.filter((row) => row.schema || row.preview);
   return page(
     view.title,
@@ -232,11 +236,11 @@ export function datasetPage(view: DatasetView): string {
 <p class="muted"><a href="/${encodeURIComponent(view.owner)}">${escape(view.owner)}</a>/${escape(view.name)}${view.revision !== undefined ? ` · revision ${String(view.revision)}` : ''} · ${badge(view.state)}${view.findability === 'published' ? '' : ` <span class="badge wait">${escape(view.findability)}</span>`}</p>
 ${view.description ? `<p class="lead">${escape(view.description)}</p>` : ''}
 ${changesLine(view, base)}${failure}${facts}
-${view.resources.length > 0 ? `<h2>Data</h2>${downloads}${resourcesTable(view, base)}` : ''}
+${view.resources.length > 0 ? `<h2>Data</h2>${downloads}${resourcesTable(view, here)}` : ''}
 ${view.charts.length > 0 ? `<h2>Views</h2>${view.charts.map((chart) => chartSvg(chart.view, chart.data)).join('\n')}` : ''}
-${tables.length > 0 ? `<h2>Tables</h2>${tables.map((row) => `${previewSection(row, base)}${schemaSection(row)}`).join('\n')}` : ''}
+${tables.length > 0 ? `<h2>Tables</h2>${tables.map((row) => `${previewSection(row, here)}${schemaSection(row)}`).join('\n')}` : ''}
 ${view.readme ? `<h2>README</h2><div class="readme">${renderMarkdown(view.readme)}</div>` : ''}
-${reportSection(view, base)}
+${reportSection(view, here)}
 ${historySection(view, base)}`,
     '',
     view.viewer,
