@@ -1,8 +1,7 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import type { PackageDiff } from '../diff/index.js';
+import type { DiffEvent, PackageDiff } from '../diff/index.js';
 import { InputError } from '../errors.js';
-import { visible } from '../text/visible.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
 import { tokenBelongsTo } from '../client/credential.js';
@@ -56,11 +55,11 @@ export function registerDiff(
     );
 }
 
-/** The two sides read and compared; `onResource` hears each table as its turn comes. */
+/** The two sides read and compared; `onProgress` hears how far it is. */
 async function compare(
   options: DiffCommandOptions,
   ctx: Context,
-  onResource: (name: string) => void,
+  onProgress: (event: DiffEvent) => void,
 ): Promise<PackageDiff> {
   const { diffSide } = await import('../diff/side.js');
   const { diffPackages } = await import('../diff/index.js');
@@ -77,7 +76,7 @@ async function compare(
   return diffPackages(a, b, {
     limit: options.limit,
     signal: ctx.signal,
-    onResource,
+    onProgress,
     ...(options.keyMemory === undefined
       ? {}
       : { memory: Math.round(options.keyMemory * 1024 * 1024) }),
@@ -93,11 +92,13 @@ async function compare(
 export async function runDiff(options: DiffCommandOptions, ctx: Context): Promise<number> {
   const { unchanged } = await import('../diff/index.js');
   const { startProgress } = await import('../output/spinner.js');
-  // Matching the rows of large tables takes seconds: a spinner with the time it has run.
-  const progress = await startProgress(ctx, `comparing ${options.a} with ${options.b}`);
-  const diff = await compare(options, ctx, (name) =>
-    progress.update(`comparing ${options.a} with ${options.b}: ${visible(name)}`),
-  ).finally(progress.stop);
+  const { diffProgress } = await import('../output/diff-progress.js');
+  // Reading and matching the rows of large tables takes seconds: rows read, rate, time left.
+  const heading = `comparing ${options.a} with ${options.b}`;
+  const progress = await startProgress(ctx, heading);
+  const diff = await compare(options, ctx, diffProgress(heading, progress.update)).finally(
+    progress.stop,
+  );
   const { diffCsv, diffText } = await import('../output/diff.js');
   if (ctx.globals.json) writeJson(ctx, diff);
   else if (options.format === 'csv') ctx.io.stdout.write(diffCsv(diff));

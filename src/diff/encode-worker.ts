@@ -15,7 +15,12 @@ export interface EncodeWorkerData {
   fds: number[];
 }
 
+/** How far the worker is, as it goes: rows and bytes read, then each part matched. */
+export type EncodeWorkerProgress =
+  { type: 'read'; rows: number; read: number } | { type: 'matched' };
+
 export type EncodeWorkerMessage =
+  | EncodeWorkerProgress
   | { type: 'encoded'; rows: number; labels: string[] }
   | { type: 'joined'; found: JoinFound }
   | { type: 'failed'; message: string };
@@ -37,11 +42,17 @@ function failed(error: unknown): EncodeWorkerMessage {
   return { type: 'failed', message: error instanceof Error ? error.message : String(error) };
 }
 
-async function join(request: JoinRequest): Promise<EncodeWorkerMessage> {
+async function join(
+  request: JoinRequest,
+  post: (message: EncodeWorkerMessage) => void,
+): Promise<EncodeWorkerMessage> {
   try {
     const { joinPart, JoinTotals } = await import('./join.js');
     const totals = new JoinTotals(request.plan);
-    for (const [fdA, fdB] of request.parts) joinPart(fdA, fdB, totals);
+    for (const [fdA, fdB] of request.parts) {
+      joinPart(fdA, fdB, totals);
+      post({ type: 'matched' });
+    }
     return { type: 'joined', found: totals.found() };
   } catch (error) {
     return failed(error);
@@ -51,6 +62,7 @@ async function join(request: JoinRequest): Promise<EncodeWorkerMessage> {
 export async function runEncodeWorker(data: EncodeWorkerData): Promise<void> {
   const port = parentPort;
   if (!port) return;
+  const post = (message: EncodeWorkerMessage) => port.postMessage(message);
   let message: EncodeWorkerMessage;
   try {
     const { encodeSide } = await import('./encode.js');
@@ -60,8 +72,7 @@ export async function runEncodeWorker(data: EncodeWorkerData): Promise<void> {
         base: { dir: data.dir },
         fetch: () => Promise.reject(new Error('a local package is read from its folder')),
       },
-      undefined,
-      data.fds,
+      { fds: data.fds, onRead: (rows, read) => post({ type: 'read', rows, read }) },
     );
     message = { type: 'encoded', rows: side.rows, labels: side.labels };
   } catch (error) {
@@ -69,7 +80,7 @@ export async function runEncodeWorker(data: EncodeWorkerData): Promise<void> {
     return;
   }
   port.once('message', (request: JoinRequest) => {
-    void join(request).then((answer) => port.postMessage(answer));
+    void join(request, post).then(post);
   });
   port.postMessage(message);
 }

@@ -8,6 +8,7 @@ import type { Base, Fetch } from '../validator/location.js';
 import { comparableCasts, readRows } from '../validator/rows.js';
 import { stringHash } from '../validator/table/key-tables.js';
 import { SpillFiles } from '../validator/table/spill.js';
+import { READ_REPORT_BYTES } from './progress.js';
 import { canonical, castingOf, schemaOf } from './schema.js';
 
 /** How one side's rows are written: everything it takes crosses to a worker thread. */
@@ -91,16 +92,21 @@ function writer(order: number, hash: number, key: string, text: string) {
   };
 }
 
-/**
- * Writes one side's rows to its parts: files of its own, or `fds` opened by the thread that
- * will read them (which then closes them, whatever happens here).
- */
+export interface EncodeOptions {
+  signal?: AbortSignal | undefined;
+  /** Files opened by the thread that will read them (which then closes them, whatever happens here). */
+  fds?: number[] | undefined;
+  /** Told the rows and bytes read so far, every READ_REPORT_BYTES. */
+  onRead?: ((rows: number, read: number) => void) | undefined;
+}
+
+/** Writes one side's rows to its parts: files of its own, or `options.fds`. */
 export async function encodeSide(
   spec: EncodeSpec,
   source: { base: Base; fetch: Fetch },
-  signal: AbortSignal | undefined,
-  fds?: number[],
+  options: EncodeOptions = {},
 ): Promise<EncodedSide> {
+  const { signal, fds, onRead } = options;
   const { resource } = spec;
   const schema = schemaOf(resource);
   const names = schema?.fields.map((field) => field.name);
@@ -112,6 +118,14 @@ export async function encodeSide(
   let inOrder = false;
   let rows = 0;
   let header: string[] = [];
+  let reported = 0;
+  const onBytes =
+    onRead &&
+    ((read: number) => {
+      if (read - reported < READ_REPORT_BYTES) return;
+      reported = read;
+      onRead(rows, read);
+    });
   const missing = plainIntegerKey(resource, spec.key);
   const typed = (values: readonly unknown[], at: readonly number[]) =>
     at.map((position) => {
@@ -123,7 +137,7 @@ export async function encodeSide(
     await readRows(
       resource,
       source.base,
-      { fetch: source.fetch, signal, typed: false },
+      { fetch: source.fetch, signal, typed: false, onBytes },
       {
         labels: (labels) => {
           const fields = names ?? labels;

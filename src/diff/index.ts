@@ -7,11 +7,13 @@ import { isDerived } from '../validator/descriptor/derived.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { asList } from '../validator/descriptor/rules.js';
 import { inferResourceSchema, isTable } from '../validator/resource.js';
+import type { DiffEvent } from './progress.js';
 import { diffRows, type RowCounts, type RowSamples } from './rows.js';
 import { canonical, diffSchemas, schemaOf, type SchemaDiff } from './schema.js';
 import type { DiffSide, PackageLike } from './side.js';
 
 export type { DiffSide } from './side.js';
+export type { DiffEvent } from './progress.js';
 
 export interface ResourceDiff {
   name: string;
@@ -44,7 +46,8 @@ export interface DiffOptions {
   /** Memory for matching rows, in bytes; past it, more of each table waits on disk. */
   memory?: number | undefined;
   signal?: AbortSignal | undefined;
-  onResource?: (name: string) => void;
+  /** Hears each table as its turn comes, then its rows read and its parts matched. */
+  onProgress?: ((event: DiffEvent) => void) | undefined;
 }
 
 /** Properties a hub adds to what it publishes, and the resources: not the publisher's. */
@@ -138,9 +141,10 @@ async function diffPair(
   a: { side: DiffSide; resource: ResourceDescriptor | undefined },
   b: { side: DiffSide; resource: ResourceDescriptor | undefined },
   options: DiffOptions,
+  turn: { index: number; total: number },
 ): Promise<ResourceDiff> {
   const name = b.resource?.name ?? a.resource?.name ?? '';
-  options.onResource?.(name);
+  options.onProgress?.({ type: 'table', name, ...turn });
   if (!a.resource || !b.resource)
     return {
       name,
@@ -172,6 +176,7 @@ async function diffPair(
         limit: options.limit,
         memory: options.memory,
         signal: options.signal,
+        onProgress: options.onProgress,
       },
     );
     result.rows = rows.rows;
@@ -210,8 +215,13 @@ export async function diffPackages(
 ): Promise<PackageDiff> {
   const pairs = pairResources(await withSchemas(a), await withSchemas(b));
   const resources: ResourceDiff[] = [];
-  for (const [inA, inB] of pairs)
-    resources.push(await diffPair({ side: a, resource: inA }, { side: b, resource: inB }, options));
+  for (const [index, [inA, inB]] of pairs.entries())
+    resources.push(
+      await diffPair({ side: a, resource: inA }, { side: b, resource: inB }, options, {
+        index,
+        total: pairs.length,
+      }),
+    );
   return {
     a: a.label,
     b: b.label,

@@ -9,8 +9,14 @@ import { formatOf } from '../validator/resource.js';
 import { openSpillParts } from '../validator/table/spill.js';
 import { workerUrl, YOUNG_GENERATION_MB } from '../validator/worker-url.js';
 import { encodeSide, type EncodedSide, type EncodeSpec } from './encode.js';
-import type { EncodeWorkerData, EncodeWorkerMessage, JoinRequest } from './encode-worker.js';
+import type {
+  EncodeWorkerData,
+  EncodeWorkerMessage,
+  EncodeWorkerProgress,
+  JoinRequest,
+} from './encode-worker.js';
 import { joinPart, JoinTotals, type JoinFound, type JoinPlan } from './join.js';
+import { TableProgress, type DiffEvent } from './progress.js';
 import type { DiffSide } from './side.js';
 import { canonical, castingOf, schemaOf } from './schema.js';
 
@@ -54,6 +60,8 @@ export interface RowPlan {
   /** Memory for matching rows, in bytes: DEFAULT_MATCH_MEMORY when not given. */
   memory?: number | undefined;
   signal?: AbortSignal | undefined;
+  /** Hears the rows read and the parts matched, as they go. */
+  onProgress?: ((event: DiffEvent) => void) | undefined;
 }
 
 /**
@@ -67,7 +75,7 @@ const MOST_PARTS = 256;
 /** Parts when a side's size is not known beforehand (a hub's table without `bytes`). */
 const UNKNOWN_SIZE_PARTS = 64;
 /** A local table past this size is read in a worker thread while the other side is read here. */
-const WORKER_BYTES = 8 * 1024 * 1024;
+export const WORKER_BYTES = 8 * 1024 * 1024;
 
 type Side = { side: DiffSide; resource: ResourceDescriptor };
 
@@ -124,24 +132,38 @@ interface WorkerSide {
   end(): void;
 }
 
-/** The worker's next answer: undefined when it failed or ended, rejected when the diff was stopped. */
+type OnWorkerProgress = (progress: EncodeWorkerProgress) => void;
+
+function isProgress(message: EncodeWorkerMessage): message is EncodeWorkerProgress {
+  return message.type === 'read' || message.type === 'matched';
+}
+
+/**
+ * The worker's next answer, its progress told on the way: undefined when it failed or
+ * ended, rejected when the diff was stopped.
+ */
 function answer(
   worker: Worker,
   signal: AbortSignal | undefined,
-): Promise<EncodeWorkerMessage | undefined> {
+  onProgress: OnWorkerProgress | undefined,
+): Promise<Exclude<EncodeWorkerMessage, EncodeWorkerProgress> | undefined> {
   return new Promise((resolve, reject) => {
-    const settle = (message: EncodeWorkerMessage | undefined) => {
+    const settle = (message: Exclude<EncodeWorkerMessage, EncodeWorkerProgress> | undefined) => {
       signal?.removeEventListener('abort', fail);
-      worker.off('message', settle);
+      worker.off('message', heard);
       worker.off('error', fail);
       worker.off('exit', fail);
       if (signal?.aborted) reject(signal.reason as Error);
       else resolve(message);
     };
+    const heard = (message: EncodeWorkerMessage) => {
+      if (!isProgress(message)) settle(message);
+      else if (!signal?.aborted) onProgress?.(message);
+    };
     // Failed, ended or stopped: settle tells which.
     const fail = () => settle(undefined);
     signal?.addEventListener('abort', fail, { once: true });
-    worker.on('message', settle);
+    worker.on('message', heard);
     worker.on('error', fail);
     worker.on('exit', fail);
   });
@@ -155,6 +177,7 @@ export async function encodeInWorker(
   spec: EncodeSpec,
   dir: string,
   signal: AbortSignal | undefined,
+  onProgress?: OnWorkerProgress,
 ): Promise<WorkerSide | undefined> {
   const { Worker: WorkerThread } = process.getBuiltinModule('node:worker_threads');
   const fds = openSpillParts(spec.parts);
@@ -166,7 +189,7 @@ export async function encodeInWorker(
   });
   const end = () => void worker.terminate();
   try {
-    const message = await answer(worker, signal);
+    const message = await answer(worker, signal, onProgress);
     if (message?.type !== 'encoded')
       throw new Error(message?.type === 'failed' ? message.message : 'the worker ended');
     return {
@@ -174,7 +197,7 @@ export async function encodeInWorker(
       async join(plan, parts) {
         const request: JoinRequest = { type: 'join', plan, parts };
         worker.postMessage(request);
-        const joined = await answer(worker, signal);
+        const joined = await answer(worker, signal, onProgress);
         return joined?.type === 'joined' ? joined.found : undefined;
       },
       end,
@@ -189,12 +212,14 @@ export async function encodeInWorker(
 
 type Encoded = { encoded: EncodedSide; worker?: WorkerSide | undefined };
 
+/** Encodes side a (0) or b (1), telling `progress` its rows read and, from a worker, its parts matched. */
 async function encode(
   side: Side,
   spec: EncodeSpec,
-  size: number | undefined,
+  at: { index: 0 | 1; size: number | undefined; progress: TableProgress },
   signal: AbortSignal | undefined,
 ): Promise<Encoded> {
+  const { index, size, progress } = at;
   const dir = side.side.base.dir;
   if (dir !== undefined && size !== undefined && size > WORKER_BYTES) {
     const format = formatOf(side.resource);
@@ -202,10 +227,22 @@ async function encode(
       { ...spec, resource: format ? { ...spec.resource, format } : spec.resource },
       dir,
       signal,
+      (message) => {
+        if (message.type === 'read') progress.reading(index, message.rows, message.read);
+        else progress.partMatched();
+      },
     );
-    if (worker) return { encoded: worker.encoded, worker };
+    if (worker) {
+      progress.readWhole(index, worker.encoded.rows);
+      return { encoded: worker.encoded, worker };
+    }
   }
-  return { encoded: await encodeSide(spec, side.side, signal) };
+  const encoded = await encodeSide(spec, side.side, {
+    signal,
+    onRead: (rows, read) => progress.reading(index, rows, read),
+  });
+  progress.readWhole(index, encoded.rows);
+  return { encoded };
 }
 
 function release(sides: PromiseSettledResult<Encoded>[]): void {
@@ -216,26 +253,41 @@ function release(sides: PromiseSettledResult<Encoded>[]): void {
     }
 }
 
-/** Matches the parts, some in the worker thread that encoded a side when there is one. */
+/**
+ * Matches the parts, some in the worker thread that encoded a side when there is one (it
+ * tells `progress` of its own parts).
+ */
 async function joinAll(
   totals: JoinTotals,
   parts: [number, number][],
   helper: WorkerSide | undefined,
+  progress: TableProgress,
   signal: AbortSignal | undefined,
 ): Promise<void> {
   const theirs = helper ? parts.filter((_, index) => index % 2 === 1) : [];
   const ours = helper ? parts.filter((_, index) => index % 2 === 0) : parts;
   const helped = helper?.join(totals.plan, theirs);
-  for (const [fdA, fdB] of ours) {
-    // Between parts, Ctrl-C is heard.
-    await new Promise((resolve) => setImmediate(resolve));
-    signal?.throwIfAborted();
-    joinPart(fdA, fdB, totals);
+  try {
+    for (const [fdA, fdB] of ours) {
+      // Between parts, Ctrl-C is heard, and the worker's progress.
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+      joinPart(fdA, fdB, totals);
+      progress.partMatched();
+    }
+  } catch (error) {
+    // Stopped here: the worker's answer, rejected as well, is not left unhandled.
+    await helped?.catch(() => undefined);
+    throw error;
   }
   if (!helped) return;
   const found = await helped;
   if (found) totals.merge(found);
-  else for (const [fdA, fdB] of theirs) joinPart(fdA, fdB, totals);
+  else
+    for (const [fdA, fdB] of theirs) {
+      joinPart(fdA, fdB, totals);
+      progress.partMatched();
+    }
 }
 
 /**
@@ -255,9 +307,10 @@ export async function diffRows(a: Side, b: Side, plan: RowPlan): Promise<RowsDif
   const parts = partsFor(sizes, plan.memory ?? DEFAULT_MATCH_MEMORY);
   const spec = (side: Side, columns: string[] | undefined, key: string[] | undefined) =>
     ({ resource: side.resource, columns, key, asWritten, parts }) satisfies EncodeSpec;
+  const progress = new TableProgress(b.resource.name, sizes, parts, plan.onProgress);
   const sides = await Promise.allSettled([
-    encode(a, spec(a, columnsA, keyA), sizes[0], plan.signal),
-    encode(b, spec(b, columnsB, keyB), sizes[1], plan.signal),
+    encode(a, spec(a, columnsA, keyA), { index: 0, size: sizes[0], progress }, plan.signal),
+    encode(b, spec(b, columnsB, keyB), { index: 1, size: sizes[1], progress }, plan.signal),
   ]);
   const [encodedA, encodedB] = sides;
   if (encodedA?.status !== 'fulfilled' || encodedB?.status !== 'fulfilled') {
@@ -281,6 +334,7 @@ export async function diffRows(a: Side, b: Side, plan: RowPlan): Promise<RowsDif
       totals,
       fdsA.map((fd, part) => [fd, fdsB[part] as number]),
       encodedA.value.worker ?? encodedB.value.worker,
+      progress,
       plan.signal,
     );
   } finally {

@@ -188,6 +188,8 @@ export async function readRows(
     signal?: AbortSignal | undefined;
     /** True: typed as JSON writes them; 'comparable': every type cast (see comparableTyper). */
     typed: boolean | 'comparable';
+    /** Called after each chunk of a file with the bytes read so far (see ReadOptions). */
+    onBytes?: ((read: number) => void) | undefined;
   },
   given: RowHandler,
 ): Promise<void> {
@@ -246,6 +248,7 @@ export async function readRows(
       hashes: [],
       fetch: options.fetch,
       signal: options.signal,
+      onBytes: options.onBytes,
     },
     layoutSink(layout, handler, cast),
   );

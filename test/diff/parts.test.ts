@@ -57,7 +57,7 @@ describe('a table diff in parts', () => {
     );
     const worker = await encodeInWorker(spec, a, undefined);
     expect(worker?.encoded.rows).toBe(10_000);
-    const here = await encodeSide(spec, local(b), undefined);
+    const here = await encodeSide(spec, local(b));
     const inWorker = worker?.encoded.fds ?? [];
     try {
       const parts = inWorker.map((fd, part) => [fd, here.fds[part] ?? -1] as [number, number]);
@@ -87,6 +87,6 @@ describe('a table diff in parts', () => {
   it('falls back to this thread, which tells the error, when the worker cannot read the side', async () => {
     const missing = folder({});
     expect(await encodeInWorker(spec, missing, undefined)).toBeUndefined();
-    await expect(encodeSide(spec, local(missing), undefined)).rejects.toThrow(/prices\.csv/);
+    await expect(encodeSide(spec, local(missing))).rejects.toThrow(/prices\.csv/);
   });
 });
