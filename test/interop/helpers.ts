@@ -82,24 +82,33 @@ export interface Table {
   rows: string[][];
 }
 
-/** A package of CSV tables in a new folder, its descriptor listing each with its schema. */
-export function writePackage(name: string, tables: Table[], extra: object = {}): string {
+/**
+ * A package of CSV tables in a new folder, its descriptor listing each with its schema. With
+ * another delimiter than a comma, the hub makes their CSV copies when first asked for.
+ */
+export function writePackage(
+  name: string,
+  tables: Table[],
+  options: { delimiter?: string } = {},
+): string {
+  const delimiter = options.delimiter ?? ',';
   const dir = mkdtempSync(join(tmpdir(), 'data-interop-'));
   mkdirSync(join(dir, 'data'));
   for (const table of tables) {
     const lines = [table.fields.map((field) => field.name), ...table.rows];
     writeFileSync(
       join(dir, 'data', `${table.name}.csv`),
-      lines.map((line) => `${line.join(',')}\n`).join(''),
+      lines.map((line) => `${line.join(delimiter)}\n`).join(''),
     );
   }
   const resources = tables.map((table) => ({
     name: table.name,
     path: `data/${table.name}.csv`,
     format: 'csv',
+    ...(delimiter === ',' ? {} : { dialect: { delimiter } }),
     schema: { fields: table.fields },
   }));
-  writeFileSync(join(dir, 'datapackage.json'), JSON.stringify({ name, resources, ...extra }));
+  writeFileSync(join(dir, 'datapackage.json'), JSON.stringify({ name, resources }));
   return dir;
 }
 
