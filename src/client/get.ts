@@ -17,34 +17,107 @@ export interface Target {
   single: boolean;
   /** Default folder, relative to the current one. */
   folder: string;
+  /** The revision the address names (`/v/<N>/`), if any. */
+  revision?: number | undefined;
 }
 
-/** owner/dataset, owner/dataset/r/<file>, or a URL of either. */
+/** `<name>@<N>`: the name and the revision asked for, if any. */
+function withRevisionOf(name: string): { name: string; revision: number | undefined } {
+  const match = /^(.+)@(\d+)$/.exec(name);
+  if (!match) return { name, revision: undefined };
+  return { name: match[1] ?? name, revision: revisionNumber(Number(match[2]), name) };
+}
+
+function revisionNumber(revision: number, asked: string): number {
+  if (!Number.isSafeInteger(revision) || revision < 1)
+    throw new UsageError(`"${asked}": a revision is a number from 1`);
+  return revision;
+}
+
+/** Where `v/<N>` ends a dataset's address (owner and dataset before it), if it does. */
+function revisionAt(parts: string[]): number | undefined {
+  const at = parts.length - 2;
+  return at >= 2 && parts[at] === 'v' && /^\d+$/.test(parts[at + 1] ?? '') ? at : undefined;
+}
+
+/**
+ * owner/dataset, owner/dataset@N, owner/dataset/r/<file>, owner/dataset@N/r/<file>, or a URL
+ * of any (`…/v/<N>/…` for a revision).
+ */
 export function parseTarget(input: string, site: string): Target {
   if (/^https?:\/\//i.test(input)) {
     const url = new URL(input);
     const parts = url.pathname.split('/').filter(Boolean);
-    if (parts.at(-2) === 'r') return { url: url.href, single: true, folder: '.' };
-    const datasetParts = parts.at(-1) === 'datapackage.json' ? parts.slice(0, -1) : parts;
+    const single = parts.at(-2) === 'r';
+    // The dataset's address: what comes before `r/<file>` or `datapackage.json`.
+    const datasetParts = single
+      ? parts.slice(0, -2)
+      : parts.at(-1) === 'datapackage.json'
+        ? parts.slice(0, -1)
+        : parts;
+    const versioned = revisionAt(datasetParts);
+    const revision = versioned === undefined ? undefined : Number(datasetParts[versioned + 1]);
+    if (single) return { url: url.href, single: true, folder: '.', revision };
+    const named = versioned === undefined ? datasetParts : datasetParts.slice(0, versioned);
     const descriptor = new URL(
       `${url.origin}/${[...datasetParts, 'datapackage.json'].join('/')}${url.search}`,
     );
     return {
       url: descriptor.href,
       single: false,
-      folder: datasetParts.slice(-2).join('/') || 'dataset',
+      folder: named.slice(-2).join('/') || 'dataset',
+      revision,
     };
   }
   const parts = input.split('/').filter(Boolean);
+  const { name, revision } = withRevisionOf(parts[1] ?? '');
+  const dataset = [parts[0] ?? '', name].map(encodeURIComponent);
+  const at = revision === undefined ? [] : ['v', String(revision)];
   if (parts.length === 2)
     return {
-      url: `${site}/${parts.join('/')}/datapackage.json`,
+      url: `${site}/${[...dataset, ...at].join('/')}/datapackage.json`,
       single: false,
-      folder: parts.join('/'),
+      folder: `${parts[0] ?? ''}/${name}`,
+      revision,
     };
   if (parts.length === 4 && parts[2] === 'r')
-    return { url: `${site}/${parts.map(encodeURIComponent).join('/')}`, single: true, folder: '.' };
-  throw new UsageError(`"${input}" is not owner/dataset, owner/dataset/r/<file> or a URL`);
+    return {
+      url: `${site}/${[...dataset, ...at, 'r', encodeURIComponent(parts[3] ?? '')].join('/')}`,
+      single: true,
+      folder: '.',
+      revision,
+    };
+  throw new UsageError(
+    `"${input}" is not owner/dataset, owner/dataset@N, owner/dataset/r/<file> or a URL`,
+  );
+}
+
+/**
+ * The same target at one revision's own address, `…/<owner>/<dataset>/v/<N>/…`, whose
+ * relative paths stay in that revision; a target that names another revision already is a
+ * usage error.
+ */
+export function atRevision(target: Target, revision: number | undefined): Target {
+  if (revision === undefined) return target;
+  revisionNumber(revision, String(revision));
+  if (target.revision !== undefined) {
+    if (target.revision === revision) return target;
+    throw new UsageError(
+      `revision ${String(revision)} asked for, but the address names revision ${String(target.revision)}`,
+    );
+  }
+  const url = new URL(target.url);
+  const parts = url.pathname.split('/');
+  // Before `r/<file>` or `datapackage.json`: the dataset's address ends there.
+  parts.splice(parts.length - (target.single ? 2 : 1), 0, 'v', String(revision));
+  url.pathname = parts.join('/');
+  const asked = url.searchParams.get('v');
+  if (asked !== null && asked !== String(revision))
+    throw new UsageError(
+      `revision ${String(revision)} asked for, but the address names revision ${asked}`,
+    );
+  url.searchParams.delete('v');
+  return { ...target, url: url.href, revision };
 }
 
 export interface GetOptions {
@@ -101,14 +174,15 @@ function inFormat(resources: Resource[], format: GetFormat): Resource[] {
 }
 
 /**
- * The schema a saved copy carries: the table's for the CSV copy, whose cells are as
- * written; the hub's for the Parquet copy, whose values are typed (it says so without the
- * text formats); none for JSON.
+ * The schema a saved copy carries: the hub's for the CSV and Parquet copies, whose values
+ * are written in their types' one form or typed (it says so without the text formats; a
+ * hub before typed CSV copies names the table's, as the cells are written), else the
+ * table's for the CSV copy; none for JSON.
  */
 function schemaOfCopy(format: GetFormat, resource: Resource, copy: Resource): Resource {
-  if (format === 'csv' && resource.schema !== undefined) return { schema: resource.schema };
-  if (format === 'parquet' && copy.schema !== undefined) return { schema: copy.schema };
-  return {};
+  if (format === 'json') return {};
+  if (copy.schema !== undefined) return { schema: copy.schema };
+  return format === 'csv' && resource.schema !== undefined ? { schema: resource.schema } : {};
 }
 
 /** Where a resource's bytes are read from on the hub, when not at its own path. */
@@ -159,7 +233,11 @@ function pathFilter(
 /** The hub has no such dataset, or none this caller may see: a source that does not exist. */
 export function noSuchDataset(target: Target, signedIn: boolean): CliError {
   const name = target.folder === '.' ? target.url : target.folder;
-  return new CliError(`there is no dataset ${name} (or it is private)`, {
+  const revision =
+    target.revision === undefined || target.folder === '.'
+      ? ''
+      : ` with a revision ${String(target.revision)}`;
+  return new CliError(`there is no dataset ${name}${revision} (or it is private)`, {
     code: 'E_NOT_FOUND',
     exitCode: EXIT.usage,
     hint: signedIn

@@ -29,12 +29,12 @@ export function registerGet(
   program
     .command('get')
     .summary('download a dataset (or one of its files) into a folder that validates offline')
-    .argument('<target>', 'owner/dataset, owner/dataset/r/<file>, or a URL')
+    .argument('<target>', 'owner/dataset[@N], owner/dataset[@N]/r/<file>, or a URL')
     .option('--out <dir>', 'target folder (default: ./owner/dataset, or . for one file)')
     .option('--force', 'write into a folder that is not empty, or replace a file that differs')
     .option(
       '--revision <n>',
-      'a revision of the dataset (default: the published one)',
+      'a revision of the dataset, as owner/dataset@N (default: the published one)',
       positive('revision'),
     )
     .option('--include <glob>', 'only the files whose path matches (repeatable)', collect)
@@ -50,25 +50,17 @@ export function registerGet(
     .option('--zip', 'download the zip of the whole dataset the hub made, as <dataset>.zip')
     .addHelpText(
       'after',
-      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities --revision 3\n  data get ada/world-cities --format csv\n  data get ada/world-cities --format parquet\n  data get ada/world-cities --zip\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
+      '\nExamples:\n  data get ada/world-cities\n  data get ada/world-cities@3\n  data get ada/world-cities --format csv\n  data get ada/world-cities --format parquet\n  data get ada/world-cities --zip\n  data get ada/world-cities --include "data/*.csv" --exclude "**/big*"\n  data get ada/world-cities/r/0.csv\n  data get https://hub.example.org/ada/world-cities --out cities',
     )
     .action(async (target: string, options: Omit<GetOptions, 'target'>, command: Command) => {
       setExitCode(await runGet({ ...options, target }, contextFor(command)));
     });
 }
 
-/** A revision asked for: `?v=` on the descriptor, which the downloads then keep. */
-function withRevision<T extends { url: string }>(target: T, revision: number | undefined): T {
-  if (revision === undefined) return target;
-  if (!Number.isInteger(revision)) throw new UsageError('--revision takes a revision number');
-  const url = new URL(target.url);
-  url.searchParams.set('v', String(revision));
-  return { ...target, url: url.href };
-}
-
 export async function runGet(options: GetOptions, ctx: Context): Promise<number> {
-  const { parseTarget, getDataset, getFile, getZip } = await import('../client/get.js');
-  const target = withRevision(parseTarget(options.target, ctx.hub().site), options.revision);
+  const { parseTarget, atRevision, getDataset, getFile, getZip } = await import('../client/get.js');
+  // A revision is read at its own address, where the descriptor's relative paths stay in it.
+  const target = atRevision(parseTarget(options.target, ctx.hub().site), options.revision);
   if (target.single && (options.zip || (options.format ?? 'original') !== 'original'))
     throw new UsageError(
       '--zip and --format are for a whole dataset, not one file',

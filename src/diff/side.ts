@@ -6,7 +6,7 @@ import { basename, dirname } from 'node:path';
 import { localDescriptor, readerFetch } from '../client/cat.js';
 import { packageShape } from '../client/descriptor-shape.js';
 import { json, send, type HttpFetch } from '../client/http.js';
-import { parseTarget } from '../client/get.js';
+import { atRevision, parseTarget } from '../client/get.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import type { Base, Fetch } from '../validator/location.js';
@@ -63,23 +63,12 @@ function splitRevision(input: string): { dataset: string; revision: number | und
   return { dataset: match[1] ?? input, revision };
 }
 
-/** Reads of a hub side: every file of the revision asked for, not of the latest one. */
-function revisionFetch(context: SideContext, revision: number | undefined): Fetch {
-  const fetch = readerFetch(context.fetch);
-  if (revision === undefined) return fetch;
-  return (url, init) => {
-    const address = new URL(url);
-    address.searchParams.set('v', String(revision));
-    return fetch(address.href, init);
-  };
-}
-
 async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
   const { dataset, revision } = splitRevision(input);
-  const target = parseTarget(dataset, context.site);
+  // A revision is read at its own address: every path of its descriptor resolves in it.
+  const target = atRevision(parseTarget(dataset, context.site), revision);
   if (target.single) throw new UsageError(`"${input}" is one file: give owner/dataset`);
   const url = new URL(target.url);
-  if (revision !== undefined) url.searchParams.set('v', String(revision));
   const response = await send(
     context.fetch,
     `read ${url.href}`,
@@ -102,7 +91,7 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
     label: revision === undefined ? dataset : `${dataset}@${String(revision)}`,
     descriptor,
     base: { url: target.url },
-    fetch: revisionFetch(context, revision),
+    fetch: readerFetch(context.fetch),
   };
 }
 

@@ -339,12 +339,14 @@ describe('the publishing client against data serve', () => {
     rmSync(pkg, { recursive: true, force: true });
   });
 
-  it('gets an earlier revision with --revision, and some files with --include and --exclude', async () => {
+  it('gets an earlier revision with --revision and @N, and some files with --include and --exclude', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'data-get-rev-'));
     expect(
       (await data(['get', 'ada/again', '--revision', '1', '--out', 'one'], { cwd })).code,
     ).toBe(0);
     expect(readFileSync(join(cwd, 'one/a.csv'), 'utf8')).toBe('id\n1\n');
+    expect((await data(['get', 'ada/again@1', '--out', 'at'], { cwd })).code).toBe(0);
+    expect(readFileSync(join(cwd, 'at/a.csv'), 'utf8')).toBe('id\n1\n');
     expect((await data(['get', 'ada/again', '--out', 'now'], { cwd })).code).toBe(0);
     expect(readFileSync(join(cwd, 'now/a.csv'), 'utf8')).toBe('id\n2\n');
     const some = await data(
