@@ -44,7 +44,13 @@ export async function sendPublished(
   const wanted = found.resource && wantedCopy(pkg, found.resource);
   if (wanted && !(await hub.storage.stat(found.key)))
     return hub.copies.send(request.raw, response, pkg, wanted, cache);
-  await sendStored(request.raw, response, hub.storage, found.key, { name: found.name, cache });
+  await sendStored(request.raw, response, hub.storage, found.key, {
+    name: found.name,
+    cache,
+    // A resource's file is data, saved under its own name; the descriptor and report are read.
+    disposition: found.resource ? 'attachment' : 'inline',
+    encoding: found.resource?.encoding,
+  });
 }
 
 /**

@@ -549,7 +549,7 @@ export class S3Storage implements Storage {
 
   private presignGet(
     key: string,
-    response: { name: string; type: string },
+    response: { name: string; type: string; disposition?: string | undefined },
     seconds: number,
   ): Promise<string> {
     return getSignedUrl(
@@ -558,7 +558,8 @@ export class S3Storage implements Storage {
         Bucket: this.bucket,
         Key: this.key(key),
         ResponseContentType: response.type,
-        ResponseContentDisposition: `inline; filename="${response.name.replace(/["\\\r\n]/g, '_')}"`,
+        ResponseContentDisposition:
+          response.disposition ?? `inline; filename="${response.name.replace(/["\\\r\n]/g, '_')}"`,
       }),
       { expiresIn: seconds },
     );

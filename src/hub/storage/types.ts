@@ -42,7 +42,8 @@ export interface DirectAccess {
   ): Promise<{ url: string; headers: Record<string, string> }>;
   presignGet(
     key: string,
-    response: { name: string; type: string },
+    /** What the store answers with: the file's type, and its Content-Disposition if any. */
+    response: { name: string; type: string; disposition?: string | undefined },
     seconds: number,
   ): Promise<string>;
 }
