@@ -19,7 +19,7 @@ import { makeZip } from './copy-zip.js';
 import type { Hub } from './context.js';
 import { HttpError } from './http.js';
 import { storedKey, type Published } from './published.js';
-import { sendStored } from './send-file.js';
+import { dispositionOf, sendLocalFile, sendStored } from './send-file.js';
 
 type Resource = Record<string, unknown>;
 
@@ -82,7 +82,13 @@ export class Copies {
 
   constructor(private readonly hub: Hub) {}
 
-  /** Sends a copy: the kept one, with ranges and conditional requests, or as it is made. */
+  /**
+   * Sends a copy: the kept one, with ranges and conditional requests, or as it is made. A
+   * request that needs the whole copy first (a HEAD, for its length; a Range; a conditional
+   * request, for its validators) waits for it to be made, then is answered from it as a
+   * stored file is: GDAL's /vsicurl/ asks the size first, then ranges, and a Parquet
+   * reader reads the footer first, so a Parquet copy is always sent once whole.
+   */
   async send(
     request: IncomingMessage,
     response: ServerResponse,
@@ -92,22 +98,26 @@ export class Copies {
   ): Promise<void> {
     const name = basename(String(wanted.resource.path));
     const key = cacheKey(pkg, wanted);
+    const type = TYPES[wanted.kind];
+    const options = { name, cache, type, disposition: 'attachment' } as const;
     if (await this.isKept(key))
-      return sendStored(request, response, this.hub.storage, key, { name, cache });
+      return sendStored(request, response, this.hub.storage, key, options);
     const job = this.jobFor(pkg, wanted, key);
     job.readers++;
     try {
-      // A Parquet reader reads the footer first, then the row groups it wants, by range:
-      // the copy is sent once whole and kept, as a stored file is.
-      if (wanted.kind === 'parquet') {
+      if (wanted.kind === 'parquet' || needsWhole(request)) {
         await job.over;
         if (job.failure) throw copyFailure(job, job.failure);
         if (await this.isKept(key))
-          return await sendStored(request, response, this.hub.storage, key, { name, cache });
+          return await sendStored(request, response, this.hub.storage, key, options);
+        // Larger than the cache (or not stored): answered from the scratch file, which stays
+        // while this reads it, with ranges and validators of its own.
+        return await sendLocalFile(request, response, job.file, options);
       }
       await sendJob(request, response, job, {
-        'Content-Type': TYPES[wanted.kind],
+        'Content-Type': type,
         'Cache-Control': cache,
+        'Content-Disposition': dispositionOf(name, 'attachment'),
       });
     } finally {
       this.release(job);
@@ -253,6 +263,17 @@ export class Copies {
     if (this.making.has(job) || job.readers > 0) return;
     void rm(dirname(job.file), { recursive: true, force: true });
   }
+}
+
+/** Whether answering a request needs the whole copy: its length, its validators, ranges. */
+function needsWhole(request: IncomingMessage): boolean {
+  const { headers } = request;
+  return (
+    request.method === 'HEAD' ||
+    ['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'].some(
+      (name) => headers[name] !== undefined,
+    )
+  );
 }
 
 function toError(error: unknown): Error {

@@ -101,7 +101,8 @@ export function copyFailure(job: CopyJob, error: unknown): HttpError {
 /**
  * Sends a copy as it is made: the length is told only when it is already whole, and a
  * making that fails after the first bytes cuts the response short, so that no client takes
- * a truncated copy for a whole one.
+ * a truncated copy for a whole one. A HEAD waits for the whole, to tell its length. Ranges
+ * and conditional requests are answered from the whole copy (Copies.send waits for it).
  */
 export async function sendJob(
   request: IncomingMessage,
@@ -111,6 +112,10 @@ export async function sendJob(
 ): Promise<void> {
   try {
     await job.started();
+    while (request.method === 'HEAD' && !job.finished) {
+      if (job.failure) throw job.failure;
+      await job.changed();
+    }
   } catch (error) {
     throw copyFailure(job, error);
   }
