@@ -314,6 +314,17 @@ const SECURITY_HEADERS = {
   'Referrer-Policy': 'same-origin',
 };
 
+/**
+ * The request headers a credential rides in: the `Auth-Token` header and the pages' session
+ * cookie (tokenOf in context.ts), and `Authorization` (the bearer token of /metrics). Every
+ * answer that may depend on who asks names them in Vary (RFC 9110 12.5.5), so that a cache
+ * keeps one answer per credential and never gives one reader's answer to another.
+ */
+const CREDENTIAL_HEADERS = 'Auth-Token, Cookie, Authorization';
+
+/** The answers that are the same whoever asks: the pages' fixed files and the health checks. */
+const SAME_FOR_ALL = /^\/(static\/|favicon\.ico$|healthz$|readyz$)/;
+
 /** A request target fit for a log: credentials and one-time values in the query are hidden. */
 export function loggableTarget(target: string): string {
   const [path = '', query] = target.split('?', 2);
@@ -333,6 +344,7 @@ function clientWentAway(incoming: IncomingMessage, error: unknown): boolean {
 function handler(hub: Hub, log: HubLog) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+    if (!SAME_FOR_ALL.test(incoming.url ?? '/')) response.setHeader('Vary', CREDENTIAL_HEADERS);
     const respond = async (): Promise<void> => {
       const target = incoming.url ?? '/';
       // Segments come from the raw target: URL parsing would resolve "%2e%2e" before we see it.
