@@ -253,6 +253,21 @@ function release(sides: PromiseSettledResult<Encoded>[]): void {
     }
 }
 
+/** Matches parts in this thread, hearing Ctrl-C (and the worker's progress) between them. */
+async function matchHere(
+  parts: [number, number][],
+  totals: JoinTotals,
+  progress: TableProgress,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const [fdA, fdB] of parts) {
+    await new Promise((resolve) => setImmediate(resolve));
+    signal?.throwIfAborted();
+    joinPart(fdA, fdB, totals);
+    progress.partMatched();
+  }
+}
+
 /**
  * Matches the parts, some in the worker thread that encoded a side when there is one (it
  * tells `progress` of its own parts).
@@ -267,27 +282,15 @@ async function joinAll(
   const theirs = helper ? parts.filter((_, index) => index % 2 === 1) : [];
   const ours = helper ? parts.filter((_, index) => index % 2 === 0) : parts;
   const helped = helper?.join(totals.plan, theirs);
-  try {
-    for (const [fdA, fdB] of ours) {
-      // Between parts, Ctrl-C is heard, and the worker's progress.
-      await new Promise((resolve) => setImmediate(resolve));
-      signal?.throwIfAborted();
-      joinPart(fdA, fdB, totals);
-      progress.partMatched();
-    }
-  } catch (error) {
-    // Stopped here: the worker's answer, rejected as well, is not left unhandled.
-    await helped?.catch(() => undefined);
-    throw error;
-  }
-  if (!helped) return;
+  // Ctrl-C rejects the worker's answer at once, while this thread may be inside a part: the
+  // rejection is handled from now on (an unhandled one ended data with exit 1 and a trace).
+  void helped?.catch(() => undefined);
+  await matchHere(ours, totals, progress, signal);
   const found = await helped;
   if (found) totals.merge(found);
-  else
-    for (const [fdA, fdB] of theirs) {
-      joinPart(fdA, fdB, totals);
-      progress.partMatched();
-    }
+  else if (helped) await matchHere(theirs, totals, progress, signal);
+  // Ctrl-C heard only once the last part was matched stops the diff all the same.
+  signal?.throwIfAborted();
 }
 
 /**

@@ -13,16 +13,18 @@ export function diffProgress(
   update: (text: string) => void,
 ): (event: DiffEvent) => void {
   let table = heading;
-  let meter = new Meter();
+  // Started at a table's first rows: reading them waits on its schema and a worker's start.
+  let meter: Meter | undefined;
   return (received) => {
     // Table names come from the descriptors.
     const event = visibleDeep(received);
     if (event.type === 'table') {
       table = `${heading}: ${event.name} (${String(event.index + 1)}/${String(event.total)})`;
-      meter = new Meter();
+      meter = undefined;
       update(table);
       return;
     }
+    meter ??= new Meter();
     const parts = [table];
     if (event.share !== undefined) parts.push(percent(event.share, 1));
     parts.push(`${grouped(event.rows)} ${noun(event.rows, 'row')} read`);

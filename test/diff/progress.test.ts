@@ -145,6 +145,66 @@ describe('a table diff reports its progress', () => {
   });
 });
 
+/**
+ * A diff of a and b stopped as Ctrl-C stops it (the signal aborted with 'SIGINT') at the
+ * first progress event `stopAt` accepts: what it ended with, and any rejection left unhandled.
+ */
+async function diffStopped(
+  a: string,
+  b: string,
+  stopAt: (event: DiffEvent) => boolean,
+): Promise<{ ended: unknown; unhandled: unknown[] }> {
+  const controller = new AbortController();
+  const unhandled: unknown[] = [];
+  const heard = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', heard);
+  try {
+    const ended = await diffPackages(
+      folderSide(a, { resources: [resource] }, a),
+      folderSide(b, { resources: [resource] }, b),
+      {
+        limit: 1,
+        memory: 2 * 1024 * 1024,
+        signal: controller.signal,
+        onProgress: (event) => {
+          if (stopAt(event)) controller.abort('SIGINT');
+        },
+      },
+    ).then(
+      () => 'finished',
+      (error: unknown) => error,
+    );
+    // Node tells of an unhandled rejection once the microtasks after it have run.
+    await new Promise((resolve) => setImmediate(resolve));
+    return { ended, unhandled };
+  } finally {
+    process.off('unhandledRejection', heard);
+  }
+}
+
+describe('Ctrl-C while a diff matches its parts', () => {
+  it('stops it with the interruption, the answer of the worker thread handled', async () => {
+    // Side a is read in a worker thread, which then matches half of the parts.
+    const a = table(250_000);
+    expect(statSync(join(a, 'prices.csv')).size).toBeGreaterThan(WORKER_BYTES);
+    const stopped = await diffStopped(
+      a,
+      table(1_000, true),
+      (event) => event.type === 'rows' && event.phase === 'matching',
+    );
+    expect(stopped).toEqual({ ended: 'SIGINT', unhandled: [] });
+  });
+
+  it('stops it when heard during the last part, rather than finishing', async () => {
+    const stopped = await diffStopped(
+      table(60_000),
+      table(60_000, true),
+      (event) => event.type === 'rows' && event.share === 1,
+    );
+    expect(stopped).toEqual({ ended: 'SIGINT', unhandled: [] });
+  });
+});
+
 describe('the progress line of a diff', () => {
   it('shows the table, the share done, the rows read, their rate and the time left', () => {
     let now = 0;
