@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import datapackage from 'datapackage';
 import tableschema from 'tableschema';
+import yauzl from 'yauzl';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { browserLogin, withHub } from '../hub/helpers.js';
+import { browserLogin, EXAMPLES, withHub } from '../hub/helpers.js';
 import { people, published, writePackage, type Table } from './helpers.js';
 
 const { Package } = datapackage;
@@ -49,6 +50,21 @@ function hashMatches(declared: string, bytes: Buffer): boolean {
       .update(bytes)
       .digest('hex') === hex
   );
+}
+
+/** The names of a zip's entries, in its order (a folder's ends with a slash). */
+async function entryNames(zipped: Buffer): Promise<string[]> {
+  const zip = await yauzl.fromBufferPromise(zipped, { lazyEntries: true });
+  const names: string[] = [];
+  for await (const entry of zip.eachEntry()) names.push(entry.fileName);
+  zip.close();
+  return names;
+}
+
+/** The folders an entry sits in, outermost first: `a/b/c.csv` → `a/`, `a/b/`. */
+function foldersOf(name: string): string[] {
+  const parts = name.split('/').slice(0, -1);
+  return parts.map((_, i) => `${parts.slice(0, i + 1).join('/')}/`);
 }
 
 type Loaded = Awaited<ReturnType<typeof Package.load>>;
@@ -98,6 +114,28 @@ describe('the Frictionless JavaScript libraries on a hub', () => {
     });
   });
 
+  it("reads the copies of an inline table (examples/sales-v2's stores) as files", async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      await published(url, jwt, join(EXAMPLES, 'sales-v2'));
+      const pkg = await Package.load(`${url}/ada/shop-sales/datapackage.json`);
+      const stores = [
+        { store: 'north', manager: 'Grace', since: [2019, 5] },
+        { store: 'south', manager: 'Alan', since: [2021, 11] },
+      ];
+      const csv = pkg.getResource('stores_csv');
+      expect(csv?.source).toBe(`${url}/ada/shop-sales/_derived/stores_csv.csv`);
+      expect(await csv?.read({ keyed: true })).toEqual(stores);
+      const json = await pkg.getResource('stores_json')?.rawRead();
+      expect(JSON.parse(json?.toString('utf8') ?? 'null')).toEqual([
+        { store: 'north', manager: 'Grace', since: '2019-05' },
+        { store: 'south', manager: 'Alan', since: '2021-11' },
+      ]);
+      const parquet = await pkg.getResource('stores_parquet')?.rawRead();
+      expect(parquet?.subarray(0, 4).toString()).toBe('PAR1');
+    });
+  });
+
   it("Package.load of the dataset's zip, saved as a file, reads every table", async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
@@ -111,8 +149,16 @@ describe('the Frictionless JavaScript libraries on a hub', () => {
       expect(zip).toBeDefined();
       const answer = await fetch(new URL(zip?.path ?? '', descriptorUrl));
       expect(answer.status).toBe(200);
+      const zipped = Buffer.from(await answer.arrayBuffer());
+      // datapackage-js writes each entry where it names it and makes no folder for it: the
+      // zip lists a folder (`data/`) before the files in it, as `zip -r` does.
+      const names = await entryNames(zipped);
+      expect(names).toContain('datapackage.json');
+      for (const [index, name] of names.entries())
+        for (const folder of foldersOf(name))
+          expect(names.slice(0, index), `${folder} before ${name}`).toContain(folder);
       const file = join(mkdtempSync(join(tmpdir(), 'data-interop-')), 'atlas.zip');
-      writeFileSync(file, Buffer.from(await answer.arrayBuffer()));
+      writeFileSync(file, zipped);
       const pkg = await Package.load(file);
       await readAll(pkg, tables);
     });
