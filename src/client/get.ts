@@ -246,19 +246,56 @@ export function noSuchDataset(target: Target, signedIn: boolean): CliError {
   });
 }
 
+type Descriptor = Record<string, unknown> & { resources?: Resource[] };
+
+/**
+ * A dataset's descriptor, and the target its files are read against: the one given, or,
+ * from a hub older than revision addresses (`/v/<N>/`), revision N at `?v=N` as it was read
+ * then. Such a hub answers `?v=N` itself, where a newer one moves it to `/v/<N>/`.
+ */
 async function fetchDescriptor(
   target: Target,
   options: GetOptions,
-): Promise<Record<string, unknown> & { resources?: Resource[] }> {
+): Promise<{ descriptor: Descriptor; target: Target }> {
+  const found = await readDescriptor(target.url, options);
+  if (found) return { descriptor: found, target };
+  const older = olderHubTarget(target);
+  const then = older && (await readDescriptor(older.url, options, 'manual'));
+  if (older && then) return { descriptor: then, target: older };
+  throw noSuchDataset(target, options.signedIn);
+}
+
+/** The descriptor at an address; undefined when there is none, or (not followed) a redirect. */
+async function readDescriptor(
+  url: string,
+  options: GetOptions,
+  redirect?: 'manual',
+): Promise<Descriptor | undefined> {
   const signal = options.signal ? { signal: options.signal } : {};
   return (await withRetries(async () => {
-    const response = await send(options.fetch, 'get descriptor', target.url, signal);
-    if (response.status === 404) {
+    const response = await send(options.fetch, 'get descriptor', url, {
+      ...signal,
+      ...(redirect ? { redirect } : {}),
+    });
+    if (response.status === 404 || (redirect && response.status >= 300 && response.status < 400)) {
       await response.text();
-      throw noSuchDataset(target, options.signedIn);
+      return undefined;
     }
-    return json(`get ${target.url}`, response);
-  }, signal)) as Record<string, unknown> & { resources?: Resource[] };
+    return json(`get ${url}`, response);
+  }, signal)) as Descriptor | undefined;
+}
+
+/** A whole dataset's revision N at `datapackage.json?v=N`, as hubs before `/v/<N>/` read it. */
+function olderHubTarget(target: Target): Target | undefined {
+  if (target.revision === undefined || target.single) return undefined;
+  const url = new URL(target.url);
+  const parts = url.pathname.split('/');
+  const at = parts.length - 3;
+  if (parts[at] !== 'v' || parts[at + 1] !== String(target.revision)) return undefined;
+  parts.splice(at, 2);
+  url.pathname = parts.join('/');
+  url.searchParams.set('v', String(target.revision));
+  return { ...target, url: url.href, revision: undefined };
 }
 
 /** Downloads a dataset's descriptor and every resource into a folder that validates offline. */
@@ -270,7 +307,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       'pass --force to write into it, or --out to choose another folder',
     );
   }
-  const descriptor = await fetchDescriptor(target, options);
+  const { descriptor, target: at } = await fetchDescriptor(target, options);
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
   const taken = new Set<string>();
   const wanted = pathFilter(options.include, options.exclude);
@@ -284,7 +321,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       );
     },
   );
-  const revision = new URL(target.url).searchParams.get('v');
+  const revision = new URL(at.url).searchParams.get('v');
   for (const resource of descriptor.resources) {
     const path = resource.path;
     if (typeof path !== 'string') continue;
@@ -301,7 +338,7 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       if (taken.has(path)) continue;
       taken.add(path);
       const from = (resource as { [FROM]?: string })[FROM];
-      const url = new URL(from ?? path, target.url);
+      const url = new URL(from ?? path, at.url);
       // A revision asked for by `?v=` holds for its files too.
       if (revision) url.searchParams.set('v', revision);
       jobs.push({ url: url.href, path, resource });
@@ -395,7 +432,7 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
 
 /** Downloads the zip of a whole dataset a hub made when it published it. */
 export async function getZip(target: Target, options: GetOptions): Promise<GetResult> {
-  const descriptor = await fetchDescriptor(target, options);
+  const { descriptor, target: at } = await fetchDescriptor(target, options);
   const zip = derivedOf(descriptor.resources ?? [], 'derived/zip');
   if (typeof zip?.path !== 'string')
     throw new CliError('this hub offers no zip of the dataset', {
@@ -407,8 +444,8 @@ export async function getZip(target: Target, options: GetOptions): Promise<GetRe
   const path = inside(options.out, name);
   if (!options.force && (await stat(path).catch(() => undefined)))
     throw new UsageError(`${path} exists`, 'pass --force to replace it');
-  const url = new URL(zip.path, target.url);
-  const revision = new URL(target.url).searchParams.get('v');
+  const url = new URL(zip.path, at.url);
+  const revision = new URL(at.url).searchParams.get('v');
   if (revision) url.searchParams.set('v', revision);
   const bytes = typeof zip.bytes === 'number' ? zip.bytes : undefined;
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes }] });

@@ -1,4 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
@@ -97,6 +99,48 @@ describe('data get owner/dataset@N', () => {
         (JSON.parse(diff.out) as { resources: { rows: object }[] }).resources[0]?.rows,
       ).toMatchObject({ added: 1, removed: 0, changed: 0 });
     });
+  });
+
+  it('reads revision N at ?v=N from a hub older than revision addresses', async () => {
+    const descriptor = readFileSync(join(prices(FIRST), 'datapackage.json'), 'utf8');
+    const seen: string[] = [];
+    // What a hub before /v/<N>/ answered: ?v= on each address, 404 for /v/1/….
+    const older = createServer((request, response) => {
+      seen.push(request.url ?? '');
+      const answers: Record<string, string> = {
+        '/ada/prices/datapackage.json?v=1': descriptor,
+        '/ada/prices/data/prices.csv?v=1': FIRST,
+        '/ada/prices/data/prices.csv': SECOND,
+      };
+      const body = answers[request.url ?? ''];
+      response.writeHead(body === undefined ? 404 : 200).end(body ?? '{"error":"not found"}');
+    });
+    await new Promise<void>((resolve) => older.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${String((older.address() as AddressInfo).port)}`;
+      const cwd = folder({});
+      const data = async (args: string[]) => {
+        const io = memoryIO({
+          cwd,
+          env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
+        });
+        return { code: await run(args, io), err: io.err() };
+      };
+      const one = await data(['get', 'ada/prices@1', '--out', 'one']);
+      expect(one.err).toBe('saved data/prices.csv (15 B)\n');
+      expect(one.code).toBe(0);
+      expect(readFileSync(join(cwd, 'one/data/prices.csv'), 'utf8')).toBe(FIRST);
+      expect(seen).toEqual([
+        '/ada/prices/v/1/datapackage.json',
+        '/ada/prices/datapackage.json?v=1',
+        '/ada/prices/data/prices.csv?v=1',
+      ]);
+      const missing = await data(['get', 'ada/prices@7', '--out', 'seven']);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('there is no dataset ada/prices with a revision 7');
+    } finally {
+      await new Promise((resolve) => older.close(resolve));
+    }
   });
 
   it('is a usage error for a revision there is not, or two revisions at once', async () => {
