@@ -53,8 +53,9 @@ const KINDS: Record<string, CopyWanted['kind']> = {
 };
 
 /**
- * The copy a derived resource of a revision is, when the hub makes it on demand: not of a
- * table with no stored file to copy from (its rows inline in the descriptor).
+ * The copy a derived resource of a revision is, when the hub makes it on demand: of a
+ * table's stored files, or of its rows inline in the descriptor; not of a table whose file
+ * is not one of the revision's.
  */
 export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | undefined {
   const type = (resource.datahub as { type?: unknown; derivedFrom?: unknown } | undefined)?.type;

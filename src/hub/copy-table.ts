@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { makeDirectory } from '../files/directories.js';
+import type { SchemaDescriptor } from '../validator/descriptor/types.js';
 import { validateAndDeriveIsolated } from '../validator/isolated.js';
 import type { Hub } from './context.js';
 import type { CopyJob } from './copy-job.js';
@@ -28,12 +29,18 @@ function without(object: Resource, keys: readonly string[]): Resource {
   return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
 }
 
+/** Whether a table's rows are inline in its descriptor (`data`), with no file to read. */
+function isInline(source: Resource): boolean {
+  return source.path === undefined && Array.isArray(source.data);
+}
+
 /**
- * The stored files of a table, its paths in order, or undefined when there is nothing to copy
- * it from: its rows are inline in the descriptor (`data`), or a path is not one of the
- * revision's files.
+ * What a table's copies are made from: the stored files of the table, its paths in order
+ * (none for a table whose rows are inline in the descriptor, `data`), or undefined when
+ * there is nothing to copy it from: a path is not one of the revision's files.
  */
 export function tableFiles(pkg: Published, source: Resource): string[] | undefined {
+  if (isInline(source)) return [];
   if (source.path === undefined) return undefined;
   const given = Array.isArray(source.path) ? (source.path as unknown[]) : [source.path];
   const keys: string[] = [];
@@ -80,6 +87,26 @@ async function locations(
   return { paths, hosts };
 }
 
+/**
+ * The schema a copy's descriptor declares, which says how its cells are written: a revision
+ * published before copies were typed declares the original's, read as the original is written.
+ */
+function declaredSchema(copy: Resource): SchemaDescriptor | undefined {
+  const schema = copy.schema as SchemaDescriptor | undefined;
+  return typeof schema === 'object' && Array.isArray(schema.fields) ? schema : undefined;
+}
+
+/** The path and format a copy reads a stored table by: its files where `locations` put them. */
+function readFrom(source: Resource, paths: string[]): Resource {
+  const path = typeof source.path === 'string' ? source.path : String(paths[0]);
+  const format =
+    typeof source.format === 'string' ? source.format : extname(path).slice(1).toLowerCase();
+  return {
+    path: paths.length === 1 && !Array.isArray(source.path) ? paths[0] : paths,
+    ...(format ? { format } : {}),
+  };
+}
+
 /** Makes the CSV or JSON copy of one table into the job's file, as the publication read it. */
 export async function makeTableCopy(
   hub: Hub,
@@ -92,14 +119,13 @@ export async function makeTableCopy(
   const source = pkg.descriptor.resources[wanted.source];
   if (!source || wanted.kind === 'zip') throw new Error('the table is not in the revision');
   await makeDirectory(join(dir, 'source'));
-  const { paths, hosts } = await locations(hub, pkg, source, dir);
-  const path = typeof source.path === 'string' ? source.path : String(paths[0]);
-  const format =
-    typeof source.format === 'string' ? source.format : extname(path).slice(1).toLowerCase();
+  // Inline rows are read from the descriptor, by the same typed reading as a file's.
+  const { paths, hosts } = isInline(source)
+    ? { paths: [], hosts: [] }
+    : await locations(hub, pkg, source, dir);
   const resource: Resource = {
     ...without(source, ['bytes', 'hash']),
-    path: paths.length === 1 && !Array.isArray(source.path) ? paths[0] : paths,
-    ...(format ? { format } : {}),
+    ...(isInline(source) ? {} : readFrom(source, paths)),
     ...(source.schema !== undefined ? { schema: castingSchema(source.schema) } : {}),
   };
   const descriptor: Resource = { resources: [resource] };
@@ -120,7 +146,7 @@ export async function makeTableCopy(
       },
       onWritten: (_kind, written) => job.grow(written),
     },
-    { to: dir, kinds: [wanted.kind], remoteToo: true },
+    { to: dir, kinds: [wanted.kind], remoteToo: true, csvSchema: declaredSchema(wanted.resource) },
   );
   const made = derived[0];
   if (!report.valid || !made) {

@@ -18,11 +18,13 @@ type Resource = Record<string, unknown>;
 const NOT_ZIPPED = new Set(['derived/zip', 'derived/parquet']);
 
 /**
- * The zip of a whole revision, laid out as `data get` lays a dataset out so that unzipped it
- * can be published again: its descriptor (without the zip itself: a file cannot hold its own
- * hash), its files as uploaded, its README, and the copies of its tables, each read as it is
- * made. Written as a stream from start to end; its bytes depend on the revision only (every
- * entry dated at the revision's publication), so a zip made again is the same zip.
+ * The zip of a whole revision, a zipped data package as the Frictionless libraries load one:
+ * `datapackage.json` at its root (without the zip itself: a file cannot hold its own hash),
+ * and at each path the descriptor names, its files as uploaded, its README and the copies of
+ * its tables, each read as it is made. Unzipped into a folder, it is the folder `data get`
+ * writes, which can be published again. Written as a stream from start to end; its bytes
+ * depend on the revision only (every entry dated at the revision's publication), so a zip
+ * made again is the same zip.
  */
 export async function makeZip(
   copies: Copies,
@@ -31,12 +33,11 @@ export async function makeZip(
   job: CopyJob,
   signal: AbortSignal,
 ): Promise<void> {
-  const folder = pkg.dataset.name;
   const mtime = new Date(pkg.revision.created);
   const zip = new yazl.ZipFile();
   const options = (path: string) => entryOptions(path, mtime);
-  // A copy the hub cannot make (of a table whose rows are inline in the descriptor) is left
-  // out, and out of the descriptor inside, which names only what the zip holds.
+  // A copy the hub cannot make (of a table whose file is not stored) is left out, and out of
+  // the descriptor inside, which names only what the zip holds.
   const resources: Resource[] = [];
   for (const resource of pkg.descriptor.resources as Resource[]) {
     const type = String((resource.datahub as { type?: unknown } | undefined)?.type);
@@ -46,24 +47,22 @@ export async function makeZip(
   const inside = { ...pkg.descriptor, resources };
   zip.addBuffer(
     Buffer.from(`${JSON.stringify(inside, null, 2)}\n`),
-    `${folder}/datapackage.json`,
+    'datapackage.json',
     options('datapackage.json'),
   );
   const originals = Object.entries(pkg.files ?? {})
     .filter(([path]) => !path.startsWith(DERIVED_FOLDER))
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [path, key] of originals)
-    addStreamEntry(zip, `${folder}/${path}`, options(path), () =>
+    addStreamEntry(zip, path, options(path), () =>
       lazyStream(() => hub.storage.read(objectPath(key))),
     );
   const readme = pkg.descriptor.readme;
   if (typeof readme === 'string' && !pkg.files?.['README.md'])
-    zip.addBuffer(Buffer.from(readme), `${folder}/README.md`, options('README.md'));
+    zip.addBuffer(Buffer.from(readme), 'README.md', options('README.md'));
   for (const resource of resources.filter(isDerived)) {
     const path = String(resource.path);
-    addStreamEntry(zip, `${folder}/${path}`, options(path), () =>
-      lazyStream(() => copies.read(pkg, resource)),
-    );
+    addStreamEntry(zip, path, options(path), () => lazyStream(() => copies.read(pkg, resource)));
   }
   const output = zipOutput(zip);
   await pipeline(output, await jobFile(job), { signal });

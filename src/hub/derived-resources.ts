@@ -1,7 +1,20 @@
 import { join } from 'node:path';
 import { fileHead } from '../files/chunks.js';
 import { isRemote } from '../validator/descriptor/paths.js';
-import { PREVIEW_ROWS, type DerivedTable } from '../validator/derive.js';
+import {
+  PREVIEW_ROWS,
+  typedField,
+  writtenFromValue,
+  type DerivedTable,
+} from '../validator/derive.js';
+import type {
+  FieldDescriptor,
+  ResourceDescriptor,
+  SchemaDescriptor,
+} from '../validator/descriptor/types.js';
+import { textReading } from '../validator/reading.js';
+import { formatOf, inferResourceSchema, noteContentFormat } from '../validator/resource.js';
+import { bomOf, SAMPLE_BYTES } from '../validator/table/encoding.js';
 import type { Report } from '../validator/index.js';
 import { DERIVED_FOLDER } from './storage/types.js';
 
@@ -35,35 +48,65 @@ const NORMAL_DIALECT: Record<string, (value: unknown) => boolean> = {
   csvddfVersion: () => true,
 };
 
-const UTF8 = new Set(['utf-8', 'utf8']);
+/** Formats read as delimited text, whose dialect is read from their first bytes. */
+const TEXT_TABLES = new Set(['csv', 'tsv', 'txt']);
 
 function localPaths(resource: Resource): string[] {
   const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
   return paths.filter((path): path is string => typeof path === 'string' && !isRemote(path));
 }
 
+/** Whether missing values are the empty cell only, as the copy writes them. */
+function emptyIsMissing(values: unknown): boolean {
+  return values === undefined || (Array.isArray(values) && values.length === 1 && values[0] === '');
+}
+
+/**
+ * Whether the CSV copy writes a table's every cell as it is written: no date-time or time,
+ * no value written by a format, decimal comma, grouped digits or other true and false words,
+ * and only the empty cell missing (derive.ts, csvWriters).
+ */
+function writtenAsCopied(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const { fields, missingValues } = schema as SchemaDescriptor;
+  if (!Array.isArray(fields) || !emptyIsMissing(missingValues)) return false;
+  return fields.every(
+    (field) => emptyIsMissing(field.missingValues) && !writtenFromValue(field, typedField(field)),
+  );
+}
+
 /**
  * Whether a table's original is already the CSV copy the hub would write (UTF-8 without a
  * byte order mark, comma, double quote, one header row of the field names in order, no
- * comments): then it is served as its own copy, and no copy is made. Cells quoted where the
- * copy would not quote them, and `\r\n` line ends, read the same.
+ * comments, every value in its type's one form): then it is served as its own copy, and no
+ * copy is made. Cells quoted where the copy would not quote them, and `\r\n` line ends,
+ * read the same. Its format, encoding and dialect are told as validation tells them
+ * (validator/reading.ts): by its bytes before its name, so that a workbook named `.csv` is no
+ * CSV and a `.txt` file of comma-separated values is one.
  */
 export async function isNormalFormCsv(resource: Resource, workDir: string): Promise<boolean> {
   const paths = localPaths(resource);
   const path = paths[0];
   if (paths.length !== 1 || !path || Array.isArray(resource.path)) return false;
-  const format = typeof resource.format === 'string' ? resource.format.toLowerCase() : undefined;
-  if (format !== 'csv' && !(format === undefined && /\.csv$/i.test(path))) return false;
-  const encoding = typeof resource.encoding === 'string' ? resource.encoding.toLowerCase() : '';
-  if (!UTF8.has(encoding)) return false;
+  const described = { ...resource } as unknown as ResourceDescriptor;
+  await noteContentFormat(described, { dir: workDir });
+  const format = formatOf(described);
+  if (format === undefined || !TEXT_TABLES.has(format)) return false;
   const dialect = resource.dialect ?? {};
   if (typeof dialect !== 'object' || dialect === null) return false;
   for (const [key, value] of Object.entries(dialect))
     if (!NORMAL_DIALECT[key]?.(value)) return false;
   const schema = resource.schema as { fieldsMatch?: unknown } | undefined;
   if (schema?.fieldsMatch !== undefined && schema.fieldsMatch !== 'exact') return false;
-  const head = await fileHead(join(workDir, path), 3);
-  return !(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf);
+  // A table with no schema is read by the one validation infers, as its copies are.
+  if (!writtenAsCopied(schema ?? (await inferResourceSchema(described, workDir)))) return false;
+  const head = await fileHead(join(workDir, path), SAMPLE_BYTES);
+  if (bomOf(head)) return false;
+  const reading = await textReading(head, format, {
+    encoding: resource.encoding,
+    dialect: resource.dialect,
+  });
+  return reading.encoding === 'utf-8' && reading.delimiter === ',' && reading.quoteChar === '"';
 }
 
 /** What the hub knows of a table's copies as it publishes it. */
@@ -112,7 +155,7 @@ export function derivedResources(
       ...(copy.format === 'parquet' ? {} : { encoding: 'utf-8' }),
       ...(known ? { bytes: known.bytes, hash: known.md5 } : {}),
       ...(copy.format !== 'json' && source.schema !== undefined
-        ? { schema: copy.format === 'parquet' ? typedSchema(source.schema) : source.schema }
+        ? { schema: typedSchema(source.schema) }
         : {}),
       datahub: {
         type: copy.type,
@@ -124,32 +167,17 @@ export function derivedResources(
   return made;
 }
 
-/** Field properties that say how a typed value is written as text, by type. */
-const WRITTEN_AS: Record<string, readonly string[]> = {
-  integer: ['groupChar', 'bareNumber'],
-  number: ['decimalChar', 'groupChar', 'bareNumber'],
-  boolean: ['trueValues', 'falseValues'],
-  date: ['format'],
-  datetime: ['format'],
-  time: ['format'],
-};
-
 /**
- * The schema of a table's Parquet copy: its fields, keys and constraints, without what
- * says how typed values were written as text (the copy stores them typed) and without
- * missing values (its nulls are null). Types the copy keeps as text keep all of it.
+ * The schema of a table's CSV and Parquet copies: its fields, keys and constraints, without
+ * what says how typed values were written as text (the copies write each value in its
+ * type's one form, or store it typed) and without missing values (a missing value is an
+ * empty cell, or null). Types the copies keep as written keep all of it.
  */
 function typedSchema(schema: unknown): unknown {
   if (typeof schema !== 'object' || schema === null) return schema;
   const { missingValues: _missing, ...rest } = schema as Resource;
-  const fields = Array.isArray(rest.fields) ? (rest.fields as Resource[]) : [];
-  return {
-    ...rest,
-    fields: fields.map((field) => {
-      const dropped = new Set(['missingValues', ...(WRITTEN_AS[String(field.type)] ?? [])]);
-      return Object.fromEntries(Object.entries(field).filter(([key]) => !dropped.has(key)));
-    }),
-  };
+  const fields = Array.isArray(rest.fields) ? (rest.fields as FieldDescriptor[]) : [];
+  return { ...rest, fields: fields.map(typedField) };
 }
 
 export function copyPath(name: string, format: string): string {

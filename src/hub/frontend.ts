@@ -364,8 +364,10 @@ async function charts(
         : resources.find((resource) => resource.name === wanted);
     const csv = source ? derivedOf(resources, 'derived/csv', String(source.name)) : undefined;
     if (!source || !csv) continue;
+    // The CSV copy's own schema reads its cells (a hub before typed copies named the table's).
     const fields =
-      (source.schema as { fields?: Record<string, unknown>[] } | undefined)?.fields ?? [];
+      ((csv.schema ?? source.schema) as { fields?: Record<string, unknown>[] } | undefined)
+        ?.fields ?? [];
     const data: ChartData = { labels: [], values: series.map(() => []) };
     let columns: number[] = [];
     try {

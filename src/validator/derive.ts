@@ -1,7 +1,7 @@
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { rowWriter, type RowWriter } from '../files/row-formats.js';
-import type { ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js';
+import type { FieldDescriptor, ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js';
 import { asList } from './descriptor/rules.js';
 import { isRemote } from './descriptor/paths.js';
 import { INVALID } from './schema/types/index.js';
@@ -38,6 +38,11 @@ export interface CopyPlan {
   onWritten?: (kind: CopyKind, bytes: number) => void;
   /** Also copy tables read from a URL (the hub reads its own store's signed URLs). */
   remoteToo?: boolean;
+  /**
+   * The schema the CSV copy's descriptor declares, which says how its cells are written (see
+   * csvWriters): by default the table's own, typed (typedField).
+   */
+  csvSchema?: SchemaDescriptor | undefined;
 }
 
 /** How many rows a table's preview holds. */
@@ -122,20 +127,107 @@ const KINDS: readonly CopyKind[] = ['csv', 'json', 'preview'];
 
 const TEMPORAL = new Set(['date', 'datetime', 'time']);
 
-/**
- * How each field's cell goes into the CSV copy: as written, and a workbook's date in the
- * form of its field's type (a spreadsheet may store a date-time at midnight as a date), so
- * that the schema the copy carries describes it.
- */
-function csvWriters(schema: SchemaDescriptor): ((cell: unknown) => unknown)[] {
-  return schema.fields.map((field) => {
-    const type = field.type ?? 'string';
-    if (!TEMPORAL.has(type)) return asWritten;
-    const kind = type as 'date' | 'datetime' | 'time';
-    return (cell) => (cell instanceof SheetDate ? new SheetDate(cell.ms, kind).toString() : cell);
-  });
+/** Field properties that say how a typed value is written as text, by type. */
+export const WRITTEN_AS: Record<string, readonly string[]> = {
+  integer: ['groupChar', 'bareNumber'],
+  number: ['decimalChar', 'groupChar', 'bareNumber'],
+  boolean: ['trueValues', 'falseValues'],
+  date: ['format'],
+  datetime: ['format'],
+  time: ['format'],
+};
+
+/** Values of those properties that are their type's defaults, as good as not given. */
+const DEFAULT_WRITING: Record<string, unknown> = { format: 'default', bareNumber: true };
+
+function writtenBy(field: FieldDescriptor, property: string): unknown {
+  const value = field[property];
+  if (property === 'decimalChar' && value === '.') return undefined;
+  return value === DEFAULT_WRITING[property] ? undefined : value;
 }
 
+/** The missing values of a field, in text: its own, else its schema's, else the empty cell. */
+function missingOf(field: FieldDescriptor, schema: SchemaDescriptor | undefined): string[] {
+  const given = field.missingValues ?? schema?.missingValues ?? [''];
+  return given.map((each) => (typeof each === 'string' ? each : each.value));
+}
+
+/**
+ * The field of a copy typed by its schema, as the CSV and Parquet copies declare it: without
+ * the properties that say how a value is written as text (the copy writes each in its type's
+ * one form) and without missing values (a missing value is an empty cell, or null).
+ */
+export function typedField(field: FieldDescriptor): FieldDescriptor {
+  const dropped = new Set(['missingValues', ...(WRITTEN_AS[field.type ?? 'string'] ?? [])]);
+  return Object.fromEntries(
+    Object.entries(field).filter(([key]) => !dropped.has(key)),
+  ) as FieldDescriptor;
+}
+
+/**
+ * Whether the CSV copy writes a field's cells from their values rather than as written,
+ * when the copy declares `copy` for it: date-times and times always (a date-time written
+ * without a zone is read as UTC, as the JSON and Parquet copies hold it, and said so with
+ * `Z`); dates, numbers and booleans when the original's writing needs a property the copy
+ * does not declare (a format, a decimal comma, grouped digits, other true and false words).
+ * A copy that still declares the original's property (a revision published before copies
+ * were typed) is written as the original is, which that property reads.
+ */
+export function writtenFromValue(field: FieldDescriptor, copy: FieldDescriptor): boolean {
+  const type = field.type ?? 'string';
+  const properties = WRITTEN_AS[type] ?? [];
+  const same = (property: string) =>
+    JSON.stringify(writtenBy(field, property)) === JSON.stringify(writtenBy(copy, property));
+  if (type === 'datetime' || type === 'time') return writtenBy(copy, 'format') === undefined;
+  return !properties.every(same);
+}
+
+/** A value as the JSON copy writes it, as text: one form per type. */
+function valueText(type: string, value: unknown): string {
+  if (typeof value === 'number') {
+    const iso = ISO_TEXT[type];
+    return iso ? iso(value) : String(value);
+  }
+  return String(value);
+}
+
+/** Types whose values have one form as text; the rest (objects, lists…) stay as written. */
+const FROM_VALUE = new Set(['integer', 'number', 'boolean']);
+
+type CellWriter = (cell: unknown, value: unknown) => unknown;
+
+/**
+ * How each field's cell goes into the CSV copy and the preview, one rule per type: as written
+ * when the copy's schema reads that text as the same value, else from the value as the JSON
+ * copy writes it (ISO 8601 dates and times, date-times in UTC with `Z`, numbers with a dot
+ * and no grouping, `true` and `false`); a missing value as an empty cell. A workbook's cells,
+ * which have no text, are written from their values. `copySchema` is the schema the copy's
+ * descriptor declares (by default the typed one, typedField).
+ */
+function csvWriters(
+  schema: SchemaDescriptor,
+  copySchema: SchemaDescriptor | undefined,
+): CellWriter[] {
+  return schema.fields.map((field) => {
+    const type = field.type ?? 'string';
+    const copy = copySchema?.fields.find((each) => each.name === field.name) ?? typedField(field);
+    const emptyIsMissing = missingOf(copy, copySchema ?? { fields: [] }).includes('');
+    const missing = (cell: unknown) => (emptyIsMissing ? '' : asWritten(cell));
+    const fromValue = writtenFromValue(field, copy);
+    const keepsFormat = writtenBy(copy, 'format') !== undefined;
+    const temporal = TEMPORAL.has(type);
+    const kind = type as 'date' | 'datetime' | 'time';
+    return (cell, value) => {
+      if (value === null) return missing(cell);
+      if (value === INVALID || value === undefined) return asWritten(cell);
+      // A workbook's date has no text: written as its type's, unless the copy declares a format.
+      if (cell instanceof SheetDate && temporal && !fromValue)
+        return keepsFormat ? new SheetDate(cell.ms, kind).toString() : valueText(type, value);
+      if (!fromValue) return asWritten(cell);
+      return temporal || FROM_VALUE.has(type) ? valueText(type, jsonValue(value)) : asWritten(cell);
+    };
+  });
+}
 interface OpenCopy {
   table: DerivedTable;
   files: Partial<Record<TextKind, FileText>>;
@@ -146,9 +238,9 @@ interface OpenCopy {
 /**
  * The CSV and JSON copies of a package's tables, and their previews, written in the pass that
  * validates them: CSV in one normal form (UTF-8, comma, double quote, \n, a header of the
- * field names; each cell as written, so the table's schema still describes it) and JSON (an
- * array of objects, values typed by the schema, dates and times in ISO 8601, missing values
- * null), whatever the source's encoding, dialect or spreadsheet format. Only the kinds the
+ * field names; each value in its type's one form, see csvWriters) and JSON (an array of
+ * objects, values typed by the schema, dates and times in ISO 8601, date-times in UTC,
+ * missing values null), whatever the source's encoding, dialect or spreadsheet format. Only the kinds the
  * plan names are written; kept only if the package is valid.
  */
 export class TableCopies {
@@ -192,7 +284,7 @@ export class TableCopies {
       file.write(writers[kind].start(labels));
     const previewOnly = kinds.length === 1 && kinds[0] === 'preview';
     const converters = files.json ? jsonConverters(schema) : [];
-    const cellWriters = csvWriters(schema);
+    const cellWriters = csvWriters(schema, this.plan.csvSchema);
     const width = labels.length;
     const cellsOut = new Array<unknown>(width);
     const valuesOut = new Array<unknown>(width);
@@ -209,7 +301,9 @@ export class TableCopies {
           const cell = column >= 0 ? cells[column] : null;
           if (asCells)
             cellsOut[field] =
-              cell === null || cell === undefined ? '' : (cellWriters[field] ?? asWritten)(cell);
+              cell === null || cell === undefined
+                ? ''
+                : (cellWriters[field] ?? asWritten)(cell, values[field]);
           if (json) valuesOut[field] = converters[field]?.(values[field], cell) ?? null;
           if (parquet) fieldCells[field] = cell;
         }

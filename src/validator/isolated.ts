@@ -16,6 +16,7 @@ import {
   type ValidateOptions,
 } from './index.js';
 import type { CopyKind, DerivedTable } from './derive.js';
+import type { SchemaDescriptor } from './descriptor/types.js';
 import type { ProxySettings } from '../client/proxy.js';
 import type { HubOrigins } from '../client/credential.js';
 
@@ -48,7 +49,9 @@ export interface IsolatedRequest {
   /** The CLI's token for a URL of its hub (see client/credential.ts); the hub's own never. */
   credential?: HubCredential | undefined;
   /** When set and the package is valid, its tables' copies of these kinds are written here. */
-  derive?: { to: string; kinds: CopyKind[]; remoteToo?: boolean } | undefined;
+  derive?:
+    | { to: string; kinds: CopyKind[]; remoteToo?: boolean; csvSchema?: SchemaDescriptor }
+    | undefined;
   /** A range worker started beside this one, for a large table split in two. */
   rangePort?: MessagePort | undefined;
 }

@@ -46,6 +46,7 @@ export async function runPackage(request: IsolatedRequest): Promise<void> {
         : new (await import('./derive.js')).TableCopies(derive.to, {
             kinds: derive.kinds,
             remoteToo: derive.remoteToo ?? false,
+            csvSchema: derive.csvSchema,
             onWritten: (kind, bytes) => post({ type: 'written', kind, bytes }),
           });
     const options = {

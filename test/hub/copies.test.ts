@@ -162,7 +162,7 @@ describe('derived copies made when asked for', () => {
         expect(hub.copies.made).toBe(0);
         // Its zip holds it, read from the same object.
         const files = await zipEntries(await bytesOf(`${url}/ada/towns/r/towns_zip.zip`));
-        expect(files.get('towns/_derived/towns_csv.csv')?.toString()).toBe(text);
+        expect(files.get('_derived/towns_csv.csv')?.toString()).toBe(text);
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -239,7 +239,8 @@ describe('the dataset page', () => {
         );
         expect(charts).toHaveLength(2);
         for (const [chart, first, last] of [
-          [charts[0] ?? '', '10.02.2023', '03.01.2024'],
+          // Dates as the CSV copy writes them, in ISO 8601.
+          [charts[0] ?? '', '2023-02-10', '2024-01-03'],
           [charts[1] ?? '', '9', '100'],
         ] as const) {
           const points = (/<polyline points="([^"]+)"/.exec(chart)?.[1] ?? '')
