@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { browserLogin, runData, tempDir, withHub } from '../hub/helpers.js';
 import { people, published, runProgram, runs, writePackage, type Table } from './helpers.js';
 
+// Each run without the user's own settings: curl's -q (first), wget's --no-config.
 const CURL = '/usr/bin/curl';
 const WGET = '/usr/bin/wget';
 
@@ -30,7 +31,7 @@ describe.skipIf(!runs(CURL))('curl on a hub', () => {
       const dir = writePackage('register', [people(1), towns(10)]);
       await published(url, jwt, dir);
       const work = tempDir();
-      const run = await runProgram(CURL, ['-sSf', '-OJ', `${url}/ada/register/r/1.csv`], {
+      const run = await runProgram(CURL, ['-q', '-sSf', '-OJ', `${url}/ada/register/r/1.csv`], {
         cwd: work,
       });
       expect(run.err).toBe('');
@@ -39,7 +40,7 @@ describe.skipIf(!runs(CURL))('curl on a hub', () => {
         readFileSync(join(dir, 'data', 'towns.csv')),
       );
       // A copy is named as the descriptor names its file (_derived/towns_json.json).
-      const copy = await runProgram(CURL, ['-sSf', '-OJ', `${url}/ada/register/r/1.json`], {
+      const copy = await runProgram(CURL, ['-q', '-sSf', '-OJ', `${url}/ada/register/r/1.json`], {
         cwd: work,
       });
       expect(copy.code, copy.err).toBe(0);
@@ -55,12 +56,12 @@ describe.skipIf(!runs(WGET))('wget on a hub', () => {
       await published(url, jwt, writePackage('ledger', [people(1)]));
       const work = tempDir();
       const address = `${url}/ada/ledger/v/1/data/people.csv`;
-      const first = await runProgram(WGET, ['-N', '-S', address], { cwd: work });
+      const first = await runProgram(WGET, ['--no-config', '-N', '-S', address], { cwd: work });
       expect(first.code, first.err).toBe(0);
       const saved = join(work, 'people.csv');
       const stamp = statSync(saved).mtimeMs;
       // The file takes the hub's Last-Modified, which the second run sends as If-Modified-Since.
-      const second = await runProgram(WGET, ['-N', '-S', address], { cwd: work });
+      const second = await runProgram(WGET, ['--no-config', '-N', '-S', address], { cwd: work });
       expect(second.code, second.err).toBe(0);
       expect(second.err).toMatch(/HTTP\/1\.1 304/);
       expect(second.err).not.toMatch(/saved \[/);
@@ -77,22 +78,34 @@ describe.skipIf(!runs(WGET))('wget on a hub', () => {
       const work = tempDir();
       // What a download cut at its middle leaves.
       writeFileSync(join(work, 'towns.csv'), whole.subarray(0, whole.length >> 1));
-      const run = await runProgram(WGET, ['-c', '-S', `${url}/ada/archive/v/1/data/towns.csv`], {
-        cwd: work,
-      });
+      const run = await runProgram(
+        WGET,
+        ['--no-config', '-c', '-S', `${url}/ada/archive/v/1/data/towns.csv`],
+        {
+          cwd: work,
+        },
+      );
       expect(run.code, run.err).toBe(0);
       expect(run.err).toMatch(/HTTP\/1\.1 206/);
       expect(readFileSync(join(work, 'towns.csv'))).toEqual(whole);
       // A copy (made by this first read), broken off too.
-      const copy = await runProgram(WGET, ['-S', `${url}/ada/archive/v/1/r/towns.json`], {
-        cwd: work,
-      });
+      const copy = await runProgram(
+        WGET,
+        ['--no-config', '-S', `${url}/ada/archive/v/1/r/towns.json`],
+        {
+          cwd: work,
+        },
+      );
       expect(copy.code, copy.err).toBe(0);
       const json = readFileSync(join(work, 'towns.json'));
       truncateSync(join(work, 'towns.json'), 1000);
-      const resumed = await runProgram(WGET, ['-c', `${url}/ada/archive/v/1/r/towns.json`], {
-        cwd: work,
-      });
+      const resumed = await runProgram(
+        WGET,
+        ['--no-config', '-c', `${url}/ada/archive/v/1/r/towns.json`],
+        {
+          cwd: work,
+        },
+      );
       expect(resumed.code, resumed.err).toBe(0);
       expect(readFileSync(join(work, 'towns.json'))).toEqual(json);
     });
@@ -107,7 +120,7 @@ describe.skipIf(!runs(WGET))('wget on a hub', () => {
       const work = tempDir();
       const descriptorUrl = `${url}/ada/mirror/v/1/datapackage.json`;
       // The descriptor, then every path it lists, each where the descriptor puts it.
-      const options = ['-q', '-x', '-nH', '--cut-dirs=4'];
+      const options = ['--no-config', '-q', '-x', '-nH', '--cut-dirs=4'];
       const got = await runProgram(WGET, [...options, descriptorUrl], { cwd: work });
       expect(got.code, got.err).toBe(0);
       const descriptor = JSON.parse(readFileSync(join(work, 'datapackage.json'), 'utf8')) as {
