@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { dataFolder } from './config/home.js';
 import { makeDirectorySync } from './files/directories.js';
+import { regExpFlagsSet, resetRegExpFlags } from './regexp-flags.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -111,6 +112,15 @@ export function loadBundle(bundleFile: string, work: string | undefined, env: En
   let saved = false;
   const save = (): string | undefined => {
     if (!cached || fate === 'used' || saved) return undefined;
+    // A cache is checked against V8's settings of the moment it is made, and of the next start:
+    // made under the RegExp settings a run set (regexp-flags.ts), it would be rejected. They
+    // are put back only where nothing may match an expression any more: at the exit of the
+    // main thread (see settleCache in start.ts), whose workers have ended.
+    if (regExpFlagsSet()) {
+      if (!process.getBuiltinModule('node:worker_threads').isMainThread)
+        return "V8's RegExp settings were changed by this run";
+      resetRegExpFlags();
+    }
     saved = true;
     try {
       writeCache(cached, script.createCachedData(), `${bundle}-`, `${bundle}-${String(hash)}-`);

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { loadBundle, type LoadedBundle } from './code-cache.js';
 import { firstWord } from './commands/first-word.js';
 import { asksVersion, nodeTooOld, version } from './version.js';
-import { setRegExpFlags } from './regexp-flags.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -35,7 +34,6 @@ function settleCache(cli: LoadedBundle, command: string | undefined, commandRan:
 }
 
 export async function start(argv: readonly string[], env: Env): Promise<void> {
-  setRegExpFlags();
   // An older Node.js is told by main(), which sets the exit code.
   if (asksVersion(argv) && !nodeTooOld()) {
     process.stdout.write(`${version()}\n`);

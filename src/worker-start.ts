@@ -5,10 +5,8 @@
 import { join } from 'node:path';
 import { workerData } from 'node:worker_threads';
 import { loadBundle } from './code-cache.js';
-import { setRegExpFlags } from './regexp-flags.js';
 import { isRangeWorker } from './validator/table/ranges.js';
 
-setRegExpFlags();
 loadBundle(
   join(import.meta.dirname, 'worker.cjs'),
   isRangeWorker(workerData) ? 'range' : 'package',

@@ -124,6 +124,18 @@ describe('the code cache', () => {
       expect(readFileSync(join(dir, 'code', name), 'utf8')).not.toBe('damaged');
   });
 
+  it('is written by a run that matched a pattern, and used by the next', () => {
+    // examples/cities has a pattern, matched in this thread under V8's RegExp settings, which
+    // the run sets once it compiles the pattern; the cache is made at the exit without them.
+    const dir = freshFolder();
+    const cities = join(ROOT, 'examples/cities');
+    expect(data(dir, ['validate', cities]).fate).toBe('missing, written');
+    const second = data(dir, ['validate', cities]);
+    expect(second.status).toBe(0);
+    expect(second.fate).toBe('used');
+    expect(data(dir, ['validate', SMALL]).fate).toBe('used');
+  });
+
   it('leaves the command working where it cannot be written', () => {
     const file = join(freshFolder(), 'a-file');
     writeFileSync(file, '');

@@ -5,6 +5,9 @@
  * the test's thread, time-out included: the worker is ended after DEADLINE_MS, which is no
  * measure of speed (a linear match takes milliseconds), only how a hang becomes a failure.
  */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -116,6 +119,45 @@ describe('pattern constraints', () => {
     expect(report.errors[0]?.message).toContain(
       'constraint "pattern" of field "v" cannot be matched in linear time',
     );
+  });
+});
+
+describe("V8's RegExp settings", () => {
+  // Process-wide, and costly to every thread started after them: a process of its own.
+  const settingsAfter = (descriptor: string): string => {
+    const script = `
+      const { validate } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/validator/index.js')).href)});
+      const { regExpFlagsSet } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/regexp-flags.js')).href)});
+      const report = await validate(process.argv[1], {});
+      console.log(report.valid, regExpFlagsSet());`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, descriptor], {
+      encoding: 'utf8',
+    });
+    expect(run.stderr).toBe('');
+    return run.stdout.trim();
+  };
+
+  it('are left alone by a table without patterns, set by a pattern or a date format', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-regexp-settings-'));
+    try {
+      writeFileSync(join(dir, 'data.csv'), 'id,day\n1,2024-01-31\n');
+      const fields = [
+        { name: 'id', type: 'integer' },
+        { name: 'day', type: 'date' },
+      ];
+      const descriptor = {
+        name: 'plain',
+        resources: [{ name: 'data', path: 'data.csv', schema: { fields } }],
+      };
+      writeFileSync(join(dir, 'datapackage.json'), JSON.stringify(descriptor));
+      expect(settingsAfter(dir)).toBe('true false');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const examples = join(import.meta.dirname, '../../examples');
+    // A pattern; a time's format (%H:%M).
+    expect(settingsAfter(join(examples, 'cities'))).toBe('true true');
+    expect(settingsAfter(join(examples, 'sales-v2'))).toBe('true true');
   });
 });
 

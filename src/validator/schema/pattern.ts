@@ -16,10 +16,6 @@
 import { RE2JS } from 're2js';
 import { setRegExpFlags } from '../../regexp-flags.js';
 
-// Process-wide, and read when an expression is compiled: set before any of ours is. bin/data
-// and its workers set them already at their start (see regexp-flags.ts); again, the same.
-setRegExpFlags();
-
 export interface LinearPattern {
   /** Whether the whole text matches. */
   readonly test: (text: string) => boolean;
@@ -47,7 +43,7 @@ export function patternProblem(source: string): string | undefined {
 /** V8's backtracking engine when its linear engine can take over, else re2js. */
 function fastestLinear(anchored: string): LinearPattern {
   try {
-    // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled above
+    // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled by setRegExpFlags
     new RegExp(anchored, 'l');
   } catch {
     const re2 = RE2JS.compile(anchored);
@@ -61,6 +57,9 @@ function fastestLinear(anchored: string): LinearPattern {
 export function linearPattern(source: string): LinearPattern {
   const problem = patternProblem(source);
   if (problem !== undefined) throw new SyntaxError(problem);
+  // Process-wide, read when an expression is compiled: set before the first of ours is, and
+  // only then, as they cost every thread started later (regexp-flags.ts).
+  setRegExpFlags();
   return fastestLinear(`^(?:${source})$`);
 }
 
@@ -69,7 +68,8 @@ export function linearPattern(source: string): LinearPattern {
  * engine, and its linear one past BACKTRACKS backtracks: the builder keeps to what the latter runs.
  */
 export function boundedRegExp(source: string): RegExp {
-  // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled above
+  setRegExpFlags();
+  // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled by setRegExpFlags
   new RegExp(source, 'l');
   return new RegExp(source);
 }
