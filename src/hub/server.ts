@@ -206,13 +206,10 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
   }
   // `?v=N` moves to revision N's own address, where the descriptor's relative paths stay.
   const asked = revisionParam(request);
-  if (asked !== null) {
-    // The same for everyone, as what it names is: a cache may keep it, whoever asked.
-    response.setHeader('Cache-Control', 'public, max-age=86400');
-    response.removeHeader('Vary');
-    return redirect(response, versionedAddress(request, asked), 301);
-  }
-  const send = (pick: read.Pick) => read.sendPublished(hub, request, response, first, second, pick);
+  const send = (pick: read.Pick) =>
+    asked === null
+      ? read.sendPublished(hub, request, response, first, second, pick)
+      : toRevision(request, response, asked);
   if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json')) {
     at(
       third === 'datapackage.json'
@@ -227,6 +224,17 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
   }
   at('/:owner/:dataset/:path');
   return send(read.atPath(request.segments.slice(2).join('/')));
+}
+
+/**
+ * A read of the latest at `?v=N` sent to revision N's address: the same for everyone, as
+ * what it names is, so a cache may keep it whoever asked; sent whether or not the revision
+ * is there or may be seen, which the address it names answers.
+ */
+function toRevision(request: Request, response: ServerResponse, revision: string): void {
+  response.setHeader('Cache-Control', 'public, max-age=86400');
+  response.removeHeader('Vary');
+  redirect(response, versionedAddress(request, revision), 301);
 }
 
 /**
