@@ -338,6 +338,46 @@ describe.skipIf(!has(CURL))('HTTP semantics of the read routes, with curl and wg
       expect((await curl(`${url}/static/hub.css`)).headers.vary).toBeUndefined();
     });
   });
+
+  it("reads a large file, which a bucket's hub may send to the bucket, the same way", async () => {
+    await withHub({}, async ({ url }) => {
+      // Over 1 MB: on S3 a plain GET is a redirect to the bucket, with the same name and type.
+      const rows = Array.from({ length: 80_000 }, (_, i) => `${String(i)},row ${String(i)}`);
+      const bytes = Buffer.from(`n,label\n${rows.join('\n')}\n`);
+      expect(bytes.length).toBeGreaterThan(1024 * 1024);
+      await published(url, await browserLogin(url), tablePackage('large', 'large.csv', bytes));
+      const address = `${url}/ada/large/r/0.csv`;
+      const size = String(bytes.length);
+      const bucket = process.env.DATA_TEST_STORAGE === 's3';
+      expect((await curl(address)).status).toBe(bucket ? 302 : 200);
+      const whole = await curl(address, '-L');
+      expect(whole.status).toBe(200);
+      expect(whole.body.equals(bytes)).toBe(true);
+      expect(whole.headers['content-type']).toBe('text/csv; charset=utf-8');
+      expect(whole.headers['content-disposition']).toBe('attachment; filename="large.csv"');
+      expect(await savedBy(CURL, ['--noproxy', '*', '-sSLOJ', address])).toEqual(['large.csv']);
+      const one = await curl(address, '-L', '-r', '1000000-1000009');
+      expect(one.status).toBe(206);
+      expect(one.body.equals(bytes.subarray(1_000_000, 1_000_010))).toBe(true);
+      // Answered by the hub itself: HEAD, several ranges, conditions.
+      const head = await curl(address, '-I');
+      expect(head.status).toBe(200);
+      expect(head.headers['content-length']).toBe(size);
+      const several = await curl(address, '-r', '0-9,1048576-1048585');
+      expect(several.status).toBe(206);
+      const parts = parseByteranges(several.headers['content-type'] ?? '', several.body);
+      expect(parts.map((part) => part.body)).toEqual([
+        bytes.subarray(0, 10),
+        bytes.subarray(1_048_576, 1_048_586),
+      ]);
+      expect(
+        (await curl(address, '-H', `If-None-Match: W/${head.headers.etag ?? ''}`)).status,
+      ).toBe(304);
+      const ranged = await curl(address, '-r', '0-9', '-H', `If-Range: ${head.headers.etag ?? ''}`);
+      expect(ranged.status).toBe(206);
+      expect(ranged.body.equals(bytes.subarray(0, 10))).toBe(true);
+    });
+  });
 });
 
 describe.skipIf(!has(CURL))('copies not made yet, with curl', () => {
