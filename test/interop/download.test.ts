@@ -1,16 +1,15 @@
 /**
- * Downloads with curl and wget as people run them: a file saved under its resource's name, a
- * file kept when unchanged, a broken download finished, a revision mirrored by its descriptor
- * and found valid. Each conditional and range header has tests of its own beside the hub.
+ * Downloads with wget as people run them: a broken download finished, a revision mirrored by
+ * its descriptor and found valid. Each conditional and range header, wget -N and curl -OJ
+ * have tests of their own beside the hub's (test/hub/http-semantics.test.ts).
  */
-import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserLogin, runData, tempDir, withHub } from '../hub/helpers.js';
 import { people, published, runProgram, runs, writePackage, type Table } from './helpers.js';
 
-// Each run without the user's own settings: curl's -q (first), wget's --no-config.
-const CURL = '/usr/bin/curl';
+// Each run without the user's own settings (--no-config).
 const WGET = '/usr/bin/wget';
 
 function towns(count: number): Table {
@@ -24,51 +23,7 @@ function towns(count: number): Table {
   };
 }
 
-describe.skipIf(!runs(CURL))('curl on a hub', () => {
-  it("curl -OJ saves a resource read by its index under the resource's file name", async () => {
-    await withHub({}, async ({ url }) => {
-      const jwt = await browserLogin(url);
-      const dir = writePackage('register', [people(1), towns(10)]);
-      await published(url, jwt, dir);
-      const work = tempDir();
-      const run = await runProgram(CURL, ['-q', '-sSf', '-OJ', `${url}/ada/register/r/1.csv`], {
-        cwd: work,
-      });
-      expect(run.err).toBe('');
-      expect(run.code).toBe(0);
-      expect(readFileSync(join(work, 'towns.csv'))).toEqual(
-        readFileSync(join(dir, 'data', 'towns.csv')),
-      );
-      // A copy is named as the descriptor names its file (_derived/towns_json.json).
-      const copy = await runProgram(CURL, ['-q', '-sSf', '-OJ', `${url}/ada/register/r/1.json`], {
-        cwd: work,
-      });
-      expect(copy.code, copy.err).toBe(0);
-      expect(JSON.parse(readFileSync(join(work, 'towns_json.json'), 'utf8'))).toHaveLength(10);
-    });
-  });
-});
-
 describe.skipIf(!runs(WGET))('wget on a hub', () => {
-  it('wget -N keeps a file that has not changed', async () => {
-    await withHub({}, async ({ url }) => {
-      const jwt = await browserLogin(url);
-      await published(url, jwt, writePackage('ledger', [people(1)]));
-      const work = tempDir();
-      const address = `${url}/ada/ledger/v/1/data/people.csv`;
-      const first = await runProgram(WGET, ['--no-config', '-N', '-S', address], { cwd: work });
-      expect(first.code, first.err).toBe(0);
-      const saved = join(work, 'people.csv');
-      const stamp = statSync(saved).mtimeMs;
-      // The file takes the hub's Last-Modified, which the second run sends as If-Modified-Since.
-      const second = await runProgram(WGET, ['--no-config', '-N', '-S', address], { cwd: work });
-      expect(second.code, second.err).toBe(0);
-      expect(second.err).toMatch(/HTTP\/1\.1 304/);
-      expect(second.err).not.toMatch(/saved \[/);
-      expect(statSync(saved).mtimeMs).toBe(stamp);
-    });
-  });
-
   it('wget -c finishes a download that broke off, by a range', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
