@@ -286,7 +286,7 @@ async function readDescriptor(
 }
 
 /** A whole dataset's revision N at `datapackage.json?v=N`, as hubs before `/v/<N>/` read it. */
-function olderHubTarget(target: Target): Target | undefined {
+export function olderHubTarget(target: Target): Target | undefined {
   if (target.revision === undefined || target.single) return undefined;
   const url = new URL(target.url);
   const parts = url.pathname.split('/');

@@ -6,7 +6,7 @@ import { basename, dirname } from 'node:path';
 import { localDescriptor, readerFetch } from '../client/cat.js';
 import { packageShape } from '../client/descriptor-shape.js';
 import { json, send, type HttpFetch } from '../client/http.js';
-import { atRevision, parseTarget } from '../client/get.js';
+import { atRevision, olderHubTarget, parseTarget } from '../client/get.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import type { Base, Fetch } from '../validator/location.js';
@@ -63,18 +63,35 @@ function splitRevision(input: string): { dataset: string; revision: number | und
   return { dataset: match[1] ?? input, revision };
 }
 
+/** Reads of revision N from a hub older than revision addresses: `?v=N` on each. */
+function olderHubFetch(context: SideContext, revision: number): Fetch {
+  const fetch = readerFetch(context.fetch);
+  return (url, init) => {
+    const address = new URL(url);
+    address.searchParams.set('v', String(revision));
+    return fetch(address.href, init);
+  };
+}
+
 async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
   const { dataset, revision } = splitRevision(input);
   // A revision is read at its own address: every path of its descriptor resolves in it.
   const target = atRevision(parseTarget(dataset, context.site), revision);
   if (target.single) throw new UsageError(`"${input}" is one file: give owner/dataset`);
   const url = new URL(target.url);
-  const response = await send(
-    context.fetch,
-    `read ${url.href}`,
-    url.href,
-    context.signal ? { signal: context.signal } : {},
-  );
+  const signal = context.signal ? { signal: context.signal } : {};
+  let response = await send(context.fetch, `read ${url.href}`, url.href, signal);
+  // A hub older than revision addresses answers ?v=N itself, where a newer one moves it.
+  const older = response.status === 404 ? olderHubTarget(target) : undefined;
+  let at = target;
+  if (older) {
+    const then = await send(context.fetch, `read ${older.url}`, older.url, {
+      ...signal,
+      redirect: 'manual',
+    });
+    if (then.status === 200) [response, at] = [then, older];
+    else await then.text();
+  }
   // A dataset the hub does not show (private, or no such revision) is one this user may
   // not read: no rows of it are shown.
   if (response.status === 404 || response.status === 401 || response.status === 403) {
@@ -86,12 +103,15 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
         : 'check the owner and the dataset; if it is private, run `data login` first',
     );
   }
-  const descriptor = packageShape(await json(`read ${url.href}`, response), url.href);
+  const descriptor = packageShape(await json(`read ${at.url}`, response), at.url);
   return {
     label: revision === undefined ? dataset : `${dataset}@${String(revision)}`,
     descriptor,
-    base: { url: target.url },
-    fetch: readerFetch(context.fetch),
+    base: { url: at.url },
+    fetch:
+      at === target || revision === undefined
+        ? readerFetch(context.fetch)
+        : olderHubFetch(context, revision),
   };
 }
 

@@ -109,6 +109,7 @@ describe('data get owner/dataset@N', () => {
       seen.push(request.url ?? '');
       const answers: Record<string, string> = {
         '/ada/prices/datapackage.json?v=1': descriptor,
+        '/ada/prices/datapackage.json': descriptor,
         '/ada/prices/data/prices.csv?v=1': FIRST,
         '/ada/prices/data/prices.csv': SECOND,
       };
@@ -135,6 +136,15 @@ describe('data get owner/dataset@N', () => {
         '/ada/prices/datapackage.json?v=1',
         '/ada/prices/data/prices.csv?v=1',
       ]);
+      // data diff reads it there too.
+      const io = memoryIO({
+        cwd,
+        env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
+      });
+      expect(await run(['--json', 'diff', 'ada/prices@1', 'ada/prices'], io)).toBe(1);
+      expect(
+        (JSON.parse(io.out()) as { resources: { rows: object }[] }).resources[0]?.rows,
+      ).toMatchObject({ added: 1, removed: 0, changed: 0 });
       const missing = await data(['get', 'ada/prices@7', '--out', 'seven']);
       expect(missing.code).toBe(2);
       expect(missing.err).toContain('there is no dataset ada/prices with a revision 7');
