@@ -4,48 +4,12 @@
  * (each command in a fresh process, their order turned each round), with peak memory.
  */
 import { spawnSync } from 'node:child_process';
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  writeFileSync,
-} from 'node:fs';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { generatePackage } from './generate.ts';
+import { changedCopy, generatePackage } from './generate.ts';
 
 const ROWS = Number(process.env.BENCH_DIFF_ROWS ?? 1_000_000);
 const ROUNDS = Number(process.env.BENCH_DIFF_ROUNDS ?? 3);
 const A = `.bench/diff-${String(ROWS)}-a`;
 const B = `.bench/diff-${String(ROWS)}-b`;
-
-/** Side b: every 100th row changed, every 200th removed, and as many new rows at the end. */
-async function changedCopy(): Promise<void> {
-  if (existsSync(join(B, 'datapackage.json'))) return;
-  mkdirSync(B, { recursive: true });
-  const out = createWriteStream(join(B, 'data.csv'));
-  const lines = createInterface({ input: createReadStream(join(A, 'data.csv')) });
-  let index = 0;
-  for await (const line of lines) {
-    index++;
-    if (index === 1) {
-      out.write(`${line}\n`);
-      continue;
-    }
-    if (index % 200 === 0) continue;
-    if (index % 100 === 1) {
-      const cells = line.split(',');
-      cells[3] = (Number(cells[3]) + 1).toFixed(2);
-      out.write(`${cells.join(',')}\n`);
-    } else out.write(`${line}\n`);
-  }
-  for (let id = ROWS + 1; id <= ROWS + ROWS / 200; id++)
-    out.write(`${String(id)},New ${String(id)},2024-01-01,1.00,true,books,"new row"\n`);
-  await new Promise<void>((resolve) => out.end(() => resolve()));
-  writeFileSync(join(B, 'datapackage.json'), readFileSync(join(A, 'datapackage.json')));
-}
 
 interface Run {
   seconds: number;
@@ -70,7 +34,7 @@ function timed(args: string[], expected: number[]): Run {
 }
 
 await generatePackage(A, ROWS, true);
-await changedCopy();
+await changedCopy(A, B, ROWS);
 const diff: Run[] = [];
 const validate: Run[] = [];
 for (let round = 0; round < ROUNDS; round++) {

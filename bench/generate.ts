@@ -1,6 +1,14 @@
-import { createWriteStream } from 'node:fs';
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 const CATEGORIES = ['books', 'games', 'music', 'garden', 'tools'];
 const NAMES = ['Ada', 'Alan', 'Grace', 'Edsger', 'Barbara', 'Ken', 'Dennis', 'Margaret'];
@@ -57,4 +65,33 @@ export async function generatePackage(
   const descriptor = { name: 'bench', resources: [{ name: 'data', path: 'data.csv', schema }] };
   await writeFile(join(dir, 'datapackage.json'), JSON.stringify(descriptor, null, 2));
   return csv;
+}
+
+/**
+ * The second version of a package of `rows` rows at `a`, written at `b` unless there: every
+ * 100th row changed, every 200th removed, and as many new rows at the end.
+ */
+export async function changedCopy(a: string, b: string, rows: number): Promise<void> {
+  if (existsSync(join(b, 'datapackage.json'))) return;
+  mkdirSync(b, { recursive: true });
+  const out = createWriteStream(join(b, 'data.csv'));
+  const lines = createInterface({ input: createReadStream(join(a, 'data.csv')) });
+  let index = 0;
+  for await (const line of lines) {
+    index++;
+    if (index === 1) {
+      out.write(`${line}\n`);
+      continue;
+    }
+    if (index % 200 === 0) continue;
+    if (index % 100 === 1) {
+      const cells = line.split(',');
+      cells[3] = (Number(cells[3]) + 1).toFixed(2);
+      out.write(`${cells.join(',')}\n`);
+    } else out.write(`${line}\n`);
+  }
+  for (let id = rows + 1; id <= rows + rows / 200; id++)
+    out.write(`${String(id)},New ${String(id)},2024-01-01,1.00,true,books,"new row"\n`);
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  writeFileSync(join(b, 'datapackage.json'), readFileSync(join(a, 'datapackage.json')));
 }
