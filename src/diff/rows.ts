@@ -289,7 +289,10 @@ async function joinAll(
   const found = await helped;
   if (found) totals.merge(found);
   else if (helped) await matchHere(theirs, totals, progress, signal);
-  // Ctrl-C heard only once the last part was matched stops the diff all the same.
+  // A Ctrl-C typed during the last part waits in the event loop behind the worker's answer,
+  // whose handling would otherwise run the command to its end first: heard here, it stops
+  // the diff all the same.
+  await new Promise((resolve) => setImmediate(resolve));
   signal?.throwIfAborted();
 }
 
