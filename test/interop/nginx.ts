@@ -29,6 +29,8 @@ export interface RunningNginx {
   port: number;
   /** nginx's error log so far. */
   errors(): string;
+  /** A line per request so far: `HIT GET /ada/x/v/1/datapackage.json 200`. */
+  requests(): string[];
   stop(): Promise<void>;
 }
 
@@ -60,7 +62,9 @@ export async function startNginx(
       `error_log ${join(dir, 'error.log')} notice;`,
       'events { worker_connections 64; }',
       'http {',
-      `  access_log ${join(dir, 'access.log')};`,
+      // A line per request: its status in the cache, its method and address, its answer's status.
+      "  log_format cached '$upstream_cache_status $request_method $request_uri $status';",
+      `  access_log ${join(dir, 'access.log')} cached;`,
       `  client_body_temp_path ${join(dir, 'body')};`,
       `  proxy_temp_path ${join(dir, 'proxy')};`,
       `  fastcgi_temp_path ${join(dir, 'fastcgi')};`,
@@ -72,13 +76,18 @@ export async function startNginx(
     ].join('\n'),
   );
   const errorLog = join(dir, 'error.log');
-  const errors = (): string => {
+  const readLog = (file: string): string => {
     try {
-      return readFileSync(errorLog, 'utf8');
+      return readFileSync(file, 'utf8');
     } catch {
       return '';
     }
   };
+  const errors = (): string => readLog(errorLog);
+  const requests = (): string[] =>
+    readLog(join(dir, 'access.log'))
+      .split('\n')
+      .filter((line) => line !== '');
   const child = spawn(NGINX, ['-p', dir, '-c', config, '-e', errorLog], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -108,5 +117,5 @@ export async function startNginx(
     }
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  return { url: `http://127.0.0.1:${String(port)}`, port, errors, stop };
+  return { url: `http://127.0.0.1:${String(port)}`, port, errors, requests, stop };
 }
