@@ -101,7 +101,13 @@ export async function startNginx(
     });
     child.on('exit', () => resolve());
   });
+  // A test process that ends before its stop (killed at a time-out) takes nginx with it.
+  const orphaned = (): void => {
+    child.kill('SIGTERM');
+  };
+  process.once('exit', orphaned);
   const stop = async (): Promise<void> => {
+    process.off('exit', orphaned);
     if (child.exitCode === null && child.signalCode === null) {
       child.kill('SIGTERM');
       await exited;
