@@ -73,8 +73,23 @@ function temporalKind(element: SchemaElement): SheetDateKind | undefined {
   return undefined;
 }
 
-function cell(value: unknown, kind: SheetDateKind | undefined): unknown {
+/**
+ * Units of a time-of-day column per millisecond, whose values hyparquet leaves counts: INT32
+ * milliseconds, or INT64 microseconds or nanoseconds. Undefined for any other column.
+ */
+function timeScale(element: SchemaElement): bigint | undefined {
+  const logical = element.logical_type;
+  if (logical?.type === 'TIME')
+    return logical.unit === 'NANOS' ? 1_000_000n : logical.unit === 'MICROS' ? 1000n : 1n;
+  if (element.converted_type === 'TIME_MICROS') return 1000n;
+  return element.converted_type === 'TIME_MILLIS' ? 1n : undefined;
+}
+
+function cell(value: unknown, kind: SheetDateKind | undefined, scale?: bigint): unknown {
   if (value === null || value === undefined) return null;
+  // A time of day, as the time type reads one (what the hub's Parquet copies write).
+  if (scale !== undefined && (typeof value === 'number' || typeof value === 'bigint'))
+    return new SheetDate(Number(BigInt(value) / scale), 'time');
   if (typeof value === 'bigint')
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
       ? Number(value)
@@ -98,10 +113,12 @@ function columnsOf(metadata: FileMetaData): {
   names: string[];
   kinds: (SheetDateKind | undefined)[];
   holds: ColumnKind[];
+  scales: (bigint | undefined)[];
 } {
   const names: string[] = [];
   const kinds: (SheetDateKind | undefined)[] = [];
   const holds: ColumnKind[] = [];
+  const scales: (bigint | undefined)[] = [];
   const [root, ...elements] = metadata.schema;
   let index = 0;
   for (let column = 0; column < (root?.num_children ?? 0); column++) {
@@ -110,6 +127,7 @@ function columnsOf(metadata: FileMetaData): {
     names.push(element.name);
     kinds.push(temporalKind(element));
     holds.push(kindOf(element));
+    scales.push(timeScale(element));
     // A nested column's own children follow it: skipped to the next top-level one.
     let skip = element.num_children ?? 0;
     index++;
@@ -118,7 +136,7 @@ function columnsOf(metadata: FileMetaData): {
       index++;
     }
   }
-  return { names, kinds, holds };
+  return { names, kinds, holds, scales };
 }
 
 /**
@@ -224,7 +242,7 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
       const declared = declaredBytes(group);
       if (declared > limit) throw tooLarge(`row group ${String(index + 1)}`, declared, limit);
     }
-    const { names, kinds, holds } = columnsOf(metadata);
+    const { names, kinds, holds, scales } = columnsOf(metadata);
     const unfit = unfitColumns(names, holds, options);
     let rowNumber = 1;
     sink.record(names, rowNumber);
@@ -244,7 +262,7 @@ export async function readParquet(options: ReadOptions, sink: RecordSink): Promi
             if (!sink.open) return;
             rowNumber++;
             const record = names.map((_, column) => {
-              const value = cell(row[column], kinds[column]);
+              const value = cell(row[column], kinds[column], scales[column]);
               return unfit[column] === true && value !== null
                 ? new UnfitCell(textOf(value))
                 : value;
