@@ -11,114 +11,9 @@ import { json, send, withRetries, type HttpFetch } from './http.js';
 import { eachLimited } from './limit.js';
 import type { GetFormat } from './formats.js';
 
-export interface Target {
-  /** URL of datapackage.json, or of a single file. */
-  url: string;
-  single: boolean;
-  /** Default folder, relative to the current one. */
-  folder: string;
-  /** The revision the address names (`/v/<N>/`), if any. */
-  revision?: number | undefined;
-}
+import { olderHubTarget, type Target } from './target.js';
 
-/** `<name>@<N>`: the name and the revision asked for, if any. */
-function withRevisionOf(name: string): { name: string; revision: number | undefined } {
-  const match = /^(.+)@(\d+)$/.exec(name);
-  if (!match) return { name, revision: undefined };
-  return { name: match[1] ?? name, revision: revisionNumber(Number(match[2]), name) };
-}
-
-function revisionNumber(revision: number, asked: string): number {
-  if (!Number.isSafeInteger(revision) || revision < 1)
-    throw new UsageError(`"${asked}": a revision is a number from 1`);
-  return revision;
-}
-
-/** Where `v/<N>` ends a dataset's address (owner and dataset before it), if it does. */
-function revisionAt(parts: string[]): number | undefined {
-  const at = parts.length - 2;
-  return at >= 2 && parts[at] === 'v' && /^\d+$/.test(parts[at + 1] ?? '') ? at : undefined;
-}
-
-/**
- * owner/dataset, owner/dataset@N, owner/dataset/r/<file>, owner/dataset@N/r/<file>, or a URL
- * of any (`…/v/<N>/…` for a revision).
- */
-export function parseTarget(input: string, site: string): Target {
-  if (/^https?:\/\//i.test(input)) {
-    const url = new URL(input);
-    const parts = url.pathname.split('/').filter(Boolean);
-    const single = parts.at(-2) === 'r';
-    // The dataset's address: what comes before `r/<file>` or `datapackage.json`.
-    const datasetParts = single
-      ? parts.slice(0, -2)
-      : parts.at(-1) === 'datapackage.json'
-        ? parts.slice(0, -1)
-        : parts;
-    const versioned = revisionAt(datasetParts);
-    const revision = versioned === undefined ? undefined : Number(datasetParts[versioned + 1]);
-    if (single) return { url: url.href, single: true, folder: '.', revision };
-    const named = versioned === undefined ? datasetParts : datasetParts.slice(0, versioned);
-    const descriptor = new URL(
-      `${url.origin}/${[...datasetParts, 'datapackage.json'].join('/')}${url.search}`,
-    );
-    return {
-      url: descriptor.href,
-      single: false,
-      folder: named.slice(-2).join('/') || 'dataset',
-      revision,
-    };
-  }
-  const parts = input.split('/').filter(Boolean);
-  const { name, revision } = withRevisionOf(parts[1] ?? '');
-  const dataset = [parts[0] ?? '', name].map(encodeURIComponent);
-  const at = revision === undefined ? [] : ['v', String(revision)];
-  if (parts.length === 2)
-    return {
-      url: `${site}/${[...dataset, ...at].join('/')}/datapackage.json`,
-      single: false,
-      folder: `${parts[0] ?? ''}/${name}`,
-      revision,
-    };
-  if (parts.length === 4 && parts[2] === 'r')
-    return {
-      url: `${site}/${[...dataset, ...at, 'r', encodeURIComponent(parts[3] ?? '')].join('/')}`,
-      single: true,
-      folder: '.',
-      revision,
-    };
-  throw new UsageError(
-    `"${input}" is not owner/dataset, owner/dataset@N, owner/dataset/r/<file> or a URL`,
-  );
-}
-
-/**
- * The same target at one revision's own address, `…/<owner>/<dataset>/v/<N>/…`, whose
- * relative paths stay in that revision; a target that names another revision already is a
- * usage error.
- */
-export function atRevision(target: Target, revision: number | undefined): Target {
-  if (revision === undefined) return target;
-  revisionNumber(revision, String(revision));
-  if (target.revision !== undefined) {
-    if (target.revision === revision) return target;
-    throw new UsageError(
-      `revision ${String(revision)} asked for, but the address names revision ${String(target.revision)}`,
-    );
-  }
-  const url = new URL(target.url);
-  const parts = url.pathname.split('/');
-  // Before `r/<file>` or `datapackage.json`: the dataset's address ends there.
-  parts.splice(parts.length - (target.single ? 2 : 1), 0, 'v', String(revision));
-  url.pathname = parts.join('/');
-  const asked = url.searchParams.get('v');
-  if (asked !== null && asked !== String(revision))
-    throw new UsageError(
-      `revision ${String(revision)} asked for, but the address names revision ${asked}`,
-    );
-  url.searchParams.delete('v');
-  return { ...target, url: url.href, revision };
-}
+export { atRevision, parseTarget, type Target } from './target.js';
 
 export interface GetOptions {
   /**
@@ -283,19 +178,6 @@ async function readDescriptor(
     }
     return json(`get ${url}`, response);
   }, signal)) as Descriptor | undefined;
-}
-
-/** A whole dataset's revision N at `datapackage.json?v=N`, as hubs before `/v/<N>/` read it. */
-export function olderHubTarget(target: Target): Target | undefined {
-  if (target.revision === undefined || target.single) return undefined;
-  const url = new URL(target.url);
-  const parts = url.pathname.split('/');
-  const at = parts.length - 3;
-  if (parts[at] !== 'v' || parts[at + 1] !== String(target.revision)) return undefined;
-  parts.splice(at, 2);
-  url.pathname = parts.join('/');
-  url.searchParams.set('v', String(target.revision));
-  return { ...target, url: url.href, revision: undefined };
 }
 
 /** Downloads a dataset's descriptor and every resource into a folder that validates offline. */

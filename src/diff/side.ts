@@ -6,7 +6,7 @@ import { basename, dirname } from 'node:path';
 import { localDescriptor, readerFetch } from '../client/cat.js';
 import { packageShape } from '../client/descriptor-shape.js';
 import { json, send, type HttpFetch } from '../client/http.js';
-import { atRevision, olderHubTarget, parseTarget } from '../client/get.js';
+import { atRevision, olderHubTarget, parseTarget } from '../client/target.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import type { Base, Fetch } from '../validator/location.js';
