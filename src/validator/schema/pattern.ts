@@ -13,8 +13,20 @@
  * RE2 semantics: backreferences and lookaround cannot be matched in linear time, and such a
  * pattern is refused as a field error before any row is read.
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { setRegExpFlags } from '../../regexp-flags.js';
+
+let loaded: typeof RE2JS | undefined;
+
+/**
+ * re2js, loaded by the first pattern: every schema's checks import this module, and loading
+ * the package cost each validation's start about 2 ms where no field has a pattern.
+ */
+function re2js(): typeof RE2JS {
+  loaded ??= (createRequire(import.meta.url)('re2js') as { RE2JS: typeof RE2JS }).RE2JS;
+  return loaded;
+}
 
 export interface LinearPattern {
   /** Whether the whole text matches. */
@@ -29,7 +41,7 @@ export function patternProblem(source: string): string | undefined {
     return 'is not a valid regular expression';
   }
   try {
-    RE2JS.compile(source);
+    re2js().compile(source);
     return undefined;
   } catch (error) {
     const reason = (error instanceof Error ? error.message : String(error)).replace(
@@ -46,7 +58,7 @@ function fastestLinear(anchored: string): LinearPattern {
     // eslint-disable-next-line no-invalid-regexp -- V8's linear engine, enabled by setRegExpFlags
     new RegExp(anchored, 'l');
   } catch {
-    const re2 = RE2JS.compile(anchored);
+    const re2 = re2js().compile(anchored);
     return { test: (text) => re2.matches(text) };
   }
   const regex = new RegExp(anchored);
