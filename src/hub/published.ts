@@ -169,9 +169,15 @@ function extensionOf(resource: Record<string, unknown>): string {
   return /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '';
 }
 
-/** The stored file of the resource whose `path` is exactly this relative path. */
+/**
+ * The stored file of the resource whose `path` is exactly this relative path, or one of its
+ * paths (a table in parts).
+ */
 export function resourceAtPath(pkg: Published, path: string): PickedFile {
-  const resource = pkg.descriptor.resources.find((candidate) => candidate.path === path);
+  const resource = pkg.descriptor.resources.find(
+    (candidate) =>
+      candidate.path === path || (Array.isArray(candidate.path) && candidate.path.includes(path)),
+  );
   if (!resource) throw new HttpError(404, 'not found');
   return { key: fileOf(pkg, path), name: basename(path), resource };
 }
