@@ -75,7 +75,7 @@ function slowServer(): Promise<{ server: Server; url: string; requests: string[]
   const server = createServer((request, response) => {
     requests.push(`${request.method ?? ''} ${request.url ?? ''}`);
     const url = request.url ?? '';
-    if (url === '/slow.csv' || url === '/o/d/r/slow.csv') {
+    if (url === '/slow.csv' || url === '/o/d/r/slow.csv' || url === '/o/slow/slow.csv') {
       response.writeHead(200, { 'Content-Type': 'text/csv' });
       response.write('id,name\n');
       let row = 0;
@@ -85,6 +85,9 @@ function slowServer(): Promise<{ server: Server; url: string; requests: string[]
     }
     const json = (body: unknown) =>
       response.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    // A dataset whose one table never ends.
+    if (url === '/o/slow/datapackage.json')
+      return json({ name: 'slow', resources: [{ name: 'slow', path: 'slow.csv' }] });
     if (url.startsWith('/auth/check'))
       return json({ authenticated: true, profile: { id: 'u1', username: 'ada' } });
     if (url.startsWith('/auth/resolve')) return json({ userid: 'u1' });
@@ -303,6 +306,44 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       await waitFor(/downloading [1-9]/);
       await interruptedByCtrlC();
       expect(readFileSync(join(dir, 'slow.csv'), 'utf8')).toBe('my own work\n');
+    } finally {
+      kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('shows the rows a diff has read, and clears the line for good at Ctrl-C', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'data-diff-'));
+    writeFileSync(join(dir, 'slow.csv'), 'id,name\n1,x\n2,y\n3,z\n');
+    writeFileSync(
+      join(dir, 'datapackage.json'),
+      JSON.stringify({
+        name: 'slow',
+        resources: [
+          {
+            name: 'slow',
+            path: 'slow.csv',
+            schema: {
+              fields: [
+                { name: 'id', type: 'integer' },
+                { name: 'name', type: 'string' },
+              ],
+              primaryKey: ['id'],
+            },
+          },
+        ],
+      }),
+    );
+    try {
+      // Side b is a hub's table that never ends: the diff reads until Ctrl-C.
+      startInTerminal(`diff '${dir}' ${slow.url}/o/slow`, {
+        DATA_CONFIG_DIR: join(home, 'config'),
+      });
+      await waitFor(/comparing .* slow \(1\/1\) · 3 rows read/);
+      await interruptedByCtrlC();
+      expect(screen()).toMatch(/^error: interrupted$/m);
+      expect(screen()).not.toContain('comparing');
+      expect(await terminalMode()).toBe('icanon');
     } finally {
       kill();
       rmSync(dir, { recursive: true, force: true });
