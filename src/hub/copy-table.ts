@@ -98,7 +98,8 @@ function declaredSchema(copy: Resource): SchemaDescriptor | undefined {
 
 /** The path and format a copy reads a stored table by: its files where `locations` put them. */
 function readFrom(source: Resource, paths: string[]): Resource {
-  const path = typeof source.path === 'string' ? source.path : String(paths[0]);
+  // Told by the original's name: a signed URL's ends in its query.
+  const path = String(Array.isArray(source.path) ? source.path[0] : source.path);
   const format =
     typeof source.format === 'string' ? source.format : extname(path).slice(1).toLowerCase();
   return {
