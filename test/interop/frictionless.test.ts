@@ -188,4 +188,20 @@ describe('the Frictionless JavaScript libraries on a hub', () => {
       expect(await Promise.resolve(table.read({ keyed: true }))).toEqual(rowsOf(people(1)));
     });
   });
+
+  it("the old address of a revision, datapackage.json?v=1, reads that revision's rows", async () => {
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      await published(url, jwt, writePackage('ages', [people(1)]));
+      await published(url, jwt, writePackage('ages', [people(2)]));
+      // datapackage-js resolves the descriptor's relative paths against the address it was
+      // given, not the one a redirect leads to: the issue's first finding was revision 2's
+      // rows read under revision 1's descriptor, bytes and hash.
+      const legacy = await Package.load(`${url}/ada/ages/datapackage.json?v=1`);
+      const sources = legacy.resources.map((resource) => resource.source);
+      for (const source of sources)
+        expect(source.startsWith(`${url}/ada/ages/v/1/`), sources.join('\n')).toBe(true);
+      await readAll(legacy, [people(1)]);
+    });
+  });
 });
