@@ -69,6 +69,28 @@ export function waitingRevision(now: string): string {
     and e.revision < r.revision and e.state in ('QUEUED', 'INPROGRESS'))`;
 }
 
+/**
+ * The key of a dataset name's revision numbers: its lower case, as names are told apart in
+ * none (dataset names are ASCII, which every engine and JavaScript fold alike).
+ */
+export function revisionNameKey(dataset: string): string {
+  return dataset.toLowerCase();
+}
+
+/**
+ * SQL of the last revision number a dataset name used (`last`, 0 for none), in either
+ * engine's dialect (`owner`, `dataset` and `key` the placeholders of the owner id, the
+ * dataset name and its `revisionNameKey`): its dataset's revisions, and those of the
+ * datasets of that name in any case that were deleted. A revision's number is never
+ * given again to other bytes: `/v/<N>/` is an address caches keep for a year.
+ */
+export function lastRevisionUsed(owner: string, dataset: string, key: string): string {
+  return `select coalesce(max(last), 0) as last from (
+    select max(revision) as last from revisions where ownerid = ${owner} and dataset = ${dataset}
+    union all
+    select last_revision from deleted_names where ownerid = ${owner} and name = ${key}) as used`;
+}
+
 /** Whether a database address names a PostgreSQL server rather than a SQLite file. */
 export function isPostgresUrl(database: string): boolean {
   return /^postgres(ql)?:\/\//i.test(database);
@@ -117,6 +139,7 @@ export const MOVED_TABLES = {
   ],
   revoked_tokens: ['jti', 'expires'],
   shared_values: ['name', 'value'],
+  deleted_names: ['ownerid', 'name', 'last_revision'],
 } as const;
 
 export type MovedTable = keyof typeof MOVED_TABLES;
