@@ -35,7 +35,19 @@ export async function makeZip(
 ): Promise<void> {
   const mtime = new Date(pkg.revision.created);
   const zip = new yazl.ZipFile();
-  const options = (path: string) => entryOptions(path, mtime);
+  // Each folder is listed before the files in it, as `zip -r` lists them: datapackage-js
+  // writes each entry where it names it and makes no folder for it.
+  const listed = new Set<string>();
+  const options = (path: string) => {
+    const parts = path.split('/').slice(0, -1);
+    for (let depth = 1; depth <= parts.length; depth++) {
+      const folder = `${parts.slice(0, depth).join('/')}/`;
+      if (listed.has(folder)) continue;
+      listed.add(folder);
+      zip.addEmptyDirectory(folder, { mtime });
+    }
+    return entryOptions(path, mtime);
+  };
   // A copy the hub cannot make (of a table whose file is not stored) is left out, and out of
   // the descriptor inside, which names only what the zip holds.
   const resources: Resource[] = [];

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
 import { browserLogin, runData, tempDir, withHub } from './helpers.js';
 import { unzipTo, zipEntries } from '../helpers/unzip.js';
 
@@ -117,6 +118,17 @@ describe('the zip of a revision', () => {
               expect(hashOf(bytes ?? Buffer.alloc(0), resource.hash), path).toBe(resource.hash);
           }
         }
+        // Each folder listed before the files in it, as `zip -r` lists them.
+        const zip = await yauzl.fromBufferPromise(zipped, { lazyEntries: true });
+        const order: string[] = [];
+        for await (const entry of zip.eachEntry()) order.push(entry.fileName);
+        zip.close();
+        for (const [index, name] of order.entries()) {
+          const parts = name.replace(/\/$/, '').split('/').slice(0, -1);
+          for (let depth = 1; depth <= parts.length; depth++)
+            expect(order.slice(0, index), name).toContain(`${parts.slice(0, depth).join('/')}/`);
+        }
+        expect(order).toContain('_derived/');
         // Nothing in the zip the descriptor does not name.
         expect([...files.keys()].sort()).toEqual([...named].sort());
         expect(files.get('README.md')?.toString()).toBe('# Towns\n');
