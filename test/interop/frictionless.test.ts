@@ -63,7 +63,8 @@ async function entryNames(zipped: Buffer): Promise<string[]> {
 
 /** The folders an entry sits in, outermost first: `a/b/c.csv` → `a/`, `a/b/`. */
 function foldersOf(name: string): string[] {
-  const parts = name.split('/').slice(0, -1);
+  // A folder's own entry (`data/`) is not among the folders it sits in.
+  const parts = name.replace(/\/$/, '').split('/').slice(0, -1);
   return parts.map((_, i) => `${parts.slice(0, i + 1).join('/')}/`);
 }
 
