@@ -7,11 +7,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHub, type RunningHub } from '../../src/hub/server.js';
 import { browserLogin, runData, tempDir } from '../hub/helpers.js';
-import { freePorts, people, published, runs, writePackage, type Table } from './helpers.js';
+import {
+  freePorts,
+  people,
+  published,
+  runProgram,
+  runs,
+  writePackage,
+  type Table,
+} from './helpers.js';
 import { NGINX, RECIPE, startNginx, type RunningNginx } from './nginx.js';
 
 const SCALING = join(import.meta.dirname, '../../docs/scaling.md');
 const YEAR = 'public, max-age=31536000, immutable';
+const OGRINFO = '/usr/bin/ogrinfo';
 
 interface Read {
   status: number;
@@ -108,6 +117,13 @@ describe.skipIf(!runs(NGINX))('nginx with the recipe of docs/scaling.md in front
       const once = await read(url);
       expect(once.status, shown(url, once)).toBe(200);
       expect(once.headers.get('cache-control'), shown(url, once)).toBe(YEAR);
+      // A copy not made yet comes as the hub makes it, without its length, and is not kept:
+      // the next read, once it is made, is.
+      if (once.headers.get('content-length') === null) {
+        const made = await read(url);
+        expect(made.cache, shown(url, made)).toBe('MISS');
+        expect(made.headers.get('content-length'), shown(url, made)).not.toBeNull();
+      }
       const twice = await read(url);
       expect(twice.cache, shown(url, twice)).toBe('HIT');
       expect(twice.body).toBe(once.body);
@@ -115,14 +131,18 @@ describe.skipIf(!runs(NGINX))('nginx with the recipe of docs/scaling.md in front
       if (resource.name === 'people') expect(twice.body).toBe(csv);
     }
 
-    // A conditional request and a HEAD are answered from the cache too.
+    // A conditional request is answered from the cache too.
     const etag = again.headers.get('etag') ?? '';
     const unchanged = await read(versioned, { 'if-none-match': etag });
     expect(unchanged.status, shown(versioned, unchanged)).toBe(304);
     expect(unchanged.cache).toBe('HIT');
-    const head = await fetch(versioned, { method: 'HEAD' });
-    expect(head.status).toBe(200);
-    expect(head.headers.get('x-cache-status')).toBe('HIT');
+    // A HEAD is the hub's once, with the length, then kept apart from the GET.
+    for (const status of ['MISS', 'HIT']) {
+      const head = await fetch(versioned, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('x-cache-status')).toBe(status);
+      expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(first.body)));
+    }
 
     // A range, on a file not kept yet then kept, is cut from the whole file.
     const file = `${base}/ada/kept/v/1/r/people.json`;
@@ -255,6 +275,36 @@ describe.skipIf(!runs(NGINX))('nginx with the recipe of docs/scaling.md in front
     ).toBe(true);
     for (const line of revision) expect(line).toMatch(/^HIT /);
   });
+
+  it.runIf(runs(OGRINFO))(
+    "lets GDAL read a revision's copy by ranges, from its cache after the first read",
+    async () => {
+      const dir = writePackage('gauges', [people(1, 2000)], { delimiter: ';' });
+      await published(base, jwt, dir);
+      // A copy the hub has not made yet, at a revision's address: GDAL's HEAD, then ranges.
+      const address = `/vsicurl/${base}/ada/gauges/v/1/r/people_csv.csv`;
+      const open = async (): Promise<string[]> => {
+        const before = nginx.requests().length;
+        const run = await runProgram(OGRINFO, ['-ro', '-al', '-so', address]);
+        expect(run.code, run.err).toBe(0);
+        expect(run.out).toMatch('Feature Count: 2000');
+        return nginx
+          .requests()
+          .slice(before)
+          .filter((line) => line.includes(' /ada/gauges/v/1/r/people_csv.csv '));
+      };
+      const first = await open();
+      expect(first[0], first.join('\n')).toBe('MISS HEAD /ada/gauges/v/1/r/people_csv.csv 200');
+      expect(
+        first.slice(1).every((line) => line.endsWith(' 206')),
+        first.join('\n'),
+      ).toBe(true);
+      // GDAL's second open is answered by nginx alone, ranges included.
+      const second = await open();
+      expect(second.length, second.join('\n')).toBeGreaterThan(1);
+      for (const line of second) expect(line).toMatch(/^HIT (HEAD .* 200|GET .* 206)$/);
+    },
+  );
 
   it("keeps a credential's answer apart by Vary even in a cache told to ignore Cache-Control", async () => {
     // The recipe without its credential rule, with the hub's Cache-Control ignored and every
