@@ -31,15 +31,23 @@ export const READ_REPORT_BYTES = 1024 * 1024;
 export class TableProgress {
   private readonly rows = [0, 0];
   private readonly read = [0, 0];
+  private readonly sizes: (number | undefined)[];
   private matched = 0;
 
   constructor(
     private readonly name: string,
-    /** Each side's size in bytes, undefined when not known (a hub's table without `bytes`). */
-    private readonly sizes: readonly (number | undefined)[],
+    /** Each side's size in bytes, undefined while not known (a hub's table without `bytes`). */
+    sizes: readonly (number | undefined)[],
     private readonly parts: number,
     private readonly report: ((event: DiffEvent) => void) | undefined,
-  ) {}
+  ) {
+    this.sizes = [...sizes];
+  }
+
+  /** Side a (0) or b (1) turned out to be this many bytes (the length its server declared). */
+  sized(side: 0 | 1, bytes: number): void {
+    this.sizes[side] ??= bytes;
+  }
 
   /** Side a (0) or b (1) has read this many rows and bytes so far. */
   reading(side: 0 | 1, rows: number, read: number): void {

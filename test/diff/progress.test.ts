@@ -3,13 +3,13 @@
  * from the worker thread that reads a large local side), then parts matched, with the share
  * of the whole diff done rising to 1. The progress line renders them.
  */
-import { closeSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { EncodeSpec } from '../../src/diff/encode.js';
 import type { EncodeWorkerProgress } from '../../src/diff/encode-worker.js';
 import type { JoinPlan } from '../../src/diff/join.js';
-import { diffPackages, type DiffEvent } from '../../src/diff/index.js';
+import { diffPackages, type DiffEvent, type DiffSide } from '../../src/diff/index.js';
 import { READ_REPORT_BYTES, READING_SHARE } from '../../src/diff/progress.js';
 import { encodeInWorker, WORKER_BYTES } from '../../src/diff/rows.js';
 import { folderSide } from '../../src/diff/side.js';
@@ -98,6 +98,34 @@ describe('a table diff reports its progress', () => {
     expect(
       reading.filter((event) => event.rows > 1_000 && event.rows < rows).length,
     ).toBeGreaterThan(2);
+  });
+
+  it.each([
+    ['the length its server declares', true],
+    ['no share, when its server declares no length', false],
+  ])('gives a hub table of unknown size %s', async (_what, declared) => {
+    const dir = table(60_000);
+    const text = readFileSync(join(dir, 'prices.csv'));
+    const hub: DiffSide = {
+      label: 'ada/prices',
+      // Published without `bytes`.
+      descriptor: { resources: [resource] },
+      base: { url: 'http://hub.test/ada/prices/datapackage.json' },
+      fetch: () =>
+        Promise.resolve(
+          new Response(text, {
+            headers: declared ? { 'content-length': String(text.length) } : {},
+          }),
+        ),
+    };
+    const events: DiffEvent[] = [];
+    await diffPackages(folderSide(dir, { resources: [resource] }, dir), hub, {
+      limit: 1,
+      onProgress: (event) => events.push(event),
+    });
+    const shares = events.flatMap((event) => (event.type === 'rows' ? [event.share] : []));
+    expect(shares.at(-1)).toBe(declared ? 1 : undefined);
+    if (declared) expectRising(events, 120_000);
   });
 
   it('has the worker thread post its rows read and each part it matches', async () => {
