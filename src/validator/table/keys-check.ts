@@ -97,6 +97,17 @@ export class KeyTracker {
     return this.firstRowOrAdd(key, rowNumber);
   }
 
+  /**
+   * `check` of a one-field key that is a number, while the keys are in memory: true when the
+   * key was not seen before and is now held; false, with nothing held, for `check` to decide.
+   */
+  heldNewNumber(values: readonly unknown[], rowNumber: number): boolean {
+    if (this.spilled || this.fields.length !== 1) return false;
+    const value = values[this.fields[0] ?? 0];
+    if (typeof value !== 'number' || value !== value) return false;
+    return (this.numbers ??= new NumberRowTable()).firstRowOrAdd(value, rowNumber) === undefined;
+  }
+
   private keyOf(values: readonly unknown[]): Key | null {
     const fields = this.fields;
     if (fields.length === 1) {
