@@ -17,6 +17,8 @@ import { isDerived } from '../validator/descriptor/derived.js';
 import { detectVersion, isRemote, unsafeReason } from '../validator/descriptor/paths.js';
 import { SAMPLE_BYTES } from '../validator/table/encoding.js';
 import { textReading } from '../validator/reading.js';
+import { formatOf, noteContentFormat } from '../validator/resource.js';
+import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { fileHead } from '../files/chunks.js';
 import { fileDigest } from '../transfers/digest.js';
 import type { Report } from '../validator/index.js';
@@ -66,12 +68,17 @@ function localPaths(resource: Resource): string[] {
   return paths.filter((path): path is string => typeof path === 'string' && !isRemote(path));
 }
 
-function isCsv(resource: Resource): boolean {
-  const format = typeof resource.format === 'string' ? resource.format.toLowerCase() : undefined;
-  const path = localPaths(resource)[0] ?? '';
-  return (
-    format === 'csv' || format === 'tsv' || (format === undefined && /\.(csv|tsv)$/i.test(path))
-  );
+/**
+ * Whether a resource is delimited text as validation reads it (validator/resource.ts): its
+ * declared format, else its one local file's bytes (a workbook named `.csv` is none), else
+ * its name, `.txt` included.
+ */
+async function isCsv(work: Work, resource: Resource): Promise<boolean> {
+  if (localPaths(resource).length === 0) return false;
+  const described = { ...resource } as unknown as ResourceDescriptor;
+  await noteContentFormat(described, { dir: work.workDir });
+  const format = formatOf(described);
+  return format === 'csv' || format === 'tsv' || format === 'txt';
 }
 
 /** Why a set of paths cannot all be files of one folder: one is the other's parent. */
@@ -159,8 +166,8 @@ async function csvReading(work: Work, resource: Resource) {
 
 async function encoding(work: Work): Promise<Record<string, unknown>> {
   let detected = 0;
-  for (const resource of resources(work).filter(isCsv)) {
-    if (typeof resource.encoding === 'string') continue;
+  for (const resource of resources(work)) {
+    if (typeof resource.encoding === 'string' || !(await isCsv(work, resource))) continue;
     const reading = await csvReading(work, resource);
     if (!reading) continue;
     resource.encoding = reading.encoding;
@@ -171,8 +178,8 @@ async function encoding(work: Work): Promise<Record<string, unknown>> {
 
 async function csvKind(work: Work): Promise<Record<string, unknown>> {
   let sniffed = 0;
-  for (const resource of resources(work).filter(isCsv)) {
-    if (resource.dialect !== undefined) continue;
+  for (const resource of resources(work)) {
+    if (resource.dialect !== undefined || !(await isCsv(work, resource))) continue;
     const reading = await csvReading(work, resource);
     if (!reading) continue;
     const dialect = {

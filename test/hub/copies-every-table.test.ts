@@ -61,6 +61,7 @@ beforeAll(() => {
   writeFileSync(join(dir, 'data', 'times.csv'), Buffer.from(`${TIMES}\n`, 'latin1'));
   writeFileSync(join(dir, 'data', 'plain.txt'), 'id,name\n1,one\n2,"two, too"\n');
   writeFileSync(join(dir, 'data', 'marked.csv'), '\uFEFFid,name\n1,one\n');
+  writeFileSync(join(dir, 'data', 'semis.txt'), 'id;name\n1;one\n2;two\n');
   descriptor.resources.push(
     {
       name: 'times',
@@ -82,6 +83,16 @@ beforeAll(() => {
     {
       name: 'marked',
       path: 'data/marked.csv',
+      schema: {
+        fields: [
+          { name: 'id', type: 'integer' },
+          { name: 'name', type: 'string' },
+        ],
+      },
+    },
+    {
+      name: 'semis',
+      path: 'data/semis.txt',
       schema: {
         fields: [
           { name: 'id', type: 'integer' },
@@ -204,6 +215,7 @@ describe('copies of every table', () => {
         'times',
         'plain',
         'marked',
+        'semis',
         'stores',
         'matrix',
       ]);
@@ -317,6 +329,10 @@ describe('copies of every table', () => {
       });
       expect(byName.get('marked_csv')?.bytes).toBeUndefined();
       expect(byName.get('times_csv')?.bytes).toBeUndefined();
+      // A .txt of semicolon-separated values is told as validation tells it, and says so.
+      expect(byName.get('semis')).toMatchObject({ encoding: 'utf-8', dialect: { delimiter: ';' } });
+      expect(byName.get('semis_csv')?.bytes).toBeUndefined();
+      expect((await bytesOf(`${base}/r/semis_csv.csv`)).toString()).toBe('id,name\n1,one\n2,two\n');
       expect((await bytesOf(`${base}/r/marked_csv.csv`)).toString()).toBe('id,name\n1,one\n');
     });
   });
