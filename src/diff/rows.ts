@@ -5,7 +5,6 @@ import type { Worker } from 'node:worker_threads';
 import { asList } from '../validator/descriptor/rules.js';
 import type { FieldDescriptor, ResourceDescriptor } from '../validator/descriptor/types.js';
 import { isRemote } from '../validator/descriptor/paths.js';
-import type { Fetch, FetchResponse } from '../validator/location.js';
 import { formatOf } from '../validator/resource.js';
 import { openSpillParts } from '../validator/table/spill.js';
 import { workerUrl, YOUNG_GENERATION_MB } from '../validator/worker-url.js';
@@ -17,7 +16,7 @@ import type {
   JoinRequest,
 } from './encode-worker.js';
 import { joinPart, JoinTotals, type JoinFound, type JoinPlan } from './join.js';
-import { TableProgress, type DiffEvent } from './progress.js';
+import { measuring, TableProgress, type DiffEvent } from './progress.js';
 import type { DiffSide } from './side.js';
 import { canonical, castingOf, schemaOf } from './schema.js';
 
@@ -212,25 +211,6 @@ export async function encodeInWorker(
 }
 
 type Encoded = { encoded: EncodedSide; worker?: WorkerSide | undefined };
-
-/** The length a response declares for its body as it comes (not content-coded), if any. */
-function declaredLength(response: FetchResponse): number | undefined {
-  // The readers' fetch answers web Responses; the type only promises what reading needs.
-  const headers = (response as { headers?: { get(name: string): string | null } }).headers;
-  if (!headers || headers.get('content-encoding')) return undefined;
-  const length = Number(headers.get('content-length'));
-  return Number.isSafeInteger(length) && length > 0 ? length : undefined;
-}
-
-/** A fetch that tells the length of the one file it reads: a remote side's size, for progress. */
-function measuring(fetch: Fetch, sized: (bytes: number) => void): Fetch {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    const length = declaredLength(response);
-    if (length !== undefined) sized(length);
-    return response;
-  };
-}
 
 /** Encodes side a (0) or b (1), telling `progress` its rows read and, from a worker, its parts matched. */
 async function encode(
