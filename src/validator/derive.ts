@@ -128,7 +128,7 @@ const KINDS: readonly CopyKind[] = ['csv', 'json', 'preview'];
 const TEMPORAL = new Set(['date', 'datetime', 'time']);
 
 /** Field properties that say how a typed value is written as text, by type. */
-export const WRITTEN_AS: Record<string, readonly string[]> = {
+const WRITTEN_AS: Record<string, readonly string[]> = {
   integer: ['groupChar', 'bareNumber'],
   number: ['decimalChar', 'groupChar', 'bareNumber'],
   boolean: ['trueValues', 'falseValues'],
@@ -200,7 +200,7 @@ type CellWriter = (cell: unknown, value: unknown) => unknown;
  * How each field's cell goes into the CSV copy and the preview, one rule per type: as written
  * when the copy's schema reads that text as the same value, else from the value as the JSON
  * copy writes it (ISO 8601 dates and times, date-times in UTC with `Z`, numbers with a dot
- * and no grouping, `true` and `false`); a missing value as an empty cell. A workbook's cells,
+ * and no grouping, `true` and `false`); a missing value as an empty cell. A workbook's dates,
  * which have no text, are written from their values. `copySchema` is the schema the copy's
  * descriptor declares (by default the typed one, typedField).
  */
@@ -228,6 +228,7 @@ function csvWriters(
     };
   });
 }
+
 interface OpenCopy {
   table: DerivedTable;
   files: Partial<Record<TextKind, FileText>>;
