@@ -8,7 +8,8 @@
  *   refuses counted repetitions past 10).
  * Then each engine alone on the column's cells, in ns a cell: V8's backtracking engine
  * without the fallback (what ran patterns before, measured in a process of its own, as the
- * fallback is a process-wide setting), with it, and re2js.
+ * fallback is a process-wide setting), with it, and re2js. Last, a catastrophic pattern on
+ * longer and longer cells, in time linear in their length.
  */
 import { spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,3 +116,22 @@ console.log(`one engine on the name column's ${String(CELLS)} cells, median of $
 engines.forEach(([label], index) =>
   console.log(`  ${label.padEnd(42)}${spread(perEngine[index] ?? [], 'ns a cell', 1)}`),
 );
+
+/**
+ * (a+)+$ on cells of n a's and a '!', which a backtracking engine takes 2^n steps on (a cell
+ * of 40 a's, days): its time a cell grows with n, as linear time does, not doubling each a.
+ */
+const CATASTROPHIC = '(a+)+$';
+const catastrophic = linearPattern(CATASTROPHIC);
+console.log(`${CATASTROPHIC} on 10,000 cells of n a's and a '!', median of ${String(ROUNDS)}`);
+for (const n of [25, 50, 100, 200]) {
+  const cell = `${'a'.repeat(n)}!`;
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const started = performance.now();
+    for (let i = 0; i < 10_000; i++)
+      if (catastrophic.test(cell)) throw new Error('(a+)+$ should not match');
+    times.push(((performance.now() - started) * 1e6) / 10_000);
+  }
+  console.log(`  n = ${String(n).padEnd(38)}${spread(times, 'ns a cell')}`);
+}
