@@ -4,7 +4,10 @@
  * takes exponential time on `(a+)+$` and a cell of 40 `a`s, which would let a 40-byte
  * package stop a hub's processing or a CI job.
  *
- * Two linear engines, chosen by measurement (npm run bench:patterns):
+ * A plain pattern (isPlainPattern: `[A-Z]{2}`, `\d{4}-\d{2}`, `[a-z0-9_-]+`) runs on V8's
+ * backtracking engine alone, which it cannot make backtrack more than once a character; it
+ * loads nothing and changes no setting, which cost a small validation about 4 ms. Any other,
+ * on one of two linear engines, chosen by measurement (npm run bench:patterns):
  * - a pattern V8's own linear engine can run keeps V8's backtracking engine, 10 to 20 ns a
  *   cell, with V8 told to rerun a match on the linear engine once it has backtracked
  *   BACKTRACKS times (regexp-flags.ts), which bounds a cell to a few microseconds;
@@ -33,8 +36,43 @@ export interface LinearPattern {
   readonly test: (text: string) => boolean;
 }
 
+/** A character a plain pattern may hold as it is: in the Basic Multilingual Plane, no surrogate. */
+const PLAIN_CHAR = String.raw`[^\\^$.|?*+()[\]{}\uD800-\uDFFF]`;
+/** An escape that is the punctuation it escapes, in both engines. */
+const PUNCTUATION = String.raw`\\[\\^$.|?*+()[\]{}/-]`;
+/** ASCII digits or word characters, in both engines (not beside a - in a class: RE2 refuses it). */
+const DIGIT_OR_WORD = String.raw`\\[dw]`;
+/** A bracket class of plain characters, ranges and escapes, not negated. */
+const PLAIN_CLASS = String.raw`\[(?!\^)(?:[^\\\]\uD800-\uDFFF]|${PUNCTUATION}|(?<!-)${DIGIT_OR_WORD}(?!-[^\]]))+\]`;
+const PLAIN_ATOM = `(?:${PLAIN_CHAR}|${PUNCTUATION}|${DIGIT_OR_WORD}|${PLAIN_CLASS})`;
+/**
+ * A plain pattern: atoms of one character each (a character, an escape, a class), each once
+ * or a fixed number of times, the last of them maybe any number of times, between an optional
+ * ^ and $. Anchored at both ends, such a pattern has one way to match up
+ * to its last atom, and the last tries each count of its repetitions once, its end checked
+ * in one step each: V8's backtracking engine runs it in time linear in the text, with no
+ * setting changed and no re2js loaded. Its atoms match one code unit that is one code point,
+ * so RE2 would say the same of every text.
+ */
+const PLAIN = new RegExp(
+  `^\\^?(?:${PLAIN_ATOM}(?:\\{\\d{1,3}\\})?)*` +
+    `(?:${PLAIN_ATOM}(?:[*+?]|\\{\\d{1,3}(?:,\\d{0,3})?\\}))?\\$?$`,
+);
+
+/** Whether V8's own engine matches this pattern in linear time without help (see PLAIN). */
+export function isPlainPattern(source: string): boolean {
+  if (!PLAIN.test(source)) return false;
+  try {
+    new RegExp(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** What is wrong with a pattern, as the end of a sentence about it, or undefined. */
 export function patternProblem(source: string): string | undefined {
+  if (isPlainPattern(source)) return undefined;
   try {
     new RegExp(source);
   } catch {
@@ -65,10 +103,16 @@ function fastestLinear(anchored: string): LinearPattern {
   return { test: (text) => regex.test(text) };
 }
 
+function plainPattern(anchored: string): LinearPattern {
+  const regex = new RegExp(anchored);
+  return { test: (text) => regex.test(text) };
+}
+
 /** A whole-text matcher for a pattern from a descriptor; throws on one patternProblem names. */
 export function linearPattern(source: string): LinearPattern {
   const problem = patternProblem(source);
   if (problem !== undefined) throw new SyntaxError(problem);
+  if (isPlainPattern(source)) return plainPattern(`^(?:${source})$`);
   // Process-wide, read when an expression is compiled: set before the first of ours is, and
   // only then, as they cost every thread started later (regexp-flags.ts).
   setRegExpFlags();
