@@ -3,9 +3,10 @@
  * and Parquet copies of each table and the zip of the whole revision. A copy is written
  * once to the scratch folder while its readers read it as it grows (copy-job.ts), then kept
  * in a cache of the operator's byte budget (least recently used copies go first) or, larger
- * than the budget, dropped once its readers are done.
+ * than the budget, kept in the scratch folder a short while (RECENT_COPIES) and then dropped
+ * once its readers are done.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
@@ -19,7 +20,7 @@ import { makeZip } from './copy-zip.js';
 import type { Hub } from './context.js';
 import { HttpError } from './http.js';
 import { storedKey, type Published } from './published.js';
-import { dispositionOf, sendLocalFile, sendStored } from './send-file.js';
+import { CONDITIONS, dispositionOf, sendLocalFile, sendStored } from './send-file.js';
 
 type Resource = Record<string, unknown>;
 
@@ -70,6 +71,37 @@ export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | und
   return table && tableFiles(pkg, table) ? { kind, resource, source } : undefined;
 }
 
+/**
+ * The version of the hub's copy writers (CSV, JSON, Parquet, zip), part of every copy's
+ * ETag: raised by a change that writes a revision's copy in other bytes, so that a cache
+ * holding the bytes of the version before does not take the new ones for the same.
+ */
+const COPY_WRITER = 1;
+
+/**
+ * A copy's validators, known before its bytes are: an ETag of what it is a copy of (its
+ * cache key, its revision's publication) and of the writers' version, and the revision's
+ * publication for Last-Modified. A copy made again, kept or not, is answered with the same
+ * ones, so ranges and conditional requests of a copy too large to keep hold across makings.
+ */
+function copyValidators(pkg: Published, key: string): { etag: string; modified: Date } {
+  const hash = createHash('sha256')
+    .update(`${String(COPY_WRITER)}\0${key}\0${pkg.revision.created}`)
+    .digest('base64url')
+    .slice(0, 22);
+  return { etag: `c${String(COPY_WRITER)}-${hash}`, modified: new Date(pkg.revision.created) };
+}
+
+/**
+ * Copies too large for the cache stay in the scratch folder after they are made, this many
+ * at most, each until it has not been asked for during RECENT_SECONDS: a reader asks for a
+ * HEAD, then ranges (GDAL's /vsicurl/, DuckDB, a Parquet reader), which are answered from
+ * one making rather than each from its own. Answering their ranges with the whole copy
+ * instead would cost nothing on disk, but GDAL fails on a 200 to its first Range.
+ */
+const RECENT_COPIES = 4;
+const RECENT_SECONDS = 60;
+
 /** Where a revision's copy is kept in the store once made. */
 function cacheKey(pkg: Published, wanted: CopyWanted): string {
   return `cache/${pkg.prefix.replace(/^packages\//, '')}${basename(String(wanted.resource.path))}`;
@@ -100,7 +132,8 @@ export class Copies {
     const name = basename(String(wanted.resource.path));
     const key = cacheKey(pkg, wanted);
     const type = TYPES[wanted.kind];
-    const options = { name, cache, type, disposition: 'attachment' } as const;
+    const validators = copyValidators(pkg, key);
+    const options = { name, cache, type, disposition: 'attachment', ...validators } as const;
     if (await this.isKept(key))
       return sendStored(request, response, this.hub.storage, key, options);
     const job = this.jobFor(pkg, wanted, key);
@@ -112,13 +145,15 @@ export class Copies {
         if (await this.isKept(key))
           return await sendStored(request, response, this.hub.storage, key, options);
         // Larger than the cache (or not stored): answered from the scratch file, which stays
-        // while this reads it, with ranges and validators of its own.
+        // while this reads it and a short while after (RECENT_COPIES).
         return await sendLocalFile(request, response, job.file, options);
       }
       await sendJob(request, response, job, {
         'Content-Type': type,
         'Cache-Control': cache,
         'Content-Disposition': dispositionOf(name, 'attachment'),
+        ETag: `"${validators.etag}"`,
+        'Last-Modified': validators.modified.toUTCString(),
       });
     } finally {
       this.release(job);
@@ -154,6 +189,8 @@ export class Copies {
 
   /** Forgets the kept copies of a dataset that is gone. */
   async forget(ownerid: string, dataset: string): Promise<void> {
+    for (const key of this.recent.keys())
+      if (key.startsWith(`cache/${ownerid}/${dataset}/`)) this.letGo(key);
     const keys = await this.hub.store.dropCopies(`cache/${ownerid}/${dataset}/`);
     for (const key of keys) await this.hub.storage.delete(key);
   }
@@ -162,6 +199,7 @@ export class Copies {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.idle();
+    for (const key of [...this.recent.keys()]) this.letGo(key);
   }
 
   /** Resolves once no copy is being made or stored. */
@@ -183,6 +221,11 @@ export class Copies {
   private jobFor(pkg: Published, wanted: CopyWanted, key: string): CopyJob {
     const running = this.jobs.get(key);
     if (running) return running;
+    const recent = this.recent.get(key);
+    if (recent) {
+      this.hold(key, recent.job);
+      return recent.job;
+    }
     const dir = join(this.hub.tmpDir, 'copies', randomBytes(8).toString('hex'));
     const file = join(dir, wanted.kind === 'zip' ? 'copy.zip' : `0.${wanted.kind}`);
     const source = pkg.descriptor.resources[wanted.source];
@@ -214,7 +257,7 @@ export class Copies {
       await makeDirectory(dir);
       if (wanted.kind === 'zip') await makeZip(this, this.hub, pkg, job, signal);
       else await makeTableCopy(this.hub, pkg, wanted, job, dir, signal);
-      await this.keep(key, job, TYPES[wanted.kind]);
+      if (!(await this.keep(key, job, TYPES[wanted.kind]))) this.hold(key, job);
     } catch (error) {
       // Readers are told why in plain words; what went wrong inside is the operator's.
       if (this.stopping.signal.aborted) job.fail(new Error('the hub is stopping'));
@@ -235,12 +278,15 @@ export class Copies {
     }
   }
 
-  /** Stores a whole copy in the cache, if it fits the budget, after what it pushes out. */
-  private async keep(key: string, job: CopyJob, type: string): Promise<void> {
+  /**
+   * Stores a whole copy in the cache, if it fits the budget, after what it pushes out;
+   * false when it does not fit.
+   */
+  private async keep(key: string, job: CopyJob, type: string): Promise<boolean> {
     const { store, storage, options } = this.hub;
     const { length, md5 } = await fileDigest(job.file);
     const evicted = await store.reserveCopy(key, length, options.derivedCacheBytes);
-    if (!evicted) return;
+    if (!evicted) return false;
     for (const victim of evicted) await storage.delete(victim);
     try {
       await storage.putFile(key, job.file, { md5, length, type });
@@ -249,6 +295,34 @@ export class Copies {
       await store.dropCopies(key);
       throw error;
     }
+    return true;
+  }
+
+  /** Copies made and too large to keep, held in the scratch folder: the newest last. */
+  private readonly recent = new Map<string, { job: CopyJob; timer: NodeJS.Timeout }>();
+
+  /** Holds a whole copy not kept for RECENT_SECONDS more, as one of the RECENT_COPIES newest. */
+  private hold(key: string, job: CopyJob): void {
+    const held = this.recent.get(key);
+    if (held) {
+      clearTimeout(held.timer);
+      this.recent.delete(key);
+    } else job.readers++;
+    const timer = setTimeout(() => this.letGo(key), RECENT_SECONDS * 1000).unref();
+    this.recent.set(key, { job, timer });
+    for (const oldest of this.recent.keys()) {
+      if (this.recent.size <= RECENT_COPIES) break;
+      this.letGo(oldest);
+    }
+  }
+
+  /** A held copy's scratch file goes once its readers are done. */
+  private letGo(key: string): void {
+    const held = this.recent.get(key);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.recent.delete(key);
+    this.release(held.job);
   }
 
   /** Copies being made or stored: their scratch files are still needed. */
@@ -266,14 +340,13 @@ export class Copies {
   }
 }
 
-/** Whether answering a request needs the whole copy: its length, its validators, ranges. */
+/** Whether answering a request needs the whole copy: its length, ranges, conditions. */
 function needsWhole(request: IncomingMessage): boolean {
   const { headers } = request;
   return (
     request.method === 'HEAD' ||
-    ['range', 'if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'].some(
-      (name) => headers[name] !== undefined,
-    )
+    headers.range !== undefined ||
+    CONDITIONS.some((name) => headers[name] !== undefined)
   );
 }
 

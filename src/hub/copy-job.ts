@@ -99,10 +99,10 @@ export function copyFailure(job: CopyJob, error: unknown): HttpError {
 }
 
 /**
- * Sends a copy as it is made: the length is told only when it is already whole, and a
- * making that fails after the first bytes cuts the response short, so that no client takes
- * a truncated copy for a whole one. A HEAD waits for the whole, to tell its length. Ranges
- * and conditional requests are answered from the whole copy (Copies.send waits for it).
+ * Sends a copy as it is made, to a GET: the length is told only when it is already whole,
+ * and a making that fails after the first bytes cuts the response short, so that no client
+ * takes a truncated copy for a whole one. A HEAD, ranges and conditional requests are
+ * answered from the whole copy (Copies.send waits for it).
  */
 export async function sendJob(
   request: IncomingMessage,
@@ -112,10 +112,6 @@ export async function sendJob(
 ): Promise<void> {
   try {
     await job.started();
-    while (request.method === 'HEAD' && !job.finished) {
-      if (job.failure) throw job.failure;
-      await job.changed();
-    }
   } catch (error) {
     throw copyFailure(job, error);
   }
@@ -123,10 +119,6 @@ export async function sendJob(
     ...headers,
     ...(job.finished ? { 'Content-Length': String(job.written) } : {}),
   });
-  if (request.method === 'HEAD') {
-    response.end();
-    return;
-  }
   await pipeline(Readable.from(job.bytes(), { objectMode: false }), response);
 }
 

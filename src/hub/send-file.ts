@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -100,8 +101,10 @@ export function contentType(name: string, encoding?: unknown): string {
 export interface SendOptions {
   /** Its file name: its type is told by it, and a download is saved under it. */
   name: string;
-  /** Its entity tag, unquoted; else one of its size and the time it changed. */
+  /** Its entity tag, unquoted; else one of its size and the version its store gives it. */
   etag?: string | undefined;
+  /** When it was last changed, if not when its file was (a copy: its revision's publication). */
+  modified?: Date | undefined;
   type?: string | undefined;
   cache?: string | undefined;
   /** The encoding of the resource it is: the charset of a text type. */
@@ -127,6 +130,8 @@ type Reader = (range?: ByteRange) => Promise<Buffer | Readable>;
 interface FileFacts {
   size: number;
   modified: Date;
+  /** Changes whenever the bytes may have (StoredInfo.version): what the ETag is made of. */
+  version: string;
 }
 
 /** A signed URL of the store's own, where the bytes are read instead. */
@@ -174,10 +179,25 @@ export async function sendLocalFile(
   await sendFile(
     request,
     response,
-    { size: info.size, modified: info.mtime },
+    { size: info.size, modified: info.mtime, version: localVersion(info) },
     (range) => openFile(path, range),
     options,
   );
+}
+
+/** What a file of the hub's own folder is known by, as the folder store knows its files. */
+function localVersion(info: Stats): string {
+  return `${String(info.ino)}:${String(info.size)}:${String(info.mtimeMs)}:${String(info.ctimeMs)}`;
+}
+
+/**
+ * The entity tag of a file's version: its size and a short hash of what its store knows it
+ * by (S3's own ETag, a file's inode and times to the nanosecond), so that two files of one
+ * size written within a second (Last-Modified's resolution) never share one.
+ */
+function entityTag(info: FileFacts): string {
+  const hash = createHash('sha256').update(info.version).digest('base64url').slice(0, 16);
+  return `${info.size.toString(16)}-${hash}`;
 }
 
 function openFile(path: string, range?: ByteRange): Promise<Readable> {
@@ -188,8 +208,11 @@ function openFile(path: string, range?: ByteRange): Promise<Readable> {
   });
 }
 
-/** The conditional headers: with any of them, the store's own answer could differ from ours. */
-const CONDITIONS = ['if-match', 'if-unmodified-since', 'if-none-match', 'if-modified-since'];
+/**
+ * The conditional headers: with any of them, the store's own answer could differ from ours,
+ * and a copy not made yet is answered once it is whole, by its validators.
+ */
+export const CONDITIONS = ['if-match', 'if-unmodified-since', 'if-none-match', 'if-modified-since'];
 
 async function sendFile(
   request: IncomingMessage,
@@ -201,8 +224,9 @@ async function sendFile(
 ): Promise<void> {
   const { headers } = request;
   const type = options.type ?? contentType(options.name, options.encoding);
-  const etag = `"${options.etag ?? `${info.size.toString(16)}-${Math.floor(info.modified.getTime()).toString(16)}`}"`;
-  const lastModified = info.modified.toUTCString();
+  const etag = `"${options.etag ?? entityTag(info)}"`;
+  const modified = options.modified ?? info.modified;
+  const lastModified = modified.toUTCString();
   // What a 304 carries too (RFC 9110 15.4.5): a cache updates what it keeps by them.
   const validators: Record<string, string | number> = {
     ETag: etag,
@@ -211,8 +235,9 @@ async function sendFile(
   };
   // RFC 9110 13.2.2: If-Match (or else If-Unmodified-Since), then If-None-Match (or else
   // If-Modified-Since, read by `fresh` with its weak comparison, lists and `*`), then If-Range.
-  if (!preconditionsHold(headers, etag, info.modified)) {
-    response.writeHead(412, { ...validators, 'Content-Length': 0 }).end();
+  if (!preconditionsHold(headers, etag, modified)) {
+    // The ETag says which version failed the condition; the answer itself is not kept.
+    response.writeHead(412, { ETag: etag, 'Cache-Control': 'no-store', 'Content-Length': 0 }).end();
     return;
   }
   // Only the two conditions: `fresh` takes a request's `Cache-Control: no-cache` for a reload
@@ -227,7 +252,8 @@ async function sendFile(
     return;
   }
   // Ranges are of GET only (RFC 9110 14.2): a HEAD is answered as the GET of the whole file.
-  const ranges = request.method === 'GET' ? rangesAsked(headers, info.size, etag, info) : 'whole';
+  const ranges =
+    request.method === 'GET' ? rangesAsked(headers, info.size, etag, modified) : 'whole';
   const disposition = options.disposition && dispositionOf(options.name, options.disposition);
   if (
     redirect &&
@@ -251,7 +277,8 @@ async function sendFile(
   if (ranges === 'unsatisfiable') {
     response
       .writeHead(416, {
-        ...validators,
+        ETag: etag,
+        'Cache-Control': 'no-store',
         'Accept-Ranges': 'bytes',
         'Content-Range': `bytes */${String(info.size)}`,
         'Content-Length': 0,
@@ -260,7 +287,7 @@ async function sendFile(
     return;
   }
   if (ranges !== 'whole' && ranges.length > 1)
-    return sendParts(request, response, info.size, read, fileHeaders, ranges);
+    return sendParts(response, info.size, read, fileHeaders, ranges);
   const range = ranges === 'whole' ? undefined : ranges[0];
   // Opened before the status is sent, so that a file that cannot be read is a 500 of its
   // own; a failure after it cuts the response short.
@@ -280,15 +307,21 @@ async function sendFile(
 }
 
 /**
- * Content-Disposition with a file's name: `filename*` (RFC 8187) when it is not ASCII, read
- * by browsers and wget, beside a `filename` in ASCII for clients that read only that (curl).
+ * Content-Disposition with a file's name: `filename*` (RFC 8187) when it is not plain ASCII,
+ * read by browsers and wget, beside a `filename` in ASCII for clients that read only that
+ * (curl). Control characters and the marks that reverse the text's direction (which could
+ * show `evil\u202Etxt.exe` as `evilexe.txt`) are taken out of both; in the ASCII one, `"`,
+ * `\` and `%`, which curl -OJ does not read back (it saved `Über "x";y.csv` as `0.csv`),
+ * become `_`.
  */
 export function dispositionOf(name: string, type: 'attachment' | 'inline'): string {
-  const ascii = name
+  // eslint-disable-next-line no-control-regex
+  const shown = name.replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  const ascii = shown
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]/g, '_');
-  return contentDisposition(name, { type, fallback: ascii });
+    .replace(/[^\x20-\x7e]|["\\%]/g, '_');
+  return contentDisposition(shown, { type, fallback: ascii });
 }
 
 /** The entity tags of a header's list (`*` among them), as they are written. */
@@ -331,7 +364,7 @@ function rangesAsked(
   headers: IncomingHttpHeaders,
   size: number,
   etag: string,
-  info: FileFacts,
+  modified: Date,
 ): readonly ByteRange[] | 'whole' | 'unsatisfiable' {
   const header = headers.range;
   if (header === undefined) return 'whole';
@@ -339,7 +372,7 @@ function rangesAsked(
   const ifRange = typeof given === 'string' ? given.trim() : undefined;
   if (ifRange !== undefined) {
     const isTag = ifRange.startsWith('"') || ifRange.startsWith('W/');
-    const holds = isTag ? ifRange === etag : dateOf(ifRange) === seconds(info.modified);
+    const holds = isTag ? ifRange === etag : dateOf(ifRange) === seconds(modified);
     if (!holds) return 'whole';
   }
   const asked = parseRange(size, header);
@@ -352,7 +385,6 @@ function rangesAsked(
 
 /** Several ranges, each a part of a `multipart/byteranges` body (RFC 9110 14.6). */
 async function sendParts(
-  request: IncomingMessage,
   response: ServerResponse,
   size: number,
   read: Reader,
@@ -370,16 +402,8 @@ async function sendParts(
   let length = Buffer.byteLength(tail);
   for (const [index, range] of ranges.entries())
     length += Buffer.byteLength(heads[index] ?? '') + range.end - range.start + 1;
-  const first = request.method === 'HEAD' ? undefined : await read(ranges[0]);
-  response.writeHead(206, {
-    ...headers,
-    'Content-Type': `multipart/byteranges; boundary=${boundary}`,
-    'Content-Length': length,
-  });
-  if (first === undefined) {
-    response.end();
-    return;
-  }
+  // Opened before the status, as one range is (sendFile); only a GET asks for ranges.
+  const first = await read(ranges[0]);
   async function* parts(): AsyncGenerator<Buffer> {
     for (const [index, range] of ranges.entries()) {
       yield Buffer.from(heads[index] ?? '');
@@ -389,5 +413,15 @@ async function sendParts(
     }
     yield Buffer.from(tail);
   }
-  await pipeline(Readable.from(parts(), { objectMode: false }), response);
+  try {
+    response.writeHead(206, {
+      ...headers,
+      'Content-Type': `multipart/byteranges; boundary=${boundary}`,
+      'Content-Length': length,
+    });
+    await pipeline(Readable.from(parts(), { objectMode: false }), response);
+  } finally {
+    // Not read at all when the response went before the parts began (the client gone).
+    if (!Buffer.isBuffer(first)) first.destroy();
+  }
 }

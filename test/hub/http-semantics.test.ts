@@ -246,6 +246,20 @@ describe.skipIf(!has(CURL))('HTTP semantics of the read routes, with curl and wg
       const past = await curl(file, '-r', `${size}-`);
       expect(past.status).toBe(416);
       expect(past.headers['content-range']).toBe(`bytes */${size}`);
+      // At a revision's address, whose file is kept a year: a 412 or 416 is kept by no one.
+      const kept = `${url}/ada/world-cities/v/1/r/1.csv`;
+      const keptTag = (await curl(kept, '-I')).headers.etag ?? '';
+      for (const failed of [
+        await curl(kept, '-r', `${size}-`),
+        await curl(kept, '-H', 'If-Match: "another"'),
+      ]) {
+        expect([416, 412]).toContain(failed.status);
+        expect(failed.headers['cache-control'], String(failed.status)).toBe('no-store');
+        expect(failed.headers.etag).toBe(keptTag);
+      }
+      expect((await curl(kept)).headers['cache-control']).toBe(
+        'public, max-age=31536000, immutable',
+      );
       // HEAD: every header of the GET, Content-Length included, no body.
       const get = await curl(file);
       const { date: _head, ...headHeaders } = head.headers;
@@ -288,6 +302,22 @@ describe.skipIf(!has(CURL))('HTTP semantics of the read routes, with curl and wg
         expect(await savedBy(WGET, ['--no-proxy', '-q', '--content-disposition', address])).toEqual(
           ['villes-é.csv'],
         );
+      // A name with quotes, a semicolon, a control character and a mark that turns the
+      // text's direction: curl saves it under the ASCII name, wget under its own.
+      await published(
+        url,
+        jwt,
+        tablePackage('quoted', 'Über "x";y\u0007\u202e.csv', Buffer.from('a\n1\n')),
+      );
+      const quoted = `${url}/ada/quoted/r/0.csv`;
+      expect((await curl(quoted)).headers['content-disposition']).toBe(
+        `attachment; filename="Uber _x_;y.csv"; filename*=UTF-8''%C3%9Cber%20%22x%22%3By.csv`,
+      );
+      expect(await savedBy(CURL, ['--noproxy', '*', '-sSOJ', quoted])).toEqual(['Uber _x_;y.csv']);
+      if (has(WGET))
+        expect(await savedBy(WGET, ['--no-proxy', '-q', '--content-disposition', quoted])).toEqual([
+          'Über "x";y.csv',
+        ]);
       // Its copies are the hub's, in UTF-8.
       const copy = await curl(`${url}/ada/villes/r/table_csv.csv`);
       expect(copy.headers['content-type']).toBe('text/csv; charset=utf-8');
@@ -413,12 +443,16 @@ describe.skipIf(!has(CURL))('copies not made yet, with curl', () => {
     });
   });
 
-  it('answers HEAD and ranges of a copy too large to keep from the copy as made', async () => {
-    await withHub({ derivedCacheBytes: 1 }, async ({ url, hub }) => {
+  it('answers HEAD and ranges of a copy too large to keep from one making, with the same validators', async () => {
+    // As `data serve --derived-cache-mb 0`: no copy is kept in the cache.
+    await withHub({ derivedCacheBytes: 0 }, async ({ url, hub }) => {
       await published(url, await browserLogin(url), pricesPackage('prices', 3000));
       const json = `${url}/ada/prices/r/table.json`;
       const head = await curl(json, '-I');
       expect(head.status).toBe(200);
+      const etag = head.headers.etag ?? '';
+      const lastModified = head.headers['last-modified'] ?? '';
+      expect(etag).toMatch(/^"[^"]+"$/);
       const length = Number(head.headers['content-length']);
       expect(length).toBeGreaterThan(1000);
       const several = await curl(json, '-r', '0-0,-2');
@@ -428,11 +462,24 @@ describe.skipIf(!has(CURL))('copies not made yet, with curl', () => {
       expect(parts[1]?.range).toBe(
         `bytes ${String(length - 2)}-${String(length - 1)}/${String(length)}`,
       );
+      // Two ranges asked apart, and If-Range with the tag and the date the HEAD gave.
+      const one = await curl(json, '-r', '0-9');
+      const two = await curl(json, '-r', '10-19');
+      expect([one.status, two.status]).toEqual([206, 206]);
+      expect([one.headers.etag, two.headers.etag]).toEqual([etag, etag]);
+      expect(two.headers['last-modified']).toBe(lastModified);
+      for (const ifRange of [etag, lastModified]) {
+        const part = await curl(json, '-r', '5-14', '-H', `If-Range: ${ifRange}`);
+        expect(part.status, ifRange).toBe(206);
+        expect(part.body.equals(Buffer.concat([one.body, two.body]).subarray(5, 15))).toBe(true);
+      }
+      expect((await curl(json, '-H', `If-None-Match: ${etag}`)).status).toBe(304);
       const whole = await curl(json);
       expect(whole.body.length).toBe(length);
+      expect(whole.headers.etag).toBe(etag);
       await hub.copies.idle();
-      // Not kept: each of the three requests made it.
-      expect(hub.copies.made).toBe(3);
+      // Not kept in the cache, but held a short while: one making answered every request.
+      expect(hub.copies.made).toBe(1);
     });
   });
 

@@ -243,7 +243,17 @@ describe('sendStored: names and types', () => {
     expect(dispositionOf('城市.csv', 'inline')).toBe(
       `inline; filename="__.csv"; filename*=UTF-8''%E5%9F%8E%E5%B8%82.csv`,
     );
-    expect(dispositionOf('a "b".json', 'attachment')).toBe('attachment; filename="a \\"b\\".json"');
+    // `"` and `%`, which curl -OJ does not read back, are `_` in the ASCII name only.
+    expect(dispositionOf('a "b".json', 'attachment')).toBe(
+      `attachment; filename="a _b_.json"; filename*=UTF-8''a%20%22b%22.json`,
+    );
+    expect(dispositionOf('50%x.csv', 'attachment')).toBe(
+      `attachment; filename="50_x.csv"; filename*=UTF-8''50%25x.csv`,
+    );
+    // Control characters and the marks that turn the text's direction are in neither.
+    expect(dispositionOf('evil\u202etxt\u2066.exe\u0007\u0085', 'attachment')).toBe(
+      'attachment; filename="eviltxt.exe"',
+    );
   });
 
   it("labels text with its resource's encoding", () => {
