@@ -1,6 +1,6 @@
 /**
- * What bin/data runs: the CLI bundle under a code cache per command (code-cache.ts), written
- * after the command's first run.
+ * What bin/data runs: the CLI bundle, or the bundle of the command when it has one of its own,
+ * under a code cache per command (code-cache.ts), written after the command's first run.
  */
 import { fileURLToPath } from 'node:url';
 import { loadBundle, type LoadedBundle } from './code-cache.js';
@@ -10,6 +10,9 @@ import { asksVersion, nodeTooOld, version } from './version.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 type Main = (options?: { onCommand?: (name: string) => void }) => Promise<void>;
+
+/** The commands with a bundle of their own, cli-<command>.cjs (scripts/bundle.ts's ONE_COMMAND). */
+const OWN_BUNDLE: readonly string[] = ['validate'];
 
 /** Arguments with no command in them: --version, --help or a mistake. */
 const NO_COMMAND = 'none';
@@ -40,7 +43,12 @@ export async function start(argv: readonly string[], env: Env): Promise<void> {
     return;
   }
   const command = guessCommand(argv);
-  const cli = loadBundle(fileURLToPath(new URL('bundle/cli.cjs', import.meta.url)), command, env);
+  const bundle = command && OWN_BUNDLE.includes(command) ? `cli-${command}` : 'cli';
+  const cli = loadBundle(
+    fileURLToPath(new URL(`bundle/${bundle}.cjs`, import.meta.url)),
+    command,
+    env,
+  );
   let commandRan = false;
   process.once('exit', () => {
     if (cli.file === undefined) return;

@@ -53,7 +53,11 @@ describe('the code cache', () => {
     const dir = freshFolder();
     const file = data(dir, ['validate', SMALL]).file ?? '';
     writeFileSync(file, 'not a code cache');
-    const stale = join(dir, 'code', `cli-0000000000000000-${process.version}-x64-validate.bin`);
+    const stale = join(
+      dir,
+      'code',
+      `cli_validate-0000000000000000-${process.version}-x64-validate.bin`,
+    );
     writeFileSync(stale, 'from another build');
     writeFileSync(`${file}.1.partial`, 'left by a write that was cut off');
     const damaged = data(dir, ['validate', SMALL]);
@@ -137,8 +141,17 @@ describe('the code cache', () => {
     expect(data(dir, ['validate', SMALL]).fate).toBe('used');
   });
 
+  it('is of a bundle that holds validate alone for data validate, of the whole CLI else', () => {
+    const dir = freshFolder();
+    expect(data(dir, ['validate', SMALL]).file).toMatch(/[/\\]cli_validate-[0-9a-f]{16}-/);
+    expect(data(dir, ['info', SMALL]).file).toMatch(/[/\\]cli-[0-9a-f]{16}-/);
+    const validateOnly = readFileSync(join(ROOT, 'dist/bundle/cli-validate.cjs'), 'utf8');
+    expect(validateOnly).toContain('function registerValidate(');
+    expect(validateOnly).not.toContain('function registerPublish(');
+  });
+
   it('is made of scripts of ASCII only, which V8 holds at a byte a character', () => {
-    for (const name of ['cli.cjs', 'worker.cjs']) {
+    for (const name of ['cli.cjs', 'cli-validate.cjs', 'worker.cjs']) {
       const source = readFileSync(join(ROOT, 'dist/bundle', name), 'latin1');
       expect([name, /[^\0-\x7f]/.exec(source)?.index]).toEqual([name, undefined]);
     }
