@@ -70,12 +70,21 @@ export function revisionParam(request: Request): string | null {
  * could change it), the query kept but for `v`.
  */
 export function versionedAddress(request: Request, revision: string | number): string {
-  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
-  const parts = rawPath.split('/').filter((part) => part !== '');
+  const parts = rawSegments(request);
   const query = new URLSearchParams(request.url.search);
   query.delete('v');
   const search = query.size > 0 ? `?${query.toString()}` : '';
   return `/${[...parts.slice(0, 2), 'v', String(revision), ...parts.slice(2)].join('/')}${search}`;
+}
+
+/**
+ * The segments of a request's path as it was sent, not decoded: an address made of them
+ * (another revision's, the name in its own case) keeps the rest of the path as it was asked,
+ * where decoding and encoding it again could change it.
+ */
+export function rawSegments(request: Request): string[] {
+  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  return rawPath.split('/').filter((part) => part !== '');
 }
 
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */

@@ -3,8 +3,10 @@ import type { Hub } from './context.js';
 import type { Request } from './http.js';
 import { wantedCopy } from './copies.js';
 import {
+  isRevisionNumber,
   published,
   publishedRevision,
+  rawSegments,
   versionedAddress,
   visibleDataset,
   resourceAtPath,
@@ -91,26 +93,29 @@ export const atPath =
  * dataset as they are named, the rest of the path and the query kept. Undefined when the
  * address is already so, or names nothing the asker may see: a dataset hidden from the
  * asker is not there, in any case. Of datasets an older hub holds under names that differ
- * in case only, the first by name the asker may see.
+ * in case only, the first by name the asker may see. A revision's own address
+ * (`/<owner>/<dataset>/v/<N>…`) has its owner's case put right only: its dataset is the one
+ * named so or none, as revision N of a dataset named in another case, which an older hub
+ * may hold beside it or after it deleted this one, is other bytes.
  */
 export async function canonicalAddress(hub: Hub, request: Request): Promise<string | undefined> {
-  const [ownerAsked, nameAsked] = request.segments;
+  const [ownerAsked, nameAsked, third, fourth] = request.segments;
   if (ownerAsked === undefined) return undefined;
   const owner =
     (await hub.store.userByName(ownerAsked)) ??
     (await hub.store.userByName(ownerAsked.toLowerCase()));
   if (!owner) return undefined;
   let name = nameAsked;
-  if (nameAsked !== undefined && !(await hub.store.dataset(owner.userid, nameAsked)))
+  if (nameAsked !== undefined && !(await hub.store.dataset(owner.userid, nameAsked))) {
+    if (third === 'v' && isRevisionNumber(fourth)) return undefined;
     for (const candidate of await hub.store.datasetsInAnyCase(owner.userid, nameAsked))
       if (await visibleDataset(hub, request, owner.username, candidate.name)) {
         name = candidate.name;
         break;
       }
+  }
   if (owner.username === ownerAsked && name === nameAsked) return undefined;
-  // The rest of the path as it was sent: decoding and encoding it again could change it.
-  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
-  const rest = rawPath.split('/').filter((part) => part !== '');
+  const rest = rawSegments(request);
   const fixed = [owner.username, ...(name === undefined ? [] : [name])].map(encodeURIComponent);
   return `/${[...fixed, ...rest.slice(fixed.length)].join('/')}${request.url.search}`;
 }

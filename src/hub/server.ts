@@ -197,11 +197,11 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
     at('/:owner/:dataset/diff/:range');
     return revisionDiff(hub, request, response, first, second, fourth);
   }
-  if (count === 4 && third === 'v' && fourth && /^\d+$/.test(fourth)) {
+  if (count === 4 && third === 'v' && isRevisionNumber(fourth)) {
     at('/:owner/:dataset/v/:revision');
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
   }
-  if (count >= 5 && third === 'v' && /^\d+$/.test(fourth ?? '')) {
+  if (count >= 5 && third === 'v' && isRevisionNumber(fourth)) {
     return versionedRead(hub, request, response);
   }
   // `?v=N` moves to revision N's own address, where the descriptor's relative paths stay.

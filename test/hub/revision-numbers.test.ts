@@ -104,13 +104,13 @@ describe('revision numbers', () => {
         // The name in another case is the same name: it goes on from 3 as well.
         await deleted(url);
         expect(await published(url, FIRST, 'Prices')).toBe(4);
-        // /ada/prices/v/3/… answers 301 to /ada/Prices/v/3/…, which is no revision.
+        // A revision's address is not case-folded: /ada/prices/v/N/… is no revision now.
         for (const revision of [1, 2, 3]) {
           expect((await tableAt(url, revision)).status).toBe(404);
           expect((await tableAt(url, revision, 'Prices')).status).toBe(404);
         }
         expect(await tableAt(url, 4, 'Prices')).toEqual({ status: 200, text: FIRST });
-        expect(await tableAt(url, 4)).toEqual({ status: 200, text: FIRST });
+        expect((await tableAt(url, 4)).status).toBe(404);
       });
       // Another owner's dataset of the same name counts its own.
       await withHub(options, async ({ url }) => {
@@ -118,6 +118,43 @@ describe('revision numbers', () => {
         const { flowId } = await publish(url, bob, prices(FIRST));
         expect(flowId.split('/').pop()).toBe('1');
         expect((await waitForState(url, flowId, bob)).state).toBe('SUCCEEDED');
+      });
+    } finally {
+      await drop();
+    }
+  });
+
+  it("are not those of another dataset named in another case: a revision's address is not case-folded", async () => {
+    const { options, drop } = await hubOptions();
+    try {
+      await withHub(options, async ({ url }) => {
+        expect(await published(url, FIRST, 'Cities')).toBe(1);
+        expect(await published(url, AGAIN, 'towns')).toBe(1);
+      });
+      // As an older hub could hold them: Cities and cities, named apart by their case only.
+      await renamed(options, 'towns', 'cities');
+      await withHub(options, async ({ url }) => {
+        const file = (path: string) =>
+          fetch(`${url}${path}/v/1/data/prices.csv`, { redirect: 'manual' });
+        expect(await (await file('/ada/cities')).text()).toBe(AGAIN);
+        expect(await (await file('/ada/Cities')).text()).toBe(FIRST);
+        await deleted(url, 'Cities');
+        // Revision 1 of Cities is gone; revision 1 of cities is other bytes, not its address.
+        const gone = await file('/ada/Cities');
+        expect(gone.status).toBe(404);
+        expect(gone.headers.get('location')).toBeNull();
+        const descriptor = await fetch(`${url}/ada/Cities/v/1/datapackage.json`, {
+          redirect: 'manual',
+        });
+        expect(descriptor.status).toBe(404);
+        // The owner's case is put right; the latest address goes to the name in its case.
+        const owner = await file('/ADA/cities');
+        expect([owner.status, owner.headers.get('location')]).toEqual([
+          301,
+          '/ada/cities/v/1/data/prices.csv',
+        ]);
+        const latest = await fetch(`${url}/ada/Cities/data/prices.csv`, { redirect: 'manual' });
+        expect(latest.headers.get('location')).toBe('/ada/cities/data/prices.csv');
       });
     } finally {
       await drop();
@@ -194,6 +231,31 @@ describe('revision numbers', () => {
     }
   });
 });
+
+/** Renames ada's dataset in a stopped hub's database, rows only (as an operator could). */
+async function renamed(options: { dataDir: string; database?: string }, from: string, to: string) {
+  const statements = [
+    'update datasets set name = $1 where name = $2',
+    'update revisions set dataset = $1 where dataset = $2',
+  ];
+  if (options.database === undefined) {
+    const db = new DatabaseSync(join(options.dataDir, 'hub.sqlite'));
+    try {
+      for (const sql of statements)
+        db.prepare(sql.replace('$1', '?1').replace('$2', '?2')).run(to, from);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: options.database });
+  await client.connect();
+  try {
+    for (const sql of statements) await client.query(sql, [to, from]);
+  } finally {
+    await client.end();
+  }
+}
 
 /**
  * Takes a hub's database back to the schema before deleted names were kept: the table
