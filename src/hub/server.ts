@@ -37,6 +37,7 @@ import { StorageAddressError, type Storage } from './storage/types.js';
 import { loadKeys } from './tokens.js';
 import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
 import { isReservedName } from './names.js';
+import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './cors.js';
 import { isRevisionNumber, revisionParam, versionedAddress } from './published.js';
 import { notFoundPage } from './views/layout.js';
 import { visibleLayout } from '../text/visible.js';
@@ -368,6 +369,10 @@ function handler(hub: Hub, log: HubLog) {
       };
       response.setHeader('X-Request-Id', request.id);
       measure(hub, request, response);
+      if (crossOriginReadable(url.pathname, segments)) {
+        if (request.method === 'OPTIONS') return answerPreflight(response);
+        if (request.method === 'GET' || request.method === 'HEAD') allowCrossOriginRead(response);
+      }
       await route(hub, request, response);
     };
     respond().catch((error: unknown) => {
