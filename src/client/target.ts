@@ -48,6 +48,19 @@ export function parseTarget(input: string, site: string): Target {
       : parts.at(-1) === 'datapackage.json'
         ? parts.slice(0, -1)
         : parts;
+    // A descriptor at `?v=N`, the address of revision N before `/v/<N>/`: read at its own,
+    // where the descriptor's paths are its files' (at `?v=N` a hub prefixes them `v/N/`).
+    const asked = url.searchParams.get('v');
+    if (
+      !single &&
+      parts.at(-1) === 'datapackage.json' &&
+      asked !== null &&
+      /^[1-9]\d*$/.test(asked) &&
+      revisionAt(datasetParts) === undefined
+    ) {
+      datasetParts.push('v', String(revisionNumber(Number(asked), input)));
+      url.searchParams.delete('v');
+    }
     const versioned = revisionAt(datasetParts);
     const revision = versioned === undefined ? undefined : Number(datasetParts[versioned + 1]);
     if (single) return { url: url.href, single: true, folder: '.', revision };

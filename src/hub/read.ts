@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from './context.js';
-import type { Request } from './http.js';
+import { HttpError, type Request } from './http.js';
 import { wantedCopy } from './copies.js';
 import {
   isRevisionNumber,
@@ -14,7 +14,7 @@ import {
   type PickedFile,
   type Published,
 } from './published.js';
-import { sendStored } from './send-file.js';
+import { readAll, sendBytes, sendStored } from './send-file.js';
 
 /** Which file of a published revision to send, and the name its type is told by. */
 export type Pick = (pkg: Published) => PickedFile;
@@ -56,8 +56,57 @@ export async function sendPublished(
 }
 
 /**
+ * Revision N's descriptor at the address clients before `/v/<N>/` read it,
+ * `datapackage.json?v=N`: its relative paths (of resources, and of their schemas and
+ * dialects) begin with `v/N/`, so that resolved against this address, as a Frictionless
+ * reader resolves them (not against the address a redirect would lead to), they reach
+ * revision N's files. Other bytes than `/v/N/datapackage.json`, which the Link names.
+ */
+export async function sendDescriptorAt(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  owner: string,
+  name: string,
+  revision: string,
+): Promise<void> {
+  const pkg = await publishedRevision(hub, request, owner, name, revision);
+  const key = `${pkg.prefix}datapackage.json`;
+  if (!(await hub.storage.stat(key))) throw new HttpError(404, 'not found');
+  const descriptor = JSON.parse((await readAll(await hub.storage.read(key))).toString('utf8')) as {
+    resources?: unknown;
+  };
+  const bytes = Buffer.from(`${JSON.stringify(underRevision(descriptor, revision), null, 2)}\n`);
+  response.setHeader('Link', `<${versionedAddress(request, revision)}>; rel="canonical"`);
+  await sendBytes(request.raw, response, bytes, {
+    name: 'datapackage.json',
+    cache: cachePolicy(pkg, true),
+    disposition: 'inline',
+    modified: new Date(pkg.revision.created),
+  });
+}
+
+/** A descriptor whose relative paths begin with `v/<revision>/`; URLs are left as they are. */
+function underRevision<T extends { resources?: unknown }>(descriptor: T, revision: string): T {
+  const moved = (path: unknown) =>
+    typeof path === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(path) && !path.startsWith('/')
+      ? `v/${revision}/${path}`
+      : path;
+  if (!Array.isArray(descriptor.resources)) return descriptor;
+  const resources = (descriptor.resources as Record<string, unknown>[]).map((resource) => ({
+    ...resource,
+    ...('path' in resource
+      ? { path: Array.isArray(resource.path) ? resource.path.map(moved) : moved(resource.path) }
+      : {}),
+    ...(typeof resource.schema === 'string' ? { schema: moved(resource.schema) } : {}),
+    ...(typeof resource.dialect === 'string' ? { dialect: moved(resource.dialect) } : {}),
+  }));
+  return { ...descriptor, resources };
+}
+
+/**
  * What a cache in front of the hub (a CDN) may do: never keep what only the owner may read
- * (the token rides in a header a cache does not key on); keep what anyone may read, for a
+ * (a shared cache must not hold it at all, whatever Vary names); keep what anyone may read, for a
  * year without asking again at a revision's own address (`/v/<N>/…`, whose bytes never
  * change), and asking the hub again each time at the latest's (the ETag makes that cheap, and
  * a new revision is seen at once).

@@ -185,6 +185,23 @@ export async function sendLocalFile(
   );
 }
 
+/** Sends bytes the hub wrote for this answer, as sendStored sends a file; `modified` is theirs. */
+export async function sendBytes(
+  request: IncomingMessage,
+  response: ServerResponse,
+  bytes: Buffer,
+  options: SendOptions & { modified: Date },
+): Promise<void> {
+  const version = createHash('sha256').update(bytes).digest('base64url');
+  await sendFile(
+    request,
+    response,
+    { size: bytes.length, modified: options.modified, version },
+    (range) => Promise.resolve(range ? bytes.subarray(range.start, range.end + 1) : bytes),
+    options,
+  );
+}
+
 /** What a file of the hub's own folder is known by, as the folder store knows its files. */
 function localVersion(info: Stats): string {
   return `${String(info.ino)}:${String(info.size)}:${String(info.mtimeMs)}:${String(info.ctimeMs)}`;
@@ -258,6 +275,8 @@ async function sendFile(
   if (
     redirect &&
     request.method === 'GET' &&
+    // A script of another origin reads the hub's CORS answer; a bucket's has none of its own.
+    headers.origin === undefined &&
     (ranges === 'whole' || (ranges !== 'unsatisfiable' && ranges.length === 1)) &&
     !CONDITIONS.some((name) => headers[name] !== undefined) &&
     headers['if-range'] === undefined

@@ -205,7 +205,7 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
   if (count >= 5 && third === 'v' && isRevisionNumber(fourth)) {
     return versionedRead(hub, request, response);
   }
-  // `?v=N` moves to revision N's own address, where the descriptor's relative paths stay.
+  // `?v=N` of a file moves to revision N's own address; of the descriptor, see below.
   const asked = revisionParam(request);
   const send = (pick: read.Pick) =>
     asked === null
@@ -217,6 +217,10 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
         ? '/:owner/:dataset/datapackage.json'
         : '/:owner/:dataset/validation_report.json',
     );
+    // Read where a redirect would not help: a reader resolves the descriptor's relative
+    // paths against the address it asked, so they are written to reach `v/N/…` from it.
+    if (asked !== null && third === 'datapackage.json')
+      return read.sendDescriptorAt(hub, request, response, first, second, asked);
     return send(read.stored(third));
   }
   if (count === 4 && third === 'r' && fourth) {
@@ -228,9 +232,9 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
 }
 
 /**
- * A read of the latest at `?v=N` sent to revision N's address: the same for everyone, as
- * what it names is, so a cache may keep it whoever asked; sent whether or not the revision
- * is there or may be seen, which the address it names answers.
+ * A read of a file of the latest at `?v=N` sent to revision N's address: the same for
+ * everyone, as what it names is, so a cache may keep it whoever asked; sent whether or not
+ * the revision is there or may be seen, which the address it names answers.
  */
 function toRevision(request: Request, response: ServerResponse, revision: string): void {
   response.setHeader('Cache-Control', 'public, max-age=86400');

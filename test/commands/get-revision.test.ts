@@ -80,6 +80,8 @@ describe('data get owner/dataset@N', () => {
       const query = await data(['get', `${url}/ada/prices/datapackage.json?v=1`, '--out', 'q']);
       expect(query.code).toBe(0);
       expect(read('q/data/prices.csv')).toBe(FIRST);
+      // Read at /v/1/, where the hub's descriptor at ?v=1 would have put its files under v/1/.
+      expect(readdirSync(join(cwd, 'q')).sort()).toEqual(['data', 'datapackage.json']);
       expect((await data(['get', 'ada/prices', '--out', 'latest'])).code).toBe(0);
       expect(read('latest/data/prices.csv')).toBe(SECOND);
       // One file, a copy and the zip of revision 1.

@@ -126,25 +126,43 @@ describe('the address of each revision', () => {
     });
   });
 
-  it('moves ?v=N to /v/N/, so that paths resolved against the descriptor stay in revision N', async () => {
+  it("answers datapackage.json?v=N with revision N's descriptor, its relative paths reaching /v/N/, and moves ?v=N of a file there", async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
       await published(url, jwt, prices(FIRST));
       await published(url, jwt, prices(SECOND));
-      const moved = await fetch(`${url}/ada/prices/datapackage.json?v=1`, { redirect: 'manual' });
-      expect(moved.status).toBe(301);
-      expect(moved.headers.get('location')).toBe('/ada/prices/v/1/datapackage.json');
-      const followed = await fetch(`${url}/ada/prices/datapackage.json?v=1`);
-      expect(followed.url).toBe(`${url}/ada/prices/v/1/datapackage.json`);
-      const descriptor = (await followed.json()) as Descriptor;
+      // Not a redirect: a Frictionless reader resolves the paths against the address it asked.
+      const legacyUrl = `${url}/ada/prices/datapackage.json?v=1`;
+      const legacy = await fetch(legacyUrl, { redirect: 'manual' });
+      expect(legacy.status).toBe(200);
+      expect(legacy.headers.get('content-location')).toBeNull();
+      expect(legacy.headers.get('link')).toBe(
+        '</ada/prices/v/1/datapackage.json>; rel="canonical"',
+      );
+      expect(legacy.headers.get('cache-control')).toBe(IMMUTABLE);
+      const etag = legacy.headers.get('etag') ?? '';
+      const descriptor = (await legacy.json()) as Descriptor;
+      const own = (await (
+        await fetch(`${url}/ada/prices/v/1/datapackage.json`)
+      ).json()) as Descriptor;
+      expect(descriptor.resources.map((resource) => resource.path)).toEqual(
+        own.resources.map((resource) => `v/1/${String(resource.path)}`),
+      );
       const table = descriptor.resources.find((resource) => resource.name === 'prices');
-      const rows = await fetch(new URL(String(table?.path), followed.url));
+      const rows = await fetch(new URL(String(table?.path), legacyUrl));
+      expect(rows.url).toBe(`${url}/ada/prices/v/1/data/prices.csv`);
       expect(await rows.text()).toBe(FIRST);
+      const again = await fetch(legacyUrl, { headers: { 'If-None-Match': etag } });
+      expect(again.status).toBe(304);
+      expect((await fetch(`${url}/ada/prices/datapackage.json?v=9`)).status).toBe(404);
       // What older clients sent: ?v= on each file too.
       const file = await fetch(`${url}/ada/prices/data/prices.csv?v=1`, { redirect: 'manual' });
       expect(file.headers.get('location')).toBe('/ada/prices/v/1/data/prices.csv');
       expect(await (await fetch(`${url}/ada/prices/r/prices.csv?v=1`)).text()).toBe(FIRST);
       expect((await fetch(`${url}/ada/prices/datapackage.json?v=01`)).status).toBe(400);
+      // A revision is named by its number as written: no page at /v/01 as no file under it.
+      for (const path of ['v/01', 'v/01/datapackage.json'])
+        expect((await fetch(`${url}/ada/prices/${path}`)).status, path).toBe(404);
       // The revision's page links its own files.
       const page = await (await fetch(`${url}/ada/prices/v/1`)).text();
       expect(page).toContain('href="/ada/prices/v/1/datapackage.json"');
