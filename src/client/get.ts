@@ -2,7 +2,7 @@ import { makeDirectory } from '../files/directories.js';
 import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
-import { CliError, UsageError } from '../errors.js';
+import { ApiError, CliError, UsageError } from '../errors.js';
 import { EXIT } from '../exit-codes.js';
 import { derivedOf, isDerived } from '../validator/descriptor/derived.js';
 import { isRemote, unsafeReason } from '../validator/descriptor/paths.js';
@@ -288,10 +288,18 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
     throw new UsageError(`${path} exists and is no file`, 'pass --out to choose another folder');
   const incoming = existing ? `${path}.incoming` : path;
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
-  const bytes = await downloadFile(options.fetch, target.url, incoming, {
-    signal: options.signal,
-    onBytes: (received) =>
-      options.onEvent?.({ type: 'progress', path: name, received, bytes: undefined }),
+  const download = (url: string) =>
+    downloadFile(options.fetch, url, incoming, {
+      signal: options.signal,
+      onBytes: (received) =>
+        options.onEvent?.({ type: 'progress', path: name, received, bytes: undefined }),
+    });
+  const bytes = await download(target.url).catch(async (error: unknown) => {
+    // A hub older than revision addresses has revision N's file at `r/<file>?v=N`, which it
+    // answers itself, where a newer one moves it to `/v/<N>/` (404 here).
+    const older = error instanceof ApiError && error.status === 404 && olderHubTarget(target);
+    if (!older || !(await answersItself(older.url, options))) throw error;
+    return download(older.url);
   });
   if (existing) {
     if (await sameBytes(incoming, path)) {
@@ -310,6 +318,18 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
   }
   options.onEvent?.({ type: 'saved', path: name, bytes });
   return { folder: options.out, files: [{ path: name, bytes }] };
+}
+
+/** Whether an address answers a GET itself, not with a redirect or an error: its body unread. */
+async function answersItself(url: string, options: GetOptions): Promise<boolean> {
+  const asked = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, asked.signal]) : asked.signal;
+  try {
+    const response = await send(options.fetch, 'get file', url, { signal, redirect: 'manual' });
+    return response.status >= 200 && response.status < 300;
+  } finally {
+    asked.abort();
+  }
 }
 
 /** Downloads the zip of a whole dataset a hub made when it published it. */

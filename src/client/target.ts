@@ -126,12 +126,16 @@ export function atRevision(target: Target, revision: number | undefined): Target
   return { ...target, url: url.href, revision };
 }
 
-/** A whole dataset's revision N at `datapackage.json?v=N`, as hubs before `/v/<N>/` read it. */
+/**
+ * Revision N at `datapackage.json?v=N`, or one file of it at `r/<file>?v=N`, as hubs before
+ * `/v/<N>/` read them.
+ */
 export function olderHubTarget(target: Target): Target | undefined {
-  if (target.revision === undefined || target.single) return undefined;
+  if (target.revision === undefined) return undefined;
   const url = new URL(target.url);
   const parts = url.pathname.split('/');
-  const at = parts.length - 3;
+  // Before `r/<file>` or `datapackage.json`.
+  const at = parts.length - (target.single ? 4 : 3);
   if (parts[at] !== 'v' || parts[at + 1] !== String(target.revision)) return undefined;
   parts.splice(at, 2);
   url.pathname = parts.join('/');

@@ -114,6 +114,7 @@ describe('data get owner/dataset@N', () => {
         '/ada/prices/datapackage.json': descriptor,
         '/ada/prices/data/prices.csv?v=1': FIRST,
         '/ada/prices/data/prices.csv': SECOND,
+        '/ada/prices/r/prices.csv?v=1': FIRST,
       };
       const body = answers[request.url ?? ''];
       response.writeHead(body === undefined ? 404 : 200).end(body ?? '{"error":"not found"}');
@@ -138,6 +139,13 @@ describe('data get owner/dataset@N', () => {
         '/ada/prices/datapackage.json?v=1',
         '/ada/prices/data/prices.csv?v=1',
       ]);
+      // One file of revision 1, at r/<file>?v=1 once /v/1/r/<file> is 404.
+      seen.length = 0;
+      const file = await data(['get', 'ada/prices@1/r/prices.csv', '--out', 'file']);
+      expect(file.code, file.err).toBe(0);
+      expect(readFileSync(join(cwd, 'file/prices.csv'), 'utf8')).toBe(FIRST);
+      expect(seen[0]).toBe('/ada/prices/v/1/r/prices.csv');
+      expect(seen.slice(1).every((path) => path === '/ada/prices/r/prices.csv?v=1')).toBe(true);
       // data diff reads it there too.
       const io = memoryIO({
         cwd,
