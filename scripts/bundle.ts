@@ -6,7 +6,9 @@
  * - cli-validate.cjs, the CLI with no other command than validate (ONE_COMMAND), which
  *   src/start.ts runs for it;
  * - worker.js (src/worker-start.ts), which starts worker.cjs in a worker thread,
- *   and keychain-helper.js: modules the CLI starts by path, under the names it looks for.
+ *   and keychain-helper.js: modules the CLI starts by path, under the names it looks for;
+ * - and, over tsc's dist/start.js, src/start.ts with the modules it imports in one module
+ *   (START).
  * Dependencies stay in node_modules, loaded as they are, and only when the code that imports
  * them first runs; but commander and fastest-levenshtein, which every command loads, and the
  * precompiled descriptor profiles are bundled in, so that their code is in the cache too.
@@ -151,6 +153,21 @@ for (const command of ONE_COMMAND)
   await scriptBundle(join(ROOT, 'src', 'cli.ts'), `cli-${command}`, command);
 await scriptBundle(join(ROOT, 'src', 'validator', 'worker.ts'), 'worker');
 rmSync(PROFILES_INJECT);
+/**
+ * What bin/data imports first, one module where tsc's were seven, each of which Node.js
+ * resolves, reads and links apart: data validate examples/cities took 4% fewer instructions
+ * (189.7 against 197.5 million, callgrind, medians of 6 runs). At the place of tsc's, so that
+ * it finds dist/bundle where tsc's did; tsc's map of it is removed, as it no longer fits.
+ */
+const START = join(ROOT, 'dist', 'start.js');
+await build({
+  ...common,
+  entryPoints: [join(ROOT, 'src', 'start.ts')],
+  outfile: START,
+  format: 'esm',
+  allowOverwrite: true,
+});
+rmSync(`${START}.map`, { force: true });
 await build({
   ...common,
   entryPoints: {
