@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import {
   type SendOptions,
 } from '../../src/hub/send-file.js';
 import { FolderStorage } from '../../src/hub/storage/folder.js';
+import type { ByteRange, Storage, StoredInfo } from '../../src/hub/storage/types.js';
 import { parseByteranges } from '../helpers/byteranges.js';
 
 interface Answer {
@@ -264,5 +266,76 @@ describe('sendStored: names and types', () => {
     expect(contentType('cities.json', 'iso-8859-1')).toBe('application/json');
     expect(charsetOf('no-such-encoding')).toBe('utf-8');
     expect(charsetOf('utf-8; evil=1')).toBe('utf-8');
+  });
+});
+
+/** A store of one file, told by what it says of it; `read` as the test gives it. */
+function oneFileStore(info: StoredInfo, read: (range?: ByteRange) => Promise<Readable>): Storage {
+  const store = { location: `memory-${info.version}`, stat: () => Promise.resolve(info), read };
+  return store as unknown as Storage;
+}
+
+/** Answers one request with sendStored of a store, the promise it settles with kept. */
+async function answeredBy(
+  store: Storage,
+  headers: Record<string, string>,
+  onResponse: (response: ServerResponse) => void = () => undefined,
+): Promise<{ answer: Promise<Answer>; sent: Promise<unknown> }> {
+  let sent: Promise<unknown> = Promise.resolve();
+  const settled = new Promise<void>((resolve) => {
+    const own = createServer((request, response) => {
+      onResponse(response);
+      sent = sendStored(request, response, store, 'file', { name: 'file.bin' }).catch(
+        (error: unknown) => {
+          response.destroy();
+          return error;
+        },
+      );
+      resolve();
+    });
+    own.listen(0, '127.0.0.1', () => {
+      const port = String((own.address() as { port: number }).port);
+      answer = ask(`http://127.0.0.1:${port}/file`, headers).finally(() => own.close());
+      answer.catch(() => own.close());
+    });
+  });
+  let answer: Promise<Answer> = new Promise(() => undefined);
+  await settled;
+  return { answer, sent };
+}
+
+describe('sendStored: ETags and streams', () => {
+  it('gives two files of one size changed in the same second other ETags, by their store version', async () => {
+    const same = { size: 100, modified: new Date('2026-03-01T12:00:00.100Z') };
+    const bytes = () => Promise.resolve(Readable.from([Buffer.alloc(100)]));
+    const tags: string[] = [];
+    for (const version of ['"abc":100', '"abd":100']) {
+      const { answer } = await answeredBy(oneFileStore({ ...same, version }, bytes), {});
+      const { status, headers } = await answer;
+      expect(status).toBe(200);
+      expect(headers['last-modified']).toBe('Sun, 01 Mar 2026 12:00:00 GMT');
+      tags.push(headers.etag ?? '');
+    }
+    expect(tags[0]).toMatch(/^"64-[\w-]{16}"$/);
+    expect(tags[0]).not.toBe(tags[1]);
+  });
+
+  it("destroys the first range's stream when the client went before the parts began", async () => {
+    const opened: Readable[] = [];
+    let response: ServerResponse | undefined;
+    const store = oneFileStore({ size: 100_000, modified: new Date(), version: 'v' }, (range) => {
+      // The client goes once the first range is opened, before the status is written.
+      response?.destroy();
+      const stream = Readable.from([Buffer.alloc((range?.end ?? 0) - (range?.start ?? 0) + 1)]);
+      opened.push(stream);
+      return Promise.resolve(stream);
+    });
+    const { answer, sent } = await answeredBy(store, { Range: 'bytes=0-9,90000-90009' }, (r) => {
+      response = r;
+    });
+    await expect(answer).rejects.toThrow();
+    await sent;
+    expect(opened).toHaveLength(1);
+    expect(opened[0]?.destroyed).toBe(true);
   });
 });
