@@ -4,10 +4,12 @@
  * a read, and none of it on uploads, sign-in, the pipeline, pages or anything that changes
  * state. test/e2e/cross-origin-reads.test.ts reads the same way from a page in Chromium.
  */
+import { rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../src/hub/server.js';
-import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from './helpers.js';
+import { browserLogin, CITIES_DIR, publish, tempDir, waitForState, withHub } from './helpers.js';
 
 interface Answer {
   status: number;
@@ -191,6 +193,40 @@ describe('cross-origin reads over HTTP', () => {
       expect(moved.status).toBe(301);
       expect(moved.headers['access-control-allow-origin']).toBe('*');
     });
+  });
+
+  it("a large file a bucket's hub redirects to the bucket is answered by the hub to another origin", async () => {
+    const dir = tempDir();
+    try {
+      // Over 1 MB: on S3 a plain GET is a redirect to the bucket, whose answer has no CORS.
+      const rows = Array.from({ length: 80_000 }, (_, i) => `${String(i)},row ${String(i)}`);
+      const bytes = Buffer.from(`n,label\n${rows.join('\n')}\n`);
+      expect(bytes.length).toBeGreaterThan(1024 * 1024);
+      writeFileSync(join(dir, 'large.csv'), bytes);
+      writeFileSync(
+        join(dir, 'datapackage.json'),
+        JSON.stringify({ name: 'large', resources: [{ name: 'table', path: 'large.csv' }] }),
+      );
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        const { flowId } = await publish(url, jwt, dir);
+        expect((await waitForState(url, flowId)).state).toBe('SUCCEEDED');
+        const address = `${url}/ada/large/r/large.csv`;
+        const bucket = process.env.DATA_TEST_STORAGE === 's3';
+        const plain = await fetch(address, { redirect: 'manual' });
+        await plain.body?.cancel();
+        expect(plain.status).toBe(bucket ? 302 : 200);
+        const asks: Record<string, string>[] = [{}, { range: 'bytes=1000000-1000009' }];
+        for (const headers of asks) {
+          const answer = await ask(address, 'GET', headers);
+          expect(answer.status).toBe('range' in headers ? 206 : 200);
+          expect(answer.headers['access-control-allow-origin']).toBe('*');
+          expect(answer.headers.location).toBeUndefined();
+        }
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('writes with an Origin carry no CORS header and still refuse cross-site forms', async () => {
