@@ -148,7 +148,7 @@ export class Copies {
         // while this reads it and a short while after (RECENT_COPIES).
         return await sendLocalFile(request, response, job.file, options);
       }
-      await sendJob(request, response, job, {
+      await sendJob(response, job, {
         'Content-Type': type,
         'Cache-Control': cache,
         'Content-Disposition': dispositionOf(name, 'attachment'),

@@ -1,6 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { open } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HttpError } from './http.js';
@@ -105,7 +105,6 @@ export function copyFailure(job: CopyJob, error: unknown): HttpError {
  * answered from the whole copy (Copies.send waits for it).
  */
 export async function sendJob(
-  request: IncomingMessage,
   response: ServerResponse,
   job: CopyJob,
   headers: Record<string, string>,
