@@ -42,11 +42,14 @@ function fraction(text: string | undefined): number {
   return text ? Number(`0${text}`) * 1000 : 0;
 }
 
-/** Days from 1970-01-01 to the first of each month of 1900 to 2199: a date's common case. */
+/**
+ * Days from 1970-01-01 to the first of each month of 1900 to 2199, a date's common case,
+ * each worked out when a date first falls in its month: the 3,600 of them at every start took
+ * 0.7 ms of validating examples/cities.
+ */
 const MONTHS_FROM = 1900;
-const MONTH_STARTS = new Int32Array(300 * 12).map((_, index) =>
-  daysFromCivil(MONTHS_FROM + Math.floor(index / 12), (index % 12) + 1, 1),
-);
+const UNKNOWN = -0x80000000;
+const MONTH_STARTS = new Int32Array(300 * 12).fill(UNKNOWN);
 
 /** The digit at text[at], or a number above 9. */
 function digitAt(text: string, at: number): number {
@@ -73,11 +76,10 @@ function isoDay(text: string, start: number): number | undefined {
   const day = d1 * 10 + d2;
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
   const index = (year - MONTHS_FROM) * 12 + month - 1;
-  const days =
-    index >= 0 && index < MONTH_STARTS.length
-      ? (MONTH_STARTS[index] as number) + day - 1
-      : daysFromCivil(year, month, day);
-  return days * DAY_MS;
+  if (index < 0 || index >= MONTH_STARTS.length) return daysFromCivil(year, month, day) * DAY_MS;
+  let first = MONTH_STARTS[index] as number;
+  if (first === UNKNOWN) first = MONTH_STARTS[index] = daysFromCivil(year, month, 1);
+  return (first + day - 1) * DAY_MS;
 }
 
 const defaultDate = (text: string): number | undefined => {
