@@ -15,6 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
 
@@ -59,6 +60,19 @@ const lazyChildProcessForCommander: Plugin = {
       contents:
         'module.exports = new Proxy({}, { get: (_, key) => require("node:child_process")[key] });',
       loader: 'js',
+    }));
+  },
+};
+
+/**
+ * The descriptor profiles' one runtime helper from ajv, a function of 15 lines, bundled in:
+ * required from node_modules, it took Node.js's search of the package at every start.
+ */
+const ajvHelperInside: Plugin = {
+  name: 'ajv-helper-inside',
+  setup(plugin) {
+    plugin.onResolve({ filter: /^ajv\/dist\/runtime\/ucs2length$/ }, (args) => ({
+      path: createRequire(join(ROOT, 'package.json')).resolve(args.path),
     }));
   },
 };
@@ -127,7 +141,11 @@ async function scriptBundle(entry: string, name: string, command?: string): Prom
     outfile: join(OUT, `${name}.cjs`),
     define: { ...common.define, 'import.meta.url': '__bundleUrl' },
     inject: [PROFILES_INJECT],
-    plugins: [lazyChildProcessForCommander, ...(command ? [onlyCommand(command)] : [])],
+    plugins: [
+      lazyChildProcessForCommander,
+      ajvHelperInside,
+      ...(command ? [onlyCommand(command)] : []),
+    ],
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
   const code = asciiOnly(
