@@ -102,9 +102,14 @@ function copyValidators(pkg: Published, key: string): { etag: string; modified: 
 const RECENT_COPIES = 4;
 const RECENT_SECONDS = 60;
 
-/** Where a revision's copy is kept in the store once made. */
+/**
+ * Where a revision's copy is kept in the store once made: under the writers' version, so that
+ * a hub whose writers changed makes its copies anew rather than sending the bytes of the
+ * version before under validators that say they are the new ones.
+ */
 function cacheKey(pkg: Published, wanted: CopyWanted): string {
-  return `cache/${pkg.prefix.replace(/^packages\//, '')}${basename(String(wanted.resource.path))}`;
+  const revision = pkg.prefix.replace(/^packages\//, '');
+  return `cache/${revision}w${String(COPY_WRITER)}/${basename(String(wanted.resource.path))}`;
 }
 
 export class Copies {

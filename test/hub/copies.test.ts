@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserLogin, publish, storedObjects, tempDir, waitForState, withHub } from './helpers.js';
 import type { RunningHub } from '../../src/hub/server.js';
@@ -134,6 +134,35 @@ describe('derived copies made when asked for', () => {
       });
       expect(again.status).toBe(206);
       expect(await again.text()).toBe(copies[0]?.subarray(0, 10).toString());
+      expect(hub.copies.made).toBe(1);
+    });
+  });
+
+  it("never sends a copy an older hub's writers kept: the cache is keyed by the writers' version", async () => {
+    await withPrices(300, async ({ url, hub }) => {
+      // What a hub before the writers' version kept for this copy, where it kept it then.
+      const ada = await hub.store.userByName('ada');
+      const descriptor = (await (await fetch(`${url}/ada/prices/datapackage.json`)).json()) as {
+        resources: { name: string; path: string }[];
+      };
+      const copyPath = descriptor.resources.find((each) => each.name === 'prices_json')?.path;
+      const oldKey = `cache/${String(ada?.userid)}/prices/1/${basename(String(copyPath))}`;
+      const stale = Buffer.from('[{"id":"written by an older hub"}]');
+      const file = join(tempDir(), 'stale.json');
+      writeFileSync(file, stale);
+      const md5 = createHash('md5').update(stale).digest('base64');
+      await hub.store.reserveCopy(oldKey, stale.length, 1 << 30);
+      await hub.storage.putFile(oldKey, file, {
+        md5,
+        length: stale.length,
+        type: 'application/json',
+      });
+      await hub.store.keptCopy(oldKey);
+      const rows = JSON.parse((await bytesOf(`${url}/ada/prices/r/prices.json`)).toString()) as {
+        id: number;
+      }[];
+      expect(rows).toHaveLength(300);
+      expect(rows[0]?.id).toBe(0);
       expect(hub.copies.made).toBe(1);
     });
   });
