@@ -5,7 +5,8 @@
  * - `[A-Z][a-z]+ \d+`, which V8's backtracking engine runs (its linear engine takes over
  *   past 100 backtracks);
  * - `[A-Z][a-z]{1,20} \d{1,20}`, the same cells, which re2js runs (V8's linear engine
- *   refuses counted repetitions past 10).
+ *   refuses counted repetitions past 10);
+ * - `[A-Z][a-z0-9 ]+`, a plain pattern, which V8's engine runs alone.
  * Then each engine alone on the column's cells, in ns a cell: V8's backtracking engine
  * without the fallback (what ran patterns before, measured in a process of its own, as the
  * fallback is a process-wide setting), with it, and re2js. Last, a catastrophic pattern on
@@ -22,6 +23,8 @@ const ROUNDS = 5;
 const CELLS = 1_000_000;
 const V8_PATTERN = '[A-Z][a-z]+ \\d+';
 const RE2_PATTERN = '[A-Z][a-z]{1,20} \\d{1,20}';
+/** A plain pattern (pattern.ts's isPlainPattern): V8's engine alone, with no setting changed. */
+const PLAIN_PATTERN = '[A-Z][a-z0-9 ]+';
 
 const csv = await generatePackage(DIR, CELLS, true);
 
@@ -64,6 +67,7 @@ const variants: [string, string][] = [
   ['no pattern', variant('none', undefined)],
   [`pattern ${V8_PATTERN}`, variant('v8', V8_PATTERN)],
   [`pattern ${RE2_PATTERN}`, variant('re2', RE2_PATTERN)],
+  [`pattern ${PLAIN_PATTERN}`, variant('plain', PLAIN_PATTERN)],
 ];
 const times = variants.map((): number[] => []);
 for (let round = 0; round < ROUNDS; round++)
@@ -105,6 +109,7 @@ const engines: [string, () => number][] = [
   ['before: V8 backtracking, no fallback', beforeNs],
   ['V8 backtracking, linear past 100', () => perCell(linearPattern(V8_PATTERN).test)],
   ['re2js', () => perCell(linearPattern(RE2_PATTERN).test)],
+  ['V8 alone, a plain pattern', () => perCell(linearPattern(PLAIN_PATTERN).test)],
 ];
 const perEngine = engines.map((): number[] => []);
 for (let round = 0; round < ROUNDS; round++)
