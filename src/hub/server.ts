@@ -354,6 +354,17 @@ function clientWentAway(incoming: IncomingMessage, error: unknown): boolean {
   return incoming.errored !== null && error === incoming.errored;
 }
 
+/**
+ * The response closed before its end with no error of the hub's: its connection was closed
+ * by the client (the hub destroys a response it cuts short with the error that cut it). What
+ * the request failed with says nothing of it: a stream the hub was sending fails in its own
+ * way when it is torn down, as a store's answer from S3, whose connection is then closed,
+ * fails with 'aborted' just as when the store breaks it off.
+ */
+function responseClosedByClient(response: ServerResponse): boolean {
+  return response.destroyed && !response.writableFinished && response.errored == null;
+}
+
 function handler(hub: Hub, log: HubLog) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
@@ -385,9 +396,7 @@ function handler(hub: Hub, log: HubLog) {
       if (response.headersSent || clientWentAway(incoming, error)) {
         // Cut short, so that no client takes a part for the whole; why is the operator's,
         // unless the client is what went away (its response closed before its end).
-        const closedByClient =
-          clientWentAway(incoming, error) ||
-          (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE';
+        const closedByClient = clientWentAway(incoming, error) || responseClosedByClient(response);
         if (!closedByClient)
           log(
             `${incoming.method ?? ''} ${loggableTarget(incoming.url ?? '')} cut short: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,

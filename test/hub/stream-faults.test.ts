@@ -94,17 +94,31 @@ function failingMidway(stream: Readable): Readable {
   return stream;
 }
 
+/**
+ * One piece, then nothing, and an error of its own once torn down before its end, as the S3
+ * engine's stream of a read (the store's answer, whose connection is then closed: 'aborted').
+ */
+function stallingFailingWhenTornDown(): Readable {
+  const stream = new Readable({
+    read: () => undefined,
+    destroy: (_error, callback) => callback(new Error('aborted: torn down')),
+  });
+  stream.push('id;name;price\n');
+  return stream;
+}
+
 /** One piece, then nothing ever again. */
 async function* stalling(): AsyncGenerator<Buffer> {
   yield Buffer.from('id;name;price\n');
   await new Promise(() => undefined);
 }
 
-type Fault = 'at-open' | 'mid-stream' | 'stalled';
+type Fault = 'at-open' | 'mid-stream' | 'stalled' | 'torn-down';
 
 /**
  * Makes reads of the keys `which` picks fail as `fault` says, until `heal` is called; `stalled`
- * reads give one piece and then nothing, as a store that stops answering.
+ * reads give one piece and then nothing, as a store that stops answering; `torn-down` reads
+ * stall too, and fail once destroyed.
  */
 function injectReadFault(storage: Storage, which: (key: string) => boolean, fault: Fault) {
   const read = storage.read.bind(storage);
@@ -118,7 +132,9 @@ function injectReadFault(storage: Storage, which: (key: string) => boolean, faul
     const stream =
       fault === 'mid-stream'
         ? failingMidway(await read(key, range))
-        : Readable.from(stalling(), { objectMode: false });
+        : fault === 'torn-down'
+          ? stallingFailingWhenTornDown()
+          : Readable.from(stalling(), { objectMode: false });
     opened.push(stream);
     onOpen(stream);
     return stream;
@@ -262,6 +278,21 @@ describe('a stream that fails ends its own request, never the hub', () => {
       expect(
         log.filter((line) => line.includes('cut short') || line.includes('internal error')),
       ).toEqual([]);
+    });
+  });
+
+  it('logs nothing when the file of a client gone away fails as it is torn down, as S3’s does', async () => {
+    await withLoggedHub(async (hub, log) => {
+      await published(hub, LARGE);
+      const fault = injectReadFault(hub.hub.storage, isObject, 'torn-down');
+      expect(await leftAfterFirstBytes(`${hub.url}/ada/prices/r/prices.csv`)).toBe(200);
+      const read = await fault.firstOpened;
+      // Its error is the hub's to hear: once() would take it for the wait's own failure.
+      if (!read.closed) await new Promise((resolve) => read.once('close', resolve));
+      // The request's failure reaches the hub's handler in callbacks queued by that close.
+      await new Promise(setImmediate);
+      expect(log.filter((line) => line.includes('cut short'))).toEqual([]);
+      await stillUp(hub.url);
     });
   });
 
