@@ -5,33 +5,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
-import { folder } from '../helpers/fixtures.js';
+import { folder, pricesPackage } from '../helpers/fixtures.js';
 import { browserLogin, publish, waitForState, withHub } from '../hub/helpers.js';
 
 const FIRST = 'id,price\n1,1.5\n';
 const SECOND = 'id,price\n1,1.5\n2,7\n';
-
-function prices(csv: string): string {
-  return folder({
-    'data/prices.csv': csv,
-    'datapackage.json': {
-      name: 'prices',
-      resources: [
-        {
-          name: 'prices',
-          path: 'data/prices.csv',
-          schema: {
-            fields: [
-              { name: 'id', type: 'integer' },
-              { name: 'price', type: 'number' },
-            ],
-            primaryKey: ['id'],
-          },
-        },
-      ],
-    },
-  });
-}
 
 /** The route templates of the reads a hub answered, from its JSON log lines. */
 function readRoutes(lines: string[]): string[] {
@@ -47,9 +25,9 @@ describe('data get owner/dataset@N', () => {
     await withHub({ logFormat: 'json', log: (line) => lines.push(line) }, async ({ url }) => {
       const jwt = await browserLogin(url);
       for (const csv of [FIRST, SECOND])
-        expect((await waitForState(url, (await publish(url, jwt, prices(csv))).flowId)).state).toBe(
-          'SUCCEEDED',
-        );
+        expect(
+          (await waitForState(url, (await publish(url, jwt, pricesPackage(csv))).flowId)).state,
+        ).toBe('SUCCEEDED');
       const cwd = folder({});
       const data = async (args: string[]) => {
         const io = memoryIO({
@@ -104,7 +82,7 @@ describe('data get owner/dataset@N', () => {
   });
 
   it('reads revision N at ?v=N from a hub older than revision addresses', async () => {
-    const descriptor = readFileSync(join(prices(FIRST), 'datapackage.json'), 'utf8');
+    const descriptor = readFileSync(join(pricesPackage(FIRST), 'datapackage.json'), 'utf8');
     const seen: string[] = [];
     // What a hub before /v/<N>/ answered: ?v= on each address, 404 for /v/1/….
     const older = createServer((request, response) => {
@@ -166,7 +144,7 @@ describe('data get owner/dataset@N', () => {
   it('is a usage error for a revision there is not, or two revisions at once', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
-      await waitForState(url, (await publish(url, jwt, prices(FIRST))).flowId);
+      await waitForState(url, (await publish(url, jwt, pricesPackage(FIRST))).flowId);
       const cwd = folder({});
       const data = async (args: string[]) => {
         const io = memoryIO({

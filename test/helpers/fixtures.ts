@@ -27,6 +27,32 @@ export function folder(files: Record<string, string | Uint8Array | object>): str
 }
 
 /** A package with one CSV resource and the given schema and extra resource properties. */
+/**
+ * A package of one table at data/prices.csv with these rows (an integer id, its key, and a
+ * price): the shape the tests of revisions publish again and again with other rows.
+ */
+export function pricesPackage(csv: string): string {
+  return folder({
+    'data/prices.csv': csv,
+    'datapackage.json': {
+      name: 'prices',
+      resources: [
+        {
+          name: 'prices',
+          path: 'data/prices.csv',
+          schema: {
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'price', type: 'number' },
+            ],
+            primaryKey: ['id'],
+          },
+        },
+      ],
+    },
+  });
+}
+
 export function tablePackage(
   csv: string | Uint8Array,
   resource: Record<string, unknown> = {},

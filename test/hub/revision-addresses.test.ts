@@ -1,31 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { folder } from '../helpers/fixtures.js';
+import { pricesPackage } from '../helpers/fixtures.js';
 import { browserLogin, publish, waitForState, withHub } from './helpers.js';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
-
-/** A package of one table at data/prices.csv, with these rows. */
-function prices(csv: string): string {
-  return folder({
-    'data/prices.csv': csv,
-    'datapackage.json': {
-      name: 'prices',
-      resources: [
-        {
-          name: 'prices',
-          path: 'data/prices.csv',
-          schema: {
-            fields: [
-              { name: 'id', type: 'integer' },
-              { name: 'price', type: 'number' },
-            ],
-          },
-        },
-      ],
-    },
-  });
-}
 
 const FIRST = 'id,price\n1,1.5\n';
 const SECOND = 'id,price\n1,1.5\n2,7\n';
@@ -66,8 +44,8 @@ describe('the address of each revision', () => {
   it('serves every path of revision N under /v/N/ as it was published, and names it from the latest', async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
-      expect(await published(url, jwt, prices(FIRST))).toBe('SUCCEEDED');
-      expect(await published(url, jwt, prices(SECOND))).toBe('SUCCEEDED');
+      expect(await published(url, jwt, pricesPackage(FIRST))).toBe('SUCCEEDED');
+      expect(await published(url, jwt, pricesPackage(SECOND))).toBe('SUCCEEDED');
       for (const [revision, csv] of [
         [1, FIRST],
         [2, SECOND],
@@ -129,8 +107,8 @@ describe('the address of each revision', () => {
   it("answers datapackage.json?v=N with revision N's descriptor, its relative paths reaching /v/N/, and moves ?v=N of a file there", async () => {
     await withHub({}, async ({ url }) => {
       const jwt = await browserLogin(url);
-      await published(url, jwt, prices(FIRST));
-      await published(url, jwt, prices(SECOND));
+      await published(url, jwt, pricesPackage(FIRST));
+      await published(url, jwt, pricesPackage(SECOND));
       // Not a redirect: a Frictionless reader resolves the paths against the address it asked.
       const legacyUrl = `${url}/ada/prices/datapackage.json?v=1`;
       const legacy = await fetch(legacyUrl, { redirect: 'manual' });
@@ -177,10 +155,10 @@ describe('the address of each revision', () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url);
       const bob = await browserLogin(url, 'bob');
-      expect(await published(url, ada, prices(FIRST))).toBe('SUCCEEDED');
-      expect(await published(url, ada, prices(SECOND), 'private')).toBe('SUCCEEDED');
-      expect(await published(url, ada, prices('id,price\n1,x\n'))).toBe('FAILED');
-      expect(await published(url, ada, prices(`${SECOND}3,3\n`))).toBe('SUCCEEDED');
+      expect(await published(url, ada, pricesPackage(FIRST))).toBe('SUCCEEDED');
+      expect(await published(url, ada, pricesPackage(SECOND), 'private')).toBe('SUCCEEDED');
+      expect(await published(url, ada, pricesPackage('id,price\n1,x\n'))).toBe('FAILED');
+      expect(await published(url, ada, pricesPackage(`${SECOND}3,3\n`))).toBe('SUCCEEDED');
       const paths = [
         'datapackage.json',
         'validation_report.json',

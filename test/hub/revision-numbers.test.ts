@@ -5,7 +5,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { backupHub } from '../../src/hub/backup.js';
 import { migrateHub } from '../../src/hub/migrate.js';
-import { folder } from '../helpers/fixtures.js';
+import { pricesPackage } from '../helpers/fixtures.js';
 import {
   browserLogin,
   publish,
@@ -17,28 +17,6 @@ import {
   withHub,
 } from './helpers.js';
 
-/** A package of one table at data/prices.csv, with these rows. */
-function prices(csv: string): string {
-  return folder({
-    'data/prices.csv': csv,
-    'datapackage.json': {
-      name: 'prices',
-      resources: [
-        {
-          name: 'prices',
-          path: 'data/prices.csv',
-          schema: {
-            fields: [
-              { name: 'id', type: 'integer' },
-              { name: 'price', type: 'number' },
-            ],
-          },
-        },
-      ],
-    },
-  });
-}
-
 const FIRST = 'id,price\n1,1.5\n';
 const SECOND = 'id,price\n1,1.5\n2,7\n';
 const AGAIN = 'id,price\n9,99\n';
@@ -46,7 +24,7 @@ const AGAIN = 'id,price\n9,99\n';
 /** Publishes `csv` as ada's `dataset` and returns the number of the revision it made. */
 async function published(url: string, csv: string, dataset = 'prices'): Promise<number> {
   const jwt = await browserLogin(url);
-  const { flowId } = await publish(url, jwt, prices(csv), { dataset });
+  const { flowId } = await publish(url, jwt, pricesPackage(csv), { dataset });
   expect((await waitForState(url, flowId, jwt)).state).toBe('SUCCEEDED');
   return Number(flowId.split('/').pop());
 }
@@ -115,7 +93,7 @@ describe('revision numbers', () => {
       // Another owner's dataset of the same name counts its own.
       await withHub(options, async ({ url }) => {
         const bob = await browserLogin(url, 'bob');
-        const { flowId } = await publish(url, bob, prices(FIRST));
+        const { flowId } = await publish(url, bob, pricesPackage(FIRST));
         expect(flowId.split('/').pop()).toBe('1');
         expect((await waitForState(url, flowId, bob)).state).toBe('SUCCEEDED');
       });
