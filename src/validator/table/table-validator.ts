@@ -116,6 +116,11 @@ export class TableValidator {
   private readonly onlyTracker: KeyTracker | undefined;
   /** Per field: whether a check or a key reads its value, so that even a text is cast. */
   private readonly valueRead: boolean[];
+  /**
+   * Per field: whether a key reads its value once the row's checks pass. A row of spans keeps
+   * only those: a number or a date kept for nothing was a heap number made for every cell.
+   */
+  private readonly valueKept: boolean[];
   /** False where every record needs its cells: comment rows, or a copy written as it goes. */
   private readonly spansTaken: boolean;
 
@@ -169,6 +174,7 @@ export class TableValidator {
     this.valueRead = fields.map(
       (field, index) => field.checks.length > 0 || field.unique || keyFields.has(index),
     );
+    this.valueKept = fields.map((field, index) => field.unique || keyFields.has(index));
     this.spansTaken =
       sink === undefined && layout.commentChar === undefined && layout.commentRows.size === 0;
   }
@@ -255,6 +261,7 @@ export class TableValidator {
     const fields = this.fields;
     const values = this.values;
     const valueRead = this.valueRead;
+    const valueKept = this.valueKept;
     let present = 0;
     for (let index = 0; index < fields.length; index++) {
       const field = fields[index] as CompiledField;
@@ -279,7 +286,7 @@ export class TableValidator {
       const checks = field.checks;
       for (let k = 0; k < checks.length; k++)
         if ((checks[k] as ConstraintCheck)(value) !== undefined) return false;
-      values[index] = value;
+      if (valueKept[index]) values[index] = value;
     }
     return present > 0;
   }
