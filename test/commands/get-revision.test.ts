@@ -19,6 +19,18 @@ function readRoutes(lines: string[]): string[] {
     .map((entry) => entry.route ?? '');
 }
 
+/** Runs `data` in process in `cwd` against the hub at `url`, with no keychain; returns its exit code and output. */
+function dataIn(cwd: string, url: string) {
+  return async (args: string[]) => {
+    const io = memoryIO({
+      cwd,
+      env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
+    });
+    const code = await run(args, io);
+    return { code, out: io.out(), err: io.err() };
+  };
+}
+
 describe('data get owner/dataset@N', () => {
   it('writes revision N, every file read at its versioned address', async () => {
     const lines: string[] = [];
@@ -29,14 +41,7 @@ describe('data get owner/dataset@N', () => {
           (await waitForState(url, (await publish(url, jwt, pricesPackage(csv))).flowId)).state,
         ).toBe('SUCCEEDED');
       const cwd = folder({});
-      const data = async (args: string[]) => {
-        const io = memoryIO({
-          cwd,
-          env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
-        });
-        const code = await run(args, io);
-        return { code, out: io.out(), err: io.err() };
-      };
+      const data = dataIn(cwd, url);
       const read = (path: string) => readFileSync(join(cwd, path), 'utf8');
       lines.length = 0;
       const one = await data(['--json', 'get', 'ada/prices@1']);
@@ -101,13 +106,7 @@ describe('data get owner/dataset@N', () => {
     try {
       const url = `http://127.0.0.1:${String((older.address() as AddressInfo).port)}`;
       const cwd = folder({});
-      const data = async (args: string[]) => {
-        const io = memoryIO({
-          cwd,
-          env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
-        });
-        return { code: await run(args, io), err: io.err() };
-      };
+      const data = dataIn(cwd, url);
       const one = await data(['get', 'ada/prices@1', '--out', 'one']);
       expect(one.err).toBe('saved data/prices.csv (15 B)\n');
       expect(one.code).toBe(0);
@@ -146,14 +145,7 @@ describe('data get owner/dataset@N', () => {
       const jwt = await browserLogin(url);
       await waitForState(url, (await publish(url, jwt, pricesPackage(FIRST))).flowId);
       const cwd = folder({});
-      const data = async (args: string[]) => {
-        const io = memoryIO({
-          cwd,
-          env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
-        });
-        const code = await run(args, io);
-        return { code, out: io.out(), err: io.err() };
-      };
+      const data = dataIn(cwd, url);
       const missing = await data(['get', 'ada/prices@7']);
       expect(missing.code).toBe(2);
       expect(missing.err).toContain('there is no dataset ada/prices with a revision 7');
