@@ -51,6 +51,20 @@ const TIMES_FIELDS = [
   { name: 'label', type: 'string' },
 ];
 
+/** A table at `path` of an integer id and a string name. */
+function idAndName(name: string, path: string): Resource {
+  return {
+    name,
+    path,
+    schema: {
+      fields: [
+        { name: 'id', type: 'integer' },
+        { name: 'name', type: 'string' },
+      ],
+    },
+  };
+}
+
 beforeAll(() => {
   // The weather stations' workbook (date-times in a sheet) and CSV, with more tables beside.
   cpSync(join(EXAMPLES, 'weather-stations'), dir, { recursive: true });
@@ -70,36 +84,9 @@ beforeAll(() => {
       dialect: { delimiter: ';' },
       schema: { fields: TIMES_FIELDS, missingValues: ['', 'n/a'] },
     },
-    {
-      name: 'plain',
-      path: 'data/plain.txt',
-      schema: {
-        fields: [
-          { name: 'id', type: 'integer' },
-          { name: 'name', type: 'string' },
-        ],
-      },
-    },
-    {
-      name: 'marked',
-      path: 'data/marked.csv',
-      schema: {
-        fields: [
-          { name: 'id', type: 'integer' },
-          { name: 'name', type: 'string' },
-        ],
-      },
-    },
-    {
-      name: 'semis',
-      path: 'data/semis.txt',
-      schema: {
-        fields: [
-          { name: 'id', type: 'integer' },
-          { name: 'name', type: 'string' },
-        ],
-      },
-    },
+    idAndName('plain', 'data/plain.txt'),
+    idAndName('marked', 'data/marked.csv'),
+    idAndName('semis', 'data/semis.txt'),
     {
       name: 'stores',
       data: [
