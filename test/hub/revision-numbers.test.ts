@@ -46,26 +46,26 @@ async function tableAt(url: string, revision: number, dataset = 'prices') {
   return { status: response.status, text: await response.text() };
 }
 
-/** A hub's database and storage as a test starts it again: its own on PostgreSQL's run. */
-async function hubOptions(): Promise<{
-  options: { dataDir: string; database?: string };
-  drop: () => Promise<void>;
-}> {
+/**
+ * Runs `test` with a hub's database and storage that each hub it starts finds again (its own
+ * database on PostgreSQL's run), and drops them after, even when the test fails.
+ */
+async function withHubState(
+  test: (options: { dataDir: string; database?: string }) => Promise<void>,
+): Promise<void> {
   const dataDir = tempDir();
   const database = await testDatabase();
-  return {
-    options: { dataDir, ...(database ? { database: database.url } : {}) },
-    drop: async () => {
-      await database?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  try {
+    await test({ dataDir, ...(database ? { database: database.url } : {}) });
+  } finally {
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 describe('revision numbers', () => {
   it('are never given again: a dataset deleted and published again goes on after its last, after a restart too', async () => {
-    const { options, drop } = await hubOptions();
-    try {
+    await withHubState(async (options) => {
       await withHub(options, async ({ url }) => {
         expect(await published(url, FIRST)).toBe(1);
         expect(await published(url, SECOND)).toBe(2);
@@ -97,14 +97,11 @@ describe('revision numbers', () => {
         expect(flowId.split('/').pop()).toBe('1');
         expect((await waitForState(url, flowId, bob)).state).toBe('SUCCEEDED');
       });
-    } finally {
-      await drop();
-    }
+    });
   });
 
   it("are not those of another dataset named in another case: a revision's address is not case-folded", async () => {
-    const { options, drop } = await hubOptions();
-    try {
+    await withHubState(async (options) => {
       await withHub(options, async ({ url }) => {
         expect(await published(url, FIRST, 'Cities')).toBe(1);
         expect(await published(url, AGAIN, 'towns')).toBe(1);
@@ -134,14 +131,11 @@ describe('revision numbers', () => {
         const latest = await fetch(`${url}/ada/Cities/data/prices.csv`, { redirect: 'manual' });
         expect(latest.headers.get('location')).toBe('/ada/cities/data/prices.csv');
       });
-    } finally {
-      await drop();
-    }
+    });
   });
 
   it('go on after a dataset deleted on a hub migrated from the schema before them', async () => {
-    const { options, drop } = await hubOptions();
-    try {
+    await withHubState(async (options) => {
       await withHub(options, async ({ url }) => {
         expect(await published(url, FIRST)).toBe(1);
         expect(await published(url, SECOND)).toBe(2);
@@ -155,9 +149,7 @@ describe('revision numbers', () => {
         expect(await published(url, AGAIN)).toBe(3);
         expect((await tableAt(url, 1)).status).toBe(404);
       });
-    } finally {
-      await drop();
-    }
+    });
   });
 
   it.runIf(!process.env.DATA_TEST_DATABASE)(
