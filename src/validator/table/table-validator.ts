@@ -118,7 +118,7 @@ export class TableValidator {
   private readonly valueRead: boolean[];
   /**
    * Per field: whether a key reads its value once the row's checks pass. A row of spans keeps
-   * only those: a number or a date kept for nothing was a heap number made for every cell.
+   * only those: nothing else reads the others before the next row overwrites them.
    */
   private readonly valueKept: boolean[];
   /** False where every record needs its cells: comment rows, or a copy written as it goes. */
