@@ -141,6 +141,16 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
   });
 
   const kill = () => spawnSync('tmux', ['-L', socket, 'kill-server']);
+  /** Runs `test` in a new folder; at its end, passed or failed, stops the terminal and removes the folder. */
+  async function inFolder(prefix: string, test: (dir: string) => Promise<void>): Promise<void> {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    try {
+      await test(dir);
+    } finally {
+      kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
 
   it.each([
     ['a table that never ends', () => `${slow.url}/slow.csv`, /validating/],
@@ -225,10 +235,9 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
   });
 
   it('asks data init --interactive for the name, title and licence, and about each resource', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'data-init-'));
-    writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
-    writeFileSync(join(dir, 'b.csv'), 'id,w\n1,y\n');
-    try {
+    await inFolder('data-init-', async (dir) => {
+      writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
+      writeFileSync(join(dir, 'b.csv'), 'id,w\n1,y\n');
       startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
       await waitFor(/Name/);
       tmux('send-keys', '-t', 'main', 'C-u', 'my-data', 'Enter');
@@ -254,16 +263,12 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         licenses: [{ name: 'CC-BY-4.0' }],
       });
       expect(written.resources.map((resource) => resource.name)).toEqual(['a']);
-    } finally {
-      kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('stops data init --interactive at Ctrl-C at a question: exit 130, nothing written', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'data-init-'));
-    writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
-    try {
+    await inFolder('data-init-', async (dir) => {
+      writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
       startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
       await waitFor(/Name/);
       expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
@@ -272,15 +277,11 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       expect(screen()).not.toMatch(/force closed|bug in data/);
       expect(existsSync(join(dir, 'datapackage.json'))).toBe(false);
       expect(await terminalMode()).toBe('icanon');
-    } finally {
-      kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('shows how long a get has waited on a silent hub, and clears it for good at Ctrl-C', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'data-get-'));
-    try {
+    await inFolder('data-get-', async (dir) => {
       // The hub takes the request and says nothing, as while it makes a Parquet copy.
       startInTerminal(`get ${slow.url}/o/d/r/t.parquet --out '${dir}'`, {
         DATA_CONFIG_DIR: join(home, 'config'),
@@ -290,51 +291,43 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       expect(screen()).toMatch(/^error: interrupted$/m);
       expect(screen()).not.toContain('fetching');
       expect(await terminalMode()).toBe('icanon');
-    } finally {
-      kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('leaves the local file as it was when a get --force of it stops at Ctrl-C', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'data-get-'));
-    writeFileSync(join(dir, 'slow.csv'), 'my own work\n');
-    try {
+    await inFolder('data-get-', async (dir) => {
+      writeFileSync(join(dir, 'slow.csv'), 'my own work\n');
       startInTerminal(`get ${slow.url}/o/d/r/slow.csv --force --out '${dir}'`, {
         DATA_CONFIG_DIR: join(home, 'config'),
       });
       await waitFor(/downloading [1-9]/);
       await interruptedByCtrlC();
       expect(readFileSync(join(dir, 'slow.csv'), 'utf8')).toBe('my own work\n');
-    } finally {
-      kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('shows the rows a diff has read, and clears the line for good at Ctrl-C', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'data-diff-'));
-    writeFileSync(join(dir, 'slow.csv'), 'id,name\n1,x\n2,y\n3,z\n');
-    writeFileSync(
-      join(dir, 'datapackage.json'),
-      JSON.stringify({
-        name: 'slow',
-        resources: [
-          {
-            name: 'slow',
-            path: 'slow.csv',
-            schema: {
-              fields: [
-                { name: 'id', type: 'integer' },
-                { name: 'name', type: 'string' },
-              ],
-              primaryKey: ['id'],
+    await inFolder('data-diff-', async (dir) => {
+      writeFileSync(join(dir, 'slow.csv'), 'id,name\n1,x\n2,y\n3,z\n');
+      writeFileSync(
+        join(dir, 'datapackage.json'),
+        JSON.stringify({
+          name: 'slow',
+          resources: [
+            {
+              name: 'slow',
+              path: 'slow.csv',
+              schema: {
+                fields: [
+                  { name: 'id', type: 'integer' },
+                  { name: 'name', type: 'string' },
+                ],
+                primaryKey: ['id'],
+              },
             },
-          },
-        ],
-      }),
-    );
-    try {
+          ],
+        }),
+      );
       // Side b is a hub's table that never ends: the diff reads until Ctrl-C.
       startInTerminal(`diff '${dir}' ${slow.url}/o/slow`, {
         DATA_CONFIG_DIR: join(home, 'config'),
@@ -344,10 +337,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
       expect(screen()).toMatch(/^error: interrupted$/m);
       expect(screen()).not.toContain('comparing');
       expect(await terminalMode()).toBe('icanon');
-    } finally {
-      kill();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('stops publishing at Ctrl-C during the uploads, and publishes nothing', async () => {
