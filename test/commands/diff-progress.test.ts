@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
-import { folder } from '../helpers/fixtures.js';
+import { folder, pricesSchema } from '../helpers/fixtures.js';
 
 function side(rows: string): string {
   return folder({
@@ -17,13 +17,7 @@ function side(rows: string): string {
         {
           name: 'prices',
           path: 'prices.csv',
-          schema: {
-            fields: [
-              { name: 'id', type: 'integer' },
-              { name: 'price', type: 'number' },
-            ],
-            primaryKey: ['id'],
-          },
+          schema: pricesSchema(),
         },
       ],
     },

@@ -5,18 +5,12 @@ import { encodeSide, type EncodeSpec } from '../../src/diff/encode.js';
 import { joinPart, JoinTotals, type JoinPlan } from '../../src/diff/join.js';
 import { encodeInWorker } from '../../src/diff/rows.js';
 import type { ResourceDescriptor } from '../../src/validator/descriptor/types.js';
-import { folder } from '../helpers/fixtures.js';
+import { folder, pricesSchema } from '../helpers/fixtures.js';
 
 const resource: ResourceDescriptor = {
   name: 'prices',
   path: 'prices.csv',
-  schema: {
-    fields: [
-      { name: 'id', type: 'integer' },
-      { name: 'price', type: 'number' },
-    ],
-    primaryKey: ['id'],
-  },
+  schema: pricesSchema(),
 };
 
 function table(rows: number, price: (id: number) => string): string {

@@ -2,6 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
+import type { SchemaDescriptor } from '../../src/validator/descriptor/types.js';
 import { validate, type Report, type ValidateOptions } from '../../src/validator/index.js';
 
 const created: string[] = [];
@@ -26,7 +27,17 @@ export function folder(files: Record<string, string | Uint8Array | object>): str
   return dir;
 }
 
-/** A package with one CSV resource and the given schema and extra resource properties. */
+/** The schema of a prices table: an integer id, its primary key, and a number price. */
+export function pricesSchema(): SchemaDescriptor {
+  return {
+    fields: [
+      { name: 'id', type: 'integer' },
+      { name: 'price', type: 'number' },
+    ],
+    primaryKey: ['id'],
+  };
+}
+
 /**
  * A package of one table at data/prices.csv with these rows (an integer id, its key, and a
  * price): the shape the tests of revisions publish again and again with other rows.
@@ -40,19 +51,14 @@ export function pricesPackage(csv: string): string {
         {
           name: 'prices',
           path: 'data/prices.csv',
-          schema: {
-            fields: [
-              { name: 'id', type: 'integer' },
-              { name: 'price', type: 'number' },
-            ],
-            primaryKey: ['id'],
-          },
+          schema: pricesSchema(),
         },
       ],
     },
   });
 }
 
+/** A package with one CSV resource and the given schema and extra resource properties. */
 export function tablePackage(
   csv: string | Uint8Array,
   resource: Record<string, unknown> = {},
