@@ -128,7 +128,24 @@ describe('pattern constraints', () => {
   });
 
   it('says of a plain pattern what RE2 says, on every text', () => {
-    const letters = ['a', 'z', 'A', '0', '9', '-', '.', '_', '$', 'é', 'ü', '😀', '\n', ' '];
+    const letters = [
+      'a',
+      'z',
+      'A',
+      '0',
+      '9',
+      '-',
+      '.',
+      '_',
+      '$',
+      'é',
+      'ü',
+      '😀',
+      '\n',
+      ' ',
+      '[',
+      ':',
+    ];
     // Every text of up to three of these letters.
     let level = [''];
     const texts = [''];
@@ -145,12 +162,19 @@ describe('pattern constraints', () => {
       '[à-ü]*',
       '\\d\\$?',
       '^z?$',
+      '[\\[:x]{1,2}',
     ]) {
       const re2 = RE2JS.compile(`^(?:${plain})$`);
       const ours = linearPattern(plain);
       const differ = texts.filter((text) => ours.test(text) !== re2.matches(text));
       expect([plain, differ]).toEqual([plain, []]);
     }
+  });
+
+  it('takes no class with a bare [ for plain: RE2 reads [:alpha:] in it as a POSIX class', () => {
+    expect(isPlainPattern('[[:alpha:]')).toBe(false);
+    expect(isPlainPattern('[[:digit:][x]{1,5}')).toBe(false);
+    expect(patternProblem('[[:alpha:]')).toMatch(/^cannot be matched in linear time/);
   });
 
   it('reports an invalid pattern as invalid', () => {

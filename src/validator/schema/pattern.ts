@@ -42,8 +42,11 @@ const PLAIN_CHAR = String.raw`[^\\^$.|?*+()[\]{}\uD800-\uDFFF]`;
 const PUNCTUATION = String.raw`\\[\\^$.|?*+()[\]{}/-]`;
 /** ASCII digits or word characters, in both engines (not beside a - in a class: RE2 refuses it). */
 const DIGIT_OR_WORD = String.raw`\\[dw]`;
-/** A bracket class of plain characters, ranges and escapes, not negated. */
-const PLAIN_CLASS = String.raw`\[(?!\^)(?:[^\\\]\uD800-\uDFFF]|${PUNCTUATION}|(?<!-)${DIGIT_OR_WORD}(?!-[^\]]))+\]`;
+/**
+ * A bracket class of plain characters, ranges and escapes, not negated, and no bare [ in it:
+ * RE2 reads [:alpha:] inside a class as a POSIX class where V8 reads its letters.
+ */
+const PLAIN_CLASS = String.raw`\[(?!\^)(?:[^\\\][\uD800-\uDFFF]|${PUNCTUATION}|(?<!-)${DIGIT_OR_WORD}(?!-[^\]]))+\]`;
 const PLAIN_ATOM = `(?:${PLAIN_CHAR}|${PUNCTUATION}|${DIGIT_OR_WORD}|${PLAIN_CLASS})`;
 /**
  * A plain pattern: atoms of one character each (a character, an escape, a class), each once
