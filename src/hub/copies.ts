@@ -20,6 +20,7 @@ import { makeZip } from './copy-zip.js';
 import type { Hub } from './context.js';
 import { HttpError } from './http.js';
 import { storedKey, type Published } from './published.js';
+import { version } from '../version.js';
 import { CONDITIONS, dispositionOf, sendLocalFile, sendStored } from './send-file.js';
 
 type Resource = Record<string, unknown>;
@@ -72,21 +73,35 @@ export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | und
 }
 
 /**
- * The version of the hub's copy writers (CSV, JSON, Parquet, zip), part of every copy's
- * ETag: raised by a change that writes a revision's copy in other bytes, so that a cache
- * holding the bytes of the version before does not take the new ones for the same.
+ * The version of the hub's copy writers (CSV, JSON, Parquet, zip): raised by a change that
+ * writes a revision's copy in other bytes.
  */
 const COPY_WRITER = 1;
 
 /**
+ * Who writes the copies, as a name: the writers' version, and what else their bytes depend
+ * on, data's own version (its writers and the libraries it was released with) and the zlib
+ * and zstd that compress zip entries and Parquet pages. Part of every copy's ETag and of the
+ * key it is kept at, so that a hub upgraded or moved to another Node.js makes its copies anew
+ * rather than sending another's bytes under validators that say they are the same.
+ */
+let writersName: string | undefined;
+const writers = (): string => (writersName ??= writersOf());
+function writersOf(): string {
+  const made = [version(), process.versions.zlib, process.versions.zstd ?? ''].join('\0');
+  const hash = createHash('sha256').update(made).digest('base64url').slice(0, 8);
+  return `w${String(COPY_WRITER)}-${hash}`;
+}
+
+/**
  * A copy's validators, known before its bytes are: an ETag of what it is a copy of (its
- * cache key, its revision's publication) and of the writers' version, and the revision's
+ * cache key, which names its writers, and its revision's publication), and the revision's
  * publication for Last-Modified. A copy made again, kept or not, is answered with the same
  * ones, so ranges and conditional requests of a copy too large to keep hold across makings.
  */
 function copyValidators(pkg: Published, key: string): { etag: string; modified: Date } {
   const hash = createHash('sha256')
-    .update(`${String(COPY_WRITER)}\0${key}\0${pkg.revision.created}`)
+    .update(`${key}\0${pkg.revision.created}`)
     .digest('base64url')
     .slice(0, 22);
   return { etag: `c${String(COPY_WRITER)}-${hash}`, modified: new Date(pkg.revision.created) };
@@ -103,13 +118,13 @@ const RECENT_COPIES = 4;
 const RECENT_SECONDS = 60;
 
 /**
- * Where a revision's copy is kept in the store once made: under the writers' version, so that
- * a hub whose writers changed makes its copies anew rather than sending the bytes of the
- * version before under validators that say they are the new ones.
+ * Where a revision's copy is kept in the store once made: under its writers' name, so that a
+ * hub whose writers changed makes its copies anew rather than sending the bytes of the
+ * writers before under validators that say they are the new ones.
  */
 function cacheKey(pkg: Published, wanted: CopyWanted): string {
   const revision = pkg.prefix.replace(/^packages\//, '');
-  return `cache/${revision}w${String(COPY_WRITER)}/${basename(String(wanted.resource.path))}`;
+  return `cache/${revision}${writers()}/${basename(String(wanted.resource.path))}`;
 }
 
 export class Copies {

@@ -4,7 +4,7 @@ import { isDerived } from '../validator/descriptor/derived.js';
 import type { Hub } from './context.js';
 import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
 import type { Copies } from './copies.js';
-import { addStreamEntry, entryOptions, zipOutput } from './dataset-zip.js';
+import { addStreamEntry, entryOptions, entryTime, zipOutput } from './dataset-zip.js';
 import type { Published } from './published.js';
 import { DERIVED_FOLDER, objectPath } from './storage/types.js';
 
@@ -44,7 +44,7 @@ export async function makeZip(
       const folder = `${parts.slice(0, depth).join('/')}/`;
       if (listed.has(folder)) continue;
       listed.add(folder);
-      zip.addEmptyDirectory(folder, { mtime });
+      zip.addEmptyDirectory(folder, entryTime(mtime));
     }
     return entryOptions(path, mtime);
   };

@@ -4,14 +4,25 @@ import type yazl from 'yazl';
 /** Formats that shrink when deflated; others (spreadsheets, images, archives) are stored. */
 const TEXT = /\.(csv|tsv|json|txt|md|geojson|xml|html|ndjson|yaml|yml)$/i;
 
-type EntryOptions = { mtime: Date; compressionLevel: number };
+type EntryTime = { mtime: Date; forceDosTimestamp: true };
+type EntryOptions = EntryTime & { compressionLevel: number };
+
+/**
+ * An entry's time as the same bytes in every time zone: a zip's DOS time has no zone and yazl
+ * writes the process's local one, so the copy of one revision differed between two hubs (or
+ * one restarted) in other zones, under one ETag. It is written as the UTC time, alone.
+ */
+export function entryTime(time: Date): EntryTime {
+  const asLocal = new Date(time.getTime() + time.getTimezoneOffset() * 60_000);
+  return { mtime: asLocal, forceDosTimestamp: true };
+}
 
 /**
  * How a dataset's zip holds one file: text deflated at the fastest level (most of the gain
  * for a fraction of the time of level 6), the rest stored.
  */
-export function entryOptions(path: string, mtime: Date): EntryOptions {
-  return { mtime, compressionLevel: TEXT.test(path) ? 1 : 0 };
+export function entryOptions(path: string, time: Date): EntryOptions {
+  return { ...entryTime(time), compressionLevel: TEXT.test(path) ? 1 : 0 };
 }
 
 /**
