@@ -141,6 +141,11 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
   });
 
   const kill = () => spawnSync('tmux', ['-L', socket, 'kill-server']);
+  /** Starts `data <args>` in a new terminal whose settings are in this run's own folder. */
+  const inTerminal = (args: string, env: Record<string, string> = {}) =>
+    startInTerminal(args, { DATA_CONFIG_DIR: join(home, 'config'), ...env });
+  /** The slow server as the hub, with a token for it. */
+  const signedInToSlowServer = () => ({ DATA_API: slow.url, DATA_TOKEN: 'token' });
   /** Runs `test` in a new folder; at its end, passed or failed, stops the terminal and removes the folder. */
   async function inFolder(prefix: string, test: (dir: string) => Promise<void>): Promise<void> {
     const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -163,7 +168,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     'stops validating %s at Ctrl-C, exit 130, the terminal as it was',
     async (_what, source, busy) => {
       try {
-        startInTerminal(`validate ${source()}`, { DATA_CONFIG_DIR: join(home, 'config') });
+        inTerminal(`validate ${source()}`);
         await waitFor(busy);
         await interruptedByCtrlC();
         expect(await terminalMode()).toBe('icanon');
@@ -180,11 +185,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     const deletes = () => slow.requests.filter((line) => line.startsWith('DELETE')).length;
     const before = deletes();
     try {
-      startInTerminal('delete ada/old', {
-        DATA_API: slow.url,
-        DATA_TOKEN: 'token',
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal('delete ada/old', signedInToSlowServer());
       await waitFor(/Delete ada\/old and all its revisions/);
       tmux('send-keys', '-t', 'main', key, 'Enter');
       await waitFor(/EXIT=\d+/);
@@ -199,11 +200,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
 
   it('draws the delete question as the terminal shows it, never its escape codes as text', async () => {
     try {
-      startInTerminal('delete ada/old', {
-        DATA_API: slow.url,
-        DATA_TOKEN: 'token',
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal('delete ada/old', signedInToSlowServer());
       await waitFor(/Delete ada\/old and all its revisions/);
       expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
       tmux('send-keys', '-t', 'main', 'n', 'Enter');
@@ -218,11 +215,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     const deletes = () => slow.requests.filter((line) => line.startsWith('DELETE')).length;
     const before = deletes();
     try {
-      startInTerminal('delete ada/old', {
-        DATA_API: slow.url,
-        DATA_TOKEN: 'token',
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal('delete ada/old', signedInToSlowServer());
       await waitFor(/Delete ada\/old and all its revisions/);
       await interruptedByCtrlC();
       expect(screen()).not.toContain('Delete ada/old');
@@ -238,7 +231,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     await inFolder('data-init-', async (dir) => {
       writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
       writeFileSync(join(dir, 'b.csv'), 'id,w\n1,y\n');
-      startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
+      inTerminal(`init '${dir}' --interactive`);
       await waitFor(/Name/);
       tmux('send-keys', '-t', 'main', 'C-u', 'my-data', 'Enter');
       await waitFor(/Title/);
@@ -269,7 +262,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
   it('stops data init --interactive at Ctrl-C at a question: exit 130, nothing written', async () => {
     await inFolder('data-init-', async (dir) => {
       writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');
-      startInTerminal(`init '${dir}' --interactive`, { DATA_CONFIG_DIR: join(home, 'config') });
+      inTerminal(`init '${dir}' --interactive`);
       await waitFor(/Name/);
       expect(screen()).not.toMatch(/\\x1b|\\u001b|\[\d+m|\[\?25/);
       await interruptedByCtrlC();
@@ -283,9 +276,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
   it('shows how long a get has waited on a silent hub, and clears it for good at Ctrl-C', async () => {
     await inFolder('data-get-', async (dir) => {
       // The hub takes the request and says nothing, as while it makes a Parquet copy.
-      startInTerminal(`get ${slow.url}/o/d/r/t.parquet --out '${dir}'`, {
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal(`get ${slow.url}/o/d/r/t.parquet --out '${dir}'`);
       await waitFor(/fetching .*t\.parquet · [1-9]\d* s/);
       await interruptedByCtrlC();
       expect(screen()).toMatch(/^error: interrupted$/m);
@@ -297,9 +288,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
   it('leaves the local file as it was when a get --force of it stops at Ctrl-C', async () => {
     await inFolder('data-get-', async (dir) => {
       writeFileSync(join(dir, 'slow.csv'), 'my own work\n');
-      startInTerminal(`get ${slow.url}/o/d/r/slow.csv --force --out '${dir}'`, {
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal(`get ${slow.url}/o/d/r/slow.csv --force --out '${dir}'`);
       await waitFor(/downloading [1-9]/);
       await interruptedByCtrlC();
       expect(readFileSync(join(dir, 'slow.csv'), 'utf8')).toBe('my own work\n');
@@ -329,9 +318,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
         }),
       );
       // Side b is a hub's table that never ends: the diff reads until Ctrl-C.
-      startInTerminal(`diff '${dir}' ${slow.url}/o/slow`, {
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal(`diff '${dir}' ${slow.url}/o/slow`);
       await waitFor(/comparing .* slow \(1\/1\) · 3 rows read/);
       await interruptedByCtrlC();
       expect(screen()).toMatch(/^error: interrupted$/m);
@@ -342,11 +329,7 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
 
   it('stops publishing at Ctrl-C during the uploads, and publishes nothing', async () => {
     try {
-      startInTerminal(`publish ${join(EXAMPLES, 'cities')} --no-wait`, {
-        DATA_API: slow.url,
-        DATA_TOKEN: 'token',
-        DATA_CONFIG_DIR: join(home, 'config'),
-      });
+      inTerminal(`publish ${join(EXAMPLES, 'cities')} --no-wait`, signedInToSlowServer());
       await waitFor(/upload|MB|kB|B of/);
       await interruptedByCtrlC();
       // The progress line is cleared at Ctrl-C and never drawn again after "interrupted".
