@@ -6,7 +6,9 @@ import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_BUCKET } from '../helpers/swift.js';
+import { oidcProvider } from '../../src/hub/providers/oidc.js';
 import { startHub, type RunningHub, type StartOptions } from '../../src/hub/server.js';
+import { startOidcProvider } from '../helpers/identity.js';
 
 export const EXAMPLES = join(import.meta.dirname, '../../examples');
 
@@ -155,4 +157,31 @@ export function runData(
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+/**
+ * Runs `run` on a hub whose one sign-in provider is a real OpenID provider on loopback ("idp"),
+ * with the hub's callback registered there; `run` is given the hub's and the provider's URLs.
+ */
+export async function withOidcHub<T>(
+  run: (base: string, idp: string) => Promise<T>,
+  options: Partial<StartOptions> = {},
+): Promise<T> {
+  const idp = await startOidcProvider();
+  try {
+    return await withHub(
+      {
+        ...options,
+        providers: [
+          oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
+        ],
+      },
+      async ({ url }) => {
+        idp.register(`${options.publicUrl ?? url}/auth/callback/idp`);
+        return run(url, idp.url);
+      },
+    );
+  } finally {
+    await idp.close();
+  }
 }

@@ -9,12 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
-import { oidcProvider } from '../../src/hub/providers/oidc.js';
 import { memoryIO } from '../../src/output/io.js';
 import { V2_PROFILE } from '../../src/validator/reading.js';
 import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../src/hub/names.js';
 import { firstLiteralSegment, ROUTES } from '../../src/hub/routes.js';
-import { HttpBrowser, oidcSignIn, startOidcProvider } from '../helpers/identity.js';
+import { HttpBrowser, oidcSignIn } from '../helpers/identity.js';
 import {
   browserLogin,
   CITIES_DIR,
@@ -24,6 +23,7 @@ import {
   tempDir,
   waitForState,
   withHub,
+  withOidcHub,
 } from './helpers.js';
 
 async function authenticated(url: string, init: RequestInit = {}): Promise<boolean> {
@@ -156,58 +156,45 @@ describe('reserved names', () => {
   });
 
   it('give a provider user called after a route another name', async () => {
-    const idp = await startOidcProvider();
-    try {
-      await withHub(
-        {
-          providers: [
-            oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
-          ],
-        },
-        async ({ url }) => {
-          idp.register(`${url}/auth/callback/idp`);
-          for (const login of ['healthz', 'readyz', 'metrics']) {
-            const verifier = randomBytes(32).toString('base64url');
-            const challenge = createHash('sha256').update(verifier).digest('base64url');
-            const next = 'http://127.0.0.1:45998/callback?state=s1';
-            const query = new URLSearchParams({
-              next,
-              response: 'code',
-              code_challenge: challenge,
-            });
-            const check = (await (await fetch(`${url}/auth/check?${query.toString()}`)).json()) as {
-              providers: { idp: { url: string } };
-            };
-            const back = await oidcSignIn(
-              new HttpBrowser(),
-              check.providers.idp.url,
-              login,
-              (address) => address.port === '45998',
-            );
-            const code = new URL(back.url).searchParams.get('code') ?? '';
-            const traded = (await (
-              await fetch(`${url}/auth/token`, {
-                method: 'POST',
-                headers: { 'content-type': 'application/json' },
-                body: JSON.stringify({ code, code_verifier: verifier }),
-              })
-            ).json()) as { token: string };
-            const profile = (
-              (await (
-                await fetch(`${url}/auth/check`, { headers: { 'Auth-Token': traded.token } })
-              ).json()) as { profile: { username: string } }
-            ).profile;
-            expect(profile.username).not.toBe(login);
-            expect(profile.username.startsWith(login)).toBe(true);
-            expect(isReservedName(profile.username)).toBe(false);
-            // The name it got is a user's address like any other.
-            expect((await fetch(`${url}/${profile.username}`)).status).toBe(200);
-          }
-        },
-      );
-    } finally {
-      await idp.close();
-    }
+    await withOidcHub(async (url) => {
+      for (const login of ['healthz', 'readyz', 'metrics']) {
+        const verifier = randomBytes(32).toString('base64url');
+        const challenge = createHash('sha256').update(verifier).digest('base64url');
+        const next = 'http://127.0.0.1:45998/callback?state=s1';
+        const query = new URLSearchParams({
+          next,
+          response: 'code',
+          code_challenge: challenge,
+        });
+        const check = (await (await fetch(`${url}/auth/check?${query.toString()}`)).json()) as {
+          providers: { idp: { url: string } };
+        };
+        const back = await oidcSignIn(
+          new HttpBrowser(),
+          check.providers.idp.url,
+          login,
+          (address) => address.port === '45998',
+        );
+        const code = new URL(back.url).searchParams.get('code') ?? '';
+        const traded = (await (
+          await fetch(`${url}/auth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ code, code_verifier: verifier }),
+          })
+        ).json()) as { token: string };
+        const profile = (
+          (await (
+            await fetch(`${url}/auth/check`, { headers: { 'Auth-Token': traded.token } })
+          ).json()) as { profile: { username: string } }
+        ).profile;
+        expect(profile.username).not.toBe(login);
+        expect(profile.username.startsWith(login)).toBe(true);
+        expect(isReservedName(profile.username)).toBe(false);
+        // The name it got is a user's address like any other.
+        expect((await fetch(`${url}/${profile.username}`)).status).toBe(200);
+      }
+    });
   });
 });
 

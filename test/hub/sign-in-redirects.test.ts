@@ -8,18 +8,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { gitHubProvider } from '../../src/hub/providers/github.js';
-import { oidcProvider } from '../../src/hub/providers/oidc.js';
 import type { Hub } from '../../src/hub/context.js';
-import type { StartOptions } from '../../src/hub/server.js';
 import { stateCookie } from '../../src/hub/sign-in.js';
 import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
-import {
-  HttpBrowser,
-  oidcSignIn,
-  startGitHubStandIn,
-  startOidcProvider,
-} from '../helpers/identity.js';
-import { hiddenFields, withHub } from './helpers.js';
+import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
+import { hiddenFields, withHub, withOidcHub } from './helpers.js';
 
 /** `next` values a link may carry to send a signed-in browser off the hub. */
 const CRAFTED = [
@@ -85,29 +78,6 @@ async function exchange(base: string, code: string, verifier: string): Promise<n
   });
   await response.text();
   return response.status;
-}
-
-async function withOidcHub<T>(
-  run: (base: string, idp: string) => Promise<T>,
-  options: Partial<StartOptions> = {},
-): Promise<T> {
-  const idp = await startOidcProvider();
-  try {
-    return await withHub(
-      {
-        ...options,
-        providers: [
-          oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
-        ],
-      },
-      async ({ url }) => {
-        idp.register(`${options.publicUrl ?? url}/auth/callback/idp`);
-        return run(url, idp.url);
-      },
-    );
-  } finally {
-    await idp.close();
-  }
 }
 
 async function withGitHubHub<T>(run: (base: string) => Promise<T>): Promise<T> {

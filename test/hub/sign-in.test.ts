@@ -7,14 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../src/cli.js';
 import { memoryIO } from '../../src/output/io.js';
 import { gitHubProvider } from '../../src/hub/providers/github.js';
-import { oidcProvider } from '../../src/hub/providers/oidc.js';
 import { HubRefused, isLoopback, startHub } from '../../src/hub/server.js';
-import {
-  HttpBrowser,
-  oidcSignIn,
-  startGitHubStandIn,
-  startOidcProvider,
-} from '../helpers/identity.js';
+import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
 import {
   browserLogin,
   CITIES_DIR,
@@ -23,6 +17,7 @@ import {
   tempDir,
   waitForState,
   withHub,
+  withOidcHub,
 } from './helpers.js';
 
 interface Check {
@@ -56,28 +51,13 @@ async function exchange(base: string, code: string, verifier: string) {
   return { status: response.status, body: (await response.json()) as { token?: string } };
 }
 
-async function withOidcHub<T>(run: (base: string, browser: HttpBrowser) => Promise<T>): Promise<T> {
-  const idp = await startOidcProvider();
-  try {
-    return await withHub(
-      {
-        providers: [
-          oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
-        ],
-      },
-      async ({ url }) => {
-        idp.register(`${url}/auth/callback/idp`);
-        return run(url, new HttpBrowser());
-      },
-    );
-  } finally {
-    await idp.close();
-  }
-}
+/** A hub signing in through a real OpenID provider, and a browser of one's own for it. */
+const withOidcBrowser = <T>(run: (base: string, browser: HttpBrowser) => Promise<T>): Promise<T> =>
+  withOidcHub((base) => run(base, new HttpBrowser()));
 
 describe('OpenID Connect', () => {
   it('signs a client in through the provider and returns a one-time code bound to its challenge', async () => {
-    await withOidcHub(async (base, browser) => {
+    await withOidcBrowser(async (base, browser) => {
       const client = clientRequest();
       const providers = (await check(base, undefined, client.query)).providers ?? {};
       expect(Object.keys(providers).sort()).toEqual(['idp', 'local']);
@@ -133,7 +113,7 @@ describe('OpenID Connect', () => {
   });
 
   it('asks before handing an old client the token itself', async () => {
-    await withOidcHub(async (base, browser) => {
+    await withOidcBrowser(async (base, browser) => {
       const next = 'http://127.0.0.1:45998/';
       const url =
         (await check(base, undefined, `?next=${encodeURIComponent(next)}`)).providers?.idp?.url ??
@@ -174,7 +154,7 @@ describe('OpenID Connect', () => {
   });
 
   it('gives a browser a session on the hub pages, and signs it out', async () => {
-    await withOidcHub(async (base, browser) => {
+    await withOidcBrowser(async (base, browser) => {
       const home = await oidcSignIn(browser, `${base}/auth/login/idp`, 'carol');
       expect(home.url).toBe(`${base}/`);
       expect(home.html).toContain('Sign out carol');
@@ -288,28 +268,18 @@ describe('the development sign-in', () => {
   });
 
   it('is not offered, nor answered, when turned off beside a provider', async () => {
-    const idp = await startOidcProvider();
-    try {
-      await withHub(
-        {
-          devSignIn: false,
-          providers: [
-            oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
-          ],
-        },
-        async ({ url }) => {
-          expect(Object.keys((await check(url)).providers ?? {})).toEqual(['idp']);
-          expect((await fetch(`${url}/auth/login/local`)).status).toBe(404);
-          const posted = await fetch(`${url}/auth/login/local`, {
-            method: 'POST',
-            body: new URLSearchParams({ username: 'x', email: 'x@example.org' }),
-          });
-          expect(posted.status).toBe(404);
-        },
-      );
-    } finally {
-      await idp.close();
-    }
+    await withOidcHub(
+      async (url) => {
+        expect(Object.keys((await check(url)).providers ?? {})).toEqual(['idp']);
+        expect((await fetch(`${url}/auth/login/local`)).status).toBe(404);
+        const posted = await fetch(`${url}/auth/login/local`, {
+          method: 'POST',
+          body: new URLSearchParams({ username: 'x', email: 'x@example.org' }),
+        });
+        expect(posted.status).toBe(404);
+      },
+      { devSignIn: false },
+    );
   });
 
   it('says on its page that it is for development', async () => {
@@ -321,41 +291,29 @@ describe('the development sign-in', () => {
   });
 
   it('is called by its name on the page that lists the ways to sign in', async () => {
-    const idp = await startOidcProvider();
-    try {
-      await withHub(
-        {
-          providers: [
-            oidcProvider('idp', { issuer: idp.url, clientId: 'hub', clientSecret: 'hub-secret' }),
-          ],
-        },
-        async ({ url }) => {
-          const html = await (await fetch(`${url}/auth/login`)).text();
-          const links = [...html.matchAll(/<a class="button" href="([^"]+)">([^<]+)<\/a>/g)].map(
-            (link) => [new URL(link[1]?.replaceAll('&amp;', '&') ?? '', url).pathname, link[2]],
-          );
-          expect(links).toEqual([
-            ['/auth/login/idp', 'Sign in with idp'],
-            ['/auth/login/local', 'Development sign-in'],
-          ]);
-          expect(html).not.toContain('Sign in with local');
-          // data login, asked to choose, names it too.
-          const io = memoryIO({
-            env: { DATA_API: url, DATA_CONFIG_DIR: tempDir(), DATA_KEYCHAIN: '0' },
-          });
-          expect(await run(['login'], io)).toBe(2);
-          expect(io.err()).toContain('providers: idp, local (the development sign-in)');
-        },
+    await withOidcHub(async (url) => {
+      const html = await (await fetch(`${url}/auth/login`)).text();
+      const links = [...html.matchAll(/<a class="button" href="([^"]+)">([^<]+)<\/a>/g)].map(
+        (link) => [new URL(link[1]?.replaceAll('&amp;', '&') ?? '', url).pathname, link[2]],
       );
-    } finally {
-      await idp.close();
-    }
+      expect(links).toEqual([
+        ['/auth/login/idp', 'Sign in with idp'],
+        ['/auth/login/local', 'Development sign-in'],
+      ]);
+      expect(html).not.toContain('Sign in with local');
+      // data login, asked to choose, names it too.
+      const io = memoryIO({
+        env: { DATA_API: url, DATA_CONFIG_DIR: tempDir(), DATA_KEYCHAIN: '0' },
+      });
+      expect(await run(['login'], io)).toBe(2);
+      expect(io.err()).toContain('providers: idp, local (the development sign-in)');
+    });
   });
 });
 
 describe('publishing as an OIDC user', () => {
   it('publishes and reads back under the provider user name', async () => {
-    await withOidcHub(async (base, browser) => {
+    await withOidcBrowser(async (base, browser) => {
       const client = clientRequest();
       const url = (await check(base, undefined, client.query)).providers?.idp?.url ?? '';
       const code =
