@@ -15,7 +15,7 @@ export interface Target {
 }
 
 /** `<name>@<N>`: the name and the revision asked for, if any. */
-function withRevisionOf(name: string): { name: string; revision: number | undefined } {
+export function withRevisionOf(name: string): { name: string; revision: number | undefined } {
   const match = /^(.+)@(\d+)$/.exec(name);
   if (!match) return { name, revision: undefined };
   return { name: match[1] ?? name, revision: revisionNumber(Number(match[2]), name) };

@@ -6,7 +6,7 @@ import { basename, dirname } from 'node:path';
 import { localDescriptor, readerFetch } from '../client/cat.js';
 import { packageShape } from '../client/descriptor-shape.js';
 import { json, send, type HttpFetch } from '../client/http.js';
-import { atRevision, olderHubTarget, parseTarget } from '../client/target.js';
+import { atRevision, olderHubTarget, parseTarget, withRevisionOf } from '../client/target.js';
 import { AuthError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import type { Base, Fetch } from '../validator/location.js';
@@ -53,16 +53,6 @@ async function localSide(path: string): Promise<DiffSide> {
   return folderSide(path, { resources: [{ name, path: basename(path) }] }, dirname(path));
 }
 
-/** `owner/dataset@N`: the dataset and the revision asked for, if any. */
-function splitRevision(input: string): { dataset: string; revision: number | undefined } {
-  const match = /^(.+)@(\d+)$/.exec(input);
-  if (!match) return { dataset: input, revision: undefined };
-  const revision = Number(match[2]);
-  if (!Number.isSafeInteger(revision) || revision < 1)
-    throw new UsageError(`"${input}": a revision is a number from 1`);
-  return { dataset: match[1] ?? input, revision };
-}
-
 /** Reads of revision N from a hub older than revision addresses: `?v=N` on each. */
 function olderHubFetch(context: SideContext, revision: number): Fetch {
   const fetch = readerFetch(context.fetch);
@@ -74,7 +64,7 @@ function olderHubFetch(context: SideContext, revision: number): Fetch {
 }
 
 async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
-  const { dataset, revision } = splitRevision(input);
+  const { name: dataset, revision } = withRevisionOf(input);
   // A revision is read at its own address: every path of its descriptor resolves in it.
   const target = atRevision(parseTarget(dataset, context.site), revision);
   if (target.single) throw new UsageError(`"${input}" is one file: give owner/dataset`);
