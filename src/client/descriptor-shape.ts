@@ -1,12 +1,9 @@
 import { InputError } from '../errors.js';
+import { isObject } from '../validator/descriptor/rules.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 
 /** A descriptor as cat, diff and info read it: an object whose resources are objects. */
 export type PackageShape = Record<string, unknown> & { resources?: ResourceDescriptor[] };
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function shapeProblem(value: unknown): string | undefined {
   if (!isObject(value)) return 'it is not an object';
