@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from './context.js';
-import { HttpError, type Request } from './http.js';
+import type { Request } from './http.js';
 import { wantedCopy } from './copies.js';
 import {
   isRevisionNumber,
@@ -14,7 +14,7 @@ import {
   type PickedFile,
   type Published,
 } from './published.js';
-import { readAll, sendBytes, sendStored } from './send-file.js';
+import { sendBytes, sendStored } from './send-file.js';
 
 /** Which file of a published revision to send, and the name its type is told by. */
 export type Pick = (pkg: Published) => PickedFile;
@@ -71,12 +71,10 @@ export async function sendDescriptorAt(
   revision: string,
 ): Promise<void> {
   const pkg = await publishedRevision(hub, request, owner, name, revision);
-  const key = `${pkg.prefix}datapackage.json`;
-  if (!(await hub.storage.stat(key))) throw new HttpError(404, 'not found');
-  const descriptor = JSON.parse((await readAll(await hub.storage.read(key))).toString('utf8')) as {
-    resources?: unknown;
-  };
-  const bytes = Buffer.from(`${JSON.stringify(underRevision(descriptor, revision), null, 2)}\n`);
+  // The revision's record holds the descriptor the pipeline stored as datapackage.json.
+  const bytes = Buffer.from(
+    `${JSON.stringify(underRevision(pkg.descriptor, revision), null, 2)}\n`,
+  );
   response.setHeader('Link', `<${versionedAddress(request, revision)}>; rel="canonical"`);
   await sendBytes(request.raw, response, bytes, {
     name: 'datapackage.json',
