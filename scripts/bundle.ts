@@ -3,7 +3,7 @@
  * - cli.cjs and worker.cjs, the CLI and the validation worker each as one script, which
  *   src/code-cache.ts runs under a code cache; the first line of each names a hash of the
  *   rest, the key of that cache;
- * - cli-validate.cjs, the CLI with no other command than validate (ONE_COMMAND), which
+ * - cli-validate.cjs, the CLI with no other command than validate (OWN_BUNDLE), which
  *   src/start.ts runs for it;
  * - worker.js (src/worker-start.ts), which starts worker.cjs in a worker thread,
  *   and keychain-helper.js: modules the CLI starts by path, under the names it looks for;
@@ -18,6 +18,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
+import { OWN_BUNDLE } from '../src/own-bundles.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const OUT = join(ROOT, 'dist', 'bundle');
@@ -94,15 +95,6 @@ function asciiOnly(code: string, name: string): string {
   });
 }
 
-/**
- * The commands that have a bundle of their own, which holds no other command's code: a
- * smaller script to read and a smaller cache to load. data validate examples/cities took
- * 6% fewer instructions with one (196 against 210 million, callgrind, least of 3 runs; its
- * cache 518 against 666 KB). The other commands wait on a hub or a disk more than they start.
- * src/start.ts's OWN_BUNDLE names them too.
- */
-const ONE_COMMAND = ['validate'];
-
 /** In a bundle of one command, the others' modules (commands/index.ts imports them) are left out. */
 function onlyCommand(command: string): Plugin {
   return {
@@ -167,7 +159,7 @@ writeFileSync(
   "import profiles from './profiles.compiled.cjs';\nexport { profiles as DATA_PROFILES };\n",
 );
 await scriptBundle(join(ROOT, 'src', 'cli.ts'), 'cli');
-for (const command of ONE_COMMAND)
+for (const command of OWN_BUNDLE)
   await scriptBundle(join(ROOT, 'src', 'cli.ts'), `cli-${command}`, command);
 await scriptBundle(join(ROOT, 'src', 'validator', 'worker.ts'), 'worker');
 rmSync(PROFILES_INJECT);

@@ -5,14 +5,12 @@
 import { fileURLToPath } from 'node:url';
 import { loadBundle, type LoadedBundle } from './code-cache.js';
 import { firstWord } from './commands/first-word.js';
+import { OWN_BUNDLE } from './own-bundles.js';
 import { asksVersion, nodeTooOld, version } from './version.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 type Main = (options?: { onCommand?: (name: string) => void }) => Promise<void>;
-
-/** The commands with a bundle of their own, cli-<command>.cjs (scripts/bundle.ts's ONE_COMMAND). */
-const OWN_BUNDLE: readonly string[] = ['validate'];
 
 /** Arguments with no command in them: --version, --help or a mistake. */
 const NO_COMMAND = 'none';
