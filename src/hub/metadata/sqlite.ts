@@ -631,9 +631,18 @@ export class SqliteMetadata implements Metadata {
       for (const row of rows)
         insert.run(...columns.map((column) => (row[column] ?? null) as SQLInputValue));
       // A dataset is found by its row's fields and by its published revision's descriptor.
-      if (table === 'datasets' || table === 'revisions')
-        for (const row of rows)
-          this.index(String(row.ownerid), String(table === 'datasets' ? row.name : row.dataset));
+      // Each dataset once, however many of its revisions the rows hold.
+      if (table === 'datasets' || table === 'revisions') {
+        const datasets = new Map<string, [string, string]>();
+        for (const row of rows) {
+          const dataset: [string, string] = [
+            String(row.ownerid),
+            String(table === 'datasets' ? row.name : row.dataset),
+          ];
+          datasets.set(JSON.stringify(dataset), dataset);
+        }
+        for (const [owner, name] of datasets.values()) this.index(owner, name);
+      }
     });
   }
 
