@@ -93,6 +93,11 @@ export function patternProblem(source: string): string | undefined {
   }
 }
 
+function plainPattern(anchored: string): LinearPattern {
+  const regex = new RegExp(anchored);
+  return { test: (text) => regex.test(text) };
+}
+
 /** V8's backtracking engine when its linear engine can take over, else re2js. */
 function fastestLinear(anchored: string): LinearPattern {
   try {
@@ -102,20 +107,14 @@ function fastestLinear(anchored: string): LinearPattern {
     const re2 = re2js().compile(anchored);
     return { test: (text) => re2.matches(text) };
   }
-  const regex = new RegExp(anchored);
-  return { test: (text) => regex.test(text) };
-}
-
-function plainPattern(anchored: string): LinearPattern {
-  const regex = new RegExp(anchored);
-  return { test: (text) => regex.test(text) };
+  return plainPattern(anchored);
 }
 
 /** A whole-text matcher for a pattern from a descriptor; throws on one patternProblem names. */
 export function linearPattern(source: string): LinearPattern {
+  if (isPlainPattern(source)) return plainPattern(`^(?:${source})$`);
   const problem = patternProblem(source);
   if (problem !== undefined) throw new SyntaxError(problem);
-  if (isPlainPattern(source)) return plainPattern(`^(?:${source})$`);
   // Process-wide, read when an expression is compiled: set before the first of ours is, and
   // only then, as they cost every thread started later (regexp-flags.ts).
   setRegExpFlags();
