@@ -22,6 +22,7 @@ import {
 import {
   queryWords,
   SEARCH_FIELDS,
+  SEARCH_SOURCE,
   searchFields,
   type SearchField,
   type SearchSource,
@@ -62,12 +63,6 @@ function searchVector(field: (index: number) => string): string {
       `setweight(to_tsvector('data_search', ${field(index)}), '${SEARCH_WEIGHTS[name]}')`,
   ).join(' || ');
 }
-
-/** What the index reads of a dataset, joined from its row, its owner and its revision. */
-const SEARCH_SOURCE = `select d.ownerid, d.name, d.title, d.description, u.username, r.descriptor
-  from datasets d join users u on u.userid = d.ownerid
-  left join revisions r on r.ownerid = d.ownerid and r.dataset = d.name and r.revision = d.published_revision
-  where d.published_revision is not null`;
 
 /**
  * Each entry moves the schema one version up; `schema_version` says how many have run.

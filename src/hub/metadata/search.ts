@@ -28,6 +28,15 @@ export interface SearchSource {
   descriptor: string | null;
 }
 
+/**
+ * What the index reads of a dataset, joined from its row, its owner and its revision: the
+ * same SQL on SQLite and PostgreSQL.
+ */
+export const SEARCH_SOURCE = `select d.ownerid, d.name, d.title, d.description, u.username, r.descriptor
+  from datasets d join users u on u.userid = d.ownerid
+  left join revisions r on r.ownerid = d.ownerid and r.dataset = d.name and r.revision = d.published_revision
+  where d.published_revision is not null`;
+
 /** A query's words past this many are left out: each one is a lookup of the index. */
 export const MAX_SEARCH_WORDS = 16;
 /** A query's word is its first this many characters: a word begun still finds it. */

@@ -24,6 +24,7 @@ import {
 import {
   queryWords,
   SEARCH_FIELDS,
+  SEARCH_SOURCE,
   searchFields,
   type SearchField,
   type SearchSource,
@@ -54,12 +55,6 @@ const SEARCH_WEIGHTS: Record<SearchField, number> = {
 };
 /** bm25 of the index, its arguments the weights in the order of its columns. */
 const BM25 = `bm25(search_index, ${SEARCH_FIELDS.map((field) => String(SEARCH_WEIGHTS[field])).join(', ')})`;
-
-/** What the index reads of a dataset, joined from its row, its owner and its revision. */
-const SEARCH_SOURCE = `select d.ownerid, d.name, d.title, d.description, u.username, r.descriptor
-  from datasets d join users u on u.userid = d.ownerid
-  left join revisions r on r.ownerid = d.ownerid and r.dataset = d.name and r.revision = d.published_revision
-  where d.published_revision is not null`;
 
 /**
  * Each entry moves the schema one version up; `pragma user_version` says how many have run.
