@@ -109,7 +109,7 @@ function underRevision<T extends { resources?: unknown }>(descriptor: T, revisio
  * change), and asking the hub again each time at the latest's (the ETag makes that cheap, and
  * a new revision is seen at once).
  */
-export function cachePolicy(pkg: Published, versioned: boolean): string {
+function cachePolicy(pkg: Published, versioned: boolean): string {
   const isPrivate = pkg.dataset.findability === 'private' || pkg.revision.findability === 'private';
   if (isPrivate) return 'private, no-store';
   return versioned ? IMMUTABLE : 'public, no-cache';

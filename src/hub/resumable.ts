@@ -23,7 +23,7 @@ import { hmac, sameSecret } from './tokens.js';
 import { BoundedCache } from './bounded-cache.js';
 
 /** Smaller files are sent again whole sooner than they would be resumed. */
-export const RESUMABLE_MIN_BYTES = 8 * 1024 * 1024;
+const RESUMABLE_MIN_BYTES = 8 * 1024 * 1024;
 
 const SESSION_SECONDS = 3600;
 const MIB = 1024 * 1024;
