@@ -3,7 +3,7 @@ import { isObject } from '../validator/descriptor/rules.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 
 /** A descriptor as cat, diff and info read it: an object whose resources are objects. */
-export type PackageShape = Record<string, unknown> & { resources?: ResourceDescriptor[] };
+type PackageShape = Record<string, unknown> & { resources?: ResourceDescriptor[] };
 
 function shapeProblem(value: unknown): string | undefined {
   if (!isObject(value)) return 'it is not an object';

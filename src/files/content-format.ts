@@ -1,7 +1,7 @@
 import { fileHead } from './chunks.js';
 
 /** How many bytes of a file's start are enough to tell what it is. */
-export const SNIFF_BYTES = 4096;
+const SNIFF_BYTES = 4096;
 
 /** What a file is by its first bytes, when they say it: a table's format or a file no table is. */
 export type ContentFormat =

@@ -56,7 +56,7 @@ export function appendCellText(cell: string, text: string): string {
 }
 
 /** More sheets, relationships or styles than a workbook has: Excel's cell styles end at 64,000. */
-export const MAX_WORKBOOK_ENTRIES = 100_000;
+const MAX_WORKBOOK_ENTRIES = 100_000;
 
 /** Refuses a workbook whose list of `what` has grown to `count`, past MAX_WORKBOOK_ENTRIES. */
 export function checkEntries(count: number, what: string): void {
