@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { openRegularFile } from '../../files/chunks.js';
+import { fileHead } from '../../files/chunks.js';
+import { contentFormat } from '../../files/content-format.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
@@ -104,10 +105,6 @@ export async function fetchWhole(location: string, options: ReadOptions): Promis
   }
 }
 
-const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
-const COMPOUND_FILE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
-
-/** Tells the workbook's format by its first bytes, whatever its name says. */
 /** The names of a local workbook's sheets, in order. */
 export async function sheetNames(path: string): Promise<readonly string[]> {
   try {
@@ -133,12 +130,11 @@ async function readWorkbook(
   stop: () => boolean,
   maxSharedTextBytes: number | undefined,
 ): Promise<boolean> {
-  const head = Buffer.alloc(512);
-  const handle = await openRegularFile(path);
-  const { bytesRead } = await handle.read(head, 0, head.length, 0).finally(() => handle.close());
-  const start = head.subarray(0, bytesRead);
-  if (start.subarray(0, 8).equals(COMPOUND_FILE)) return readXls(path, choice, emit, stop);
-  if (!start.subarray(0, 4).equals(ZIP)) {
+  // The workbook's format by its first bytes, whatever its name says.
+  const start = await fileHead(path, 512);
+  const format = contentFormat(start);
+  if (format === 'xls') return readXls(path, choice, emit, stop);
+  if (format !== 'xlsx' && format !== 'ods' && format !== 'zip') {
     const html = /^\s*<(!doctype html|html[\s>])/i.test(start.toString('latin1'));
     throw new SourceFailure(
       'format-error',
