@@ -1,8 +1,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * A package reaches another only through its index (`@data/core`, `@data/hub`): a path into
+ * another package's folder, relative or by name, fails lint.
+ */
+const OTHER_PACKAGES_INSIDE = [
+  {
+    group: ['**/core/src/**', '**/hub/src/**', '**/cli/src/**', '**/packages/**'],
+    message: 'import the package by its name, from its index',
+  },
+  { group: ['@data/*/*', 'data/*'], message: 'a package is imported from its index only' },
+];
+
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'examples/', 'coverage/', 'test-output/', '.bench/'] },
+  { ignores: ['**/dist/', 'node_modules/', 'examples/', 'coverage/', 'test-output/', '.bench/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -23,7 +35,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/**'],
+    files: ['packages/*/src/**'],
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -37,11 +49,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/validator/**', 'src/client/**'],
+    files: ['packages/core/src/**', 'packages/cli/src/client/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: ['commander', 'ora'], patterns: ['**/output/**', '**/commands/**'] },
+        {
+          paths: ['commander', 'ora', '@data/hub', 'data'],
+          patterns: [
+            {
+              group: ['**/output/**', '**/commands/**'],
+              message: 'the core returns data; the CLI renders it',
+            },
+            ...OTHER_PACKAGES_INSIDE,
+          ],
+        },
       ],
       'no-restricted-globals': [
         'error',
@@ -55,6 +76,20 @@ export default tseslint.config(
         { object: 'process', property: 'stderr' },
       ],
     },
+  },
+  {
+    files: ['packages/hub/src/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: ['commander', 'ora', 'data'], patterns: OTHER_PACKAGES_INSIDE },
+      ],
+    },
+  },
+  {
+    files: ['packages/cli/src/**'],
+    ignores: ['packages/cli/src/client/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: OTHER_PACKAGES_INSIDE }] },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

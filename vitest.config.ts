@@ -25,6 +25,13 @@ const withServices =
   (existsSync('/usr/lib/postgresql') && existsSync('/usr/bin/swift-proxy-server'));
 
 export default defineConfig({
+  // The workspace packages from their TypeScript sources, as tsconfig.json's `source` condition.
+  resolve: {
+    alias: {
+      '@data/core': join(import.meta.dirname, 'packages/core/src/index.ts'),
+      '@data/hub': join(import.meta.dirname, 'packages/hub/src/index.ts'),
+    },
+  },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -299,8 +299,12 @@ async function startHub(build: Build, work: string): Promise<() => Promise<void>
 const only = options.only?.split(',');
 const pairs = (standard: number) => (options.pairs ? Number(options.pairs) : standard);
 const ref = positionals[0] ?? defaultRef();
+/** A folder already built, in the layout of today (packages/) or of before it (dist/). */
 const refDir =
-  existsSync(join(ref, 'bin/data')) && existsSync(join(ref, 'dist')) ? resolve(ref) : undefined;
+  existsSync(join(ref, 'bin/data')) &&
+  (existsSync(join(ref, 'packages/cli/dist')) || existsSync(join(ref, 'dist')))
+    ? resolve(ref)
+    : undefined;
 const work = mkdtempSync(join(tmpdir(), 'data-bench-compare-run-'));
 const stops: (() => Promise<void>)[] = [];
 try {

@@ -4,9 +4,9 @@
  * its 16 KB writes. Prints seconds and peak RSS as JSON.
  */
 import { rmSync } from 'node:fs';
-import { downloadFile } from '../dist/transfers/download.js';
-import { lendingFetch } from '../dist/client/lending.js';
-import { fetch as undiciFetch } from '../dist/client/transport.js';
+import { downloadFile } from '../packages/cli/dist/transfers/download.js';
+import { lendingFetch } from '../packages/core/dist/http/lending.js';
+import { fetch as undiciFetch } from '../packages/core/dist/http/transport.js';
 
 const [transport, url = '', target = ''] = process.argv.slice(2);
 const fetch = transport === 'undici' ? undiciFetch : lendingFetch();

@@ -10,8 +10,8 @@ import { inferSchema, initParser, type Parser } from 'udsv';
 
 enableCompileCache();
 // Imported after the cache is on, and before any timing.
-const { validateIsolated } = await import('../dist/validator/isolated.js');
-const { CsvParser } = await import('../dist/validator/table/csv-parser.js');
+const { validateIsolated } = await import('../packages/core/dist/validator/isolated.js');
+const { CsvParser } = await import('../packages/core/dist/validator/table/csv-parser.js');
 const MB = 1024 * 1024;
 const [mode = '', target = ''] = process.argv.slice(2);
 

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generatePackage, rowValues, SCHEMA } from './generate.ts';
-import { linearPattern } from '../dist/validator/schema/pattern.js';
+import { linearPattern } from '../packages/core/dist/validator/schema/pattern.js';
 
 const DIR = '.bench/million';
 const ROUNDS = 5;

@@ -14,16 +14,19 @@
  * precompiled descriptor profiles are bundled in, so that their code is in the cache too.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build, type Plugin } from 'esbuild';
-import { OWN_BUNDLE } from '../src/own-bundles.ts';
+import { OWN_BUNDLE } from '../packages/cli/src/own-bundles.ts';
+import { coreSlices } from './core-slices.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const OUT = join(ROOT, 'dist', 'bundle');
-const DESCRIPTOR = join(ROOT, 'dist', 'validator', 'descriptor');
-const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+const CLI = join(ROOT, 'packages', 'cli');
+const CORE = join(ROOT, 'packages', 'core');
+const OUT = join(CLI, 'dist', 'bundle');
+const DESCRIPTOR = join(CORE, 'dist', 'validator', 'descriptor');
+const manifest = JSON.parse(readFileSync(join(CLI, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
 };
@@ -32,14 +35,22 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node22',
-  packages: 'external',
+  // The workspace packages are bundled from their TypeScript sources (their exports' `source`).
+  conditions: ['source'] as string[],
   logLevel: 'error',
   define: { DATA_VERSION: JSON.stringify(manifest.version) },
 } as const;
 
-const EXTERNAL = Object.keys(manifest.dependencies).filter(
-  (name) => !['commander', 'fastest-levenshtein'].includes(name),
-);
+/**
+ * The hub is a package of its own, which `data serve` imports when it is installed; the CLI's
+ * bundles never hold it.
+ */
+const EXTERNAL = [
+  ...Object.keys(manifest.dependencies).filter(
+    (name) => !['commander', 'fastest-levenshtein'].includes(name),
+  ),
+  '@data/hub',
+];
 
 const DYNAMIC_IMPORT = /\bimport\(("[^"]+")\)/g;
 
@@ -122,7 +133,6 @@ function onlyCommand(command: string): Plugin {
 async function scriptBundle(entry: string, name: string, command?: string): Promise<void> {
   const result = await build({
     ...common,
-    packages: undefined,
     external: EXTERNAL,
     entryPoints: [entry],
     format: 'cjs',
@@ -134,6 +144,7 @@ async function scriptBundle(entry: string, name: string, command?: string): Prom
     define: { ...common.define, 'import.meta.url': '__bundleUrl' },
     inject: [PROFILES_INJECT],
     plugins: [
+      coreSlices(ROOT),
       lazyChildProcessForCommander,
       ajvHelperInside,
       ...(command ? [onlyCommand(command)] : []),
@@ -158,10 +169,10 @@ writeFileSync(
   PROFILES_INJECT,
   "import profiles from './profiles.compiled.cjs';\nexport { profiles as DATA_PROFILES };\n",
 );
-await scriptBundle(join(ROOT, 'src', 'cli.ts'), 'cli');
+await scriptBundle(join(CLI, 'src', 'cli.ts'), 'cli');
 for (const command of OWN_BUNDLE)
-  await scriptBundle(join(ROOT, 'src', 'cli.ts'), `cli-${command}`, command);
-await scriptBundle(join(ROOT, 'src', 'validator', 'worker.ts'), 'worker');
+  await scriptBundle(join(CLI, 'src', 'cli.ts'), `cli-${command}`, command);
+await scriptBundle(join(CORE, 'src', 'validator', 'worker.ts'), 'worker');
 rmSync(PROFILES_INJECT);
 /**
  * What bin/data imports first, one module where tsc's were seven, each of which Node.js
@@ -169,10 +180,12 @@ rmSync(PROFILES_INJECT);
  * (189.7 against 197.5 million, callgrind, medians of 6 runs). At the place of tsc's, so that
  * it finds dist/bundle where tsc's did; tsc's map of it is removed, as it no longer fits.
  */
-const START = join(ROOT, 'dist', 'start.js');
+const START = join(CLI, 'dist', 'start.js');
 await build({
   ...common,
-  entryPoints: [join(ROOT, 'src', 'start.ts')],
+  entryPoints: [join(CLI, 'src', 'start.ts')],
+  external: EXTERNAL,
+  plugins: [coreSlices(ROOT)],
   outfile: START,
   format: 'esm',
   allowOverwrite: true,
@@ -181,9 +194,17 @@ rmSync(`${START}.map`, { force: true });
 await build({
   ...common,
   entryPoints: {
-    worker: join(ROOT, 'src', 'worker-start.ts'),
-    'keychain-helper': join(ROOT, 'src', 'credentials', 'keychain-helper.ts'),
+    worker: join(CLI, 'src', 'worker-start.ts'),
+    'keychain-helper': join(CLI, 'src', 'credentials', 'keychain-helper.ts'),
   },
   outdir: OUT,
+  external: EXTERNAL,
+  plugins: [coreSlices(ROOT)],
   format: 'esm',
 });
+/**
+ * The validation worker beside core's compiled modules too, where validator/worker-url.ts
+ * looks for it when the hub runs them (its package imports core's, not the CLI's bundle).
+ */
+for (const name of ['worker.cjs', 'worker.js'])
+  cpSync(join(OUT, name), join(CORE, 'dist', 'bundle', name));

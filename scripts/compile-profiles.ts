@@ -7,8 +7,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { Ajv } from 'ajv';
-import { profileAjv, PROFILES } from '../dist/validator/descriptor/profile-compiler.js';
-import { exportName } from '../dist/validator/descriptor/profile-names.js';
+import {
+  profileAjv,
+  PROFILES,
+} from '../packages/core/dist/validator/descriptor/profile-compiler.js';
+import { exportName } from '../packages/core/dist/validator/descriptor/profile-names.js';
 
 const standaloneCode = (
   createRequire(import.meta.url)('ajv/dist/standalone') as {
@@ -23,6 +26,9 @@ for (const [key, profile] of Object.entries(PROFILES)) {
   ajv.addSchema({ ...profile(), $id: id }, id);
   refs[exportName(key)] = id;
 }
-const target = join(import.meta.dirname, '../dist/validator/descriptor/profiles.compiled.cjs');
+const target = join(
+  import.meta.dirname,
+  '../packages/core/dist/validator/descriptor/profiles.compiled.cjs',
+);
 writeFileSync(target, standaloneCode(ajv, refs));
 console.log(`compiled ${String(Object.keys(refs).length)} profiles into ${target}`);

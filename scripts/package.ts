@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { coreSlices } from './core-slices.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const WORK = join(ROOT, '.sea');
@@ -27,11 +28,14 @@ const common = {
   target: 'node24',
   logLevel: 'error' as const,
   define: { DATA_VERSION: JSON.stringify(version) },
+  // The workspace packages from their sources; the hub too, which `data serve` imports.
+  conditions: ['source'],
+  plugins: [coreSlices(ROOT)],
 };
 await build({
   ...common,
   stdin: {
-    contents: "import { main } from './src/cli.ts';\nvoid main();\n",
+    contents: "import { main } from './packages/cli/src/cli.ts';\nvoid main();\n",
     resolveDir: ROOT,
     loader: 'ts',
   },
@@ -40,7 +44,7 @@ await build({
 });
 await build({
   ...common,
-  entryPoints: [join(ROOT, 'src/validator/worker.ts')],
+  entryPoints: [join(ROOT, 'packages/core/src/validator/worker.ts')],
   // Bundled CommonJS dependencies require Node's built-in modules; a module has no require.
   banner: {
     // Names of its own: the bundled modules import createRequire themselves.

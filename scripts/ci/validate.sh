@@ -4,7 +4,7 @@
 # and --strict when INPUT_STRICT is true. Its exit code is data's: 0 valid, 1 invalid.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-if [[ ! -f "$root/dist/start.js" ]]; then
+if [[ ! -f "$root/packages/cli/dist/start.js" ]]; then
   (cd "$root" && npm ci --no-audit --no-fund --loglevel=error && npm run build --silent) >&2
 fi
 args=(validate "${INPUT_PATH:-.}" --format "${INPUT_FORMAT:-github}")

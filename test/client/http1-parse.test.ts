@@ -5,7 +5,7 @@ import {
   keepsAlive,
   parseHead,
   ProtocolError,
-} from '../../src/client/http1-parse.js';
+} from '../../packages/core/src/http/http1-parse.js';
 
 function decodeInPieces(encoded: string, cut: number[]): { body: string; used: number } {
   const bytes = Buffer.from(encoded, 'latin1');

@@ -5,9 +5,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { setTimeout as wait } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { lendingFetch } from '../../src/client/lending.js';
-import type { HttpResponse } from '../../src/client/http.js';
-import { NetworkError } from '../../src/errors.js';
+import { lendingFetch } from '../../packages/core/src/http/lending.js';
+import type { HttpResponse } from '../../packages/core/src/http/http.js';
+import { NetworkError } from '../../packages/core/src/errors.js';
 
 const servers: { close: () => void }[] = [];
 afterEach(() => {

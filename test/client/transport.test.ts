@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetch as request } from '../../src/client/transport.js';
-import { followingRedirects, send } from '../../src/client/http.js';
-import { NetworkError } from '../../src/errors.js';
+import { fetch as request } from '../../packages/core/src/http/transport.js';
+import { followingRedirects, send } from '../../packages/core/src/http/http.js';
+import { NetworkError } from '../../packages/core/src/errors.js';
 
 interface Seen {
   server: string;

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { HttpFetch, HttpInit } from '../../src/client/http.js';
-import { CliError } from '../../src/errors.js';
-import { EXIT } from '../../src/exit-codes.js';
-import { uploadFile } from '../../src/transfers/upload.js';
+import type { HttpFetch, HttpInit } from '../../packages/core/src/http/http.js';
+import { CliError } from '../../packages/core/src/errors.js';
+import { EXIT } from '../../packages/core/src/exit-codes.js';
+import { uploadFile } from '../../packages/cli/src/transfers/upload.js';
 
 const SESSION = 'http://127.0.0.1:9/rawstore/uploads?session=s&signature=x';
 

@@ -17,9 +17,9 @@ import type { AddressInfo } from 'node:net';
 import { setupServer } from 'msw/node';
 import busboy from 'busboy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { humanBytes } from '../../src/output/units.js';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { humanBytes } from '../../packages/cli/src/output/units.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 
 const API = 'http://hub.test';
 const EXAMPLES = join(import.meta.dirname, '../../examples');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { commandNamed } from '../../src/commands/index.js';
+import { commandNamed } from '../../packages/cli/src/commands/index.js';
 
 describe('commandNamed', () => {
   it.each([

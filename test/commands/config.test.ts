@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 
 function withConfig() {
   const dir = mkdtempSync(join(tmpdir(), 'data-config-'));

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import type { RevisionEntry, SearchResult } from '../../src/client/api.js';
-import { run } from '../../src/cli.js';
-import { NO_COLORS } from '../../src/output/colors.js';
-import { renderDatasets, renderRevisions } from '../../src/output/datasets.js';
-import { renderInfo } from '../../src/output/info.js';
-import { memoryIO } from '../../src/output/io.js';
+import type { RevisionEntry, SearchResult } from '../../packages/cli/src/client/api.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { NO_COLORS } from '../../packages/core/src/text/palette.js';
+import { renderDatasets, renderRevisions } from '../../packages/cli/src/output/datasets.js';
+import { renderInfo } from '../../packages/cli/src/output/info.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
 
 function client(api: string, token?: string) {

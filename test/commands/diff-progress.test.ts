@@ -4,8 +4,8 @@
  * the result. On a pipe and with --json nothing but the result is written.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { folder, pricesSchema } from '../helpers/fixtures.js';
 
 function side(rows: string): string {

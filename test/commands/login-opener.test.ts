@@ -8,8 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 
 const opener = vi.hoisted(() => ({ opened: [] as unknown[], then: (): unknown => undefined }));
 // The system opener: what it was given is recorded, nothing is opened.

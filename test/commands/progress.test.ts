@@ -3,12 +3,12 @@
  * step still reports while it winds down; how long it has run shown once a step is quiet.
  */
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { createContext } from '../../src/context.js';
-import { memoryIO } from '../../src/output/io.js';
-import { publishProgress } from '../../src/output/publish.js';
-import { startProgress } from '../../src/output/spinner.js';
-import { fileDigest } from '../../src/transfers/digest.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { createContext } from '../../packages/cli/src/context.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { publishProgress } from '../../packages/cli/src/output/publish.js';
+import { startProgress } from '../../packages/cli/src/output/spinner.js';
+import { fileDigest } from '../../packages/core/src/files/digest.js';
 import { folder } from '../helpers/fixtures.js';
 
 function terminal() {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cacheDir, cacheFile } from '../../src/code-cache.js';
-import { guessCommand } from '../../src/start.js';
+import { cacheDir, cacheFile } from '../../packages/cli/src/code-cache.js';
+import { guessCommand } from '../../packages/cli/src/start.js';
 
 describe('the code cache of bin/data', () => {
   it.each([

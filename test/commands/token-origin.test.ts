@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { tokenBelongsTo } from '../../src/client/credential.js';
-import { CredentialStore } from '../../src/credentials/store.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { tokenBelongsTo } from '../../packages/core/src/http/credential.js';
+import { CredentialStore } from '../../packages/cli/src/credentials/store.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
 
 const TOKEN = 'header.payload-of-a-token-for-the-hub.signature';

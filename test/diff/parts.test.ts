@@ -1,10 +1,10 @@
 import { closeSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeSide, type EncodeSpec } from '../../src/diff/encode.js';
-import { joinPart, JoinTotals, type JoinPlan } from '../../src/diff/join.js';
-import { encodeInWorker } from '../../src/diff/rows.js';
-import type { ResourceDescriptor } from '../../src/validator/descriptor/types.js';
+import { encodeSide, type EncodeSpec } from '../../packages/core/src/diff/encode.js';
+import { joinPart, JoinTotals, type JoinPlan } from '../../packages/core/src/diff/join.js';
+import { encodeInWorker } from '../../packages/core/src/diff/rows.js';
+import type { ResourceDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
 import { folder, pricesSchema } from '../helpers/fixtures.js';
 
 const resource: ResourceDescriptor = {

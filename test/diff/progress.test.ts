@@ -6,15 +6,15 @@
 import { closeSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { EncodeSpec } from '../../src/diff/encode.js';
-import type { EncodeWorkerProgress } from '../../src/diff/encode-worker.js';
-import type { JoinPlan } from '../../src/diff/join.js';
-import { diffPackages, type DiffEvent, type DiffSide } from '../../src/diff/index.js';
-import { READ_REPORT_BYTES, READING_SHARE } from '../../src/diff/progress.js';
-import { encodeInWorker, WORKER_BYTES } from '../../src/diff/rows.js';
-import { folderSide } from '../../src/diff/side.js';
-import type { ResourceDescriptor } from '../../src/validator/descriptor/types.js';
-import { diffProgress } from '../../src/output/diff-progress.js';
+import type { EncodeSpec } from '../../packages/core/src/diff/encode.js';
+import type { EncodeWorkerProgress } from '../../packages/core/src/diff/encode-worker.js';
+import type { JoinPlan } from '../../packages/core/src/diff/join.js';
+import { diffPackages, type DiffEvent, type DiffSide } from '../../packages/core/src/diff/index.js';
+import { READ_REPORT_BYTES, READING_SHARE } from '../../packages/core/src/diff/progress.js';
+import { encodeInWorker, WORKER_BYTES } from '../../packages/core/src/diff/rows.js';
+import { folderSide } from '../../packages/core/src/diff/side.js';
+import type { ResourceDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
+import { diffProgress } from '../../packages/cli/src/output/diff-progress.js';
 import { folder } from '../helpers/fixtures.js';
 
 const resource: ResourceDescriptor = {

@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).map((name) => `docs/${name}`)];

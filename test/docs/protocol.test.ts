@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../../src/hub/server.js';
+import { ROUTES } from '../../packages/hub/src/server.js';
 
 const DOC = readFileSync(join(import.meta.dirname, '../../docs/protocol.md'), 'utf8');
 

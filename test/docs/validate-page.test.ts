@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_SPECS, ERROR_TYPES } from '../../src/validator/report/catalog.js';
+import { ERROR_SPECS, ERROR_TYPES } from '../../packages/core/src/validator/report/catalog.js';
 
 const page = readFileSync(join(import.meta.dirname, '../../docs/validate.md'), 'utf8');
 

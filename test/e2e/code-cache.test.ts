@@ -145,14 +145,17 @@ describe('the code cache', () => {
     const dir = freshFolder();
     expect(data(dir, ['validate', SMALL]).file).toMatch(/[/\\]cli_validate-[0-9a-f]{16}-/);
     expect(data(dir, ['info', SMALL]).file).toMatch(/[/\\]cli-[0-9a-f]{16}-/);
-    const validateOnly = readFileSync(join(ROOT, 'dist/bundle/cli-validate.cjs'), 'utf8');
+    const validateOnly = readFileSync(
+      join(ROOT, 'packages/cli/dist/bundle/cli-validate.cjs'),
+      'utf8',
+    );
     expect(validateOnly).toContain('function registerValidate(');
     expect(validateOnly).not.toContain('function registerPublish(');
   });
 
   it('is made of scripts of ASCII only, which V8 holds at a byte a character', () => {
     for (const name of ['cli.cjs', 'cli-validate.cjs', 'worker.cjs']) {
-      const source = readFileSync(join(ROOT, 'dist/bundle', name), 'latin1');
+      const source = readFileSync(join(ROOT, 'packages/cli/dist/bundle', name), 'latin1');
       expect([name, /[^\0-\x7f]/.exec(source)?.index]).toEqual([name, undefined]);
     }
   });

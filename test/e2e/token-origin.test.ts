@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CredentialStore } from '../../src/credentials/store.js';
+import { CredentialStore } from '../../packages/cli/src/credentials/store.js';
 import { startServe } from '../helpers/serve.js';
 import { browserLogin, CITIES_DIR, publish, runData, waitForState } from '../hub/helpers.js';
 

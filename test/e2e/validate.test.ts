@@ -192,8 +192,8 @@ describe('bin/data validate', () => {
       fs.writeFile(join(dir, 'datapackage.json'), JSON.stringify(descriptor)),
     );
     // The CLI's own entry (run with isolation, as bin/data does), measured in one process.
-    const script = `const { run } = await import(${JSON.stringify(join(ROOT, 'dist/cli.js'))});
-      const { memoryIO } = await import(${JSON.stringify(join(ROOT, 'dist/output/io.js'))});
+    const script = `const { run } = await import(${JSON.stringify(join(ROOT, 'packages/cli/dist/cli.js'))});
+      const { memoryIO } = await import(${JSON.stringify(join(ROOT, 'packages/cli/dist/output/io.js'))});
       const io = memoryIO();
       const code = await run(['--json', 'validate', ${JSON.stringify(dir)}], io, { isolate: true });
       const report = JSON.parse(io.out());

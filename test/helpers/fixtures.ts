@@ -2,8 +2,12 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { SchemaDescriptor } from '../../src/validator/descriptor/types.js';
-import { validate, type Report, type ValidateOptions } from '../../src/validator/index.js';
+import type { SchemaDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
+import {
+  validate,
+  type Report,
+  type ValidateOptions,
+} from '../../packages/core/src/validator/index.js';
 
 const created: string[] = [];
 

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { loggableTarget, type RunningHub } from '../../src/hub/server.js';
-import { FolderStorage } from '../../src/hub/storage/folder.js';
+import { loggableTarget, type RunningHub } from '../../packages/hub/src/server.js';
+import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
 import { startServe } from '../helpers/serve.js';
 import {
   authorizeUploads,

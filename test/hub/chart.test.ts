@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chartSvg, inOrderOfX } from '../../src/hub/views/chart.js';
+import { chartSvg, inOrderOfX } from '../../packages/hub/src/views/chart.js';
 
 describe('charts of simple views, drawn as SVG', () => {
   it('draws bars from zero, below it for negative values, one colour per series', () => {

@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserLogin, publish, storedObjects, tempDir, waitForState, withHub } from './helpers.js';
-import type { RunningHub } from '../../src/hub/server.js';
+import type { RunningHub } from '../../packages/hub/src/server.js';
 import { zipEntries } from '../helpers/unzip.js';
 
 type Resource = { name: string; bytes?: number; hash?: string; datahub?: { type: string } };

@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROUTES } from '../../src/hub/server.js';
+import { ROUTES } from '../../packages/hub/src/server.js';
 import { browserLogin, CITIES_DIR, publish, tempDir, waitForState, withHub } from './helpers.js';
 
 interface Answer {

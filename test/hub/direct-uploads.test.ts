@@ -2,9 +2,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, cpSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Hub } from '../../src/hub/context.js';
-import type { Storage } from '../../src/hub/storage/types.js';
-import { claimStaged } from '../../src/hub/rawstore.js';
+import type { Hub } from '../../packages/hub/src/context.js';
+import type { Storage } from '../../packages/hub/src/storage/types.js';
+import { claimStaged } from '../../packages/hub/src/rawstore.js';
 import {
   authorizeUploads,
   browserLogin,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { collectGarbage } from '../../src/hub/gc.js';
-import { objectPath, type Storage } from '../../src/hub/storage/types.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { collectGarbage } from '../../packages/hub/src/gc.js';
+import { objectPath, type Storage } from '../../packages/hub/src/storage/types.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 import {
   browserLogin,
   CITIES_DIR,
@@ -12,7 +12,7 @@ import {
   waitForState,
   withHub,
 } from './helpers.js';
-import type { RunningHub } from '../../src/hub/server.js';
+import type { RunningHub } from '../../packages/hub/src/server.js';
 
 async function published(url: string, jwt: string, dataset?: string): Promise<void> {
   const queued = await publish(url, jwt, CITIES_DIR, dataset ? { dataset } : {});

@@ -6,8 +6,8 @@ import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_BUCKET } from '../helpers/swift.js';
-import { oidcProvider } from '../../src/hub/providers/oidc.js';
-import { startHub, type RunningHub, type StartOptions } from '../../src/hub/server.js';
+import { oidcProvider } from '../../packages/hub/src/providers/oidc.js';
+import { startHub, type RunningHub, type StartOptions } from '../../packages/hub/src/server.js';
 import { startOidcProvider } from '../helpers/identity.js';
 
 export const EXAMPLES = join(import.meta.dirname, '../../examples');

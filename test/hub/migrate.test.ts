@@ -1,11 +1,11 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrateHub } from '../../src/hub/migrate.js';
-import { FolderStorage } from '../../src/hub/storage/folder.js';
-import { openStorage } from '../../src/hub/storage/open.js';
-import type { Storage } from '../../src/hub/storage/types.js';
-import { readAll } from '../../src/hub/send-file.js';
+import { migrateHub } from '../../packages/hub/src/migrate.js';
+import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
+import { openStorage } from '../../packages/hub/src/storage/open.js';
+import type { Storage } from '../../packages/hub/src/storage/types.js';
+import { readAll } from '../../packages/hub/src/send-file.js';
 import {
   browserLogin,
   EXAMPLES,

@@ -8,11 +8,11 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
-import { V2_PROFILE } from '../../src/validator/reading.js';
-import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../src/hub/names.js';
-import { firstLiteralSegment, ROUTES } from '../../src/hub/routes.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { V2_PROFILE } from '../../packages/core/src/validator/reading.js';
+import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../packages/hub/src/names.js';
+import { firstLiteralSegment, ROUTES } from '../../packages/hub/src/routes.js';
 import { HttpBrowser, oidcSignIn } from '../helpers/identity.js';
 import {
   browserLogin,

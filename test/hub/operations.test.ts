@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parsePrometheus, prometheusParserInstalled, type Sample } from '../helpers/prometheus.js';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { startServe } from '../helpers/serve.js';
 import { describe, expect, it } from 'vitest';
 import { postgresBin, startPostgres } from '../helpers/postgres.js';

@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Hub } from '../../src/hub/context.js';
+import type { Hub } from '../../packages/hub/src/context.js';
 import { writeRichPackage } from '../helpers/rich-package.js';
 import {
   browserLogin,

@@ -8,9 +8,9 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
-import type { Report } from '../../src/validator/index.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
+import type { Report } from '../../packages/core/src/validator/index.js';
 import { check } from '../helpers/fixtures.js';
 import { browserLogin, publish, tempDir, waitForState, withHub } from './helpers.js';
 

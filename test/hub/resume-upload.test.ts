@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Hub } from '../../src/hub/context.js';
-import { collectGarbage } from '../../src/hub/gc.js';
-import { FolderStorage } from '../../src/hub/storage/folder.js';
+import type { Hub } from '../../packages/hub/src/context.js';
+import { collectGarbage } from '../../packages/hub/src/gc.js';
+import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import {
   authorizeUploads,

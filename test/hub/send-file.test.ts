@@ -13,9 +13,9 @@ import {
   sendLocalFile,
   sendStored,
   type SendOptions,
-} from '../../src/hub/send-file.js';
-import { FolderStorage } from '../../src/hub/storage/folder.js';
-import type { ByteRange, Storage, StoredInfo } from '../../src/hub/storage/types.js';
+} from '../../packages/hub/src/send-file.js';
+import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
+import type { ByteRange, Storage, StoredInfo } from '../../packages/hub/src/storage/types.js';
 import { parseByteranges } from '../helpers/byteranges.js';
 
 interface Answer {

@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FolderStorage } from '../../src/hub/storage/folder.js';
-import { openStorage } from '../../src/hub/storage/open.js';
-import { parseS3Address } from '../../src/hub/storage/s3.js';
-import { StorageAddressError, type Storage } from '../../src/hub/storage/types.js';
-import { readAll } from '../../src/hub/send-file.js';
+import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
+import { openStorage } from '../../packages/hub/src/storage/open.js';
+import { parseS3Address } from '../../packages/hub/src/storage/s3.js';
+import { StorageAddressError, type Storage } from '../../packages/hub/src/storage/types.js';
+import { readAll } from '../../packages/hub/src/send-file.js';
 import { tempDir, testStorage } from './helpers.js';
 
 /** The engine of this run: a bucket on the Swift run, a folder on the default one. */

@@ -3,9 +3,9 @@ import { mkdirSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RunningHub } from '../../src/hub/server.js';
-import { openStorage } from '../../src/hub/storage/open.js';
-import type { Storage } from '../../src/hub/storage/types.js';
+import type { RunningHub } from '../../packages/hub/src/server.js';
+import { openStorage } from '../../packages/hub/src/storage/open.js';
+import type { Storage } from '../../packages/hub/src/storage/types.js';
 import { zipEntries } from '../helpers/unzip.js';
 import {
   authorizeUploads,

@@ -5,7 +5,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHub, type RunningHub } from '../../src/hub/server.js';
+import { startHub, type RunningHub } from '../../packages/hub/src/server.js';
 import { browserLogin, runData, tempDir } from '../hub/helpers.js';
 import {
   freePorts,

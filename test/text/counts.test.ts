@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import type { ResourceInfo } from '../../src/client/info.js';
-import type { PackageDiff, ResourceDiff } from '../../src/diff/index.js';
-import { summaryText, type ChangeSummary } from '../../src/diff/summary.js';
-import { chartSvg } from '../../src/hub/views/chart.js';
-import { datasetPage, type DatasetView } from '../../src/hub/views/dataset.js';
-import { listingPage } from '../../src/hub/views/listing.js';
-import { NO_COLORS } from '../../src/output/colors.js';
-import { diffText } from '../../src/output/diff.js';
-import { gcSummary } from '../../src/output/gc.js';
-import { renderInfo, renderInfoPlain } from '../../src/output/info.js';
-import { migrationSummary } from '../../src/output/migrate.js';
-import { renderHuman } from '../../src/output/report.js';
-import { describeBytes } from '../../src/text/bytes.js';
-import { counted, grouped, noun } from '../../src/text/numbers.js';
-import type { Report, ReportError, Task } from '../../src/validator/report/types.js';
+import type { ResourceInfo } from '../../packages/cli/src/client/info.js';
+import type { PackageDiff, ResourceDiff } from '../../packages/core/src/diff/index.js';
+import { summaryText, type ChangeSummary } from '../../packages/core/src/diff/summary.js';
+import { chartSvg } from '../../packages/hub/src/views/chart.js';
+import { datasetPage, type DatasetView } from '../../packages/hub/src/views/dataset.js';
+import { listingPage } from '../../packages/hub/src/views/listing.js';
+import { NO_COLORS } from '../../packages/core/src/text/palette.js';
+import { diffText } from '../../packages/core/src/diff/text.js';
+import { gcSummary } from '../../packages/cli/src/output/gc.js';
+import { renderInfo, renderInfoPlain } from '../../packages/cli/src/output/info.js';
+import { migrationSummary } from '../../packages/cli/src/output/migrate.js';
+import { renderHuman } from '../../packages/cli/src/output/report.js';
+import { describeBytes } from '../../packages/core/src/text/bytes.js';
+import { counted, grouped, noun } from '../../packages/core/src/text/numbers.js';
+import type { Report, ReportError, Task } from '../../packages/core/src/validator/report/types.js';
 
 /** Every count a renderer writes is said with 0, 1 and 2 (and more, where it changes form). */
 const COUNTS = [0, 1, 2] as const;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { COLORS } from '../../src/output/colors.js';
-import { terminalSafe, visible, visibleDeep, visibleLayout } from '../../src/text/visible.js';
+import { COLORS } from '../../packages/core/src/text/palette.js';
+import {
+  terminalSafe,
+  visible,
+  visibleDeep,
+  visibleLayout,
+} from '../../packages/core/src/text/visible.js';
 
 describe('text made visible', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../src/cli.js';
-import { memoryIO } from '../../src/output/io.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { writeOdsBomb, writeXlsxTextBomb, xlsChainBomb, yamlAliasBomb } from '../helpers/bombs.js';
 import { check, folder } from '../helpers/fixtures.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';

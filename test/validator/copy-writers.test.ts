@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateAndDeriveIsolated } from '../../src/validator/isolated.js';
-import type { SchemaDescriptor } from '../../src/validator/descriptor/types.js';
+import { validateAndDeriveIsolated } from '../../packages/core/src/validator/isolated.js';
+import type { SchemaDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'data-copy-writers-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

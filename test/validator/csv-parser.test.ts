@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../helpers/seeded.js';
-import { CsvParser, spanCells, type CsvOptions } from '../../src/validator/table/csv-parser.js';
+import {
+  CsvParser,
+  spanCells,
+  type CsvOptions,
+} from '../../packages/core/src/validator/table/csv-parser.js';
 
 const DEFAULTS: CsvOptions = {
   delimiter: ',',

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileChunks } from '../../src/files/chunks.js';
+import { fileChunks } from '../../packages/core/src/files/chunks.js';
 
 function file(bytes: Buffer): string {
   const path = join(mkdtempSync(join(tmpdir(), 'data-chunks-')), 'file.bin');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoDate } from '../../src/validator/iso-date.js';
+import { isoDate } from '../../packages/core/src/validator/iso-date.js';
 
 describe('isoDate', () => {
   it('writes every day from the year 1 to 9999 as Date.prototype.toISOString does', () => {

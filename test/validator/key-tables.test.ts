@@ -6,8 +6,8 @@ import {
   NumberRowTable,
   StringKeySet,
   StringRowTable,
-} from '../../src/validator/table/key-tables.js';
-import { KeyTracker } from '../../src/validator/table/keys-check.js';
+} from '../../packages/core/src/validator/table/key-tables.js';
+import { KeyTracker } from '../../packages/core/src/validator/table/keys-check.js';
 
 describe('key tables', () => {
   it('give the first row of every repeated number, across many growths', () => {

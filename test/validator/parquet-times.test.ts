@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readRows } from '../../src/validator/rows.js';
+import { readRows } from '../../packages/core/src/validator/rows.js';
 import { check, summary } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'data-parquet-times-'));

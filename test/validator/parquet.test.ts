@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeFile } from '../../src/validator/index.js';
+import { describeFile } from '../../packages/core/src/validator/index.js';
 import { check, summary } from '../helpers/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'data-parquet-'));

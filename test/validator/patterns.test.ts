@@ -18,14 +18,16 @@ import {
   isPlainPattern,
   linearPattern,
   patternProblem,
-} from '../../src/validator/schema/pattern.js';
-import { compilePattern } from '../../src/validator/schema/types/strptime.js';
+} from '../../packages/core/src/validator/schema/pattern.js';
+import { compilePattern } from '../../packages/core/src/validator/schema/types/strptime.js';
 import { check, schema, summary, tablePackage } from '../helpers/fixtures.js';
 
 const a = (count: number): string => 'a'.repeat(count);
 const DEADLINE_MS = 20_000;
 // The built module: a worker runs JavaScript, and npm test builds before it tests.
-const BUILT = pathToFileURL(join(import.meta.dirname, '../../dist/validator/schema/pattern.js'));
+const BUILT = pathToFileURL(
+  join(import.meta.dirname, '../../packages/core/dist/validator/schema/pattern.js'),
+);
 
 function matchInWorker(pattern: string, text: string): Promise<boolean> {
   const worker = new Worker(
@@ -215,8 +217,8 @@ describe("V8's RegExp settings", () => {
   // Process-wide, and costly to every thread started after them: a process of its own.
   const settingsAfter = (descriptor: string): string => {
     const script = `
-      const { validate } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/validator/index.js')).href)});
-      const { regExpFlagsSet } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../dist/regexp-flags.js')).href)});
+      const { validate } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../packages/core/dist/validator/index.js')).href)});
+      const { regExpFlagsSet } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../packages/core/dist/regexp-flags.js')).href)});
       const report = await validate(process.argv[1], {});
       console.log(report.valid, regExpFlagsSet());`;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, descriptor], {

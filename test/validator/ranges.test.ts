@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Report, ValidateEvent } from '../../src/validator/index.js';
+import type { Report, ValidateEvent } from '../../packages/core/src/validator/index.js';
 import { check, summary, tablePackage } from '../helpers/fixtures.js';
 
 const ROWS = 4000;
@@ -309,7 +309,7 @@ describe('the key memory of two ranges', () => {
 
 describe('two byte ranges, the second in a worker the caller starts', () => {
   it('give the report of one pass, and a split inside quotes is abandoned', async () => {
-    const { validateIsolated } = await import('../../src/validator/isolated.js');
+    const { validateIsolated } = await import('../../packages/core/src/validator/isolated.js');
     const { csv, offsets } = table((row, line) => {
       const cells = line.split(',');
       if (row === SPLIT_ROW + 3) [cells[0], cells[1]] = ['50', 'c50'];
@@ -341,12 +341,14 @@ describe('two byte ranges, the second in a worker the caller starts', () => {
 describe('the second range', () => {
   it('is asked for once the header is read, not after the first chunk', async () => {
     const { MessageChannel } = await import('node:worker_threads');
-    const { readTable } = await import('../../src/validator/table/read.js');
-    const { rangeSplitFor } = await import('../../src/validator/table/range-split.js');
-    const { TableValidator } = await import('../../src/validator/table/table-validator.js');
-    const { TaskCollector } = await import('../../src/validator/report/task.js');
-    const { compileField } = await import('../../src/validator/schema/field.js');
-    const { resolveDialect } = await import('../../src/validator/table/dialect.js');
+    const { readTable } = await import('../../packages/core/src/validator/table/read.js');
+    const { rangeSplitFor } =
+      await import('../../packages/core/src/validator/table/range-split.js');
+    const { TableValidator } =
+      await import('../../packages/core/src/validator/table/table-validator.js');
+    const { TaskCollector } = await import('../../packages/core/src/validator/report/task.js');
+    const { compileField } = await import('../../packages/core/src/validator/schema/field.js');
+    const { resolveDialect } = await import('../../packages/core/src/validator/table/dialect.js');
     const { csv } = table();
     const location = join(tableDir(csv), 'data.csv');
     const schema = { fields };

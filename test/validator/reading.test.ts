@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { contentFormat } from '../../src/files/content-format.js';
-import { headerIndex, readingOf, textReading } from '../../src/validator/reading.js';
+import { contentFormat } from '../../packages/core/src/files/content-format.js';
+import { headerIndex, readingOf, textReading } from '../../packages/core/src/validator/reading.js';
 import { folder } from '../helpers/fixtures.js';
 
 describe('the one reading of a file', () => {

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRows } from '../../src/validator/rows.js';
-import { dateKindOfFormat, serialDate } from '../../src/validator/sheets/cells.js';
-import type { ResourceDescriptor } from '../../src/validator/descriptor/types.js';
+import { readRows } from '../../packages/core/src/validator/rows.js';
+import { dateKindOfFormat, serialDate } from '../../packages/core/src/validator/sheets/cells.js';
+import type { ResourceDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
 import { check, folder, summary } from '../helpers/fixtures.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';
 

@@ -2,8 +2,12 @@ import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isSmallLocal, maySplit, SMALL_INPUT_BYTES } from '../../src/validator/small.js';
-import { SPLIT_MIN_BYTES } from '../../src/validator/table/ranges.js';
+import {
+  isSmallLocal,
+  maySplit,
+  SMALL_INPUT_BYTES,
+} from '../../packages/core/src/validator/small.js';
+import { SPLIT_MIN_BYTES } from '../../packages/core/src/validator/table/ranges.js';
 
 let dir: string;
 beforeEach(() => {

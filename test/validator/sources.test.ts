@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SourceNotFound } from '../../src/validator/index.js';
-import { jsonErrorOffset } from '../../src/validator/descriptor/json-position.js';
+import { SourceNotFound } from '../../packages/core/src/validator/index.js';
+import { jsonErrorOffset } from '../../packages/core/src/validator/descriptor/json-position.js';
 import { check, folder, schema, summary, tablePackage } from '../helpers/fixtures.js';
 
 describe('hostile input', () => {

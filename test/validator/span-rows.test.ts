@@ -5,13 +5,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../helpers/seeded.js';
-import type { SchemaDescriptor } from '../../src/validator/descriptor/types.js';
-import { TaskCollector } from '../../src/validator/report/task.js';
-import { compileField } from '../../src/validator/schema/field.js';
-import { CsvParser } from '../../src/validator/table/csv-parser.js';
-import { foreignKeyOf, type ForeignKeyCheck } from '../../src/validator/table/keys-check.js';
-import { LookupKeys } from '../../src/validator/table/lookup-keys.js';
-import { TableValidator, type TableLayout } from '../../src/validator/table/table-validator.js';
+import type { SchemaDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
+import { TaskCollector } from '../../packages/core/src/validator/report/task.js';
+import { compileField } from '../../packages/core/src/validator/schema/field.js';
+import { CsvParser } from '../../packages/core/src/validator/table/csv-parser.js';
+import {
+  foreignKeyOf,
+  type ForeignKeyCheck,
+} from '../../packages/core/src/validator/table/keys-check.js';
+import { LookupKeys } from '../../packages/core/src/validator/table/lookup-keys.js';
+import {
+  TableValidator,
+  type TableLayout,
+} from '../../packages/core/src/validator/table/table-validator.js';
 
 const SCHEMA: SchemaDescriptor = {
   fields: [

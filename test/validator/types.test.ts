@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { seeded } from '../helpers/seeded.js';
-import { casterFor, INVALID, spanCasterFor } from '../../src/validator/schema/types/index.js';
-import { plainDecimal } from '../../src/validator/schema/types/numeric.js';
-import type { FieldDescriptor } from '../../src/validator/descriptor/types.js';
+import {
+  casterFor,
+  INVALID,
+  spanCasterFor,
+} from '../../packages/core/src/validator/schema/types/index.js';
+import { plainDecimal } from '../../packages/core/src/validator/schema/types/numeric.js';
+import type { FieldDescriptor } from '../../packages/core/src/validator/descriptor/types.js';
 
 type Case = [field: Omit<FieldDescriptor, 'name'>, valid: unknown[], invalid: unknown[]];
 

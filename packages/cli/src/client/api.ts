@@ -1,0 +1,278 @@
+import type { ChangeSummary } from '@data/core';
+import { ApiError, AuthError } from '@data/core';
+import type { Profile } from '../credentials/store.js';
+import { credentialHeaders } from '@data/core';
+import { json, send, withRetries, type HttpFetch, type HttpInit } from '@data/core';
+
+export interface CheckResult {
+  authenticated: boolean;
+  profile?: Record<string, unknown>;
+  providers?: Record<string, { url: string }>;
+}
+
+export interface UploadTarget {
+  upload_url: string;
+  upload_query: Record<string, string>;
+  /** Ours: `PUT` when the hub's store takes the bytes at a presigned URL; else a POST form. */
+  upload_method?: string;
+  /** Headers the PUT must send, exactly (length and Content-MD5 are in its signature). */
+  upload_headers?: Record<string, string>;
+  /** The stored object's URL for the resource mapping. */
+  object_url?: string;
+  /**
+   * Ours, for a file authorized without its MD5: `after` with a form whose digest follows
+   * the file, or `first` when the hub wants the digest before the bytes.
+   */
+  digest?: string;
+  /**
+   * Ours, with `digest: after`: false when the owner holds no object of the file's length
+   * and `head_md5`, so the hub cannot hold the file and the client need not hash it to ask.
+   */
+  may_exist?: boolean;
+  exists: boolean;
+}
+
+export interface PipelineState {
+  title: string;
+  status: string;
+  error_log?: string[];
+}
+
+export interface FlowStatus {
+  id: string;
+  state: 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
+  pipelines: Record<string, PipelineState>;
+  error_log: string[];
+}
+
+export interface SearchResult {
+  id: string;
+  name: string;
+  title: string | null;
+  datahub: { owner: string; findability: string; stats?: { revision?: number } };
+  datapackage: { description?: string };
+}
+
+export interface RevisionEntry {
+  revision: number;
+  state: string;
+  findability: string | null;
+  published: boolean;
+  created: string;
+  modified: string;
+  /** Its changes since the published revision before it, once the hub summed them up. */
+  changes?: ChangeSummary | null;
+}
+
+function record(value: unknown, step: string): Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new ApiError(step, 200, 'answered an unexpected document');
+  return value as Record<string, unknown>;
+}
+
+/** The hub's API, one method per call of the protocol; tokens travel in Auth-Token only. */
+export class HubApi {
+  constructor(
+    readonly api: string,
+    private readonly fetch: HttpFetch,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  /** The headers that carry a token (the user's or a service's) to this API. */
+  private auth(path: string, token: string | undefined): Record<string, string> {
+    return credentialHeaders(`${this.api}${path}`, { api: this.api, site: this.api }, token);
+  }
+
+  /** One call whose answer is JSON; `retried` after network errors and 5xx. */
+  private call(step: string, path: string, init: HttpInit, retried: boolean): Promise<unknown> {
+    const signal = this.signal ? { signal: this.signal } : {};
+    const attempt = async () =>
+      json(step, await send(this.fetch, step, `${this.api}${path}`, { ...init, ...signal }));
+    return retried ? withRetries(attempt, signal) : attempt();
+  }
+
+  /** GETs are retried: a blip must not end a publication. */
+  private get(step: string, path: string, token?: string): Promise<unknown> {
+    return this.call(step, path, { headers: this.auth(path, token) }, true);
+  }
+
+  /** Only POSTs that change nothing when repeated are retried: not /source/upload. */
+  private post(
+    step: string,
+    path: string,
+    token: string,
+    body: unknown,
+    idempotent = false,
+  ): Promise<unknown> {
+    const headers = { ...this.auth(path, token), 'Content-Type': 'application/json' };
+    return this.call(
+      step,
+      path,
+      { method: 'POST', headers, body: JSON.stringify(body) },
+      idempotent,
+    );
+  }
+
+  /**
+   * `/auth/check`; with `next`, the sign-in URLs lead there. With a PKCE `challenge`, the
+   * hub returns a one-time code to `next` instead of the token (see `exchangeCode`).
+   */
+  async check(token?: string, next?: string, challenge?: string): Promise<CheckResult> {
+    const query = new URLSearchParams();
+    if (next) query.set('next', next);
+    if (challenge) {
+      query.set('response', 'code');
+      query.set('code_challenge', challenge);
+    }
+    const search = query.size > 0 ? `?${query.toString()}` : '';
+    return record(
+      await this.get('auth check', `/auth/check${search}`, token),
+      'auth check',
+    ) as unknown as CheckResult;
+  }
+
+  /** Trades a one-time sign-in code and the verifier of its challenge for a user token. */
+  async exchangeCode(code: string, verifier: string): Promise<string> {
+    const response = await send(this.fetch, 'auth token', `${this.api}/auth/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ code, code_verifier: verifier }),
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    if (response.status === 400) {
+      await response.text();
+      throw new AuthError('the hub refused the sign-in code (it is used once, within a minute)');
+    }
+    const body = record(await json('auth token', response), 'auth token');
+    if (typeof body.token !== 'string' || body.token === '')
+      throw new ApiError('auth token', response.status, 'answered without a token');
+    return body.token;
+  }
+
+  /** Revokes a user token at the hub; false when the hub does not know revocation. */
+  async logout(token: string): Promise<boolean> {
+    const response = await send(this.fetch, 'auth logout', `${this.api}/auth/logout`, {
+      method: 'POST',
+      headers: this.auth('/auth/logout', token),
+      ...(this.signal ? { signal: this.signal } : {}),
+    });
+    await response.text();
+    if (response.status === 404 || response.status === 405) return false;
+    if (!response.ok)
+      throw new ApiError('auth logout', response.status, 'could not revoke the token');
+    return true;
+  }
+
+  /** A service token; the protocol answers without one when the user token is not valid. */
+  async authorize(
+    token: string,
+    service: 'rawstore' | 'source',
+  ): Promise<{ token: string; userid: string }> {
+    const body = record(
+      await this.get(`auth authorize (${service})`, `/auth/authorize?service=${service}`, token),
+      'auth authorize',
+    );
+    if (typeof body.token !== 'string' || body.token === '')
+      throw new AuthError('the hub did not accept your token (it may have expired)');
+    return { token: body.token, userid: typeof body.userid === 'string' ? body.userid : '' };
+  }
+
+  /** `retried` false for a request whose failure the caller gets by without. */
+  async rawstoreAuthorize(
+    token: string,
+    body: unknown,
+    retried = true,
+  ): Promise<Record<string, UploadTarget>> {
+    const reply = record(
+      await this.post('rawstore authorize', '/rawstore/authorize', token, body, retried),
+      'rawstore authorize',
+    );
+    return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;
+  }
+
+  /** A URL the pipeline can read the stored object at: signed when the object is private. */
+  async presign(token: string, ownerid: string, url: string): Promise<string> {
+    const query = new URLSearchParams({ ownerid, url });
+    const reply = record(
+      await this.get('rawstore presign', `/rawstore/presign?${query.toString()}`, token),
+      'rawstore presign',
+    );
+    if (typeof reply.url !== 'string')
+      throw new ApiError('rawstore presign', 200, 'answered without a "url"');
+    return reply.url;
+  }
+
+  /** `unchanged`: the hub made no revision, the package being the one it publishes. */
+  async sourceUpload(
+    token: string,
+    spec: unknown,
+  ): Promise<{ flowId: string; unchanged: boolean }> {
+    const reply = record(
+      await this.post('source upload', '/source/upload', token, spec),
+      'source upload',
+    );
+    if (reply.success !== true || typeof reply.flow_id !== 'string') {
+      const errors = Array.isArray(reply.errors)
+        ? reply.errors.map(String).join('; ')
+        : 'no reason given';
+      throw new ApiError('source upload', 200, `the hub refused the package: ${errors}`);
+    }
+    return { flowId: reply.flow_id, unchanged: reply.unchanged === true };
+  }
+
+  /** Datasets matching words, newest first; `owner` keeps one user's (all of them, for that user). */
+  async search(
+    words: string,
+    options: { size: number; owner?: string | undefined },
+    token?: string,
+  ): Promise<{ results: SearchResult[]; total: number }> {
+    const query = new URLSearchParams({ q: JSON.stringify(words), size: String(options.size) });
+    if (options.owner) query.set('owner', options.owner);
+    const reply = record(
+      await this.get('search', `/metastore/search?${query.toString()}`, token),
+      'search',
+    );
+    const results = Array.isArray(reply.results) ? (reply.results as SearchResult[]) : [];
+    const summary = reply.summary as { total?: unknown } | undefined;
+    return { results, total: typeof summary?.total === 'number' ? summary.total : results.length };
+  }
+
+  /** The user id behind a user name, or undefined for a name the hub does not know. */
+  async resolve(username: string): Promise<string | undefined> {
+    const reply = record(
+      await this.get('resolve user', `/auth/resolve?username=${encodeURIComponent(username)}`),
+      'resolve user',
+    );
+    return typeof reply.userid === 'string' ? reply.userid : undefined;
+  }
+
+  async revisions(ownerid: string, dataset: string, token?: string): Promise<RevisionEntry[]> {
+    const path = `/source/${encodeURIComponent(ownerid)}/${encodeURIComponent(dataset)}/revisions`;
+    const reply = record(await this.get('history', path, token), 'history');
+    return Array.isArray(reply.revisions) ? (reply.revisions as RevisionEntry[]) : [];
+  }
+
+  async deleteDataset(ownerid: string, dataset: string, token: string): Promise<void> {
+    const path = `/source/${encodeURIComponent(ownerid)}/${encodeURIComponent(dataset)}`;
+    await this.call('delete', path, { method: 'DELETE', headers: this.auth(path, token) }, false);
+  }
+
+  async status(flowId: string, token?: string): Promise<FlowStatus> {
+    return record(
+      await this.get('publication status', `/source/${flowId}`, token),
+      'publication status',
+    ) as unknown as FlowStatus;
+  }
+}
+
+/** The profile of an authenticated check, or undefined when it lacks an id or a user name. */
+export function profileOf(check: CheckResult): Profile | undefined {
+  const profile = check.profile;
+  if (!check.authenticated || !profile) return undefined;
+  const text = (key: string): string | undefined =>
+    typeof profile[key] === 'string' ? profile[key] : undefined;
+  const id = text('id');
+  const username = text('username');
+  if (!id || !username) return undefined;
+  return { id, username, name: text('name') ?? '', email: text('email') ?? '' };
+}

@@ -1,0 +1,13 @@
+export { BackupRefused, backupHub } from './backup.js';
+export { ConfigError, readHubConfig } from './config.js';
+export { DEFAULT_GRACE_MINUTES, collectGarbage } from './gc.js';
+export type { GcReport } from './gc.js';
+export { hubLog } from './logger.js';
+export type { LogFormat } from './logger.js';
+export { openMetadata } from './metadata/open.js';
+export { DatabaseUnavailable } from './metadata/types.js';
+export { MigrationRefused, migrateHub } from './migrate.js';
+export type { MigrationEvent, MigrationResult } from './migrate.js';
+export { HubRefused, startHub } from './server.js';
+export { openStorage } from './storage/open.js';
+export { StorageAddressError } from './storage/types.js';

@@ -1,0 +1,570 @@
+import { makeDirectorySync } from '@data/core';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import * as auth from './auth.js';
+import {
+  DEFAULT_DERIVED_CACHE_MB,
+  DEFAULT_LIMITS,
+  type Hub,
+  type HubLimits,
+  type HubOptions,
+  type MetricsAccess,
+} from './context.js';
+import { Copies } from './copies.js';
+import { BoundedCache } from './bounded-cache.js';
+import type { Provider } from './providers/types.js';
+import * as frontend from './frontend.js';
+import * as health from './health.js';
+import { HubMetrics } from './metrics.js';
+import { hubLog, type HubLog, type LogFormat } from './logger.js';
+import { randomUUID } from 'node:crypto';
+import { revisionDiff } from './revision-diff.js';
+import { HttpError, redirect, segmentsOf, sendJson, sendText, type Request } from './http.js';
+import * as metastore from './metastore.js';
+import * as pipelineStore from './pipeline-store.js';
+import * as rawstore from './rawstore.js';
+import * as resumable from './resumable.js';
+import { OBJECT_KEY } from './rawstore.js';
+import * as read from './read.js';
+import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
+import { openMetadata } from './metadata/open.js';
+import { DatabaseUnavailable } from './metadata/types.js';
+import { scratchFolder } from './scratch.js';
+import { openStorage } from './storage/open.js';
+import { StorageAddressError, type Storage } from './storage/types.js';
+import { loadKeys } from './tokens.js';
+import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
+import { isReservedName } from './names.js';
+import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './cors.js';
+import { isRevisionNumber, revisionParam, versionedAddress } from './published.js';
+import { notFoundPage } from './views/layout.js';
+import { visibleLayout } from '@data/core';
+
+export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
+  dataDir: string;
+  /** The metadata database: a SQLite file (default <dataDir>/hub.sqlite) or postgres://… */
+  database?: string | undefined;
+  /** Where the bytes go: a folder (default dataDir), file://… or s3://bucket[/prefix]?… */
+  storage?: string | undefined;
+  limits?: Partial<HubLimits>;
+  host?: string;
+  port?: number;
+  /** Identity providers; the development sign-in is offered besides them only on loopback. */
+  providers?: Provider[];
+  /** Offers the development sign-in beyond loopback too (the operator said so). */
+  devSignIn?: boolean;
+  /** The address users reach the hub at, when a proxy stands in front (https://hub.example.org). */
+  publicUrl?: string;
+  hooks?: RunnerHooks;
+  /** The pipeline's workers: lease, polling and how many revisions at once. */
+  pipeline?: RunnerOptions;
+  /**
+   * What this process does: `api` answers requests and processes nothing, `worker`
+   * processes revisions and listens on no port, `all` (the default) both.
+   */
+  role?: HubRole;
+  /** Where problems that are not the client's fault are reported. */
+  log?: (line: string) => void;
+  /** How long requests in flight may take to finish once the hub is asked to stop. */
+  shutdownSeconds?: number;
+  /** text: a line per problem; json: an object per line, requests answered included. */
+  logFormat?: LogFormat;
+  /**
+   * `/metrics`: on by default on loopback only, since metrics tell of traffic; beyond it
+   * when the operator turns it on, behind a bearer token if one is given.
+   */
+  metrics?: { enabled?: boolean | undefined; token?: string | undefined } | undefined;
+}
+
+function metricsAccess(options: StartOptions, host: string): MetricsAccess {
+  const enabled = options.metrics?.enabled ?? isLoopback(host);
+  return enabled ? { enabled, token: options.metrics?.token } : { enabled };
+}
+
+export const DEFAULT_SHUTDOWN_SECONDS = 30;
+
+export type HubRole = 'api' | 'worker' | 'all';
+
+export interface RunningHub {
+  readonly url: string;
+  readonly hub: Hub;
+  readonly runner: Runner;
+  close(): Promise<void>;
+}
+
+type Route = (hub: Hub, request: Request, response: ServerResponse) => Promise<void> | void;
+
+/** A handler for each route without parameters, and for no other: routes.ts lists them. */
+const API: Record<FixedRoute, Route> = {
+  'GET /auth/check': auth.check,
+  'GET /auth/authorize': auth.authorize,
+  'GET /auth/public-key': auth.publicKey,
+  'GET /auth/resolve': auth.resolve,
+  'GET /auth/login': auth.chooseProvider,
+  'GET /auth/login/local': auth.loginForm,
+  'POST /auth/login/local': auth.loginSubmit,
+  'POST /auth/continue': auth.continueSignIn,
+  'POST /auth/token': auth.exchangeCode,
+  'POST /auth/logout': auth.logout,
+  'GET /auth/logout': auth.signOutForm,
+  'GET /static/hub.css': frontend.stylesheet,
+  'GET /static/hub.js': frontend.script,
+  'GET /static/favicon.svg': frontend.favicon,
+  'GET /favicon.ico': frontend.favicon,
+  'POST /rawstore/authorize': rawstore.authorize,
+  'POST /rawstore/objects': rawstore.upload,
+  'GET /rawstore/presign': rawstore.presign,
+  'GET /rawstore/uploads': resumable.plan,
+  'PUT /rawstore/uploads': resumable.write,
+  'POST /rawstore/uploads': resumable.complete,
+  'POST /source/upload': pipelineStore.upload,
+  'GET /metastore/search': metastore.search,
+  'GET /': frontend.home,
+  'GET /healthz': health.healthz,
+  'GET /readyz': health.readyz,
+  'GET /metrics': health.metrics,
+};
+
+type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
+
+export { ROUTES };
+
+async function route(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const path = request.url.pathname.replace(/\/+$/, '') || '/';
+  const fixed = (API as Partial<Record<string, Route>>)[`${method} ${path}`];
+  const at = (template: Template) => (request.route = template);
+  if (fixed) {
+    request.route = path;
+    return fixed(hub, request, response);
+  }
+  const [first, second, third, fourth] = request.segments;
+  const count = request.segments.length;
+  if (method === 'DELETE' && first === 'source' && second && third && count === 3) {
+    at('/source/:ownerid/:dataset');
+    return pipelineStore.remove(hub, request, response, second, third);
+  }
+  if (method !== 'GET') throw new HttpError(405, 'method not allowed');
+  if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
+    at(second === 'login' ? '/auth/login/:provider' : '/auth/callback/:provider');
+    return second === 'login'
+      ? auth.beginProviderSignIn(hub, request, response, third)
+      : auth.providerCallback(hub, request, response, third);
+  }
+  if (first === 'rawstore' && second === 'objects' && third && count === 3) {
+    at('/rawstore/objects/:key');
+    if (!OBJECT_KEY.test(third)) throw new HttpError(404, 'not found');
+    return rawstore.object(hub, request, response, third);
+  }
+  if (first === 'source' && second && third && fourth && count === 4) {
+    at(
+      fourth === 'revisions'
+        ? '/source/:ownerid/:dataset/revisions'
+        : '/source/:ownerid/:dataset/:revision',
+    );
+    return pipelineStore.status(hub, request, response, second, third, fourth);
+  }
+  if (!first || isReservedName(first)) throw new HttpError(404, 'not found');
+  try {
+    return await readRoute(hub, request, response);
+  } catch (error) {
+    // A name in another case is the same name: the read goes to the address as named.
+    const moved =
+      error instanceof HttpError && error.status === 404 && !response.headersSent
+        ? await read.canonicalAddress(hub, request)
+        : undefined;
+    if (moved === undefined) throw error;
+    redirect(response, moved, 301);
+  }
+}
+
+/** The reads of `/<owner>/…`: pages, descriptors, files and their copies. */
+async function readRoute(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const at = (template: Template) => (request.route = template);
+  const [first = '', second, third, fourth] = request.segments;
+  const count = request.segments.length;
+  if (count === 1) {
+    at('/:owner');
+    return frontend.owner(hub, request, response, first);
+  }
+  if (!second) throw new HttpError(404, 'not found');
+  if (count === 2) {
+    at('/:owner/:dataset');
+    return frontend.dataset(hub, request, response, first, second);
+  }
+  if (count === 4 && third === 'diff' && fourth) {
+    at('/:owner/:dataset/diff/:range');
+    return revisionDiff(hub, request, response, first, second, fourth);
+  }
+  if (count === 4 && third === 'v' && isRevisionNumber(fourth)) {
+    at('/:owner/:dataset/v/:revision');
+    return frontend.dataset(hub, request, response, first, second, Number(fourth));
+  }
+  if (count >= 5 && third === 'v' && isRevisionNumber(fourth)) {
+    return versionedRead(hub, request, response);
+  }
+  // `?v=N` of a file moves to revision N's own address; of the descriptor, see below.
+  const asked = revisionParam(request);
+  const send = (pick: read.Pick) =>
+    asked === null
+      ? read.sendPublished(hub, request, response, first, second, pick)
+      : toRevision(request, response, asked);
+  if (count === 3 && (third === 'datapackage.json' || third === 'validation_report.json')) {
+    at(
+      third === 'datapackage.json'
+        ? '/:owner/:dataset/datapackage.json'
+        : '/:owner/:dataset/validation_report.json',
+    );
+    // Read where a redirect would not help: a reader resolves the descriptor's relative
+    // paths against the address it asked, so they are written to reach `v/N/…` from it.
+    if (asked !== null && third === 'datapackage.json')
+      return read.sendDescriptorAt(hub, request, response, first, second, asked);
+    return send(read.stored(third));
+  }
+  if (count === 4 && third === 'r' && fourth) {
+    at('/:owner/:dataset/r/:file');
+    return send(read.byFileName(fourth));
+  }
+  at('/:owner/:dataset/:path');
+  return send(read.atPath(request.segments.slice(2).join('/')));
+}
+
+/**
+ * A read of a file of the latest at `?v=N` sent to revision N's address: the same for
+ * everyone, as what it names is, so a cache may keep it whoever asked; sent whether or not
+ * the revision is there or may be seen, which the address it names answers.
+ */
+function toRevision(request: Request, response: ServerResponse, revision: string): void {
+  response.setHeader('Cache-Control', 'public, max-age=86400');
+  response.removeHeader('Vary');
+  redirect(response, versionedAddress(request, revision), 301);
+}
+
+/**
+ * The reads of `/<owner>/<dataset>/v/<N>/…`: revision N's descriptor, report and files, at
+ * addresses whose bytes never change. A revision that did not succeed, or is hidden from
+ * the reader, is not there.
+ */
+async function versionedRead(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const at = (template: Template) => (request.route = template);
+  const [owner = '', dataset = '', , revision = '', file, name] = request.segments;
+  if (!isRevisionNumber(revision)) throw new HttpError(404, 'not found');
+  const count = request.segments.length;
+  const send = (pick: read.Pick) =>
+    read.sendPublished(hub, request, response, owner, dataset, pick, revision);
+  if (count === 5 && (file === 'datapackage.json' || file === 'validation_report.json')) {
+    at(
+      file === 'datapackage.json'
+        ? '/:owner/:dataset/v/:revision/datapackage.json'
+        : '/:owner/:dataset/v/:revision/validation_report.json',
+    );
+    return send(read.stored(file));
+  }
+  if (count === 6 && file === 'r' && name) {
+    at('/:owner/:dataset/v/:revision/r/:file');
+    return send(read.byFileName(name));
+  }
+  at('/:owner/:dataset/v/:revision/:path');
+  return send(read.atPath(request.segments.slice(4).join('/')));
+}
+
+/** Routes that are the operator's, not users': not counted as requests. */
+const OPERATIONS = new Set(['/healthz', '/readyz', '/metrics']);
+
+/**
+ * What each connection had carried when its last request was answered: a request's bytes
+ * are what its connection carried since (headers and body, however they were buffered).
+ */
+const carried = new WeakMap<Socket, { read: number; written: number }>();
+
+/** Counts and logs each answered request by its route template, with its time and its bytes. */
+function measure(hub: Hub, request: Request, response: ServerResponse): void {
+  const started = performance.now();
+  const socket = request.raw.socket;
+  response.once('close', () => {
+    const before = carried.get(socket) ?? { read: 0, written: 0 };
+    const now = { read: socket.bytesRead, written: socket.bytesWritten };
+    carried.set(socket, now);
+    if (OPERATIONS.has(request.route)) return;
+    const seconds = (performance.now() - started) / 1000;
+    hub.metrics.request(request.route, request.method, response.statusCode, seconds);
+    hub.metrics.bytes(now.read - before.read, now.written - before.written);
+    hub.log('request', {
+      level: 'info',
+      requestId: request.id,
+      route: request.route,
+      method: request.method,
+      status: response.statusCode,
+      durationMs: Math.round(seconds * 1000),
+      ...(request.userId ? { userId: request.userId } : {}),
+    });
+  });
+}
+
+/** A proxy's request id when it looks like one (so that its logs and ours meet), else a new one. */
+function requestId(incoming: IncomingMessage): string {
+  const given = incoming.headers['x-request-id'];
+  return typeof given === 'string' && /^[A-Za-z0-9._:-]{1,64}$/.test(given) ? given : randomUUID();
+}
+
+function wantsHtml(request: IncomingMessage): boolean {
+  return (request.headers.accept ?? '').includes('text/html');
+}
+
+/**
+ * Headers of every answer: pages cannot be framed, sniffed into scripts or leak their
+ * address, and a cache in front of the hub (a CDN) keeps no answer that does not say it may:
+ * pages and API answers depend on who asks.
+ */
+const SECURITY_HEADERS = {
+  'Cache-Control': 'private, no-cache',
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self' http://127.0.0.1:* http://localhost:*; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'same-origin',
+};
+
+/**
+ * The request headers a credential rides in: the `Auth-Token` header and the pages' session
+ * cookie (tokenOf in context.ts), and `Authorization` (the bearer token of /metrics). Every
+ * answer that may depend on who asks names them in Vary (RFC 9110 12.5.5), so that a cache
+ * keeps one answer per credential and never gives one reader's answer to another.
+ */
+const CREDENTIAL_HEADERS = 'Auth-Token, Cookie, Authorization';
+
+/** The answers that are the same whoever asks: the pages' fixed files and the health checks. */
+const SAME_FOR_ALL = /^\/(static\/|favicon\.ico$|healthz$|readyz$)/;
+
+/** A request target fit for a log: credentials and one-time values in the query are hidden. */
+export function loggableTarget(target: string): string {
+  const [path = '', query] = target.split('?', 2);
+  if (query === undefined) return path;
+  const params = new URLSearchParams(query);
+  for (const name of [...params.keys()])
+    if (/^(jwt|token|code|state|signature|code_verifier|code_challenge|ticket|csrf)$/i.test(name))
+      params.set(name, '[hidden]');
+  return `${path}?${params.toString()}`;
+}
+
+/** The request stream's own error: its connection closed before the request's end. */
+function clientWentAway(incoming: IncomingMessage, error: unknown): boolean {
+  return incoming.errored !== null && error === incoming.errored;
+}
+
+/**
+ * The response closed before its end with no error of the hub's: its connection was closed
+ * by the client (the hub destroys a response it cuts short with the error that cut it). What
+ * the request failed with says nothing of it: a stream the hub was sending fails in its own
+ * way when it is torn down, as a store's answer from S3, whose connection is then closed,
+ * fails with 'aborted' just as when the store breaks it off.
+ */
+function responseClosedByClient(response: ServerResponse): boolean {
+  return response.destroyed && !response.writableFinished && response.errored == null;
+}
+
+function handler(hub: Hub, log: HubLog) {
+  return (incoming: IncomingMessage, response: ServerResponse): void => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+    if (!SAME_FOR_ALL.test(incoming.url ?? '/')) response.setHeader('Vary', CREDENTIAL_HEADERS);
+    const respond = async (): Promise<void> => {
+      const target = incoming.url ?? '/';
+      // Segments come from the raw target: URL parsing would resolve "%2e%2e" before we see it.
+      const segments = segmentsOf(target.split('?')[0] ?? '/');
+      const url = new URL(target, hub.base);
+      const request: Request = {
+        raw: incoming,
+        method: incoming.method ?? 'GET',
+        url,
+        segments,
+        route: 'other',
+        id: requestId(incoming),
+      };
+      response.setHeader('X-Request-Id', request.id);
+      measure(hub, request, response);
+      if (crossOriginReadable(url.pathname, segments)) {
+        if (request.method === 'OPTIONS') return answerPreflight(response);
+        if (request.method === 'GET' || request.method === 'HEAD') allowCrossOriginRead(response);
+      }
+      await route(hub, request, response);
+    };
+    respond().catch((error: unknown) => {
+      // A client that went away mid-request (a cancelled upload) is no fault of the hub's,
+      // and there is no one left to answer.
+      if (response.headersSent || clientWentAway(incoming, error)) {
+        // Cut short, so that no client takes a part for the whole; why is the operator's,
+        // unless the client is what went away (its response closed before its end).
+        const closedByClient = clientWentAway(incoming, error) || responseClosedByClient(response);
+        if (!closedByClient)
+          log(
+            `${incoming.method ?? ''} ${loggableTarget(incoming.url ?? '')} cut short: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+            { requestId: String(response.getHeader('X-Request-Id') ?? '') },
+          );
+        response.destroy();
+        return;
+      }
+      if (error instanceof HttpError) {
+        if (error.status === 404 && wantsHtml(incoming))
+          return sendText(response, 404, notFoundPage(), 'text/html; charset=utf-8');
+        return error.asText
+          ? sendText(response, error.status, error.message)
+          : sendJson(response, error.status, { error: error.message });
+      }
+      if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
+        return sendText(response, 507, 'the hub has run out of storage space; try again later');
+      log(
+        `internal error on ${incoming.method ?? ''} ${loggableTarget(incoming.url ?? '')}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        { requestId: String(response.getHeader('X-Request-Id') ?? '') },
+      );
+      sendJson(response, 500, { error: 'internal error' });
+    });
+  };
+}
+
+/** The hub will not start as configured: the operator must change something. */
+export class HubRefused extends Error {
+  override readonly name = 'HubRefused';
+  constructor(
+    message: string,
+    readonly hint: string,
+  ) {
+    super(message);
+  }
+}
+
+const LOOKUP_CACHE_BYTES = 32 * 1024 * 1024;
+
+/** Whether an address to listen on reaches this machine only. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+const DATABASE_HINT =
+  'check --database: a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here';
+
+/** The storage an address names; a bucket that cannot be reached stops the start. */
+async function openHubStorage(address: string, dataDir: string): Promise<Storage> {
+  try {
+    return await openStorage(address);
+  } catch (error) {
+    if (error instanceof StorageAddressError) throw new HubRefused(error.message, error.hint);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (address !== dataDir && typeof code === 'string' && code.startsWith('E'))
+      throw new HubRefused(
+        `the storage folder cannot be used: ${(error as Error).message}`,
+        'choose a --storage folder you can write to',
+      );
+    throw error;
+  }
+}
+
+async function listen(hub: Hub, log: HubLog, host: string, port: number): Promise<Server> {
+  const server: Server = createServer(handler(hub, log));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+/** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
+export async function startHub(options: StartOptions): Promise<RunningHub> {
+  const dataDir = options.dataDir;
+  makeDirectorySync(dataDir);
+  const storage = await openHubStorage(options.storage ?? dataDir, dataDir);
+  // What a stopped hub left half-done goes; another running process's work stays.
+  const dirs = { storage, tmpDir: scratchFolder(join(dataDir, 'tmp')) };
+  const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite')).catch(
+    (error: unknown) => {
+      storage.close();
+      if (error instanceof DatabaseUnavailable) throw new HubRefused(error.message, DATABASE_HINT);
+      throw error;
+    },
+  );
+  const keys = await loadKeys(dataDir, store);
+  const settings: HubOptions = {
+    dataDir,
+    logFormat: options.logFormat ?? 'text',
+    tokenDays: options.tokenDays ?? 14,
+    maxStorageBytes: options.maxStorageBytes ?? 10 * 1024 ** 3,
+    maxDatasets: options.maxDatasets ?? 1000,
+    fetchHosts: options.fetchHosts ?? [],
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+    derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,
+  };
+  const host = options.host ?? '127.0.0.1';
+  const providers = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
+  const devSignIn = options.devSignIn ?? isLoopback(host);
+  if (!devSignIn && providers.size === 0)
+    throw new HubRefused(
+      `a hub listening on ${host} needs a sign-in provider`,
+      'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub',
+    );
+  // Log lines quote what users sent (names, paths, messages): shown on the operator's
+  // terminal with their control characters escaped, stack traces keeping their lines.
+  const logFormat = settings.logFormat;
+  const shown = logFormat === 'text' ? visibleLayout : (line: string) => line;
+  const log = hubLog(
+    logFormat,
+    options.log ?? ((line: string) => void process.stderr.write(`${shown(line)}\n`)),
+  );
+  const queue: { runner?: Runner } = {};
+  const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
+    options: settings,
+    store,
+    keys,
+    base: '',
+    ...dirs,
+    providers,
+    devSignIn,
+    log,
+    lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
+    enqueue: () => queue.runner?.enqueue(),
+    copies: undefined as unknown as Copies,
+    lifecycle: { stopping: false },
+    metrics: new HubMetrics(store),
+    metricsAccess: metricsAccess(options, host),
+  };
+  hub.copies = new Copies(hub);
+  const runner = new Runner(hub, options.hooks, options.pipeline);
+  queue.runner = runner;
+  const role = options.role ?? 'all';
+  const server = role === 'worker' ? undefined : await listen(hub, log, host, options.port ?? 0);
+  const address = server?.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  hub.base = server
+    ? (options.publicUrl?.replace(/\/+$/, '') ??
+      `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`)
+    : '';
+  if (role !== 'api') runner.start();
+  const running = runner;
+  let closing: Promise<void> | undefined;
+  const close = async (): Promise<void> => {
+    // Not ready from now: a load balancer sends no more; what is in flight finishes, within
+    // the time the operator gives, while the revisions in progress go back to the queue.
+    hub.lifecycle.stopping = true;
+    const shutdownMs = (options.shutdownSeconds ?? DEFAULT_SHUTDOWN_SECONDS) * 1000;
+    const closed = server
+      ? new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+          setTimeout(() => server.closeAllConnections(), shutdownMs).unref();
+        })
+      : undefined;
+    await Promise.all([closed, running.stop()]);
+    await hub.copies.stop();
+    hub.metrics.registry.clear();
+    await store.close();
+    storage.close();
+    rmSync(dirs.tmpDir, { recursive: true, force: true });
+  };
+  return {
+    url: hub.base,
+    hub,
+    runner: running,
+    // Once: a second signal, or a test that stopped it already, waits for the same close.
+    close: () => (closing ??= close()),
+  };
+}

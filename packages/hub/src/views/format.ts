@@ -1,0 +1,17 @@
+import { humanBytes as sized } from '@data/core';
+import { grouped } from '@data/core';
+
+/** Bytes as the CLI prints them, or a dash when not known. */
+export function humanBytes(bytes: number | null | undefined): string {
+  return bytes === null || bytes === undefined ? '—' : sized(bytes);
+}
+
+/** A count with thousands separated: 1,234,567. */
+export function count(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : grouped(value);
+}
+
+/** An ISO timestamp as a day, 2026-11-23: the same for every reader, whatever their zone. */
+export function day(iso: string | null | undefined): string {
+  return iso ? iso.slice(0, 10) : '—';
+}
