@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { unsafeReason } from '../../packages/core/src/validator/descriptor/paths.js';
+import { unsafeReason } from '../../packages/core/src/model/paths.js';
 import { check, folder, summary } from '../helpers/fixtures.js';
 
 const V2 = 'https://datapackage.org/profiles/2.0/datapackage.json';

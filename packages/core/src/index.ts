@@ -15,6 +15,13 @@ export {
   UsageError,
 } from './errors.js';
 export { EXIT, EXIT_CODE_TABLE } from './exit-codes.js';
+export {
+  replaceFile,
+  temporaryBeside,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from './files/atomic.js';
+export type { AtomicWriteOptions } from './files/atomic.js';
 export { fileChunks, fileHead, kindOfNonFile } from './files/chunks.js';
 export {
   DESCRIPTOR_NAMES,
@@ -38,6 +45,58 @@ export { eachLimited, limiter } from './http/limit.js';
 export { proxySettings } from './http/proxy.js';
 export { silenceLimitMs } from './http/timeouts.js';
 export { fetch, proxiedFetch } from './http/transport.js';
+export { DERIVED_COPIES, derivedName, derivedOf, isDerived, zipName } from './model/derived.js';
+export type { DerivedCopy, DerivedType } from './model/derived.js';
+export { extensionOf, formatOf, isTableFormat } from './model/format.js';
+export type { FormatSource } from './model/format.js';
+export { isRemote, localPaths, resourcePaths, unsafeReason } from './model/paths.js';
+export { resourceName, resourcesOf } from './model/resources.js';
+export type {
+  Constraints,
+  Dialect,
+  Field,
+  ForeignKey,
+  MissingValue,
+  Package,
+  Resource,
+  Schema,
+  StandardVersion,
+} from './model/types.js';
+export {
+  DATASET_NAME,
+  FINDABILITIES,
+  flowSpecErrors,
+  isAuthCheck,
+  isFindability,
+  isFlowSpec,
+  isFlowState,
+  isFlowStatus,
+  isRevisionEntry,
+  isSearchResult,
+  isUploadTarget,
+} from './protocol/guards.js';
+export type {
+  AuthCheck,
+  AuthorizeAnswer,
+  Findability,
+  FlowSpec,
+  FlowState,
+  FlowStatus,
+  LogoutAnswer,
+  PipelineState,
+  PresignAnswer,
+  ResolveAnswer,
+  RevisionEntry,
+  SearchAnswer,
+  SearchResult,
+  SourceUploadAnswer,
+  StoredObject,
+  TokenAnswer,
+  UploadAnswer,
+  UploadRequest,
+  UploadRequestEntry,
+  UploadTarget,
+} from './protocol/types.js';
 export { regExpFlagsSet, resetRegExpFlags } from './regexp-flags.js';
 export { singleExecutable } from './runtime.js';
 export { catSource } from './sources/cat.js';
@@ -52,8 +111,7 @@ export { didYouMean } from './text/suggest.js';
 export { terminalSafe, visible, visibleDeep, visibleLayout } from './text/visible.js';
 export { PREVIEW_ROWS, typedField, writtenFromValue } from './validator/derive.js';
 export type { DerivedTable } from './validator/derive.js';
-export { derivedOf, isDerived } from './validator/descriptor/derived.js';
-export { detectVersion, isRemote, unsafeReason } from './validator/descriptor/paths.js';
+export { detectVersion } from './validator/descriptor/paths.js';
 export type {
   FieldDescriptor,
   ResourceDescriptor,
@@ -75,13 +133,7 @@ export type { Fetch } from './validator/location.js';
 export { V2_PROFILE, readingOf, textReading } from './validator/reading.js';
 export { ERROR_TYPES } from './validator/report/catalog.js';
 export type { Report, ReportError, Task } from './validator/report/types.js';
-export {
-  formatOf,
-  inferResourceSchema,
-  isTable,
-  isTableFormat,
-  noteContentFormat,
-} from './validator/resource.js';
+export { inferResourceSchema, isTable, noteContentFormat } from './validator/resource.js';
 export { readRows } from './validator/rows.js';
 export { INVALID, casterFor } from './validator/schema/types/index.js';
 export { isSpreadsheet } from './validator/sheets/formats.js';

@@ -3,7 +3,7 @@
  * (added, removed, renamed), and for each table its schema and its rows, matched by the
  * primary key (or whole) and compared by their typed values, whatever each side's format.
  */
-import { isDerived } from '../validator/descriptor/derived.js';
+import { isDerived } from '../model/derived.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { asList } from '../validator/descriptor/rules.js';
 import { inferResourceSchema, isTable } from '../validator/resource.js';

@@ -9,8 +9,8 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { InputError, UsageError } from '../errors.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
-import { isRemote } from '../validator/descriptor/paths.js';
-import { formatOf, isTableFormat } from '../validator/resource.js';
+import { isRemote } from '../model/paths.js';
+import { formatOf, isTableFormat } from '../model/format.js';
 import type { Base, Fetch } from '../validator/location.js';
 import { json, send, type HttpFetch } from '../http/http.js';
 
@@ -109,8 +109,7 @@ export async function catSource(
   }
   // The URL of a table itself, not of a dataset: read as a single file is.
   const tableUrl =
-    isRemote(source) &&
-    isTableFormat(formatOf({ name: 'url', path: new URL(source).pathname }) ?? '');
+    isRemote(source) && isTableFormat(formatOf({ path: new URL(source).pathname }) ?? '');
   if (tableUrl && resource !== undefined)
     throw new UsageError('a single file is one table: name no resource');
   const target = tableUrl ? { url: source, single: true } : context.descriptorUrlOf(source);

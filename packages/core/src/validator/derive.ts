@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { rowWriter, type RowWriter } from '../files/row-formats.js';
 import type { FieldDescriptor, ResourceDescriptor, SchemaDescriptor } from './descriptor/types.js';
 import { asList } from './descriptor/rules.js';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 import { INVALID } from './schema/types/index.js';
 import { ISO_TEXT } from './iso-date.js';
 import { ParquetCopyWriter } from './parquet/write.js';

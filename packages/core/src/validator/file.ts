@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { newHash } from '../files/hash.js';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 import type { ResourceDescriptor } from './descriptor/types.js';
 import { localFile, openBytes, SourceFailure, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';

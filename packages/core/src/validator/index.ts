@@ -14,13 +14,8 @@ import { readText, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';
 import { roundSeconds } from '../text/numbers.js';
 import type { Report, ReportError, Task } from './report/types.js';
-import {
-  formatOf,
-  isTableFormat,
-  noteContentFormat,
-  validateResource,
-  type ResourceContext,
-} from './resource.js';
+import { formatOf, isTableFormat } from '../model/format.js';
+import { noteContentFormat, validateResource, type ResourceContext } from './resource.js';
 import { basename, dirname } from 'node:path';
 import { isSpreadsheet } from './sheets/formats.js';
 import type { MessagePort } from 'node:worker_threads';

@@ -1,5 +1,5 @@
 import { openRegularFile } from '../files/chunks.js';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 
 /** The first line of a Git LFS pointer file, as Git LFS writes it. */
 const POINTER_START = 'version https://git-lfs.github.com/spec/v1\n';

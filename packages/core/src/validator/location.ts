@@ -1,7 +1,7 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { fileChunks, kindOfNonFile } from '../files/chunks.js';
 

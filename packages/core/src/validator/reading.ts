@@ -1,4 +1,4 @@
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 import type {
   DialectDescriptor,
   FieldDescriptor,
@@ -12,7 +12,8 @@ import {
   type ContentFormat,
 } from '../files/content-format.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
-import { formatOf, isTableFormat, noteContentFormat } from './resource.js';
+import { formatOf, isTableFormat } from '../model/format.js';
+import { noteContentFormat } from './resource.js';
 import { inferSchema, INFER_ROWS } from './schema/infer.js';
 import { casterFor, INVALID } from './schema/types/index.js';
 import { resolveDialect } from './table/dialect.js';

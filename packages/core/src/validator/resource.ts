@@ -2,7 +2,9 @@ import type { TableSinks } from './table/row-sink.js';
 import { stat } from 'node:fs/promises';
 import type { MessagePort } from 'node:worker_threads';
 import { asList } from './descriptor/rules.js';
-import { isRemote, rulesVersion } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
+import { formatOf, isTableFormat, noteFormat } from '../model/format.js';
+import { rulesVersion } from './descriptor/paths.js';
 import { isLfsPointer } from './lfs.js';
 import { localContentFormat, TABLE_CONTENT } from '../files/content-format.js';
 import type { ValidateEvent } from './index.js';
@@ -58,28 +60,8 @@ export interface ResourceContext {
   takeRangeWorker?: (() => MessagePort | undefined) | undefined;
 }
 
-const TABLE_FORMATS = new Set(['csv', 'tsv', 'txt', 'xlsx', 'xlsm', 'xls', 'ods', 'parquet']);
-
-/** Whether a format is one this validator reads as a table. */
-export function isTableFormat(format: string): boolean {
-  return TABLE_FORMATS.has(format);
-}
-
 function paths(resource: ResourceDescriptor): string[] {
   return asList(resource.path);
-}
-
-/** Resources whose one local file's bytes say which table format it is (see noteContentFormat). */
-const formatByContent = new WeakMap<ResourceDescriptor, string>();
-
-export function formatOf(resource: ResourceDescriptor): string | undefined {
-  if (resource.format) return resource.format.toLowerCase();
-  const byContent = formatByContent.get(resource);
-  if (byContent) return byContent;
-  if (resource.mediatype === 'text/csv') return 'csv';
-  if (resource.mediatype === 'text/tab-separated-values') return 'tsv';
-  const first = paths(resource)[0];
-  return first ? /\.([a-z0-9]+)$/i.exec(first)?.[1]?.toLowerCase() : undefined;
 }
 
 /** Formats a name gives that the bytes may contradict: text, or no table's. */
@@ -94,17 +76,17 @@ export async function noteContentFormat(resource: ResourceDescriptor, base: Base
   if (resource.data !== undefined || resource.format || base.url) return;
   const format = formatOf(resource);
   const [path, ...more] = paths(resource);
-  if (format !== undefined && TABLE_FORMATS.has(format) && !TEXT_FORMATS.has(format)) return;
+  if (format !== undefined && isTableFormat(format) && !TEXT_FORMATS.has(format)) return;
   if (!path || more.length > 0 || isRemote(path)) return;
   const content = await localContentFormat(locate(path, base));
-  if (content && TABLE_CONTENT.has(content)) formatByContent.set(resource, content);
+  if (content && TABLE_CONTENT.has(content)) noteFormat(resource, content);
 }
 
 /** Whether a resource is a table: by its inline data, its format, or its being described as one. */
 export function isTable(resource: ResourceDescriptor): boolean {
   if (resource.data !== undefined) return Array.isArray(resource.data);
   const format = formatOf(resource);
-  if (format !== undefined) return TABLE_FORMATS.has(format);
+  if (format !== undefined) return isTableFormat(format);
   return (
     resource.type === 'table' ||
     resource.profile === 'tabular-data-resource' ||

@@ -10,7 +10,8 @@ import { ISO_TEXT } from './iso-date.js';
 import { isParquet, isSpreadsheet } from './sheets/formats.js';
 import { inlineRecords } from './table/inline.js';
 import { readTable, type RecordSink } from './table/read.js';
-import { inferResourceSchema, formatOf, isTableFormat, noteContentFormat } from './resource.js';
+import { formatOf, isTableFormat } from '../model/format.js';
+import { inferResourceSchema, noteContentFormat } from './resource.js';
 import { cellText, isCommentRow, type TableLayout } from './table/table-validator.js';
 import { resolveDialect } from './table/dialect.js';
 

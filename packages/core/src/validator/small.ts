@@ -1,7 +1,7 @@
 import { isDescriptorPath, readDescriptorFile } from '../files/descriptor-file.js';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 import { isSpreadsheet } from './sheets/formats.js';
 import { resolveSource } from './source.js';
 import { SPLIT_MIN_BYTES, type SplitOptions } from './table/ranges.js';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { isRemote } from './descriptor/paths.js';
+import { isRemote } from '../model/paths.js';
 import { isDescriptorPath, packageDescriptor } from '../files/descriptor-file.js';
 import { kindOfNonFile } from '../files/chunks.js';
 

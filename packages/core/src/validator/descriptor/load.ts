@@ -1,7 +1,7 @@
 import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
 import { locate, readText, SourceFailure, type Base, type Fetch } from '../location.js';
-import { unsafeReason } from './paths.js';
+import { unsafeReason } from '../../model/paths.js';
 import { jsonErrorOffset } from './json-position.js';
 import { isYamlPath, parseYaml } from '../../files/descriptor-file.js';
 import type { PackageDescriptor, StandardVersion } from './types.js';

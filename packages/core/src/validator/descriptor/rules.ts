@@ -1,7 +1,8 @@
 import { reportError } from '../report/errors.js';
 import type { ReportError } from '../report/types.js';
 import { checkProfile, checkProfileAt } from './ajv.js';
-import { declaredVersion, isRemote, unsafeReason } from './paths.js';
+import { isRemote, unsafeReason } from '../../model/paths.js';
+import { declaredVersion } from './paths.js';
 import { fieldRules } from './field-rules.js';
 import type {
   DialectDescriptor,

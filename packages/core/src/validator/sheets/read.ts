@@ -6,7 +6,7 @@ import { contentFormat } from '../../files/content-format.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { isRemote } from '../descriptor/paths.js';
+import { isRemote } from '../../model/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { SourceFailure } from '../location.js';
 import { countAndHash } from '../file.js';

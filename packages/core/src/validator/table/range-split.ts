@@ -1,7 +1,7 @@
 /** Starts, joins and stops the second range's worker for the first range's reader: see ranges.ts. */
 import { availableParallelism } from 'node:os';
 import type { MessagePort, Worker } from 'node:worker_threads';
-import { isRemote } from '../descriptor/paths.js';
+import { isRemote } from '../../model/paths.js';
 import { isParquet, isSpreadsheet } from '../sheets/formats.js';
 import type { SchemaDescriptor, StandardVersion } from '../descriptor/types.js';
 import type { TaskLimits } from '../report/task.js';

@@ -2,7 +2,7 @@ import type { Hash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { CONTENT_WORDS, contentFormat } from '../../files/content-format.js';
 import { newHash } from '../../files/hash.js';
-import { isRemote } from '../descriptor/paths.js';
+import { isRemote } from '../../model/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { openBytes, SourceFailure, type Fetch } from '../location.js';
 import { CsvParser, type SpanHandler } from './csv-parser.js';
