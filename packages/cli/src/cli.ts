@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { createContext, type Context, type GlobalOptions } from './context.js';
-import { CliError, InterruptedError } from '@data/core';
-import { EXIT } from '@data/core';
+import { DataError, InputError, InterruptedError, InvalidDataError } from '@data/core';
+import { EXIT, exitCodeOf } from './exit-codes.js';
+import { hintOf } from './output/hints.js';
 import { systemIO, type IO } from './output/io.js';
 import { asksVersion, nodeTooOld, version } from '@data/core';
 import type { HttpFetch } from '@data/core';
@@ -82,7 +83,7 @@ export async function run(
 const OUTPUT_CLOSED = new DOMException('the output closed', 'AbortError');
 
 /** A question closed by Ctrl-C (a byte in the prompt's raw mode, not a signal): exit 130. */
-function closedPrompt(error: unknown): CliError | undefined {
+function closedPrompt(error: unknown): DataError | undefined {
   return (error as { name?: unknown } | null)?.name === 'ExitPromptError'
     ? new InterruptedError('SIGINT')
     : undefined;
@@ -108,14 +109,14 @@ const FILE_REASONS: Record<string, string> = {
  * A file or folder the user named could not be used (a path under /proc, a read-only
  * disk…): the user's to fix, so an error with the path and the reason, not a bug.
  */
-function fileSystemFailure(error: unknown): CliError | undefined {
+function fileSystemFailure(error: unknown): DataError | undefined {
   const { code, path } = error as NodeJS.ErrnoException;
   const reason = code ? FILE_REASONS[code] : undefined;
   if (!reason || typeof path !== 'string') return undefined;
-  return new CliError(`cannot use ${path}: ${reason}`, {
+  return new InputError(`cannot use ${path}: ${reason}`, {
     code: 'E_FILE',
-    exitCode: EXIT.usage,
     hint: 'check the path, and that you may write there',
+    cause: error,
   });
 }
 
@@ -124,28 +125,25 @@ function fileSystemFailure(error: unknown): CliError | undefined {
  * command reads rows (cat, info): a finding about the data, exit 1, as validate reports it.
  * Its module is loaded only on this path.
  */
-async function unreadableTable(error: unknown): Promise<CliError | undefined> {
+async function unreadableTable(error: unknown): Promise<DataError | undefined> {
   const { SourceFailure } = await import('@data/core');
   if (!(error instanceof SourceFailure)) return undefined;
-  return new CliError(error.note, {
-    code: 'E_DATA',
-    exitCode: EXIT.invalid,
-    hint: '`data validate` reports it with the rest of what is wrong with the data',
-  });
+  return new InvalidDataError(error.note, { reason: 'unreadable-table', cause: error });
 }
 
 function reportFailure(error: unknown, io: IO, globals: GlobalOptions): number {
-  if (error instanceof CliError) {
+  if (error instanceof DataError) {
+    const hint = hintOf(error);
     if (globals.json) {
       io.stdout.write(
-        `${JSON.stringify({ error: { code: error.code, message: error.message, hint: error.hint ?? null } })}\n`,
+        `${JSON.stringify({ error: { code: error.code, message: error.message, hint: hint ?? null } })}\n`,
       );
     } else {
       // A message may quote a server or a file: shown with its control characters escaped.
       io.stderr.write(`error: ${visible(error.message)}\n`);
-      if (error.hint) io.stderr.write(`hint: ${visible(error.hint)}\n`);
+      if (hint) io.stderr.write(`hint: ${visible(hint)}\n`);
     }
-    return error.exitCode;
+    return exitCodeOf(error);
   }
   const detail = error instanceof Error ? error.message : String(error);
   if (globals.json) {

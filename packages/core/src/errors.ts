@@ -1,73 +1,177 @@
-import { EXIT } from './exit-codes.js';
+/**
+ * The domain's errors say what happened: a kind, a stable `code` (what `--json` shows, what
+ * tests read), a message and the facts behind it. They never say what a program should do
+ * about it: no exit code, and no hint that names a flag, a command or a setting of one program.
+ * Each program answers them in one place: the CLI with an exit code and its hints.
+ */
 
-interface CliErrorOptions {
-  code: string;
-  exitCode: number;
+/** What a program tells apart to answer an error: the CLI picks its exit code by it. */
+export type ErrorKind =
+  'usage' | 'input' | 'not-found' | 'network' | 'server' | 'auth' | 'invalid-data' | 'interrupted';
+
+/**
+ * What happened, where a program would advise differently than for others of its kind: a
+ * fact, for which the CLI has a hint naming its flags and commands.
+ */
+export type ErrorReason =
+  /** Nothing listens at the address (ECONNREFUSED). */
+  | 'refused'
+  /** The host name does not resolve (ENOTFOUND, EAI_AGAIN). */
+  | 'unresolved'
+  /** The server went quiet for longer than allowed. */
+  | 'silent'
+  /** The folder to write into holds files already (`existing`). */
+  | 'folder-not-empty'
+  /** What stands at the path to write (`existing`) is no file. */
+  | 'not-a-file'
+  /** The file to write (`existing`) holds other bytes than those to be written. */
+  | 'file-differs'
+  /** The file to write (`existing`) is there already. */
+  | 'file-exists'
+  /** The hub offers no zip of a dataset. */
+  | 'no-zip'
+  /** A publication was still running when the wait for it ended. */
+  | 'publication-unfinished'
+  /** The hub named a sign-in address that is no http(s) one, and it was not opened. */
+  | 'sign-in-address'
+  /** No sign-in arrived in time. */
+  | 'sign-in-timeout'
+  /** A list of sheets with an empty item. */
+  | 'sheets-list'
+  /** A workbook lacks a sheet that was asked for. */
+  | 'no-such-sheet'
+  /** Sheets were asked for, and the package has no workbook. */
+  | 'no-workbooks'
+  /** A folder holds no descriptor. */
+  | 'no-descriptor'
+  /** What was given is not a package descriptor. */
+  | 'not-a-descriptor'
+  /** A dataset does not show: absent, or private and not the reader's (`signedIn`). */
+  | 'no-dataset'
+  /** No revision of a dataset may be read by this reader (`signedIn`). */
+  | 'dataset-unreadable'
+  /** A table could not be read at all: what is wrong with its data is validation's to say. */
+  | 'unreadable-table';
+
+export interface DataErrorOptions {
+  /** The stable code, where a kind has more than one (E_TIMEOUT among network errors). */
+  code?: string;
+  /** What to check, true wherever the error is shown: never a flag, a command or a setting. */
   hint?: string;
+  reason?: ErrorReason;
+  /** The path that is in the way, for `folder-not-empty`, `not-a-file`, `file-differs`, `file-exists`. */
+  existing?: string;
+  /** Whether a token went with the request, for `no-dataset` and `dataset-unreadable`. */
+  signedIn?: boolean;
   cause?: unknown;
 }
 
-/** An error the user can act on: printed without a stack, mapped to an exit code. */
-export class CliError extends Error {
+/** An error the user can act on: shown without a stack. */
+export abstract class DataError extends Error {
+  abstract readonly kind: ErrorKind;
   readonly code: string;
-  readonly exitCode: number;
   readonly hint: string | undefined;
+  readonly reason: ErrorReason | undefined;
+  readonly existing: string | undefined;
+  readonly signedIn: boolean | undefined;
 
-  constructor(message: string, options: CliErrorOptions) {
+  protected constructor(message: string, code: string, options: DataErrorOptions = {}) {
     super(message, { cause: options.cause });
-    this.code = options.code;
-    this.exitCode = options.exitCode;
+    this.code = options.code ?? code;
     this.hint = options.hint;
+    this.reason = options.reason;
+    this.existing = options.existing;
+    this.signedIn = options.signedIn;
   }
 }
 
-export class UsageError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { code: 'E_USAGE', exitCode: EXIT.usage, ...(hint ? { hint } : {}) });
+/** A hint alone, or the options. */
+type HintOr = string | DataErrorOptions | undefined;
+
+const optionsOf = (given: HintOr): DataErrorOptions =>
+  typeof given === 'string' ? { hint: given } : (given ?? {});
+
+/** What was asked cannot be: a bad argument, a bad setting, a place that is taken. */
+export class UsageError extends DataError {
+  readonly kind = 'usage';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_USAGE', optionsOf(options));
   }
 }
 
-export class InputError extends CliError {
-  constructor(message: string, hint?: string) {
-    super(message, { code: 'E_INPUT', exitCode: EXIT.usage, ...(hint ? { hint } : {}) });
+/** What was given cannot be used: a missing file, a descriptor that is none. */
+export class InputError extends DataError {
+  readonly kind = 'input';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_INPUT', optionsOf(options));
   }
 }
 
-/** Nothing answered, or not in time: exit 3, always with a hint of what to check. */
-export class NetworkError extends CliError {
+/** What was named is not there (or does not show to this reader). */
+export class NotFoundError extends DataError {
+  readonly kind = 'not-found';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_NOT_FOUND', optionsOf(options));
+  }
+}
+
+/** Nothing answered, or not in time: always with a hint of what to check. */
+export class NetworkError extends DataError {
+  readonly kind = 'network';
   constructor(
     message: string,
     cause?: unknown,
-    hint = 'check the address and the network connection, then try again',
+    options: HintOr = 'check the address and the network connection, then try again',
   ) {
-    super(message, { code: 'E_NETWORK', exitCode: EXIT.network, cause, hint });
+    super(message, 'E_NETWORK', { cause, ...optionsOf(options) });
   }
 }
 
-/** The command was stopped by Ctrl-C (SIGINT), or by SIGTERM. */
-export class InterruptedError extends CliError {
-  constructor(by: unknown = 'SIGINT') {
-    if (by === 'SIGTERM') super('terminated', { code: 'E_TERMINATED', exitCode: EXIT.terminated });
-    else super('interrupted', { code: 'E_INTERRUPTED', exitCode: EXIT.interrupted });
-  }
-}
-
-export class AuthError extends CliError {
-  constructor(message: string, hint = 'run `data login`, or set DATA_TOKEN') {
-    super(message, { code: 'E_AUTH', exitCode: EXIT.auth, hint });
+/** A server answered, but not as the protocol says (a missing field, a form it owes). */
+export class ServerError extends DataError {
+  readonly kind = 'server';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_API', optionsOf(options));
   }
 }
 
 /** A hub answered a step with an error status: the step, the status and what it said. */
-export class ApiError extends CliError {
+export class ApiError extends DataError {
+  /** A 401 is a refused credential; any other status, the server's failure. */
+  readonly kind: 'auth' | 'server';
   constructor(
     readonly step: string,
     readonly status: number,
     detail: string,
   ) {
-    super(`${step}: ${String(status)} ${detail}`.trim(), {
-      code: status === 404 ? 'E_NOT_FOUND' : 'E_API',
-      exitCode: status === 401 ? EXIT.auth : EXIT.network,
-    });
+    super(`${step}: ${String(status)} ${detail}`.trim(), status === 404 ? 'E_NOT_FOUND' : 'E_API');
+    this.kind = status === 401 ? 'auth' : 'server';
+  }
+}
+
+/** Credentials are missing, or were refused. */
+export class AuthError extends DataError {
+  readonly kind = 'auth';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_AUTH', optionsOf(options));
+  }
+}
+
+/** The data is not what it should be (a damaged download, a path outside its package). */
+export class InvalidDataError extends DataError {
+  readonly kind = 'invalid-data';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_DATA', optionsOf(options));
+  }
+}
+
+/** The command was stopped by Ctrl-C (SIGINT), or by SIGTERM. */
+export class InterruptedError extends DataError {
+  readonly kind = 'interrupted';
+  readonly signal: 'SIGINT' | 'SIGTERM';
+  constructor(by: unknown = 'SIGINT') {
+    const terminated = by === 'SIGTERM';
+    super(terminated ? 'terminated' : 'interrupted', terminated ? 'E_TERMINATED' : 'E_INTERRUPTED');
+    this.signal = terminated ? 'SIGTERM' : 'SIGINT';
   }
 }

@@ -8,13 +8,16 @@ export { diffCsv, diffText } from './diff/text.js';
 export {
   ApiError,
   AuthError,
-  CliError,
+  DataError,
   InputError,
   InterruptedError,
+  InvalidDataError,
   NetworkError,
+  NotFoundError,
+  ServerError,
   UsageError,
 } from './errors.js';
-export { EXIT, EXIT_CODE_TABLE } from './exit-codes.js';
+export type { DataErrorOptions, ErrorKind, ErrorReason } from './errors.js';
 export {
   replaceFile,
   temporaryBeside,

@@ -2,8 +2,7 @@ import { makeDirectory } from '@data/core';
 import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
-import { ApiError, CliError, UsageError } from '@data/core';
-import { EXIT } from '@data/core';
+import { ApiError, InvalidDataError, NotFoundError, UsageError } from '@data/core';
 import { derivedOf, isDerived } from '@data/core';
 import { isRemote, unsafeReason } from '@data/core';
 import { downloadFile } from '../transfers/download.js';
@@ -102,10 +101,9 @@ async function isEmptyFolder(folder: string): Promise<boolean> {
   return entries.every((entry) => entry.isDirectory() || entry.name.endsWith('.part'));
 }
 
-function outside(path: string): CliError {
-  return new CliError(`the descriptor points outside the target folder: ${path}`, {
+function outside(path: string): InvalidDataError {
+  return new InvalidDataError(`the descriptor points outside the target folder: ${path}`, {
     code: 'E_UNSAFE',
-    exitCode: EXIT.invalid,
   });
 }
 
@@ -126,18 +124,18 @@ function pathFilter(
 }
 
 /** The hub has no such dataset, or none this caller may see: a source that does not exist. */
-export function noSuchDataset(target: Target, signedIn: boolean): CliError {
+export function noSuchDataset(target: Target, signedIn: boolean): NotFoundError {
   const name = target.folder === '.' ? target.url : target.folder;
   const revision =
     target.revision === undefined || target.folder === '.'
       ? ''
       : ` with a revision ${String(target.revision)}`;
-  return new CliError(`there is no dataset ${name}${revision} (or it is private)`, {
-    code: 'E_NOT_FOUND',
-    exitCode: EXIT.usage,
+  return new NotFoundError(`there is no dataset ${name}${revision} (or it is private)`, {
     hint: signedIn
       ? 'check the owner and the dataset name; a private dataset shows only to its owner'
-      : 'check the owner and the dataset name; if it is yours and private, run `data login` first',
+      : 'check the owner and the dataset name; if it is yours and private, sign in first',
+    reason: 'no-dataset',
+    signedIn,
   });
 }
 
@@ -184,10 +182,10 @@ async function readDescriptor(
 export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
   const folder = options.out;
   if (!options.force && !(await isEmptyFolder(folder))) {
-    throw new UsageError(
-      `${folder} is not empty`,
-      'pass --force to write into it, or --out to choose another folder',
-    );
+    throw new UsageError(`${folder} is not empty`, {
+      reason: 'folder-not-empty',
+      existing: folder,
+    });
   }
   const { descriptor, target: at } = await fetchDescriptor(target, options);
   const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
@@ -285,7 +283,7 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
   const existing = await stat(path).catch(() => undefined);
   // A folder, a FIFO (which reading to compare would wait on forever), a device…
   if (existing && !existing.isFile())
-    throw new UsageError(`${path} exists and is no file`, 'pass --out to choose another folder');
+    throw new UsageError(`${path} exists and is no file`, { reason: 'not-a-file', existing: path });
   const incoming = existing ? `${path}.incoming` : path;
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
   const download = (url: string) =>
@@ -309,10 +307,10 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
     }
     if (!options.force) {
       await rm(incoming, { force: true });
-      throw new UsageError(
-        `${path} exists and differs from ${name} on the hub: left as it is`,
-        'pass --force to replace it, or --out to save it in another folder',
-      );
+      throw new UsageError(`${path} exists and differs from ${name} on the hub: left as it is`, {
+        reason: 'file-differs',
+        existing: path,
+      });
     }
     await rename(incoming, path);
   }
@@ -337,15 +335,15 @@ export async function getZip(target: Target, options: GetOptions): Promise<GetRe
   const { descriptor, target: at } = await fetchDescriptor(target, options);
   const zip = derivedOf(descriptor.resources ?? [], 'derived/zip');
   if (typeof zip?.path !== 'string')
-    throw new CliError('this hub offers no zip of the dataset', {
+    throw new UsageError('this hub offers no zip of the dataset', {
       code: 'E_NO_ZIP',
-      exitCode: EXIT.usage,
-      hint: 'fetch it without --zip: `data get` writes the same folder',
+      hint: 'fetch the dataset as a folder: it holds the same files',
+      reason: 'no-zip',
     });
   const name = `${typeof descriptor.name === 'string' ? descriptor.name : 'dataset'}.zip`;
   const path = inside(options.out, name);
   if (!options.force && (await stat(path).catch(() => undefined)))
-    throw new UsageError(`${path} exists`, 'pass --force to replace it');
+    throw new UsageError(`${path} exists`, { reason: 'file-exists', existing: path });
   const url = new URL(zip.path, at.url);
   const revision = new URL(at.url).searchParams.get('v');
   if (revision) url.searchParams.set('v', revision);

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { AuthError, CliError, InterruptedError, UsageError } from '@data/core';
-import { EXIT } from '@data/core';
+import { AuthError, InterruptedError, ServerError, UsageError } from '@data/core';
 import type { HubApi } from './api.js';
 
 export interface LoginOptions {
@@ -37,12 +36,11 @@ function signInAddress(named: unknown): string {
   const url = URL.parse(text);
   // As the URL parser reads it: no white space or control character left to misread.
   if (url?.protocol === 'http:' || url?.protocol === 'https:') return url.href;
-  throw new CliError(
+  throw new ServerError(
     `the hub named a sign-in address that is not http or https, and data did not open it: ${text}`,
     {
-      code: 'E_API',
-      exitCode: EXIT.network,
-      hint: "data opens only http and https addresses; tell the hub's operator, or use `data login --with-token`",
+      hint: "data opens only http and https addresses; tell the hub's operator",
+      reason: 'sign-in-address',
     },
   );
 }
@@ -110,7 +108,7 @@ export async function signInWithBrowser(options: LoginOptions): Promise<string> 
           reject(
             new AuthError(
               `no sign-in arrived within ${String(Math.round(options.timeoutMs / 1000))} s`,
-              'run `data login` again, or `data login --with-token`',
+              { hint: 'sign in again', reason: 'sign-in-timeout' },
             ),
           ),
         options.timeoutMs,

@@ -100,7 +100,10 @@ export async function resolvePublishSource(path: string, name?: string): Promise
         new InputError(
           message,
           missing
-            ? 'publish a single data file with `data publish file.csv`, or describe the folder first'
+            ? {
+                hint: 'publish a single data file, or describe the folder first',
+                reason: 'no-descriptor',
+              }
             : undefined,
         ),
     );

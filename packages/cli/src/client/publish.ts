@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { CliError, InputError } from '@data/core';
-import { EXIT } from '@data/core';
+import { InputError, NetworkError } from '@data/core';
 import { isDerived } from '@data/core';
 import { isRemote } from '@data/core';
 import type { HubApi, FlowStatus } from './api.js';
@@ -228,12 +227,13 @@ async function waitForPublication(options: PublishOptions, flowId: string): Prom
     if (status.state === 'SUCCEEDED' || status.state === 'FAILED') return status;
     const elapsed = Date.now() - started;
     if (elapsed > options.timeoutMs) {
-      throw new CliError(
+      throw new NetworkError(
         `the hub did not finish publishing ${flowId} within ${String(Math.round(options.timeoutMs / 1000))} s (state ${status.state})`,
+        undefined,
         {
           code: 'E_TIMEOUT',
-          exitCode: EXIT.network,
-          hint: 'the publication may still finish: run `data info` on the dataset later',
+          hint: 'the publication may still finish: look at the dataset later',
+          reason: 'publication-unfinished',
         },
       );
     }

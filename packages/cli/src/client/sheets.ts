@@ -14,10 +14,10 @@ export function parseSheets(value: string): SheetsChoice {
   if (value.trim().toLowerCase() === 'all') return 'all';
   const parts = value.split(',').map((part) => part.trim());
   if (parts.some((part) => part === ''))
-    throw new UsageError(
-      `--sheets "${value}" has an empty item`,
-      'give all, numbers from 1 or names, separated by commas: --sheets 1,3 or --sheets Prices,Notes',
-    );
+    throw new UsageError(`--sheets "${value}" has an empty item`, {
+      hint: 'give all, numbers from 1 or names, separated by commas',
+      reason: 'sheets-list',
+    });
   return parts.map((part) => (/^[1-9][0-9]*$/.test(part) ? Number(part) : part));
 }
 
@@ -38,7 +38,7 @@ function chosenSheets(file: string, names: readonly string[], choice: SheetsChoi
     if (name === undefined)
       throw new InputError(
         `${file} has no sheet ${typeof wanted === 'number' ? String(wanted) : `"${wanted}"`}; its sheets are ${listSheets(names)}`,
-        'choose among them with --sheets, by number or name, or --sheets all',
+        { hint: 'choose among them, by number or name, or all', reason: 'no-such-sheet' },
       );
     return name;
   });
@@ -104,10 +104,10 @@ export async function chooseSheets(
     }
   }
   if (workbooks === 0)
-    throw new UsageError(
-      '--sheets chooses sheets of workbooks, and the package has none',
-      'publish without --sheets',
-    );
+    throw new UsageError('--sheets chooses sheets of workbooks, and the package has none', {
+      hint: 'choose no sheets',
+      reason: 'no-workbooks',
+    });
   return { ...descriptor, resources: result };
 }
 

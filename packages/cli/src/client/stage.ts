@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CliError } from '@data/core';
-import { EXIT } from '@data/core';
+import { DataError, ServerError } from '@data/core';
 import { fileDigest, headDigest } from '@data/core';
 import { CRC32_FIELD } from '@data/core';
 import { uploadFile, type Trailer, type Upload } from '../transfers/upload.js';
@@ -277,7 +276,7 @@ async function earlyForms(
     );
   } catch (error) {
     // Nothing is lost: the files are hashed first, and the hub's answer to that counts.
-    if (error instanceof CliError && !signal.aborted) return forms;
+    if (error instanceof DataError && !signal.aborted) return forms;
     throw error;
   }
   for (const index of chosen) {
@@ -365,10 +364,7 @@ function storedObject(reply: string, path: string): { object_url: string; md5: s
   }
   const { object_url: url, md5 } = (parsed ?? {}) as Record<string, unknown>;
   if (typeof url !== 'string' || typeof md5 !== 'string' || !/^[A-Za-z0-9+/]{22}==$/.test(md5))
-    throw new CliError(`upload ${path}: the hub did not say where it stored the file`, {
-      code: 'E_API',
-      exitCode: EXIT.network,
-    });
+    throw new ServerError(`upload ${path}: the hub did not say where it stored the file`);
   return { object_url: url, md5 };
 }
 
@@ -390,10 +386,7 @@ async function authorize(
   return files.map((file) => {
     const target = targets[file.path];
     if (!target || (!target.exists && !isForm(target)))
-      throw new CliError(`rawstore authorize: the hub gave no upload form for ${file.path}`, {
-        code: 'E_API',
-        exitCode: EXIT.network,
-      });
+      throw new ServerError(`rawstore authorize: the hub gave no upload form for ${file.path}`);
     return { ...file, target };
   });
 }

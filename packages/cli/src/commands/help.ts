@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EXIT_CODE_TABLE } from '@data/core';
+import { EXIT_CODE_TABLE } from '../exit-codes.js';
 import type { SetExitCode } from './index.js';
 import { UsageError } from '@data/core';
 

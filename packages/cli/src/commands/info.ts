@@ -4,8 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import type { DatasetInfo } from '../client/info.js';
-import { ApiError, CliError, InputError } from '@data/core';
-import { EXIT } from '@data/core';
+import { ApiError, InputError, InvalidDataError } from '@data/core';
 import type { ResourceDescriptor } from '@data/core';
 import { tokenBelongsTo } from '@data/core';
 import { hubReader, writeJson } from './auth-common.js';
@@ -57,9 +56,7 @@ async function asTable(resource: ResourceDescriptor, path: string): Promise<Reso
   const format = formatOf(resource);
   if (format === undefined) return { ...resource, type: 'table' };
   if (isTableFormat(format)) return resource;
-  throw new CliError(`"${path}" is not a table (format "${format}")`, {
-    code: 'E_DATA',
-    exitCode: EXIT.invalid,
+  throw new InvalidDataError(`"${path}" is not a table (format "${format}")`, {
     hint: 'tables are CSV, TSV, Excel, OpenDocument and Parquet files',
   });
 }

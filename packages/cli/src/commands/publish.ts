@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { positive } from './arguments.js';
 import { Option } from 'commander';
 import type { Context } from '../context.js';
-import { EXIT } from '@data/core';
+import { EXIT } from '../exit-codes.js';
 import { carryingToken } from '@data/core';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';

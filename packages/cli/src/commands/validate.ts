@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import type { Context } from '../context.js';
 import type { Report } from '@data/core';
 import { InputError, NetworkError, UsageError } from '@data/core';
-import { EXIT } from '@data/core';
+import { EXIT } from '../exit-codes.js';
 import { ERROR_TYPES as ERROR_TYPE_NAMES } from '@data/core';
 import type { ContextFor, SetExitCode } from './index.js';
 

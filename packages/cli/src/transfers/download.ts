@@ -5,8 +5,7 @@ import { hashPlan } from '@data/core';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { rename, rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ApiError, CliError, NetworkError } from '@data/core';
-import { EXIT } from '@data/core';
+import { ApiError, InvalidDataError, NetworkError } from '@data/core';
 import { errorDetail, send, withRetries, type HttpFetch } from '@data/core';
 import { counted } from '@data/core';
 
@@ -21,11 +20,10 @@ export interface DownloadOptions {
 }
 
 /** What was downloaded is not what the descriptor declares. */
-export class IntegrityError extends CliError {
+export class IntegrityError extends InvalidDataError {
   constructor(message: string) {
     super(message, {
       code: 'E_INTEGRITY',
-      exitCode: EXIT.invalid,
       hint: 'the file was not saved; the hub may hold a damaged copy',
     });
   }

@@ -2,8 +2,7 @@ import { createHash, randomBytes, type Hash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { fileChunks } from '@data/core';
 import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64 } from '@data/core';
-import { ApiError, CliError } from '@data/core';
-import { EXIT } from '@data/core';
+import { ApiError, ServerError } from '@data/core';
 import { errorDetail, send, withRetries, type HttpFetch, type HttpResponse } from '@data/core';
 
 export interface UploadForm {
@@ -241,14 +240,10 @@ async function uploadParts(
 }
 
 /** A hub that asks again for the parts it was sent: sending them again would never end. */
-function noProgress(upload: UploadParts, label: string): CliError {
-  return new CliError(
+function noProgress(upload: UploadParts, label: string): ServerError {
+  return new ServerError(
     `upload ${label}: the hub at ${new URL(upload.url).origin} was sent every part it asked for and holds no more of the file than before`,
-    {
-      code: 'E_API',
-      exitCode: EXIT.network,
-      hint: 'try again later; if it goes on, tell whoever runs the hub',
-    },
+    'try again later; if it goes on, tell whoever runs the hub',
   );
 }
 

@@ -86,11 +86,16 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
   // not read: no rows of it are shown.
   if (response.status === 404 || response.status === 401 || response.status === 403) {
     await response.text();
+    const signedIn = context.signedIn(url.href);
     throw new AuthError(
       `no dataset ${dataset}${revision === undefined ? '' : ` revision ${String(revision)}`} that you may read`,
-      context.signedIn(url.href)
-        ? 'check the owner, the dataset and the revision; a private dataset shows only to its owner'
-        : 'check the owner and the dataset; if it is private, run `data login` first',
+      {
+        hint: signedIn
+          ? 'check the owner, the dataset and the revision; a private dataset shows only to its owner'
+          : 'check the owner and the dataset; if it is private, sign in first',
+        reason: 'dataset-unreadable',
+        signedIn,
+      },
     );
   }
   const descriptor = packageShape(await json(`read ${at.url}`, response), at.url);

@@ -1,4 +1,4 @@
-import { ApiError, NetworkError } from '../errors.js';
+import { ApiError, NetworkError, type DataErrorOptions } from '../errors.js';
 import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { SilenceError, withSilenceLimit } from './timeouts.js';
 
@@ -48,26 +48,32 @@ export async function send(
       throw new NetworkError(
         `${step}: ${new URL(url).origin} sent nothing for ${String(error.seconds)} s`,
         error,
-        'the server may be overloaded: try again, or allow more time with DATA_HTTP_TIMEOUT (seconds)',
+        { hint: 'the server may be overloaded: try again', reason: 'silent' },
       );
     const code = causeCode(error);
     throw new NetworkError(
       `${step}: cannot reach ${new URL(url).origin} (${code})`,
       error,
-      unreachableHint(code),
+      unreachable(code),
     );
   }
 }
 
 /** What to check when nothing answers, by the system's reason. */
-function unreachableHint(code: string): string {
+function unreachable(code: string): DataErrorOptions {
   if (code === 'ECONNREFUSED')
-    return 'nothing listens there: is the hub running, and is --api (or DATA_API) its address?';
+    return {
+      hint: 'nothing listens there: is the server running, and is that its address?',
+      reason: 'refused',
+    };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return 'the host name does not resolve: check --api (or DATA_API) and your DNS';
+    return {
+      hint: 'the host name does not resolve: check the address and your DNS',
+      reason: 'unresolved',
+    };
   if (code === 'ETIMEDOUT' || code === 'ENETUNREACH' || code === 'EHOSTUNREACH')
-    return 'the network does not reach that host: check the connection (or a proxy)';
-  return 'check the address and the network connection, then try again';
+    return { hint: 'the network does not reach that host: check the connection (or a proxy)' };
+  return { hint: 'check the address and the network connection, then try again' };
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

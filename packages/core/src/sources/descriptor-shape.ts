@@ -28,8 +28,8 @@ function shapeProblem(value: unknown): string | undefined {
 export function packageShape(value: unknown, where: string): PackageShape {
   const problem = shapeProblem(value);
   if (problem === undefined) return value as PackageShape;
-  throw new InputError(
-    `${where} is not a package descriptor: ${problem}`,
-    '`data validate` says what is wrong with it',
-  );
+  throw new InputError(`${where} is not a package descriptor: ${problem}`, {
+    hint: 'validating it says what is wrong with it',
+    reason: 'not-a-descriptor',
+  });
 }

@@ -1,3 +1,5 @@
+import type { DataError } from '@data/core';
+
 export const EXIT = {
   ok: 0,
   invalid: 1,
@@ -36,3 +38,25 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
   ],
   [EXIT.terminated, 'terminated (SIGTERM, e.g. a CI job past its time limit)'],
 ];
+
+/**
+ * The exit code of a failure: the one place where the CLI answers the domain's errors with
+ * its codes, by their kind. Anything else escaped as a bug.
+ */
+export function exitCodeOf(error: DataError): number {
+  switch (error.kind) {
+    case 'usage':
+    case 'input':
+    case 'not-found':
+      return EXIT.usage;
+    case 'invalid-data':
+      return EXIT.invalid;
+    case 'network':
+    case 'server':
+      return EXIT.network;
+    case 'auth':
+      return EXIT.auth;
+    case 'interrupted':
+      return error.code === 'E_TERMINATED' ? EXIT.terminated : EXIT.interrupted;
+  }
+}
