@@ -65,7 +65,7 @@ export async function runCat(options: CatOptions, ctx: Context): Promise<number>
     }
   };
   const source = await catSource(options.source, options.resource, {
-    stdin: process.stdin,
+    stdin: ctx.rawIO.stdin,
     fetch,
     descriptorUrlOf: targetOf,
     isLocal: (input) => readsLocally(input, ctx),

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { positive } from './arguments.js';
 import type { Context } from '../context.js';
+import type { InputStream } from '../output/io.js';
 import { AuthError, UsageError } from '@data/core';
 import { hubApi, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
@@ -37,21 +38,18 @@ export function registerLogin(
     });
 }
 
-async function readStdin(): Promise<string> {
+/** What standard input holds, to its end, as trimmed text. */
+async function readStdin(stdin: InputStream): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin as AsyncIterable<Buffer>) chunks.push(chunk);
+  for await (const chunk of stdin) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-export async function runLogin(
-  options: LoginOptions,
-  ctx: Context,
-  stdin: () => Promise<string> = readStdin,
-): Promise<number> {
+export async function runLogin(options: LoginOptions, ctx: Context): Promise<number> {
   const api = hubApi(ctx);
   let token: string;
   if (options.withToken) {
-    token = await stdin();
+    token = await readStdin(ctx.rawIO.stdin);
     if (!token) throw new UsageError('no token on standard input');
   } else {
     const { signInWithBrowser } = await import('../client/login.js');

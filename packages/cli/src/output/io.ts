@@ -2,9 +2,17 @@ import type { Writable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { terminalSafe } from '@data/core';
 
+/** Standard input: bytes (it is never set to an encoding). */
+export type InputStream = NodeJS.ReadableStream & AsyncIterable<Buffer>;
+
 export interface IO {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;
+  /**
+   * Standard input: a token piped to `login --with-token`, the rows of `data cat -`, the
+   * answers to a question. Opened on first use (opening it takes 4 ms).
+   */
+  readonly stdin: InputStream;
   readonly isStdoutTTY: boolean;
   readonly isStderrTTY: boolean;
   /** Whether a person can answer a question: standard input is a terminal. */
@@ -18,6 +26,9 @@ export function systemIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
+    get stdin() {
+      return process.stdin;
+    },
     isStdoutTTY: forced || process.stdout.isTTY,
     isStderrTTY: forced || process.stderr.isTTY,
     // Asked only by a command about to ask a question: opening standard input takes 4 ms.
@@ -44,6 +55,14 @@ function collector(tty: boolean): { stream: Writable; text: () => string } {
       callback();
     },
   });
+  // Never ended, as process.stdout and stderr are not by a stream piped into them (a
+  // prompt's output is): later lines still reach it.
+  Object.assign(stream, {
+    end: (chunk?: unknown) => {
+      if (typeof chunk === 'string' || chunk instanceof Uint8Array) stream.write(chunk);
+      return stream;
+    },
+  });
   // What a spinner needs of a terminal: the cursor moves, written as escape sequences.
   if (tty)
     Object.assign(stream, {
@@ -56,18 +75,42 @@ function collector(tty: boolean): { stream: Writable; text: () => string } {
   return { stream, text: () => chunks.join('') };
 }
 
+export interface MemoryIOOptions {
+  /** Whether stdout and stderr are terminals. */
+  tty?: boolean;
+  env?: Record<string, string>;
+  cwd?: string;
+  /** What standard input holds (nothing by default: it ends at once), or the stream itself. */
+  stdin?: string | Uint8Array | InputStream;
+  /** Whether standard input is a terminal, someone there to answer questions. */
+  stdinTTY?: boolean;
+}
+
+/** Standard input holding `text`, then its end; a terminal's flag when asked for. */
+function memoryStdin(text: string | Uint8Array | InputStream, tty: boolean): InputStream {
+  const { Readable } = process.getBuiltinModule('node:stream');
+  const stream =
+    typeof text === 'string' || text instanceof Uint8Array
+      ? Readable.from(text.length === 0 ? [] : [Buffer.from(text)], { objectMode: false })
+      : text;
+  if (tty) Object.assign(stream, { isTTY: true, setRawMode: () => stream });
+  return stream;
+}
+
 /** In-memory streams for tests, with the TTY flags they ask for. */
-export function memoryIO(
-  options: { tty?: boolean; env?: Record<string, string>; cwd?: string } = {},
-): MemoryIO {
+export function memoryIO(options: MemoryIOOptions = {}): MemoryIO {
   const out = collector(options.tty ?? false);
   const err = collector(options.tty ?? false);
+  let stdin: InputStream | undefined;
   return {
     stdout: out.stream,
     stderr: err.stream,
+    get stdin() {
+      return (stdin ??= memoryStdin(options.stdin ?? '', options.stdinTTY ?? false));
+    },
     isStdoutTTY: options.tty ?? false,
     isStderrTTY: options.tty ?? false,
-    isStdinTTY: false,
+    isStdinTTY: options.stdinTTY ?? false,
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
     out: out.text,

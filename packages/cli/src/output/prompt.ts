@@ -14,7 +14,7 @@ export function promptContext(ctx: Context): {
   clearPromptOnDone: boolean;
 } {
   return {
-    input: process.stdin,
+    input: ctx.rawIO.stdin,
     output: ctx.rawIO.stderr,
     signal: ctx.signal,
     clearPromptOnDone: true,
