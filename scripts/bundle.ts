@@ -17,8 +17,9 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { build, type Metafile, type Plugin } from 'esbuild';
 import { OWN_BUNDLE } from '../packages/cli/src/own-bundles.ts';
+import { dependencyProblems } from './bundle-dependencies.ts';
 import { coreSlices } from './core-slices.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -29,6 +30,7 @@ const DESCRIPTOR = join(CORE, 'dist', 'validator', 'descriptor');
 const manifest = JSON.parse(readFileSync(join(CLI, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
 };
 
 const common = {
@@ -39,7 +41,11 @@ const common = {
   conditions: ['source'] as string[],
   logLevel: 'error',
   define: { DATA_VERSION: JSON.stringify(manifest.version) },
+  metafile: true,
 } as const;
+
+/** What each bundle holds and imports, checked against the CLI's package.json at the end. */
+const metafiles: { name: string; metafile: Metafile }[] = [];
 
 /**
  * The hub is a package of its own, which `data serve` imports when it is installed; the CLI's
@@ -151,6 +157,7 @@ async function scriptBundle(entry: string, name: string, command?: string): Prom
     ],
     banner: { js: 'var __bundleUrl = require("node:url").pathToFileURL(__filename).href;' },
   });
+  metafiles.push({ name: `${name}.cjs`, metafile: result.metafile });
   const code = asciiOnly(
     (result.outputFiles[0]?.text ?? '').replace(DYNAMIC_IMPORT, '__import($1)'),
     name,
@@ -181,7 +188,7 @@ rmSync(PROFILES_INJECT);
  * it finds dist/bundle where tsc's did; tsc's map of it is removed, as it no longer fits.
  */
 const START = join(CLI, 'dist', 'start.js');
-await build({
+const start = await build({
   ...common,
   entryPoints: [join(CLI, 'src', 'start.ts')],
   external: EXTERNAL,
@@ -191,7 +198,8 @@ await build({
   allowOverwrite: true,
 });
 rmSync(`${START}.map`, { force: true });
-await build({
+metafiles.push({ name: 'start.js', metafile: start.metafile });
+const modules = await build({
   ...common,
   entryPoints: {
     worker: join(CLI, 'src', 'worker-start.ts'),
@@ -208,3 +216,7 @@ await build({
  */
 for (const name of ['worker.cjs', 'worker.js'])
   cpSync(join(OUT, name), join(CORE, 'dist', 'bundle', name));
+metafiles.push({ name: 'worker.js and keychain-helper.js', metafile: modules.metafile });
+const problems = dependencyProblems(metafiles, manifest);
+if (problems.length > 0)
+  throw new Error(`the bundles do not fit packages/cli/package.json:\n${problems.join('\n')}`);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
+import { loadHub } from './serve-hub.js';
 import { hubLocation, type HubLocation } from './arguments.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -26,7 +27,7 @@ export function registerServeBackup(
 }
 
 export async function runBackup(hub: HubLocation, folder: string, ctx: Context): Promise<number> {
-  const { backupHub, BackupRefused } = await import('@data/hub');
+  const { backupHub, BackupRefused } = await loadHub();
   try {
     const done = await backupHub({ ...hub, to: resolve(ctx.io.cwd, folder) });
     if (ctx.globals.json) writeJson(ctx, { backup: resolve(ctx.io.cwd, folder), ...done });

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
+import { loadHub } from './serve-hub.js';
 import { hubLocation, whole, type HubLocation } from './arguments.js';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './index.js';
@@ -35,11 +36,14 @@ export async function runGc(
   options: { dryRun?: boolean; graceMinutes?: number },
   ctx: Context,
 ): Promise<number> {
-  const { collectGarbage, DEFAULT_GRACE_MINUTES } = await import('@data/hub');
-  const { openMetadata } = await import('@data/hub');
-  const { openStorage } = await import('@data/hub');
-  const { DatabaseUnavailable } = await import('@data/hub');
-  const { StorageAddressError } = await import('@data/hub');
+  const {
+    collectGarbage,
+    DEFAULT_GRACE_MINUTES,
+    openMetadata,
+    openStorage,
+    DatabaseUnavailable,
+    StorageAddressError,
+  } = await loadHub();
   const database = hub.database ?? join(hub.dataDir, 'hub.sqlite');
   const storageAddress = hub.storage ?? hub.dataDir;
   try {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
+import { loadHub } from './serve-hub.js';
 import { hubLocation, type HubLocation } from './arguments.js';
 import type { ContextFor, SetExitCode } from './index.js';
 
@@ -35,9 +36,8 @@ function target({ database, storage }: HubLocation): { database: string; storage
 
 export async function runMigrate(hub: HubLocation, ctx: Context): Promise<number> {
   const { database, storage } = target(hub);
-  const { migrateHub, MigrationRefused } = await import('@data/hub');
-  const { StorageAddressError } = await import('@data/hub');
-  const { DatabaseUnavailable } = await import('@data/hub');
+  const { migrateHub, MigrationRefused, StorageAddressError, DatabaseUnavailable } =
+    await loadHub();
   const { startProgress } = await import('../output/spinner.js');
   const { migrationProgress, migrationSummary } = await import('../output/migrate.js');
   const progress = await startProgress(ctx, 'moving the hub');

@@ -3,7 +3,8 @@ import { locationOf, port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
-import { hubLog, type LogFormat } from '@data/hub';
+import { loadHub } from './serve-hub.js';
+import type { hubLog, LogFormat } from '@data/hub';
 import type { ContextFor, SetExitCode } from './index.js';
 import { registerServeBackup } from './serve-backup.js';
 import { registerServeGc } from './serve-gc.js';
@@ -108,8 +109,7 @@ function defined<T extends Record<string, string | undefined>>(
 }
 
 async function startConfigured(options: ServeOptions, ctx: Context) {
-  const { startHub, HubRefused } = await import('@data/hub');
-  const { readHubConfig, ConfigError } = await import('@data/hub');
+  const { startHub, HubRefused, readHubConfig, ConfigError, hubLog } = await loadHub();
   try {
     const config = options.config
       ? readHubConfig(resolve(ctx.io.cwd, options.config), ctx.io.env)
@@ -121,6 +121,7 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
         ctx,
         logFormat,
         'warn',
+        hubLog,
       )(
         'warning: the development sign-in is on: anyone who reaches this hub may sign in under any name',
       );
@@ -214,8 +215,8 @@ function startFailure(error: unknown, options: ServeOptions): UsageError | undef
 }
 
 /** A line of the command's own on stderr: as it is, or a JSON object of the hub's log. */
-function notice(ctx: Context, format: LogFormat, level: 'info' | 'warn') {
-  const json = hubLog('json', (line) => void ctx.io.stderr.write(`${line}\n`));
+function notice(ctx: Context, format: LogFormat, level: 'info' | 'warn', logOf: typeof hubLog) {
+  const json = logOf('json', (line) => void ctx.io.stderr.write(`${line}\n`));
   return (line: string): void => {
     if (format === 'text') ctx.io.stderr.write(`${line}\n`);
     else json(line, { level });
@@ -224,7 +225,7 @@ function notice(ctx: Context, format: LogFormat, level: 'info' | 'warn') {
 
 export async function runServe(options: ServeOptions, ctx: Context): Promise<number> {
   const hub = await startConfigured(options, ctx);
-  const info = notice(ctx, hub.hub.options.logFormat, 'info');
+  const info = notice(ctx, hub.hub.options.logFormat, 'info', (await loadHub()).hubLog);
   const storage = {
     quotaMb: options.maxStorageMb,
     derivedCacheMb: hub.hub.options.derivedCacheBytes / 1024 / 1024,
