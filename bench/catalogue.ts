@@ -9,8 +9,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openMetadata } from '../packages/hub/dist/metadata/open.js';
-import type { Metadata, Row } from '../packages/hub/dist/metadata/types.js';
+import { openMetadata } from '../packages/hub/dist/engines/metadata/open.js';
+import type { Metadata, Row } from '../packages/hub/dist/engines/metadata/types.js';
 import { postgresBin, startPostgres } from '../test/helpers/postgres.ts';
 
 const WORDS = ['rain', 'river', 'census', 'prices', 'schools', 'traffic', 'energy', 'forest'];

@@ -31,7 +31,7 @@ import pg from 'pg';
 import { generatePackage } from './generate.ts';
 import { startServer } from './servers.ts';
 import { browserLogin, publish, serviceToken, waitForState } from '../test/hub/protocol.ts';
-import { openStorage } from '../packages/hub/dist/storage/open.js';
+import { openStorage } from '../packages/hub/dist/engines/storage/open.js';
 import { fileDigest } from '../packages/core/dist/files/digest.js';
 import { postgresBin, startPostgres, type RunningPostgres } from '../test/helpers/postgres.ts';
 import {

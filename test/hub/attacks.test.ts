@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { loggableTarget, type RunningHub } from '../../packages/hub/src/server.js';
-import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
+import { FolderStorage } from '../../packages/hub/src/engines/storage/folder.js';
 import { startServe } from '../helpers/serve.js';
 import {
   authorizeUploads,

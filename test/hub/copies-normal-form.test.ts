@@ -6,7 +6,7 @@
 import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isNormalFormCsv } from '../../packages/hub/src/derived-resources.js';
+import { isNormalFormCsv } from '../../packages/hub/src/services/pipeline/derived-resources.js';
 import { tempDir } from './helpers.js';
 
 const dir = tempDir();

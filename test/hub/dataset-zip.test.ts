@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { entryOptions, zipOutput } from '../../packages/hub/src/dataset-zip.js';
+import { entryOptions, zipOutput } from '../../packages/hub/src/services/copies/dataset-zip.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'data-zip-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

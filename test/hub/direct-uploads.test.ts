@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Hub } from '../../packages/hub/src/context.js';
-import type { Storage } from '../../packages/hub/src/storage/types.js';
-import { claimStaged } from '../../packages/hub/src/rawstore.js';
+import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
+import { claimStaged } from '../../packages/hub/src/services/rawstore.js';
 import {
   authorizeUploads,
   browserLogin,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { run } from '../../packages/cli/src/cli.js';
-import { collectGarbage } from '../../packages/hub/src/gc.js';
-import { objectPath, type Storage } from '../../packages/hub/src/storage/types.js';
+import { collectGarbage } from '../../packages/hub/src/services/gc.js';
+import { objectPath, type Storage } from '../../packages/hub/src/engines/storage/types.js';
 import { memoryIO } from '../../packages/cli/src/output/io.js';
 import {
   browserLogin,

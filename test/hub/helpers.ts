@@ -6,7 +6,7 @@ import { inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_BUCKET } from '../helpers/swift.js';
-import { oidcProvider } from '../../packages/hub/src/providers/oidc.js';
+import { oidcProvider } from '../../packages/hub/src/engines/providers/oidc.js';
 import { startHub, type RunningHub, type StartOptions } from '../../packages/hub/src/server.js';
 import { startOidcProvider } from '../helpers/identity.js';
 

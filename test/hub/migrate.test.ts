@@ -1,11 +1,11 @@
 import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { migrateHub } from '../../packages/hub/src/migrate.js';
-import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
-import { openStorage } from '../../packages/hub/src/storage/open.js';
-import type { Storage } from '../../packages/hub/src/storage/types.js';
-import { readAll } from '../../packages/hub/src/send-file.js';
+import { migrateHub } from '../../packages/hub/src/services/migrate.js';
+import { FolderStorage } from '../../packages/hub/src/engines/storage/folder.js';
+import { openStorage } from '../../packages/hub/src/engines/storage/open.js';
+import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
+import { readAll } from '../../packages/hub/src/http/send-file.js';
 import {
   browserLogin,
   EXAMPLES,

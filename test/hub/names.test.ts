@@ -11,8 +11,12 @@ import { describe, expect, it } from 'vitest';
 import { run } from '../../packages/cli/src/cli.js';
 import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { V2_PROFILE } from '../../packages/core/src/validator/reading.js';
-import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../packages/hub/src/names.js';
-import { firstLiteralSegment, ROUTES } from '../../packages/hub/src/routes.js';
+import {
+  isReservedName,
+  RESERVED_NAMES,
+  usernameFrom,
+} from '../../packages/hub/src/services/names.js';
+import { firstLiteralSegment, ROUTES } from '../../packages/hub/src/http/routes.js';
 import { HttpBrowser, oidcSignIn } from '../helpers/identity.js';
 import {
   browserLogin,

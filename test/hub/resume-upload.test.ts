@@ -7,8 +7,8 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hub } from '../../packages/hub/src/context.js';
-import { collectGarbage } from '../../packages/hub/src/gc.js';
-import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
+import { collectGarbage } from '../../packages/hub/src/services/gc.js';
+import { FolderStorage } from '../../packages/hub/src/engines/storage/folder.js';
 import { startGatedProxy, type GatedProxy } from '../helpers/gated-proxy.js';
 import {
   authorizeUploads,

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { backupHub } from '../../packages/hub/src/backup.js';
-import { migrateHub } from '../../packages/hub/src/migrate.js';
+import { backupHub } from '../../packages/hub/src/services/backup.js';
+import { migrateHub } from '../../packages/hub/src/services/migrate.js';
 import { pricesPackage } from '../helpers/fixtures.js';
 import {
   browserLogin,

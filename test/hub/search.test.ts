@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { openMetadata } from '../../packages/hub/src/metadata/open.js';
+import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
 import { startHub, type RunningHub } from '../../packages/hub/src/server.js';
 import {
   browserLogin,

@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { signToken } from '../../packages/hub/src/tokens.js';
+import { signToken } from '../../packages/hub/src/services/tokens.js';
 import {
   authorizeUploads,
   browserLogin,
@@ -229,7 +229,7 @@ describe('signed uploads', () => {
         expires: 1,
       };
       const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
-      const { hmac } = await import('../../packages/hub/src/tokens.js');
+      const { hmac } = await import('../../packages/hub/src/services/tokens.js');
       const query = { ...entry.upload_query, Policy: encoded, Signature: hmac(hub.keys, encoded) };
       const response = await fetch(entry.upload_url, {
         method: 'POST',

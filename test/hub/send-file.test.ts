@@ -13,9 +13,13 @@ import {
   sendLocalFile,
   sendStored,
   type SendOptions,
-} from '../../packages/hub/src/send-file.js';
-import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
-import type { ByteRange, Storage, StoredInfo } from '../../packages/hub/src/storage/types.js';
+} from '../../packages/hub/src/http/send-file.js';
+import { FolderStorage } from '../../packages/hub/src/engines/storage/folder.js';
+import type {
+  ByteRange,
+  Storage,
+  StoredInfo,
+} from '../../packages/hub/src/engines/storage/types.js';
 import { parseByteranges } from '../helpers/byteranges.js';
 
 interface Answer {

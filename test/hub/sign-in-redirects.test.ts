@@ -7,9 +7,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { gitHubProvider } from '../../packages/hub/src/providers/github.js';
+import { gitHubProvider } from '../../packages/hub/src/engines/providers/github.js';
 import type { Hub } from '../../packages/hub/src/context.js';
-import { stateCookie } from '../../packages/hub/src/sign-in.js';
+import { stateCookie } from '../../packages/hub/src/http/sign-in.js';
 import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
 import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
 import { hiddenFields, withHub, withOidcHub } from './helpers.js';

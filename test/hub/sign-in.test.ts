@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../packages/cli/src/cli.js';
 import { memoryIO } from '../../packages/cli/src/output/io.js';
-import { gitHubProvider } from '../../packages/hub/src/providers/github.js';
+import { gitHubProvider } from '../../packages/hub/src/engines/providers/github.js';
 import { HubRefused, isLoopback, startHub } from '../../packages/hub/src/server.js';
 import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
 import {

@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FolderStorage } from '../../packages/hub/src/storage/folder.js';
-import { openStorage } from '../../packages/hub/src/storage/open.js';
-import { parseS3Address } from '../../packages/hub/src/storage/s3.js';
-import { StorageAddressError, type Storage } from '../../packages/hub/src/storage/types.js';
-import { readAll } from '../../packages/hub/src/send-file.js';
+import { FolderStorage } from '../../packages/hub/src/engines/storage/folder.js';
+import { openStorage } from '../../packages/hub/src/engines/storage/open.js';
+import { parseS3Address } from '../../packages/hub/src/engines/storage/s3.js';
+import { StorageAddressError, type Storage } from '../../packages/hub/src/engines/storage/types.js';
+import { readAll } from '../../packages/hub/src/http/send-file.js';
 import { tempDir, testStorage } from './helpers.js';
 
 /** The engine of this run: a bucket on the Swift run, a folder on the default one. */

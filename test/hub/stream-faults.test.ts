@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningHub } from '../../packages/hub/src/server.js';
-import { openStorage } from '../../packages/hub/src/storage/open.js';
-import type { Storage } from '../../packages/hub/src/storage/types.js';
+import { openStorage } from '../../packages/hub/src/engines/storage/open.js';
+import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
 import { zipEntries } from '../helpers/unzip.js';
 import {
   authorizeUploads,

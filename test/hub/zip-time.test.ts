@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import yazl from 'yazl';
-import { entryOptions, entryTime } from '../../packages/hub/src/dataset-zip.js';
+import { entryOptions, entryTime } from '../../packages/hub/src/services/copies/dataset-zip.js';
 
 const zone = process.env.TZ;
 afterEach(() => {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_LIMITS, type HubLimits } from './context.js';
-import { gitHubProvider } from './providers/github.js';
-import { oidcProvider } from './providers/oidc.js';
-import type { Provider } from './providers/types.js';
-import type { RunnerOptions } from './runner.js';
+import { gitHubProvider } from './engines/providers/github.js';
+import { oidcProvider } from './engines/providers/oidc.js';
+import type { Provider } from './engines/providers/types.js';
+import type { RunnerOptions } from './services/pipeline/runner.js';
 
 /** The hub configuration file is wrong: what is wrong, and where. */
 export class ConfigError extends Error {

@@ -1,14 +1,14 @@
-import type { BoundedCache } from './bounded-cache.js';
-import type { Copies } from './copies.js';
+import type { BoundedCache } from './services/bounded-cache.js';
+import type { Copies } from './services/copies/copies.js';
 import type { HubMetrics } from './metrics.js';
 import type { HubLog, LogFormat } from './logger.js';
-import type { Keys } from './tokens.js';
-import type { Storage } from './storage/types.js';
-import type { Metadata, User } from './metadata/types.js';
-import { verifyToken, type Claims } from './tokens.js';
-import type { Request } from './http.js';
-import type { Provider } from './providers/types.js';
-import { cookieOf, SESSION_COOKIE } from './sign-in.js';
+import type { Keys } from './services/tokens.js';
+import type { Storage } from './engines/storage/types.js';
+import type { Metadata, User } from './engines/metadata/types.js';
+import { verifyToken, type Claims } from './services/tokens.js';
+import type { Request } from './http/request.js';
+import type { Provider } from './engines/providers/types.js';
+import { cookieOf, SESSION_COOKIE } from './http/sign-in.js';
 
 export interface HubOptions {
   dataDir: string;

@@ -5,7 +5,7 @@
  * queue, the bytes stored) is read when Prometheus scrapes.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Metadata } from './metadata/types.js';
+import type { Metadata } from './engines/metadata/types.js';
 
 const PREFIX = 'data_hub_';
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import * as auth from './auth.js';
+import * as auth from './http/auth.js';
 import {
   DEFAULT_DERIVED_CACHE_MB,
   DEFAULT_LIMITS,
@@ -12,33 +12,40 @@ import {
   type HubOptions,
   type MetricsAccess,
 } from './context.js';
-import { Copies } from './copies.js';
-import { BoundedCache } from './bounded-cache.js';
-import type { Provider } from './providers/types.js';
-import * as frontend from './frontend.js';
-import * as health from './health.js';
+import { Copies } from './services/copies/copies.js';
+import { BoundedCache } from './services/bounded-cache.js';
+import type { Provider } from './engines/providers/types.js';
+import * as frontend from './http/frontend.js';
+import * as health from './http/health.js';
 import { HubMetrics } from './metrics.js';
 import { hubLog, type HubLog, type LogFormat } from './logger.js';
 import { randomUUID } from 'node:crypto';
-import { revisionDiff } from './revision-diff.js';
-import { HttpError, redirect, segmentsOf, sendJson, sendText, type Request } from './http.js';
-import * as metastore from './metastore.js';
-import * as pipelineStore from './pipeline-store.js';
-import * as rawstore from './rawstore.js';
-import * as resumable from './resumable.js';
-import { OBJECT_KEY } from './rawstore.js';
-import * as read from './read.js';
-import { Runner, type RunnerHooks, type RunnerOptions } from './runner.js';
-import { openMetadata } from './metadata/open.js';
-import { DatabaseUnavailable } from './metadata/types.js';
-import { scratchFolder } from './scratch.js';
-import { openStorage } from './storage/open.js';
-import { StorageAddressError, type Storage } from './storage/types.js';
-import { loadKeys } from './tokens.js';
-import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
-import { isReservedName } from './names.js';
-import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './cors.js';
-import { isRevisionNumber, revisionParam, versionedAddress } from './published.js';
+import { revisionDiff } from './services/revision-diff.js';
+import {
+  HttpError,
+  redirect,
+  segmentsOf,
+  sendJson,
+  sendText,
+  type Request,
+} from './http/request.js';
+import * as metastore from './http/metastore.js';
+import * as pipelineStore from './http/pipeline-store.js';
+import * as rawstore from './services/rawstore.js';
+import * as resumable from './http/resumable.js';
+import { OBJECT_KEY } from './services/rawstore.js';
+import * as read from './http/read.js';
+import { Runner, type RunnerHooks, type RunnerOptions } from './services/pipeline/runner.js';
+import { openMetadata } from './engines/metadata/open.js';
+import { DatabaseUnavailable } from './engines/metadata/types.js';
+import { scratchFolder } from './services/scratch.js';
+import { openStorage } from './engines/storage/open.js';
+import { StorageAddressError, type Storage } from './engines/storage/types.js';
+import { loadKeys } from './services/tokens.js';
+import { ROUTES, type FixedRoute, type PATTERNS } from './http/routes.js';
+import { isReservedName } from './services/names.js';
+import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
+import { isRevisionNumber, revisionParam, versionedAddress } from './services/published.js';
 import { notFoundPage } from './views/layout.js';
 import { visibleLayout } from '@data/core';
 

@@ -1,4 +1,4 @@
-import type { DatasetSort } from '../metadata/types.js';
+import type { DatasetSort } from '../engines/metadata/types.js';
 import { day, humanBytes } from './format.js';
 import { counted } from '@data/core';
 import { escape, page } from './layout.js';

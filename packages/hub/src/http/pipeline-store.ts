@@ -1,0 +1,270 @@
+import type { ServerResponse } from 'node:http';
+import { serviceClaims, userOf, type Hub } from '../context.js';
+import { HttpError, isObject, readJson, sendJson, type Request } from './request.js';
+import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
+import type { Dataset, Findability, Revision } from '../engines/metadata/types.js';
+import type { ChangeSummary } from '@data/core';
+import { packagePath } from '../engines/storage/types.js';
+import { objectKeyOfUrl, quotaMessage } from '../services/rawstore.js';
+
+export interface FlowSpec {
+  meta: {
+    version?: number;
+    ownerid: string;
+    owner: string;
+    dataset: string;
+    findability?: Findability;
+    /** Ours: make a revision even when the package is the one published. */
+    force?: boolean;
+  };
+  inputs: {
+    kind: 'datapackage';
+    url: string;
+    parameters: { descriptor: Record<string, unknown>; 'resource-mapping': Record<string, string> };
+  }[];
+}
+
+const DATASET_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/i;
+
+/** The reasons a flow spec cannot be processed; empty when it can. */
+export function specErrors(body: unknown): string[] {
+  if (!isObject(body)) return ['the flow spec must be a JSON object'];
+  const errors: string[] = [];
+  const meta = body.meta;
+  if (!isObject(meta)) errors.push('"meta" must be an object');
+  else {
+    if (typeof meta.ownerid !== 'string') errors.push('"meta.ownerid" must be a string');
+    if (typeof meta.dataset !== 'string' || !DATASET_NAME.test(meta.dataset))
+      errors.push('"meta.dataset" must be a dataset name (letters, digits, ".", "-", "_")');
+    if (
+      meta.findability !== undefined &&
+      (typeof meta.findability !== 'string' ||
+        !['published', 'unlisted', 'private'].includes(meta.findability))
+    )
+      errors.push('"meta.findability" must be published, unlisted or private');
+  }
+  const input = Array.isArray(body.inputs) ? (body.inputs[0] as unknown) : undefined;
+  if (!isObject(input) || input.kind !== 'datapackage' || typeof input.url !== 'string') {
+    errors.push('"inputs" must start with {"kind": "datapackage", "url": …}');
+  } else if (
+    !isObject(input.parameters) ||
+    !isObject(input.parameters.descriptor) ||
+    !isObject(input.parameters['resource-mapping'])
+  ) {
+    errors.push('"inputs[0].parameters" needs "descriptor" and "resource-mapping" objects');
+  }
+  return errors;
+}
+
+/**
+ * What makes two publications the same: the descriptor, the bytes of every file (their
+ * object keys, not the URLs, which are signed anew each time) and the findability asked.
+ * Undefined when a file's object cannot be told from its URL.
+ */
+function fingerprint(spec: FlowSpec): string | undefined {
+  const input = spec.inputs[0];
+  if (!input) return undefined;
+  const files: Record<string, string> = {};
+  for (const [path, url] of Object.entries(input.parameters['resource-mapping'])) {
+    const key = typeof url === 'string' ? objectKeyOfUrl(url) : undefined;
+    if (!key) return undefined;
+    files[path] = key;
+  }
+  return JSON.stringify([input.parameters.descriptor, files, spec.meta.findability ?? null]);
+}
+
+/**
+ * The published revision when the newest revision is it and was made from this same
+ * package: publishing it again would only make a copy (`meta.force` makes one anyway).
+ */
+async function unchangedRevision(
+  hub: Hub,
+  ownerid: string,
+  spec: FlowSpec,
+): Promise<number | undefined> {
+  const dataset = await hub.store.dataset(ownerid, spec.meta.dataset);
+  const latest = await hub.store.revision(ownerid, spec.meta.dataset, 'latest');
+  if (latest?.state !== 'SUCCEEDED' || dataset?.published_revision !== latest.revision)
+    return undefined;
+  const wanted = fingerprint(spec);
+  return wanted !== undefined && wanted === fingerprint(JSON.parse(latest.spec) as FlowSpec)
+    ? latest.revision
+    : undefined;
+}
+
+export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const claims = await serviceClaims(hub, request, 'source');
+  if (!claims)
+    return sendJson(response, 401, {
+      success: false,
+      errors: ['a valid source service token is required'],
+    });
+  const body = await readJson(request, hub.options.limits.specBytes);
+  const errors = specErrors(body);
+  if (errors.length > 0) return sendJson(response, 400, { success: false, errors });
+  const spec = body as FlowSpec;
+  if (spec.meta.ownerid !== claims.userid)
+    return sendJson(response, 403, {
+      success: false,
+      errors: ['"meta.ownerid" is not the owner of the token'],
+    });
+  const dataset = spec.meta.dataset;
+  const same =
+    spec.meta.force === true ? undefined : await unchangedRevision(hub, claims.userid, spec);
+  if (same !== undefined)
+    return sendJson(response, 200, {
+      success: true,
+      dataset_id: `${claims.userid}/${dataset}`,
+      flow_id: flowId({ ownerid: claims.userid, dataset, revision: same }),
+      errors: [],
+      unchanged: true,
+    });
+  const created = await hub.store.createRevision(
+    claims.userid,
+    dataset,
+    spec.meta.findability ?? null,
+    JSON.stringify(spec),
+    JSON.stringify(initialPipelines()),
+    request.id,
+    hub.options,
+  );
+  if ('existing' in created)
+    return sendJson(response, 409, {
+      success: false,
+      errors: [
+        `you already have a dataset "${created.existing}", and names must differ in more than case: publish to "${created.existing}" or choose another name`,
+      ],
+    });
+  if ('refused' in created)
+    return sendJson(response, 403, {
+      success: false,
+      errors: [
+        created.refused === 'datasets'
+          ? `Max datasets for user exceeded plan limit (${String(hub.options.maxDatasets)})`
+          : quotaMessage(hub),
+      ],
+    });
+  const revision = created.revision;
+  hub.enqueue();
+  sendJson(response, 200, {
+    success: true,
+    dataset_id: `${claims.userid}/${dataset}`,
+    flow_id: flowId({ ownerid: claims.userid, dataset, revision }),
+    errors: [],
+  });
+}
+
+async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<boolean> {
+  return (
+    (await userOf(hub, request))?.userid === ownerid ||
+    (await serviceClaims(hub, request, 'source'))?.userid === ownerid
+  );
+}
+
+/**
+ * A revision's change summary as the asker may see it: none while it is being made, and none
+ * when it compares with a revision the asker may not see (its counts would tell of it).
+ */
+export function shownChanges(
+  revision: Revision,
+  visible: ReadonlySet<number>,
+): ChangeSummary | null {
+  if (!revision.changes) return null;
+  const summary = JSON.parse(revision.changes) as ChangeSummary;
+  return summary.since === null || visible.has(summary.since) ? summary : null;
+}
+
+/**
+ * Whether others may see a revision: one meant to be public, unless the dataset they would
+ * learn about has since been made private. The owner sees every revision.
+ */
+export function visibleToOthers(found: Dataset, revision: Revision): boolean {
+  const meant =
+    revision.findability ?? (found.published_revision == null ? 'published' : found.findability);
+  const meantPublic = meant === 'published' || meant === 'unlisted';
+  return meantPublic && (found.findability !== 'private' || found.published_revision === null);
+}
+
+export async function status(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerid: string,
+  dataset: string,
+  which: string,
+): Promise<void> {
+  // What the asker may not see is answered exactly as what is not there.
+  const missing = new HttpError(404, `no revision "${which}" of ${ownerid}/${dataset}`);
+  const found = await hub.store.dataset(ownerid, dataset);
+  if (found && which === 'revisions') {
+    if (await history(hub, request, response, found)) return;
+    throw missing;
+  }
+  const revision = found ? await hub.store.revision(ownerid, dataset, which) : undefined;
+  const visible =
+    found &&
+    revision &&
+    ((await isOwnerOf(hub, request, ownerid)) || visibleToOthers(found, revision));
+  if (!revision || !visible) throw missing;
+  sendJson(response, 200, statusOf(revision));
+}
+
+/**
+ * Ours: `/source/<ownerid>/<dataset>/revisions`, every revision the caller may see, newest
+ * first; false, with nothing sent, when the caller may see none.
+ */
+async function history(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  found: Dataset,
+): Promise<boolean> {
+  const owner = await isOwnerOf(hub, request, found.ownerid);
+  const shown = (await hub.store.revisions(found.ownerid, found.name)).filter(
+    (revision) => owner || visibleToOthers(found, revision),
+  );
+  const visible = new Set(shown.map((revision) => revision.revision));
+  const revisions = shown.map((revision) => ({
+    revision: revision.revision,
+    state: revision.state,
+    findability:
+      revision.findability ??
+      (revision.revision === found.published_revision ? found.findability : null),
+    published: revision.revision === found.published_revision,
+    created: revision.created,
+    modified: revision.modified,
+    changes: shownChanges(revision, visible),
+  }));
+  if (revisions.length === 0) return false;
+  sendJson(response, 200, { dataset: `${found.ownerid}/${found.name}`, revisions });
+  return true;
+}
+
+/** Ours: `DELETE /source/<ownerid>/<dataset>` with the owner's user token. */
+export async function remove(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerid: string,
+  dataset: string,
+): Promise<void> {
+  const user = await userOf(hub, request);
+  if (!user) throw new HttpError(401, 'sign in to delete a dataset');
+  const found = await hub.store.dataset(ownerid, dataset);
+  // A private dataset of someone else is not there, as for every other read.
+  if (!found || (user.userid !== ownerid && found.findability === 'private'))
+    throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
+  if (user.userid !== ownerid) throw new HttpError(403, 'only its owner may delete a dataset');
+  await hub.store.deleteDataset(ownerid, dataset);
+  // The revisions' own files go; the objects stay, held by the owner (and maybe by others).
+  // The dataset is gone either way: files left by a failure here are only logged.
+  await hub.storage
+    .deletePrefix(packagePath(ownerid, dataset))
+    .catch((error: unknown) => hub.log(`deleting ${ownerid}/${dataset}: ${String(error)}`));
+  await hub.copies
+    .forget(ownerid, dataset)
+    .catch((error: unknown) =>
+      hub.log(`deleting copies of ${ownerid}/${dataset}: ${String(error)}`),
+    );
+  sendJson(response, 200, { deleted: `${ownerid}/${dataset}` });
+}

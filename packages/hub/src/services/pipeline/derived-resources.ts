@@ -1,0 +1,187 @@
+import { join } from 'node:path';
+import { fileHead } from '@data/core';
+import { isRemote } from '@data/core';
+import { PREVIEW_ROWS, typedField, writtenFromValue, type DerivedTable } from '@data/core';
+import type { FieldDescriptor, ResourceDescriptor, SchemaDescriptor } from '@data/core';
+import { textReading } from '@data/core';
+import { formatOf, inferResourceSchema, noteContentFormat } from '@data/core';
+import { bomOf, SAMPLE_BYTES } from '@data/core';
+import type { Report } from '@data/core';
+import { DERIVED_FOLDER } from '../../engines/storage/types.js';
+
+type Resource = Record<string, unknown>;
+
+/** The copies of a table the hub names in its descriptor, as the original service did. */
+export const DERIVED_COPIES = [
+  { suffix: 'csv', format: 'csv', type: 'derived/csv', mediatype: 'text/csv' },
+  { suffix: 'json', format: 'json', type: 'derived/json', mediatype: 'application/json' },
+  { suffix: 'csv_preview', format: 'json', type: 'derived/preview', mediatype: 'application/json' },
+  {
+    suffix: 'parquet',
+    format: 'parquet',
+    type: 'derived/parquet',
+    mediatype: 'application/vnd.apache.parquet',
+  },
+] as const;
+
+/** Dialect properties a CSV copy writes as they are, and the values it writes. */
+const NORMAL_DIALECT: Record<string, (value: unknown) => boolean> = {
+  delimiter: (value) => value === ',',
+  quoteChar: (value) => value === '"',
+  doubleQuote: (value) => value === true,
+  skipInitialSpace: (value) => value === false,
+  header: (value) => value === true,
+  headerRows: (value) => Array.isArray(value) && value.length === 1 && value[0] === 1,
+  lineTerminator: (value) => value === '\n' || value === '\r\n',
+  // Neither changes the bytes: a copy writes cells as they are written.
+  caseSensitiveHeader: () => true,
+  nullSequence: () => true,
+  csvddfVersion: () => true,
+};
+
+/** Formats read as delimited text, whose dialect is read from their first bytes. */
+const TEXT_TABLES = new Set(['csv', 'tsv', 'txt']);
+
+function localPaths(resource: Resource): string[] {
+  const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
+  return paths.filter((path): path is string => typeof path === 'string' && !isRemote(path));
+}
+
+/** Whether missing values are the empty cell only, as the copy writes them. */
+function emptyIsMissing(values: unknown): boolean {
+  return values === undefined || (Array.isArray(values) && values.length === 1 && values[0] === '');
+}
+
+/**
+ * Whether the CSV copy writes a table's every cell as it is written: no date-time or time,
+ * no value written by a format, decimal comma, grouped digits or other true and false words,
+ * and only the empty cell missing (derive.ts, csvWriters).
+ */
+function writtenAsCopied(schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false;
+  const { fields, missingValues } = schema as SchemaDescriptor;
+  if (!Array.isArray(fields) || !emptyIsMissing(missingValues)) return false;
+  return fields.every(
+    (field) => emptyIsMissing(field.missingValues) && !writtenFromValue(field, typedField(field)),
+  );
+}
+
+/**
+ * Whether a table's original is already the CSV copy the hub would write (UTF-8 without a
+ * byte order mark, comma, double quote, one header row of the field names in order, no
+ * comments, every value in its type's one form): then it is served as its own copy, and no
+ * copy is made. Cells quoted where the copy would not quote them, and `\r\n` line ends,
+ * read the same. Its format, encoding and dialect are told as validation tells them
+ * (validator/reading.ts): by its bytes before its name, so that a workbook named `.csv` is no
+ * CSV and a `.txt` file of comma-separated values is one.
+ */
+export async function isNormalFormCsv(resource: Resource, workDir: string): Promise<boolean> {
+  const paths = localPaths(resource);
+  const path = paths[0];
+  if (paths.length !== 1 || !path || Array.isArray(resource.path)) return false;
+  const described = { ...resource } as unknown as ResourceDescriptor;
+  await noteContentFormat(described, { dir: workDir });
+  const format = formatOf(described);
+  if (format === undefined || !TEXT_TABLES.has(format)) return false;
+  const dialect = resource.dialect ?? {};
+  if (typeof dialect !== 'object' || dialect === null) return false;
+  for (const [key, value] of Object.entries(dialect))
+    if (!NORMAL_DIALECT[key]?.(value)) return false;
+  const schema = resource.schema as { fieldsMatch?: unknown } | undefined;
+  if (schema?.fieldsMatch !== undefined && schema.fieldsMatch !== 'exact') return false;
+  // A table with no schema is read by the one validation infers, as its copies are.
+  if (!writtenAsCopied(schema ?? (await inferResourceSchema(described, workDir)))) return false;
+  const head = await fileHead(join(workDir, path), SAMPLE_BYTES);
+  if (bomOf(head)) return false;
+  const reading = await textReading(head, format, {
+    encoding: resource.encoding,
+    dialect: resource.dialect,
+  });
+  return reading.encoding === 'utf-8' && reading.delimiter === ',' && reading.quoteChar === '"';
+}
+
+/** What the hub knows of a table's copies as it publishes it. */
+export interface TableCopiesInfo {
+  table: DerivedTable;
+  /** Where the preview is stored, beside the descriptor, with its size and MD5 (hex). */
+  preview: { path: string; bytes: number; md5: string };
+  /** The original, when it is its own CSV copy: its object key, size and MD5 (hex). */
+  sameAsOriginal?: { key: string; bytes: number; md5: string } | undefined;
+}
+
+/** The rows of a table as its validation counted them. */
+function rowsOf(report: Report | undefined, name: string): number | undefined {
+  return report?.tasks.find((task) => task.name === name)?.stats.rows;
+}
+
+/**
+ * The derived resources of a table, named as the original service named them: `<name>_csv`,
+ * `<name>_json` and `<name>_csv_preview`, each saying which resource it comes from. A copy
+ * made when first asked for has no `bytes` or `hash` here: they are not known until then.
+ */
+export function derivedResources(
+  info: TableCopiesInfo,
+  source: Resource,
+  taken: ReadonlySet<unknown>,
+  report: Report | undefined,
+): Resource[] {
+  const { table } = info;
+  const rows = rowsOf(report, table.name) ?? table.rows;
+  const made: Resource[] = [];
+  for (const copy of DERIVED_COPIES) {
+    const name = `${table.name}_${copy.suffix}`;
+    // A resource of the package's own by that name keeps it.
+    if (taken.has(name)) continue;
+    const known =
+      copy.type === 'derived/preview'
+        ? info.preview
+        : copy.type === 'derived/csv'
+          ? info.sameAsOriginal
+          : undefined;
+    made.push({
+      name,
+      path: copy.type === 'derived/preview' ? info.preview.path : copyPath(name, copy.format),
+      format: copy.format,
+      mediatype: copy.mediatype,
+      ...(copy.format === 'parquet' ? {} : { encoding: 'utf-8' }),
+      ...(known ? { bytes: known.bytes, hash: known.md5 } : {}),
+      ...(copy.format !== 'json' && source.schema !== undefined
+        ? { schema: typedSchema(source.schema) }
+        : {}),
+      datahub: {
+        type: copy.type,
+        derivedFrom: [table.name],
+        rows: copy.type === 'derived/preview' ? Math.min(rows, PREVIEW_ROWS) : rows,
+      },
+    });
+  }
+  return made;
+}
+
+/**
+ * The schema of a table's CSV and Parquet copies: its fields, keys and constraints, without
+ * what says how typed values were written as text (the copies write each value in its
+ * type's one form, or store it typed) and without missing values (a missing value is an
+ * empty cell, or null). Types the copies keep as written keep all of it.
+ */
+function typedSchema(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const { missingValues: _missing, ...rest } = schema as Resource;
+  const fields = Array.isArray(rest.fields) ? (rest.fields as FieldDescriptor[]) : [];
+  return { ...rest, fields: fields.map(typedField) };
+}
+
+export function copyPath(name: string, format: string): string {
+  return `${DERIVED_FOLDER}${name}.${format}`;
+}
+
+/** The zip of the whole revision, `<dataset>_zip`, made when first asked for. */
+export function zipResource(dataset: string): Resource {
+  return {
+    name: `${dataset}_zip`,
+    path: copyPath(`${dataset}_zip`, 'zip'),
+    format: 'zip',
+    mediatype: 'application/zip',
+    datahub: { type: 'derived/zip' },
+  };
+}

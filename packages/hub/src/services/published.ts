@@ -1,0 +1,226 @@
+import { basename } from 'node:path';
+import { derivedOf } from '@data/core';
+import { userOf, type Hub } from '../context.js';
+import { HttpError, type Request } from '../http/request.js';
+import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
+import type { Dataset, Revision, User } from '../engines/metadata/types.js';
+
+export interface Published {
+  owner: User;
+  dataset: Dataset;
+  revision: Revision;
+  descriptor: Record<string, unknown> & { resources: Record<string, unknown>[] };
+  /** The storage prefix of the files the hub wrote for the revision: descriptor and report. */
+  prefix: string;
+  /** Each local path and its object key; undefined for revisions of older hubs. */
+  files: Record<string, string> | undefined;
+}
+
+/**
+ * Private datasets are seen by their owner only, and so is a revision published as private,
+ * whatever the dataset's findability is now.
+ */
+async function hiddenFrom(
+  hub: Hub,
+  request: Request,
+  found: { owner: User; dataset: Dataset; revision?: Revision },
+): Promise<boolean> {
+  const isPrivate =
+    found.dataset.findability === 'private' || found.revision?.findability === 'private';
+  return isPrivate && (await userOf(hub, request))?.userid !== found.owner.userid;
+}
+
+async function ownedDataset(
+  hub: Hub,
+  ownerName: string,
+  name: string,
+): Promise<{ owner: User; dataset: Dataset } | undefined> {
+  const owner = await hub.store.userByName(ownerName);
+  const dataset = owner ? await hub.store.dataset(owner.userid, name) : undefined;
+  return owner && dataset ? { owner, dataset } : undefined;
+}
+
+/** A dataset the requester may see, or undefined. */
+export async function visibleDataset(
+  hub: Hub,
+  request: Request,
+  ownerName: string,
+  name: string,
+): Promise<{ owner: User; dataset: Dataset } | undefined> {
+  const found = await ownedDataset(hub, ownerName, name);
+  return found && !(await hiddenFrom(hub, request, found)) ? found : undefined;
+}
+
+/** A revision number as an address writes it: digits, no sign, no leading zero. */
+export function isRevisionNumber(text: string | undefined): text is string {
+  return text !== undefined && /^[1-9][0-9]{0,8}$/.test(text);
+}
+
+/** `?v=`: a revision number as digits, no sign, no leading zero. */
+export function revisionParam(request: Request): string | null {
+  const asked = request.url.searchParams.get('v');
+  if (asked === null) return null;
+  if (!isRevisionNumber(asked)) throw new HttpError(400, '"v" must be a revision number');
+  return asked;
+}
+
+/**
+ * The address of a read of `/<owner>/<dataset>/<rest>` at one revision,
+ * `/<owner>/<dataset>/v/<N>/<rest>`: the path as it was sent (decoding and encoding it again
+ * could change it), the query kept but for `v`.
+ */
+export function versionedAddress(request: Request, revision: string | number): string {
+  const parts = rawSegments(request);
+  const query = new URLSearchParams(request.url.search);
+  query.delete('v');
+  const search = query.size > 0 ? `?${query.toString()}` : '';
+  return `/${[...parts.slice(0, 2), 'v', String(revision), ...parts.slice(2)].join('/')}${search}`;
+}
+
+/**
+ * The segments of a request's path as it was sent, not decoded: an address made of them
+ * (another revision's, the name in its own case) keeps the rest of the path as it was asked,
+ * where decoding and encoding it again could change it.
+ */
+export function rawSegments(request: Request): string[] {
+  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
+  return rawPath.split('/').filter((part) => part !== '');
+}
+
+/** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
+export async function published(
+  hub: Hub,
+  request: Request,
+  ownerName: string,
+  name: string,
+): Promise<Published> {
+  return publishedRevision(hub, request, ownerName, name, revisionParam(request));
+}
+
+/** A published revision of owner/name (the published one when `asked` is null), if visible. */
+export async function publishedRevision(
+  hub: Hub,
+  request: Request,
+  ownerName: string,
+  name: string,
+  asked: string | null,
+): Promise<Published> {
+  const key = `${ownerName}/${name}/${asked ?? ''}`;
+  const cached = hub.lookups.get(key);
+  let found =
+    cached?.version === hub.store.version ? (cached.value as Published | undefined) : undefined;
+  if (!found) {
+    found = await lookUp(hub, ownerName, name, asked);
+    const bytes =
+      (found.revision.descriptor?.length ?? 0) * 3 + (found.revision.files?.length ?? 0) + 1024;
+    hub.lookups.set(key, { version: hub.store.version, value: found }, bytes);
+  }
+  if (await hiddenFrom(hub, request, found)) throw new HttpError(404, 'not found');
+  return found;
+}
+
+async function lookUp(
+  hub: Hub,
+  ownerName: string,
+  name: string,
+  asked: string | null,
+): Promise<Published> {
+  const found = await ownedDataset(hub, ownerName, name);
+  if (!found) throw new HttpError(404, 'not found');
+  const { owner, dataset } = found;
+  const revision = await hub.store.revision(owner.userid, name, asked ?? 'successful');
+  const stored = revision && storedPackage(owner, dataset, revision);
+  if (!stored) throw new HttpError(404, 'not found');
+  return stored;
+}
+
+/** A revision as published, or undefined when it was not (or not yet). */
+export function storedPackage(
+  owner: User,
+  dataset: Dataset,
+  revision: Revision,
+): Published | undefined {
+  if (revision.state !== 'SUCCEEDED' || !revision.descriptor) return undefined;
+  return {
+    owner,
+    dataset,
+    revision,
+    descriptor: JSON.parse(revision.descriptor) as Published['descriptor'],
+    prefix: packagePath(owner.userid, dataset.name, revision.revision),
+    files: revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined,
+  };
+}
+
+/**
+ * The storage key of a resource path's bytes: its stored object, or, for revisions published
+ * before the hub kept data in the object store only, the file in the revision's folder.
+ */
+export function storedKey(
+  files: Record<string, string> | undefined,
+  prefix: string,
+  path: string,
+): string | undefined {
+  const key = files?.[path];
+  if (key) return objectPath(key);
+  // Older revisions kept their files in their folder; derived copies are kept there.
+  return !files || path.startsWith(DERIVED_FOLDER) ? `${prefix}${path}` : undefined;
+}
+
+function fileOf(pkg: Published, path: string): string {
+  const found = storedKey(pkg.files, pkg.prefix, path);
+  if (!found) throw new HttpError(404, 'not found');
+  return found;
+}
+function extensionOf(resource: Record<string, unknown>): string {
+  if (typeof resource.format === 'string' && resource.format !== '')
+    return resource.format.toLowerCase();
+  const path = typeof resource.path === 'string' ? resource.path : '';
+  return /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '';
+}
+
+/**
+ * The stored file of the resource whose `path` is exactly this relative path, or one of its
+ * paths (a table in parts).
+ */
+export function resourceAtPath(pkg: Published, path: string): PickedFile {
+  const resource = pkg.descriptor.resources.find(
+    (candidate) =>
+      candidate.path === path || (Array.isArray(candidate.path) && candidate.path.includes(path)),
+  );
+  if (!resource) throw new HttpError(404, 'not found');
+  return { key: fileOf(pkg, path), name: basename(path), resource };
+}
+
+/** A file of a revision: its storage key, its name, and the resource it is, if any. */
+export interface PickedFile {
+  key: string;
+  name: string;
+  resource?: Record<string, unknown>;
+}
+
+/**
+ * The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`:
+ * the original when its format has that extension, else its derived copy in that format.
+ */
+export function resourceFile(pkg: Published, fileName: string): PickedFile {
+  const resources = pkg.descriptor.resources;
+  const asked = /^(.+)\.([a-z0-9]+)$/i.exec(fileName);
+  const extension = asked?.[2]?.toLowerCase() ?? '';
+  const byIndex = /^\d+$/.test(asked?.[1] ?? '') ? resources[Number(asked?.[1])] : undefined;
+  const byName = resources.find((candidate) => candidate.name === asked?.[1]);
+  let resource: Record<string, unknown> | undefined;
+  for (const source of [byIndex, byName]) {
+    if (resource || !source) continue;
+    resource =
+      extensionOf(source) === extension
+        ? source
+        : derivedOf(resources, `derived/${extension}`, source.name);
+  }
+  resource ??= resources.find((candidate) => {
+    const path = typeof candidate.path === 'string' ? candidate.path : undefined;
+    return path !== undefined && basename(path) === fileName;
+  });
+  if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
+    throw new HttpError(404, 'not found');
+  return { key: fileOf(pkg, resource.path), name: basename(resource.path), resource };
+}

@@ -1,0 +1,574 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
+import type { ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform, type Readable } from 'node:stream';
+import busboy from 'busboy';
+import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64 } from '@data/core';
+import { BytesDigest } from './bytes-digest.js';
+import { serviceClaims, userOf, type Hub } from '../context.js';
+import {
+  HttpError,
+  isObject,
+  readJson,
+  sendJson,
+  sendText,
+  type Request,
+} from '../http/request.js';
+import { sendStored } from '../http/send-file.js';
+import { objectPath, stagedPath } from '../engines/storage/types.js';
+import { hmac, sameSecret } from './tokens.js';
+import { resumableEntry } from '../http/resumable.js';
+import { counted } from '@data/core';
+
+const POLICY_SECONDS = 3600;
+
+/** Object key: 32 hex digits of the MD5, and the extension of the file it came as. */
+export const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
+
+/**
+ * What an upload form's signature binds. A form for bytes whose digest comes after them
+ * (`md5` undefined) binds no key: the key is the digest of the bytes received, with
+ * `extension`, and the digest must also follow the file in the form.
+ */
+interface Policy {
+  key: string;
+  md5: string | undefined;
+  extension?: string;
+  length: number;
+  type: string;
+  ownerid: string;
+  private: boolean;
+  expires: number;
+}
+
+/** Object key: hex MD5 of the bytes plus the file's extension. */
+export function objectKey(md5Base64: string, path: string): string {
+  return `${Buffer.from(md5Base64, 'base64').toString('hex')}${extensionOf(path)}`;
+}
+
+function extensionOf(path: string): string {
+  return /\.([a-z0-9]{1,10})$/i.exec(path)?.[0]?.toLowerCase() ?? '';
+}
+
+/**
+ * The object key of a raw store URL. Only the path counts: the hub may have restarted on
+ * another port since the URL was made, and presigned URLs carry a query.
+ */
+export function objectKeyOfUrl(url: string): string | undefined {
+  try {
+    const match = /^\/rawstore\/objects\/([^/]+)$/.exec(new URL(url).pathname);
+    return match?.[1] && OBJECT_KEY.test(match[1]) ? match[1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function objectsUrl(hub: Hub): string {
+  return `${hub.base}/rawstore/objects`;
+}
+
+export interface FileEntry {
+  length: number;
+  /** Undefined when the client sends the digest after the bytes (`digest_after`). */
+  md5: string | undefined;
+  /** The MD5 of the file's first HEAD_BYTES, which a client may give with no `md5`. */
+  headMd5: string | undefined;
+  type: string;
+}
+
+function isMd5(value: unknown): value is string {
+  return typeof value === 'string' && Buffer.from(value, 'base64').length === 16;
+}
+
+function fileEntry(path: string, value: unknown, digestAfter: boolean): FileEntry {
+  if (!isObject(value)) throw new HttpError(400, `filedata "${path}" must be an object`);
+  const { length, md5, head_md5: headMd5, type } = value;
+  if (typeof length !== 'number' || !Number.isSafeInteger(length) || length < 0)
+    throw new HttpError(400, `filedata "${path}": "length" must be a whole number of bytes`);
+  const later = md5 === undefined && digestAfter;
+  if (!later && !isMd5(md5))
+    throw new HttpError(400, `filedata "${path}": "md5" must be the base64 of an MD5 digest`);
+  if (headMd5 !== undefined && !isMd5(headMd5))
+    throw new HttpError(400, `filedata "${path}": "head_md5" must be the base64 of an MD5 digest`);
+  return {
+    length,
+    md5: later ? undefined : String(md5),
+    headMd5,
+    type: typeof type === 'string' && type !== '' ? type : 'application/octet-stream',
+  };
+}
+
+export async function authorize(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
+  const claims = await serviceClaims(hub, request, 'rawstore');
+  if (!claims) throw new HttpError(401, 'a valid rawstore service token is required');
+  const body = await readJson(request);
+  if (!isObject(body) || !isObject(body.metadata) || !isObject(body.filedata))
+    throw new HttpError(400, 'the body needs "metadata" and "filedata" objects');
+  const owner = body.metadata.owner;
+  const userid = String(claims.userid);
+  if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
+  const isPrivate = body.metadata.findability === 'private';
+  const methods: unknown[] = Array.isArray(body.upload_methods) ? body.upload_methods : [];
+  const canPut = methods.includes('PUT') && hub.storage.direct;
+  const canResume = methods.includes('PARTS');
+  const digestAfter = body.digest_after === true;
+  const entries = await Promise.all(
+    Object.entries(body.filedata).map(async ([path, value]) => {
+      const entry = fileEntry(path, value, digestAfter);
+      if (entry.md5 === undefined) return { path, entry, key: undefined, exists: false };
+      const key = objectKey(entry.md5, path);
+      // `exists` speaks of the caller's own objects only: whether anyone else stored the
+      // same bytes is not the caller's business, and an upload of them is still needed.
+      const held = await hub.store.holds(userid, key);
+      // Told it exists, the client will not send it: used now, so that garbage collection,
+      // which keeps what was used within its grace, leaves it for the flow spec to come.
+      if (held) await hub.store.touchHolding(userid, key);
+      const exists = held || (await claimStaged(hub, userid, key, isPrivate));
+      return { path, entry, key, exists };
+    }),
+  );
+  const needed = entries
+    .filter((file) => !file.exists)
+    .reduce((sum, file) => sum + file.entry.length, 0);
+  // Early word only: the quota is enforced on the bytes stored, when each upload lands.
+  if ((await hub.store.storageUsed(userid)) + needed > hub.options.maxStorageBytes)
+    return sendText(response, 403, quotaMessage(hub));
+  const filedata: Record<string, unknown> = {};
+  const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
+  const form = { userid, isPrivate, expires };
+  for (const { path, entry, key, exists } of entries) {
+    if (key === undefined || entry.md5 === undefined) {
+      // A store that takes uploads itself would get these bytes through the hub, a detour
+      // that costs more than the client's digest: the client hashes first. Else
+      // `may_exist` false lets the client skip hashing: of the caller's own objects, none
+      // has this length and head, so none can be this file.
+      filedata[path] = hub.storage.direct
+        ? { digest: 'first' }
+        : {
+            digest: 'after',
+            may_exist: await hub.store.mayHold(userid, entry.length, entry.headMd5),
+            ...postForm(hub, form, entry, extensionOf(path)),
+            ...(canResume ? await resumableEntry(hub, form, entry, extensionOf(path)) : {}),
+          };
+      continue;
+    }
+    await hub.store.recordUpload(userid, path, key);
+    const objectUrl = `${objectsUrl(hub)}/${key}`;
+    const resumable =
+      canResume && !exists ? await resumableEntry(hub, form, entry, key) : undefined;
+    if (resumable) {
+      filedata[path] = { ...resumable, upload_query: { key }, object_url: objectUrl, exists };
+      continue;
+    }
+    if (canPut) {
+      const put = await canPut.presignPut(
+        stagedPath(userid, key),
+        { ...entry, md5: entry.md5 },
+        POLICY_SECONDS,
+      );
+      filedata[path] = {
+        upload_method: 'PUT',
+        upload_url: put.url,
+        upload_headers: put.headers,
+        upload_query: { key },
+        object_url: objectUrl,
+        exists,
+      };
+      continue;
+    }
+    filedata[path] = { ...postForm(hub, form, entry, key), object_url: objectUrl, exists };
+  }
+  sendJson(response, 200, { filedata });
+}
+
+/**
+ * A signed POST form. With the digest known, it binds the key and the digest; else it
+ * binds the extension the key will end with, and the digest follows the file.
+ */
+function postForm(
+  hub: Hub,
+  form: { userid: string; isPrivate: boolean; expires: number },
+  entry: FileEntry,
+  keyOrExtension: string,
+): { upload_url: string; upload_query: Record<string, string> } {
+  const known = entry.md5 !== undefined;
+  const policy: Policy = {
+    key: known ? keyOrExtension : '',
+    md5: entry.md5,
+    ...(known ? {} : { extension: keyOrExtension }),
+    length: entry.length,
+    type: entry.type,
+    ownerid: form.userid,
+    private: form.isPrivate,
+    expires: form.expires,
+  };
+  const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
+  return {
+    upload_url: objectsUrl(hub),
+    upload_query: {
+      ...(known ? { key: keyOrExtension } : {}),
+      acl: form.isPrivate ? 'private' : 'public-read',
+      ...(entry.md5 === undefined ? {} : { 'Content-MD5': entry.md5 }),
+      'Content-Type': entry.type,
+      Policy: encoded,
+      Signature: hmac(hub.keys, encoded),
+    },
+  };
+}
+
+export function quotaMessage(hub: Hub): string {
+  const limit = hub.options.maxStorageBytes;
+  return `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`;
+}
+
+function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
+  const encoded = fields.get('Policy') ?? '';
+  const signature = fields.get('Signature') ?? '';
+  if (!encoded || !sameSecret(signature, hmac(hub.keys, encoded)))
+    throw new HttpError(403, 'the upload signature does not match its policy');
+  const policy = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as Policy;
+  const digestAfter = policy.md5 === undefined;
+  if (
+    digestAfter
+      ? !/^(\.[a-z0-9]{1,10})?$/.test(policy.extension ?? '')
+      : !OBJECT_KEY.test(policy.key)
+  )
+    throw new HttpError(403, 'the upload policy is not valid');
+  if (policy.expires * 1000 < Date.now()) throw new HttpError(403, 'the upload policy has expired');
+  if (
+    (digestAfter ? fields.has('key') : fields.get('key') !== policy.key) ||
+    fields.get('Content-MD5') !== policy.md5 ||
+    fields.has(CRC32_FIELD) ||
+    (fields.has(ALGORITHM_FIELD) && (!digestAfter || fields.get(ALGORITHM_FIELD) !== 'CRC32')) ||
+    fields.get('Content-Type') !== policy.type
+  ) {
+    throw new HttpError(403, 'the form fields do not match the signed policy');
+  }
+  return policy;
+}
+
+interface Meter {
+  transform: Transform;
+  length: () => number;
+  md5: () => string;
+  /** The MD5 of the first HEAD_BYTES. */
+  headMd5: () => string;
+  crc32: () => string;
+}
+
+/**
+ * Counts and hashes bytes on their way to disk, refusing more than the policy allows; with
+ * `withCrc`, also takes their CRC32.
+ */
+function meter(limit: number, withCrc: boolean): Meter {
+  const digest = new BytesDigest();
+  let crc = 0;
+  const transform = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (digest.length + chunk.length > limit)
+        return callback(new HttpError(400, 'more bytes than the declared length'));
+      digest.add(chunk);
+      if (withCrc) crc = crc32(chunk, crc);
+      callback(null, chunk);
+    },
+  });
+  return {
+    transform,
+    length: () => digest.length,
+    md5: () => digest.result().md5,
+    headMd5: () => digest.result().headMd5,
+    crc32: () => crc32Base64(crc),
+  };
+}
+
+/** An upload's bytes, in a temporary file of the hub's, with their digest. */
+interface Received {
+  policy: Policy;
+  temporary: string;
+  md5: string;
+  headMd5: string;
+  /** Taken only when the form announced a CRC32 before the file. */
+  crc32: string | undefined;
+}
+
+/** Writes the form's file to a temporary file, checking its policy and its length. */
+async function receiveFile(
+  hub: Hub,
+  stream: Readable,
+  fields: Map<string, string>,
+  temporary: string,
+): Promise<Received> {
+  let policy: Policy;
+  try {
+    policy = checkPolicy(hub, fields);
+  } catch (error) {
+    stream.resume();
+    throw error;
+  }
+  // Announced before the file, so that only the uploads that send a CRC32 cost the hub one.
+  const withCrc = fields.get(ALGORITHM_FIELD) === 'CRC32';
+  const counter = meter(policy.length, withCrc);
+  await pipeline(stream, counter.transform, createWriteStream(temporary, { flags: 'wx' }));
+  if (counter.length() !== policy.length)
+    throw new HttpError(
+      400,
+      `received ${counted(counter.length(), 'byte')}, the policy says ${String(policy.length)}`,
+    );
+  return {
+    policy,
+    temporary,
+    md5: counter.md5(),
+    headMd5: counter.headMd5(),
+    crc32: withCrc ? counter.crc32() : undefined,
+  };
+}
+
+/**
+ * Stores received bytes under their content key, once their digest matches the one the
+ * policy binds or, for a form signed without it, the checksums that follow the file.
+ * Returns the key.
+ */
+async function storeReceived(
+  hub: Hub,
+  { policy, temporary, md5, headMd5, crc32: crc }: Received,
+  fields: Map<string, string>,
+): Promise<string> {
+  checkDigests(policy, fields, md5, crc);
+  const key = policy.md5 === undefined ? objectKey(md5, policy.extension ?? '') : policy.key;
+  await storeFile(hub, { ...policy, key, md5, headMd5 }, temporary);
+  return key;
+}
+
+/** What a verified file is stored as, and for whom. */
+export interface Verified {
+  key: string;
+  /** Base64 MD5 of the bytes, checked. */
+  md5: string;
+  headMd5: string;
+  length: number;
+  type: string;
+  ownerid: string;
+  private: boolean;
+}
+
+/** Stores a local file whose bytes were checked against their key, and holds it for its owner. */
+export async function storeFile(hub: Hub, file: Verified, temporary: string): Promise<void> {
+  const { key, ownerid, length, md5 } = file;
+  // The bytes are in place before anyone holds them, so that a holding always names
+  // stored bytes: another upload of the owner's may say they exist as soon as it is held.
+  if ((await hub.store.storageUsed(ownerid)) + length > hub.options.maxStorageBytes)
+    throw new HttpError(403, quotaMessage(hub), true);
+  await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: file.type });
+  // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
+  // unheld (their key names them, and a later upload of them is taken as it is).
+  if (
+    !(await hub.store.addHolding(
+      key,
+      ownerid,
+      length,
+      file.private,
+      hub.options.maxStorageBytes,
+      file.headMd5,
+    ))
+  )
+    throw new HttpError(403, quotaMessage(hub), true);
+  // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
+  if (!(await hub.storage.stat(objectPath(key))))
+    await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: file.type });
+}
+
+/**
+ * A form signed with the digest: the bytes must match it. Else the file is followed by
+ * `Content-MD5`, its CRC32 (cheaper for the client to take as it sends; announced before
+ * the file), or both: each one sent must match.
+ */
+function checkDigests(
+  policy: Policy,
+  fields: Map<string, string>,
+  md5: string,
+  crc: string | undefined,
+): void {
+  const claimedMd5 = policy.md5 ?? fields.get('Content-MD5');
+  const claimedCrc = fields.get(CRC32_FIELD);
+  if (policy.md5 !== undefined && claimedCrc !== undefined)
+    throw new HttpError(400, `"${CRC32_FIELD}" is taken only on forms signed without a digest`);
+  if (claimedMd5 === undefined && claimedCrc === undefined)
+    throw new HttpError(
+      400,
+      `the form needs a "Content-MD5" or "${CRC32_FIELD}" field after the file`,
+    );
+  if (claimedMd5 !== undefined && md5 !== claimedMd5)
+    throw new HttpError(400, 'the bytes received do not match Content-MD5');
+  if (claimedCrc !== undefined && crc === undefined)
+    throw new HttpError(400, `"${CRC32_FIELD}" needs "${ALGORITHM_FIELD}: CRC32" before the file`);
+  if (claimedCrc !== undefined && crc !== claimedCrc)
+    throw new HttpError(400, `the bytes received do not match ${CRC32_FIELD}`);
+}
+
+/**
+ * Takes in an object its owner put at a presigned URL: the URL was for the owner's own
+ * staging key, with length and Content-MD5 bound into its signature, so bytes there are
+ * the owner's and are the key's. The quota counts them from here. False when none is there.
+ */
+export async function claimStaged(
+  hub: Hub,
+  ownerid: string,
+  key: string,
+  isPrivate: boolean,
+): Promise<boolean> {
+  if (!hub.storage.direct) return false;
+  const staged = stagedPath(ownerid, key);
+  const info = await hub.storage.stat(staged);
+  if (!info) return false;
+  if (info.md5 !== undefined && info.md5 !== key.slice(0, 32)) {
+    await hub.storage.delete(staged);
+    return false;
+  }
+  await takeIn(hub, { staged, key, ownerid, size: info.size, isPrivate });
+  return true;
+}
+
+/**
+ * Takes in bytes in the store at `staged`, known to be the key's: copied to the object,
+ * held for the owner (403 past the quota), and removed from staging.
+ */
+export async function takeIn(
+  hub: Hub,
+  upload: { staged: string; key: string; ownerid: string; size: number; isPrivate: boolean },
+): Promise<void> {
+  const { staged, key } = upload;
+  await placeStaged(hub, staged, key);
+  // Held only once the object is in place (see receiveFile).
+  const held = await hub.store.addHolding(
+    key,
+    upload.ownerid,
+    upload.size,
+    upload.isPrivate,
+    hub.options.maxStorageBytes,
+  );
+  // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
+  if (held && !(await hub.storage.stat(objectPath(key)))) await placeStaged(hub, staged, key);
+  await hub.storage.delete(staged);
+  if (!held) throw new HttpError(403, quotaMessage(hub), true);
+}
+
+/** Copies a staged upload to its object, unless the object is there already. */
+async function placeStaged(hub: Hub, staged: string, key: string): Promise<void> {
+  if (await hub.storage.stat(objectPath(key))) return;
+  try {
+    await hub.storage.copy(staged, objectPath(key));
+  } catch (error) {
+    // The owner's other publication may have taken the same upload in meanwhile (and
+    // removed it from staging): then the object is there.
+    if (!(await hub.storage.stat(objectPath(key)))) throw error;
+  }
+}
+
+/**
+ * Takes a signed form's upload. The file is written while the form streams in; it is
+ * stored once the whole form is read, as a digest may follow the file. A form whose
+ * digest came after the file is answered with the stored object's URL.
+ */
+export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const temporary = join(hub.tmpDir, `${randomBytes(12).toString('hex')}.part`);
+  try {
+    const { received, fields } = await readForm(hub, request, temporary);
+    const key = await storeReceived(hub, received, fields);
+    if (received.policy.md5 !== undefined) return void response.writeHead(204).end();
+    sendJson(response, 200, { object_url: `${objectsUrl(hub)}/${key}`, md5: received.md5 });
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
+function readForm(
+  hub: Hub,
+  request: Request,
+  temporary: string,
+): Promise<{ received: Received; fields: Map<string, string> }> {
+  return new Promise((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: request.raw.headers,
+        limits: { files: 1, fields: 20, fieldSize: 64 * 1024 },
+      });
+    } catch {
+      reject(new HttpError(400, 'expected a multipart/form-data upload'));
+      return;
+    }
+    const fields = new Map<string, string>();
+    let received: Promise<Received> | undefined;
+    parser.on('field', (name, value) => fields.set(name, value));
+    parser.on('file', (name, stream) => {
+      if (name !== 'file' || received) return void stream.resume();
+      received = receiveFile(hub, stream, fields, temporary);
+      received.catch((error: unknown) => {
+        request.raw.unpipe(parser);
+        request.raw.resume();
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
+    parser.on('error', () => reject(new HttpError(400, 'malformed multipart body')));
+    parser.on('close', () => {
+      if (!received) return reject(new HttpError(400, 'the form has no "file" field'));
+      received.then((file) => resolve({ received: file, fields }), reject);
+    });
+    request.raw.on('error', reject);
+    request.raw.pipe(parser);
+  });
+}
+
+function presignature(hub: Hub, key: string, expires: number): string {
+  return hmac(hub.keys, `object:${key}:${String(expires)}`);
+}
+
+export async function presign(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const token =
+    (await serviceClaims(hub, request, 'rawstore')) ??
+    (await serviceClaims(hub, request, 'source'));
+  const user = token ? undefined : await userOf(hub, request);
+  const caller = token?.userid ?? user?.userid;
+  if (typeof caller !== 'string' || !caller) throw new HttpError(401, 'a valid token is required');
+  const target = request.url.searchParams.get('url') ?? '';
+  const prefix = `${objectsUrl(hub)}/`;
+  if (!target.startsWith(prefix)) throw new HttpError(400, '"url" is not an object of this hub');
+  const key = target.slice(prefix.length);
+  // Keys are content digests, known to anyone who knows the bytes' MD5: a key is no proof
+  // of anything, so the hub presigns only objects the caller stored, and serves raw objects
+  // only at presigned URLs. Published data is read at the dataset's own addresses.
+  // An object put at a presigned URL is taken in here, when the client first names it.
+  const held =
+    (await hub.store.holds(caller, key)) ||
+    (OBJECT_KEY.test(key) && (await claimStaged(hub, caller, key, true)));
+  if (!held) throw new HttpError(404, 'not found');
+  const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
+  sendJson(response, 200, {
+    url: `${target}?expires=${String(expires)}&signature=${presignature(hub, key, expires)}`,
+  });
+}
+
+export async function object(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  key: string,
+): Promise<void> {
+  const expires = Number(request.url.searchParams.get('expires'));
+  const signature = request.url.searchParams.get('signature') ?? '';
+  const signed =
+    expires * 1000 > Date.now() && sameSecret(signature, presignature(hub, key, expires));
+  if (!signed || !(await hub.store.hasObject(key))) throw new HttpError(404, 'not found');
+  await sendStored(request.raw, response, hub.storage, objectPath(key), {
+    name: key,
+    etag: key.replace(/\..*$/, ''),
+  });
+}
