@@ -1,18 +1,9 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { folder } from '../helpers/fixtures.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
-
-async function data(args: string[]) {
-  const io = memoryIO({ env: { DATA_KEYCHAIN: '0' } });
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
+import { runCli } from '../helpers/cli.js';
 
 interface InfoResource {
   name: string;
@@ -25,7 +16,7 @@ interface InfoResource {
 }
 
 async function infoOf(path: string): Promise<InfoResource> {
-  const shown = await data(['--json', 'info', path]);
+  const shown = await runCli(['--json', 'info', path]);
   if (shown.code !== 0) throw new Error(`info ${path}: ${shown.err}`);
   const info = JSON.parse(shown.out) as { resources: InfoResource[] };
   expect(info.resources).toHaveLength(1);
@@ -33,7 +24,7 @@ async function infoOf(path: string): Promise<InfoResource> {
 }
 
 async function validationOf(path: string) {
-  const validated = await data(['--json', 'validate', path]);
+  const validated = await runCli(['--json', 'validate', path]);
   const report = JSON.parse(validated.out) as {
     tasks: { labels: string[]; stats: { rows: number }; warnings: string[]; errors: unknown[] }[];
   };
@@ -154,17 +145,12 @@ describe('data info of a hub dataset', () => {
       };
       // The hub names its copies in the descriptor it serves…
       expect(served.resources.map((resource) => resource.name)).toContain('cities_csv');
-      const io = memoryIO({
-        env: {
-          DATA_API: url,
-          DATA_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'data-info-')),
-          DATA_KEYCHAIN: '0',
-        },
+      const shown = await runCli(['--json', 'info', 'ada/world-cities'], {
+        env: { DATA_API: url },
+        fetch: globalThis.fetch,
       });
-      expect(
-        await run(['--json', 'info', 'ada/world-cities'], io, { fetch: globalThis.fetch }),
-      ).toBe(0);
-      const info = JSON.parse(io.out()) as {
+      expect(shown.code, shown.err).toBe(0);
+      const info = JSON.parse(shown.out) as {
         resources: { name: string; rows?: number; preview?: string[][] }[];
       };
       // …and info shows the tables that were published.

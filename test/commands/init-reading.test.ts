@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { folder } from '../helpers/fixtures.js';
 import { writeXlsx } from '../helpers/workbook.js';
-
-async function data(args: string[]) {
-  const io = memoryIO({ env: { DATA_KEYCHAIN: '0' } });
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
+import { runCli } from '../helpers/cli.js';
 
 interface Field {
   name: string;
@@ -30,13 +23,13 @@ interface Resource {
 
 /** `data init` of the folder, then its descriptor and `data validate --json` of it. */
 async function initAndValidate(dir: string) {
-  const init = await data(['init', dir]);
+  const init = await runCli(['init', dir]);
   expect(init.code, init.err).toBe(0);
   const descriptor = JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8')) as {
     $schema?: string;
     resources: Resource[];
   };
-  const validated = await data(['--json', 'validate', dir]);
+  const validated = await runCli(['--json', 'validate', dir]);
   const report = JSON.parse(validated.out) as {
     valid: boolean;
     warnings: string[];
@@ -182,7 +175,7 @@ describe('data init writes what it read', () => {
 
   it('names the resource, row and field of an error no descriptor can mend', async () => {
     const dir = folder({ 'extra.csv': 'a,b\n1,2\n3,4,5\n' });
-    const init = await data(['init', dir]);
+    const init = await runCli(['init', dir]);
     expect(init.code).toBe(0);
     expect(init.err).toContain('warning: the data has errors no descriptor can mend');
     expect(init.err).toMatch(/resource "extra", row 3\b.*: /);

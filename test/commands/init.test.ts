@@ -1,15 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { folder } from '../helpers/fixtures.js';
-
-async function data(args: string[]) {
-  const io = memoryIO({ env: { DATA_KEYCHAIN: '0' } });
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
+import { runCli } from '../helpers/cli.js';
 
 const late = `n,v\n${Array.from({ length: 150 }, (_, index) => `${String(index)},${String(index)}`).join('\n')}\n150,oops\n`;
 
@@ -23,7 +16,7 @@ describe('data init', () => {
       'README.md': '# about',
       '.hidden/x.csv': 'a\n1\n',
     });
-    const { code, out } = await data(['init', dir]);
+    const { code, out } = await runCli(['init', dir]);
     expect(code).toBe(0);
     expect(out).toContain('4 resources');
     const descriptor = JSON.parse(readFileSync(join(dir, 'datapackage.json'), 'utf8')) as {
@@ -47,21 +40,21 @@ describe('data init', () => {
     // Row 152 contradicts the first hundred: the field is widened until validation passes.
     expect(byName.late?.schema?.fields[1]?.type).toBe('string');
     expect(byName.notes?.schema).toBeUndefined();
-    expect((await data(['validate', dir])).code).toBe(0);
+    expect((await runCli(['validate', dir])).code).toBe(0);
   });
 
   it('never overwrites without --force, and prints instead of writing with --json', async () => {
     const dir = folder({ 't.csv': 'a\n1\n' });
     writeFileSync(join(dir, 'datapackage.json'), '{"name":"mine","resources":[]}');
-    const refused = await data(['init', dir]);
+    const refused = await runCli(['init', dir]);
     expect(refused.code).toBe(2);
     expect(refused.err).toContain('pass --force');
     expect(readFileSync(join(dir, 'datapackage.json'), 'utf8')).toBe(
       '{"name":"mine","resources":[]}',
     );
-    const printed = await data(['--json', 'init', dir]);
+    const printed = await runCli(['--json', 'init', dir]);
     expect(JSON.parse(printed.out)).toMatchObject({ resources: [{ name: 't', path: 't.csv' }] });
-    expect((await data(['init', dir, '--force'])).code).toBe(0);
+    expect((await runCli(['init', dir, '--force'])).code).toBe(0);
     expect(readFileSync(join(dir, 'datapackage.json'), 'utf8')).toContain('"path": "t.csv"');
   });
 });

@@ -2,28 +2,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { tablePackage } from '../helpers/fixtures.js';
+import { runCli } from '../helpers/cli.js';
 
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 
-async function data(args: string[], options: Parameters<typeof memoryIO>[0] = {}) {
-  const io = memoryIO(options);
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
-
 describe('data validate', () => {
   it('exits 0 on a valid package and ends with one verdict line', async () => {
-    const { code, out, err } = await data(['validate', join(EXAMPLES, 'cities')]);
+    const { code, out, err } = await runCli(['validate', join(EXAMPLES, 'cities')]);
     expect(code).toBe(0);
     expect(out).toMatch(/^✔ valid: 2 resources, 12 rows checked \(\d+\.\d\d s\)\n$/);
     expect(err).toBe('');
   });
 
   it('exits 1 on invalid data and prints one tab-separated line per error when not a terminal', async () => {
-    const { code, out } = await data(['validate', join(EXAMPLES, 'invalid-data')]);
+    const { code, out } = await runCli(['validate', join(EXAMPLES, 'invalid-data')]);
     expect(code).toBe(1);
     const lines = out.trimEnd().split('\n');
     expect(lines.at(-1)).toMatch(/^✖ invalid: 22 errors in 2 of 3 resources/);
@@ -38,7 +31,7 @@ describe('data validate', () => {
   });
 
   it('groups errors by resource on a terminal, shows the row and colours the offending cell', async () => {
-    const { out } = await data(['validate', join(EXAMPLES, 'invalid-data')], { tty: true });
+    const { out } = await runCli(['validate', join(EXAMPLES, 'invalid-data')], { tty: true });
     expect(out).toContain('\u001b[1mstaff\u001b[22m');
     expect(out).toContain('row 3, field "active" (6)');
     expect(out).toContain('\u001b[31m\u001b[1m[yes]\u001b[22m\u001b[39m');
@@ -49,7 +42,7 @@ describe('data validate', () => {
       [[], { NO_COLOR: '1' }],
       [['--no-color'], {}],
     ] as const) {
-      const { out } = await data([...args, 'validate', join(EXAMPLES, 'invalid-data')], {
+      const { out } = await runCli([...args, 'validate', join(EXAMPLES, 'invalid-data')], {
         tty: true,
         env,
       });
@@ -63,7 +56,7 @@ describe('data validate', () => {
       ['cities', 0],
       ['invalid-descriptor', 1],
     ] as const) {
-      const { code, out, err } = await data(['--json', 'validate', join(EXAMPLES, example)], {
+      const { code, out, err } = await runCli(['--json', 'validate', join(EXAMPLES, example)], {
         tty: true,
       });
       expect(code).toBe(expected);
@@ -71,13 +64,13 @@ describe('data validate', () => {
       expect(report.valid).toBe(expected === 0);
       expect(err).toBe('');
     }
-    const { out } = await data(['validate', join(EXAMPLES, 'cities'), '--format', 'json']);
+    const { out } = await runCli(['validate', join(EXAMPLES, 'cities'), '--format', 'json']);
     expect(JSON.parse(out)).toMatchObject({ valid: true });
   });
 
   it('prints GitHub annotations with --format github', async () => {
     const dir = tablePackage('id\nx\n', { schema: { fields: [{ name: 'id', type: 'integer' }] } });
-    const { code, out, err } = await data(['validate', dir, '--format', 'github']);
+    const { code, out, err } = await runCli(['validate', dir, '--format', 'github']);
     expect(code).toBe(1);
     expect(out).toBe(
       `::error file=${join(dir, 'data.csv')},line=2,col=1,title=Type Error::Type error in the cell "x" in row "2" and field "id" at position "1": type is "integer/default"\n`,
@@ -89,13 +82,13 @@ describe('data validate', () => {
     const dir = tablePackage(`id\n${'x\n'.repeat(20)}`, {
       schema: { fields: [{ name: 'id', type: 'integer' }] },
     });
-    const limited = await data(['--json', 'validate', dir, '--limit-errors', '3']);
+    const limited = await runCli(['--json', 'validate', dir, '--limit-errors', '3']);
     expect(JSON.parse(limited.out)).toMatchObject({
       tasks: [{ warnings: ['reached error limit: 3'] }],
     });
-    const skipped = await data(['validate', dir, '--skip-errors', 'type-error']);
+    const skipped = await runCli(['validate', dir, '--skip-errors', 'type-error']);
     expect(skipped.code).toBe(0);
-    const picked = await data(['--json', 'validate', dir, '--pick-errors', '#header']);
+    const picked = await runCli(['--json', 'validate', dir, '--pick-errors', '#header']);
     expect(JSON.parse(picked.out)).toMatchObject({ valid: true });
   });
 
@@ -106,7 +99,7 @@ describe('data validate', () => {
     [['bogus']],
     [['validate', '--pick-errors', 'no-such-error']],
   ])('exits 2 on a usage error: %j', async (args) => {
-    const { code, err } = await data([...args]);
+    const { code, err } = await runCli([...args]);
     expect(code).toBe(2);
     expect(err).toMatch(/error/);
   });
@@ -122,7 +115,7 @@ describe('data validate', () => {
         ],
       },
     });
-    const { out } = await data(['validate', pkg, '--limit-errors', '25'], { tty: true });
+    const { out } = await runCli(['validate', pkg, '--limit-errors', '25'], { tty: true });
     const plain = stripVTControlCharacters(out);
     const tail = plain.trimEnd().split('\n').slice(-6).join('\n');
     expect(tail).toContain('by type:  type-error 25');
@@ -135,7 +128,7 @@ describe('data validate', () => {
     );
     // One row, two bad cells: the row is shown once, with both cells marked.
     expect(plain.match(/│ 0, \[x0\], \[y\]/g)).toHaveLength(1);
-    const piped = await data(['validate', pkg, '--limit-errors', '25']);
+    const piped = await runCli(['validate', pkg, '--limit-errors', '25']);
     expect(piped.out.trimEnd().split('\n').at(-1)).toContain('at least 25 errors');
   });
 
@@ -145,7 +138,7 @@ describe('data validate', () => {
       (_, index) => `${String(index)},name ${String(index)}`,
     );
     const pkg = tablePackage(`id,name\n${rows.join('\n')}\n`);
-    const { code, err } = await data(['validate', pkg], { tty: true });
+    const { code, err } = await runCli(['validate', pkg], { tty: true });
     expect(code).toBe(0);
     expect(stripVTControlCharacters(err)).toMatch(
       /validating data \(1\/1\) · \d+% · [\d.]+ MB of [\d.]+ MB/,
@@ -153,7 +146,7 @@ describe('data validate', () => {
   });
 
   it('words its messages plainly, and quotes labels and names', async () => {
-    const { out } = await data(['--json', 'validate', join(EXAMPLES, 'invalid-data')]);
+    const { out } = await runCli(['--json', 'validate', join(EXAMPLES, 'invalid-data')]);
     const messages = (JSON.parse(out) as { tasks: { errors: { message: string }[] }[] }).tasks
       .flatMap((task) => task.errors)
       .map((error) => error.message);
@@ -162,7 +155,7 @@ describe('data validate', () => {
       'The cell "G" in row "4" and field "name" at position "3" does not conform to a constraint: constraint "minLength" is "2"',
     );
     const latin = tablePackage(Buffer.from('name\nK\xf6ln\n', 'latin1'), { encoding: 'utf-8' });
-    const decoded = await data(['--json', 'validate', latin]);
+    const decoded = await runCli(['--json', 'validate', latin]);
     expect(decoded.out).toContain('byte 0xf6 at offset 6 is not valid utf-8');
   });
 
@@ -170,12 +163,12 @@ describe('data validate', () => {
     const pkg = tablePackage('id,nom\n1,a\n', {
       schema: { fields: [{ name: 'id' }, { name: 'name' }] },
     });
-    const { out } = await data(['validate', pkg, '--format', 'github']);
+    const { out } = await runCli(['validate', pkg, '--format', 'github']);
     expect(out).toMatch(/^::error file=[^,]+,line=1,col=2,title=Incorrect Label::/m);
   });
 
   it('names what --pick-errors and --skip-errors take, with a did-you-mean', async () => {
-    const picked = await data([
+    const picked = await runCli([
       'validate',
       join(EXAMPLES, 'cities'),
       '--pick-errors',
@@ -185,12 +178,12 @@ describe('data validate', () => {
     expect(picked.err).toContain('"type-eror": did you mean type-error?');
     expect(picked.err).toContain('"#cel": did you mean #cell?');
     expect(picked.err).toContain('tags: #table #header #label #row #cell #file');
-    const skipped = await data(['validate', join(EXAMPLES, 'cities'), '--skip-errors', 'zzz']);
+    const skipped = await runCli(['validate', join(EXAMPLES, 'cities'), '--skip-errors', 'zzz']);
     expect(skipped.err).toContain('--skip-errors: unknown error type or tag: zzz');
   });
 
   it('refuses --json with --format github as a usage error', async () => {
-    const { code, out } = await data([
+    const { code, out } = await runCli([
       '--json',
       'validate',
       join(EXAMPLES, 'cities'),
@@ -202,18 +195,17 @@ describe('data validate', () => {
   });
 
   it('exits 2 with a hint when the source does not exist, also as JSON', async () => {
-    const human = await data(['validate', join(EXAMPLES, 'nowhere')]);
+    const human = await runCli(['validate', join(EXAMPLES, 'nowhere')]);
     expect(human.code).toBe(2);
     expect(human.err).toMatch(/^error: ".*nowhere" does not exist\nhint: /);
-    const json = await data(['--json', 'validate', join(EXAMPLES, 'nowhere')]);
+    const json = await runCli(['--json', 'validate', join(EXAMPLES, 'nowhere')]);
     expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_INPUT' } });
   });
 
   it('returns 130 when interrupted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const io = memoryIO();
-    const code = await run(['validate', join(EXAMPLES, 'cities')], io, {
+    const { code } = await runCli(['validate', join(EXAMPLES, 'cities')], {
       signal: controller.signal,
     });
     expect(code).toBe(130);
@@ -227,7 +219,7 @@ describe('data help and version', () => {
     const rows = [...section.matchAll(/^\| (\d+) \| (.+) \|$/gm)].map(
       (row) => `${row[1] ?? ''} ${(row[2] ?? '').replace(/`/g, '')}`,
     );
-    const { out } = await data(['help', 'exit-codes']);
+    const { out } = await runCli(['help', 'exit-codes']);
     const printed = out
       .split('\n')
       .slice(2)
@@ -248,32 +240,32 @@ describe('data help and version', () => {
       'whoami',
       'serve',
     ]) {
-      const { out } = await data([command, '--help']);
+      const { out } = await runCli([command, '--help']);
       expect(out, command).toContain('Global Options:');
       expect(out, command).toContain('--json');
       expect(out, command).toContain('Examples:');
     }
-    const { out } = await data(['validate', '--help']);
+    const { out } = await runCli(['validate', '--help']);
     expect(out).toContain('#table #header #label #row #cell #file');
     for (const type of ['type-error', 'missing-label', 'foreign-key', 'unique-error'])
       expect(out).toContain(type);
   });
 
   it('prints the exit codes', async () => {
-    const { code, out } = await data(['help', 'exit-codes']);
+    const { code, out } = await runCli(['help', 'exit-codes']);
     expect(code).toBe(0);
     for (const exit of [0, 1, 2, 3, 4, 70, 130])
       expect(out).toMatch(new RegExp(`^\\s+${String(exit)}  `, 'm'));
   });
 
   it('prints help for a command and refuses an unknown topic', async () => {
-    expect((await data(['help', 'validate'])).out).toContain('--limit-errors');
-    expect((await data(['help', 'nothing'])).code).toBe(2);
-    expect((await data(['--help'])).out).toContain('validate');
+    expect((await runCli(['help', 'validate'])).out).toContain('--limit-errors');
+    expect((await runCli(['help', 'nothing'])).code).toBe(2);
+    expect((await runCli(['--help'])).out).toContain('validate');
   });
 
   it('prints the version', async () => {
-    const { code, out } = await data(['--version']);
+    const { code, out } = await runCli(['--version']);
     expect(code).toBe(0);
     expect(out).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
@@ -282,18 +274,18 @@ describe('data help and version', () => {
     const BOOK = join(import.meta.dirname, '../fixtures/sheets/book.xlsx');
 
     it('validates the example package whose tables are two sheets of one workbook', async () => {
-      const { code, out } = await data(['validate', join(EXAMPLES, 'weather-stations')]);
+      const { code, out } = await runCli(['validate', join(EXAMPLES, 'weather-stations')]);
       expect(code).toBe(0);
       expect(out).toMatch(/^✔ valid: 3 resources, 14 rows checked/);
     });
 
     it('checks the sheet --sheet names, by name or number', async () => {
       for (const sheet of ['problems', '2']) {
-        const { code, out } = await data(['validate', BOOK, '--sheet', sheet]);
+        const { code, out } = await runCli(['validate', BOOK, '--sheet', sheet]);
         expect(code).toBe(1);
         expect(out).toContain('book\t4\t\tblank-row\tRow "4" is completely blank');
       }
-      const missing = await data(['validate', BOOK, '--sheet', 'Problems']);
+      const missing = await runCli(['validate', BOOK, '--sheet', 'Problems']);
       expect(missing.code).toBe(1);
       expect(missing.out).toContain(
         'the workbook has no sheet "Problems"; its sheets are 1. "cities", 2. "problems", 3. "offset"',
@@ -302,7 +294,7 @@ describe('data help and version', () => {
 
     it('refuses --sheet for what is not a single workbook, as a usage error', async () => {
       for (const source of [join(EXAMPLES, 'cities'), tablePackage('id\n1\n')]) {
-        const { code, err } = await data(['validate', source, '--sheet', '1']);
+        const { code, err } = await runCli(['validate', source, '--sheet', '1']);
         expect(code).toBe(2);
         expect(err).toContain('--sheet is for a single workbook (.xlsx, .xls or .ods)');
         expect(err).toContain('"dialect": {"sheetName": "Prices"}');
@@ -318,14 +310,14 @@ describe('data help and version', () => {
     const dir = tablePackage(`id\n${rows.join('')}`, {
       schema: { fields: [{ name: 'id', type: 'integer' }], primaryKey: 'id' },
     });
-    const { code, out } = await data(['validate', dir, '--key-memory', '0.001', '--json']);
+    const { code, out } = await runCli(['validate', dir, '--key-memory', '0.001', '--json']);
     expect(code).toBe(1);
     const report = JSON.parse(out) as {
       tasks: { warnings: string[]; errors: { note: string }[] }[];
     };
     expect(report.tasks[0]?.errors.map((error) => error.note)).toEqual(['the same as in row "2"']);
     expect(report.tasks[0]?.warnings[0]).toMatch(/^keys outgrew 1,049 bytes of memory/);
-    const bad = await data(['validate', dir, '--key-memory', 'lots']);
+    const bad = await runCli(['validate', dir, '--key-memory', 'lots']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('expected a number of megabytes');
   });
