@@ -7,7 +7,7 @@ import { readPart } from '../validator/table/spill.js';
 import { RECORD_HEADER } from './encode.js';
 import type { ResourceDescriptor } from '../validator/descriptor/types.js';
 import { comparableCasts } from '../validator/rows.js';
-import type { CellChange, RowCounts, RowSamples } from './rows.js';
+import type { CellChange, RowCounts, RowSamples } from './row-types.js';
 import { canonical, schemaOf } from './schema.js';
 
 /** How two sides' parts are matched: all of it crosses to a worker thread. */

@@ -17,28 +17,11 @@ import type {
 } from './encode-worker.js';
 import { joinPart, JoinTotals, type JoinFound, type JoinPlan } from './join.js';
 import { measuring, TableProgress, type DiffEvent } from './progress.js';
+import type { RowCounts, RowSamples } from './row-types.js';
 import type { DiffSide } from './side.js';
 import { canonical, castingOf, schemaOf } from './schema.js';
 
-export interface RowCounts {
-  added: number;
-  removed: number;
-  changed: number;
-  unchanged: number;
-  /** The fields rows are matched by, or null when by the whole row. */
-  key: string[] | null;
-}
-
-export interface CellChange {
-  from: unknown;
-  to: unknown;
-}
-
-export interface RowSamples {
-  added: Record<string, unknown>[];
-  removed: Record<string, unknown>[];
-  changed: { key: Record<string, unknown>; cells: Record<string, CellChange> }[];
-}
+export type { CellChange, RowCounts, RowSamples } from './row-types.js';
 
 export interface RowsDiff {
   rows: RowCounts;

@@ -1,26 +1,9 @@
 import { ApiError, NetworkError, type DataErrorOptions } from '../errors.js';
 import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { SilenceError, withSilenceLimit } from './timeouts.js';
+import type { HttpFetch, HttpInit, HttpResponse } from './types.js';
 
-export interface HttpInit {
-  method?: string;
-  headers?: Record<string, string>;
-  body?: string | Uint8Array | AsyncIterable<Uint8Array>;
-  signal?: AbortSignal;
-  redirect?: 'follow' | 'manual';
-  duplex?: 'half';
-}
-
-export interface HttpResponse {
-  readonly ok: boolean;
-  readonly status: number;
-  readonly headers: { get(name: string): string | null };
-  readonly body: AsyncIterable<Uint8Array> | null;
-  text(): Promise<string>;
-}
-
-/** fetch as the client uses it: the transport's undici fetch, or globalThis.fetch in tests. */
-export type HttpFetch = (url: string, init?: HttpInit) => Promise<HttpResponse>;
+export type { HttpFetch, HttpInit, HttpResponse } from './types.js';
 
 function causeCode(error: unknown): string {
   const { cause, code } = error as { cause?: { code?: string; message?: string }; code?: string };

@@ -1,5 +1,5 @@
 import { NetworkError, UsageError } from '../errors.js';
-import type { HttpFetch, HttpInit, HttpResponse } from './http.js';
+import type { HttpFetch, HttpInit, HttpResponse } from './types.js';
 
 /** A server that went quiet: retried like any other network failure. */
 export class SilenceError extends NetworkError {

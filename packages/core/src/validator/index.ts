@@ -21,33 +21,14 @@ import { isSpreadsheet } from './sheets/formats.js';
 import type { MessagePort } from 'node:worker_threads';
 import type { RowLimits } from './table/read.js';
 import type { SplitOptions } from './table/ranges.js';
-import type { RangeOutcome } from './table/range-split.js';
+import type { ValidateEvent } from './events.js';
 import { nameFromFile, resolveSource, SourceNotFound, type Source } from './source.js';
 
 export type { Report, ReportError, Task } from './report/types.js';
 export { ERROR_TYPES, isErrorType } from './report/catalog.js';
 export { SourceNotFound } from './source.js';
 export { RemoteUnreachable } from './location.js';
-
-export type ValidateEvent =
-  | { type: 'descriptor'; location: string }
-  | { type: 'resource'; name: string; index: number; total: number }
-  /** Bytes of a table read so far, and its size when known (local files). */
-  | { type: 'bytes'; name: string; read: number; total: number | undefined }
-  /** Whether a large table was validated as two byte ranges on two workers, or why not. */
-  | ({ type: 'ranges'; name: string } & RangeOutcome)
-  /**
-   * How a table's key memory was spent: bytes its key tables held (the first range's, and
-   * the second's when it was read as two), and whether keys went to disk.
-   */
-  | {
-      type: 'keys';
-      name: string;
-      budget: number;
-      inMemory: number;
-      spilled: boolean;
-      secondRange?: number;
-    };
+export type { ValidateEvent } from './events.js';
 
 export interface ValidateOptions {
   fetch: Fetch;

@@ -7,7 +7,7 @@ import { formatOf, isTableFormat, noteFormat } from '../model/format.js';
 import { rulesVersion } from './descriptor/paths.js';
 import { isLfsPointer } from './lfs.js';
 import { localContentFormat, TABLE_CONTENT } from '../files/content-format.js';
-import type { ValidateEvent } from './index.js';
+import type { ValidateEvent } from './events.js';
 import type { ResourceDescriptor, SchemaDescriptor, StandardVersion } from './descriptor/types.js';
 import { locate, SourceFailure, type Base, type Fetch } from './location.js';
 import { reportError } from './report/errors.js';

@@ -9,7 +9,7 @@ import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib'
 import { SourceFailure } from '../location.js';
 import { SheetDate, UnfitCell, type SheetDateKind } from '../sheets/cells.js';
 import { fetchWhole } from '../sheets/read.js';
-import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
+import type { ReadOptions, ReadResult, RecordSink } from '../table/read-types.js';
 import { checkRow } from '../table/row-limits.js';
 
 /** What a column holds, by its physical and logical types. */

@@ -10,7 +10,7 @@ import { isRemote } from '../../model/paths.js';
 import type { DialectDescriptor } from '../descriptor/types.js';
 import { SourceFailure } from '../location.js';
 import { countAndHash } from '../file.js';
-import type { ReadOptions, ReadResult, RecordSink } from '../table/read.js';
+import type { ReadOptions, ReadResult, RecordSink } from '../table/read-types.js';
 import { checkRow, type RowLimits } from '../table/row-limits.js';
 import { readOds } from './ods.js';
 import {

@@ -3,14 +3,13 @@ import { stat } from 'node:fs/promises';
 import { CONTENT_WORDS, contentFormat } from '../../files/content-format.js';
 import { newHash } from '../../files/hash.js';
 import { isRemote } from '../../model/paths.js';
-import type { DialectDescriptor } from '../descriptor/types.js';
-import { openBytes, SourceFailure, type Fetch } from '../location.js';
-import { CsvParser, type SpanHandler } from './csv-parser.js';
+import { openBytes, SourceFailure } from '../location.js';
+import { CsvParser } from './csv-parser.js';
 import { fileChunks } from '../../files/chunks.js';
 import type { RangeSplit } from './range-split.js';
 import { checkRow, checkSpans, rowTooLong, type RowLimits } from './row-limits.js';
 import { isParquet, isSpreadsheet } from '../sheets/formats.js';
-import { resolveDialect, type ResolvedDialect } from './dialect.js';
+import { resolveDialect } from './dialect.js';
 import {
   bomOf,
   canonicalEncoding,
@@ -21,43 +20,9 @@ import {
   SAMPLE_BYTES,
 } from './encoding.js';
 
-export interface RecordSink {
-  /** A record of the table; `rowNumber` is given where rows can be left out (a sheet's empty rows). */
-  record(cells: readonly unknown[], rowNumber?: number): void;
-  /** A delimited table's record as where its cells lie in the text (see CsvParser). */
-  spans?: SpanHandler | undefined;
-  readonly open: boolean;
-}
+import type { ReadOptions, ReadResult, RecordSink } from './read-types.js';
 
-export interface ReadOptions {
-  locations: readonly string[];
-  encoding: string | undefined;
-  dialect: DialectDescriptor | undefined;
-  defaultDelimiter: string | undefined;
-  /** The resource's format: workbooks (xlsx, xls, ods) are read as sheets, not text. */
-  format?: string | undefined;
-  hashes: readonly string[];
-  fetch: Fetch;
-  signal?: AbortSignal | undefined;
-  /** Past these, reading stops with a source error (the hub sets them; the CLI does not). */
-  rowLimits?: RowLimits | undefined;
-  /** Called after each chunk with the bytes read so far. */
-  onBytes?: ((read: number) => void) | undefined;
-  /** For a single local CSV file: where a second worker takes over (see ranges.ts). */
-  split?: RangeSplit | undefined;
-  /** The schema's fields, for typed sources (Parquet) whose column types must hold them. */
-  fields?: readonly { name: string; type?: string | undefined }[] | undefined;
-}
-
-export interface ReadResult {
-  bytes: number;
-  digests: Record<string, string>;
-  encoding: string | undefined;
-  dialect: ResolvedDialect | undefined;
-  /** False when the sink stopped the read early. */
-  complete: boolean;
-}
-
+export type { ReadOptions, ReadResult, RecordSink } from './read-types.js';
 export type { RowLimits };
 
 /** Streams every part of a delimited table, or the chosen sheet of a workbook, into the sink. */
