@@ -6,7 +6,7 @@ import type { RowFormat } from '@data/core';
 import { tokenBelongsTo } from '@data/core';
 import { hubReader } from './auth-common.js';
 import { readsLocally } from './local-or-hub.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export interface CatOptions {
   source: string;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 import type { CommandTree } from '../output/completion.js';
 
 export function registerCompletion(

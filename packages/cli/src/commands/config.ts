@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import type * as Edit from '../config/edit.js';
 import { writeJson } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 type Settings = typeof Edit;
 type Action = (ctx: Context, settings: Settings) => number;

@@ -4,7 +4,7 @@ import { UsageError } from '@data/core';
 import { confirmOnTerminal } from '../output/prompt.js';
 import { requireToken, writeJson } from './auth-common.js';
 import { onDataset, ownerAndName } from './history.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerDelete(
   program: Command,

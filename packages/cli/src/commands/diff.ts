@@ -6,7 +6,7 @@ import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
 import { tokenBelongsTo } from '@data/core';
 import { readsLocally } from './local-or-hub.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export interface DiffCommandOptions {
   a: string;

@@ -6,7 +6,7 @@ import { UsageError } from '@data/core';
 import { positive } from './arguments.js';
 import { tokenBelongsTo } from '@data/core';
 import { hubReader, writeJson } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export interface GetOptions {
   target: string;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { EXIT_CODE_TABLE } from '../exit-codes.js';
-import type { SetExitCode } from './index.js';
+import type { SetExitCode } from './types.js';
 import { UsageError } from '@data/core';
 
 const TOPICS = ['exit-codes'];

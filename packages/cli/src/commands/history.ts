@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import type { HubApi } from '../client/api.js';
 import { ApiError, UsageError } from '@data/core';
 import { hubApi, storedToken, writeJson } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerHistory(
   program: Command,

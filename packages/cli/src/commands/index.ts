@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
 import { firstWord } from './first-word.js';
 
-export type ContextFor = (command: Command) => Context;
-export type SetExitCode = (code: number) => void;
+import type { ContextFor, SetExitCode } from './types.js';
+
+export type { ContextFor, SetExitCode } from './types.js';
 type Register = (program: Command, contextFor: ContextFor, setExitCode: SetExitCode) => void;
 
 /** Each command's module, loaded only when the command may run (in the order help lists them). */

@@ -9,7 +9,7 @@ import type { ResourceDescriptor } from '@data/core';
 import { tokenBelongsTo } from '@data/core';
 import { hubReader, writeJson } from './auth-common.js';
 import { readsLocally } from './local-or-hub.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerInfo(
   program: Command,

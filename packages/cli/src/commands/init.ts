@@ -9,7 +9,7 @@ import { visible } from '@data/core';
 import { counted } from '@data/core';
 import type { Report } from '@data/core';
 import { writeJson } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export interface InitOptions {
   dir: string;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { positive } from './arguments.js';
 import { hubApi, refusedToken, requireToken } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 import { runSearch } from './search.js';
 
 export function registerList(

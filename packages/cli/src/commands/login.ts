@@ -5,7 +5,7 @@ import type { InputStream } from '../output/io.js';
 import { AuthError, UsageError } from '@data/core';
 import { hubApi, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export interface LoginOptions {
   provider: string | undefined;

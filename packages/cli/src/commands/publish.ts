@@ -6,7 +6,7 @@ import { EXIT } from '../exit-codes.js';
 import { carryingToken } from '@data/core';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 import { printReport, validateSource } from './validate.js';
 import type { Findability, PublishSource } from '../client/publish.js';
 import type { Found } from '../credentials/store.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { positive } from './arguments.js';
 import { hubApi, storedToken, writeJson } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerSearch(
   program: Command,

@@ -5,7 +5,7 @@ import { UsageError } from '@data/core';
 import { loadHub } from './serve-hub.js';
 import { hubLocation, type HubLocation } from './arguments.js';
 import { writeJson } from './auth-common.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerServeBackup(
   serve: Command,

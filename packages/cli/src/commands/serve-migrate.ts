@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
 import { loadHub } from './serve-hub.js';
 import { hubLocation, type HubLocation } from './arguments.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerServeMigrate(
   serve: Command,

@@ -5,7 +5,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
 import { loadHub } from './serve-hub.js';
 import type { hubLog, LogFormat } from '@data/hub';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 import { registerServeBackup } from './serve-backup.js';
 import { registerServeGc } from './serve-gc.js';
 import { registerServeMigrate } from './serve-migrate.js';

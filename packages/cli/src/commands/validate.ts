@@ -8,7 +8,7 @@ import type { Report } from '@data/core';
 import { InputError, NetworkError, UsageError } from '@data/core';
 import { EXIT } from '../exit-codes.js';
 import { ERROR_TYPES as ERROR_TYPE_NAMES } from '@data/core';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export interface ValidateCommandOptions {
   source: string;

@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { tokenExpiry } from '../credentials/store.js';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
-import type { ContextFor, SetExitCode } from './index.js';
+import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerWhoami(
   program: Command,
