@@ -1,18 +1,11 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { folder } from '../helpers/fixtures.js';
 import { writeXlsx } from '../helpers/workbook.js';
 
-async function data(args: string[]) {
-  const io = memoryIO({
-    env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(folder({}), 'config'), NO_COLOR: '1' },
-  });
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
-}
+const data = (args: string[]) => runCli(args, { env: { NO_COLOR: '1' } });
 
 const FIELDS = [
   { name: 'id', type: 'integer' },

@@ -3,8 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { folder, pricesPackage } from '../helpers/fixtures.js';
 import { browserLogin, publish, waitForState, withHub } from '../hub/helpers.js';
 
@@ -21,14 +20,8 @@ function readRoutes(lines: string[]): string[] {
 
 /** Runs `data` in process in `cwd` against the hub at `url`, with no keychain; returns its exit code and output. */
 function dataIn(cwd: string, url: string) {
-  return async (args: string[]) => {
-    const io = memoryIO({
-      cwd,
-      env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
-    });
-    const code = await run(args, io);
-    return { code, out: io.out(), err: io.err() };
-  };
+  return (args: string[]) =>
+    runCli(args, { cwd, env: { DATA_API: url, DATA_CONFIG_DIR: join(cwd, '.config') } });
 }
 
 describe('data get owner/dataset@N', () => {
@@ -124,13 +117,10 @@ describe('data get owner/dataset@N', () => {
       expect(seen[0]).toBe('/ada/prices/v/1/r/prices.csv');
       expect(seen.slice(1).every((path) => path === '/ada/prices/r/prices.csv?v=1')).toBe(true);
       // data diff reads it there too.
-      const io = memoryIO({
-        cwd,
-        env: { DATA_API: url, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, '.config') },
-      });
-      expect(await run(['--json', 'diff', 'ada/prices@1', 'ada/prices'], io)).toBe(1);
+      const diffed = await data(['--json', 'diff', 'ada/prices@1', 'ada/prices']);
+      expect(diffed.code, diffed.err).toBe(1);
       expect(
-        (JSON.parse(io.out()) as { resources: { rows: object }[] }).resources[0]?.rows,
+        (JSON.parse(diffed.out) as { resources: { rows: object }[] }).resources[0]?.rows,
       ).toMatchObject({ added: 1, removed: 0, changed: 0 });
       const missing = await data(['get', 'ada/prices@7', '--out', 'seven']);
       expect(missing.code).toBe(2);

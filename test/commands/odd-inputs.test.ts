@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ExitPromptError } from '@inquirer/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';
 
 /**
@@ -192,13 +191,12 @@ function listing(dir: string): string[] {
     });
 }
 
-async function data(args: string[]) {
-  const io = memoryIO({
-    env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: configDir, DATA_TOKEN: 'odd-inputs' },
+/** Publishing needs the hub only once the data passed: nothing answers on port 9. */
+function data(args: string[], terminal = false) {
+  return runCli(['--api', 'http://127.0.0.1:9', ...args], {
+    env: { DATA_CONFIG_DIR: configDir, DATA_TOKEN: 'odd-inputs' },
+    ...(terminal ? { tty: true, stdinTTY: true } : {}),
   });
-  // Publishing needs the hub only once the data passed: nothing answers on port 9.
-  const code = await run(['--api', 'http://127.0.0.1:9', ...args], io);
-  return { code, out: io.out(), err: io.err() };
 }
 
 function expectPlainFailure(err: string): void {
@@ -286,12 +284,13 @@ describe.each(CASES)('$name ($file)', (c) => {
   it.each(COMMANDS.filter(([command]) => command === 'info' || command === 'cat'))(
     'with --json, %s of the file fails as one JSON document on stdout, with the same exit code',
     async (command, argsFor) => {
-      const io = memoryIO({ env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: configDir } });
-      const code = await run(['--json', ...argsFor(path())], io);
-      expect(expectedOfFile(command, c.kind), io.out()).toContain(code);
+      const { code, out, err } = await runCli(['--json', ...argsFor(path())], {
+        env: { DATA_CONFIG_DIR: configDir },
+      });
+      expect(expectedOfFile(command, c.kind), out).toContain(code);
       if (code === 0) return;
-      expect(io.err()).toBe('');
-      const { error } = JSON.parse(io.out()) as { error: { code: string; message: string } };
+      expect(err).toBe('');
+      const { error } = JSON.parse(out) as { error: { code: string; message: string } };
       expect(error.code).not.toBe('E_INTERNAL');
       expect(error.message).not.toBe('');
     },
@@ -381,17 +380,7 @@ describe('a question closed by Ctrl-C (ExitPromptError: a byte in raw mode, no s
     vi.doMock('@inquirer/input', () => ({ default: closed }));
   }
 
-  async function onTerminal(args: string[]) {
-    const io = {
-      ...memoryIO({
-        tty: true,
-        env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: configDir, DATA_TOKEN: 'odd-inputs' },
-      }),
-      isStdinTTY: true,
-    };
-    const code = await run(['--api', 'http://127.0.0.1:9', ...args], io);
-    return { code, err: io.err() };
-  }
+  const onTerminal = (args: string[]) => data(args, true);
 
   it('is exit 130 at the delete question, and nothing is asked of the hub', async () => {
     closedByCtrlC();
