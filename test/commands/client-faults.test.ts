@@ -18,17 +18,23 @@ import { setupServer } from 'msw/node';
 import busboy from 'busboy';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { humanBytes } from '../../packages/cli/src/output/units.js';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
+import { hubUnreachable, serviceTokens, signedIn, signedOut } from '../helpers/msw/auth.js';
+import { HUB } from '../helpers/msw/hub.js';
+import {
+  flowStatus,
+  presignEcho,
+  publicationDone,
+  publishingHub,
+  rawstoreReply,
+  sourceAccepted,
+} from '../helpers/msw/publish.js';
 
-const API = 'http://hub.test';
+const API = HUB;
 const EXAMPLES = join(import.meta.dirname, '../../examples');
 const SECRET = 'eyJhbGciOiJSUzI1NiJ9.eyJleHAiOjk5OTk5OTk5OTl9.c2VjcmV0LXNpZ25hdHVyZQ';
 /** The hub signs nothing here: every object is public. */
-const presignEcho = http.get(`${API}/rawstore/presign`, ({ request }) =>
-  HttpResponse.json({ url: new URL(request.url).searchParams.get('url') }),
-);
-const server = setupServer(presignEcho);
+const server = setupServer(presignEcho());
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
@@ -43,78 +49,21 @@ async function data(
     signal,
   }: { through?: 'msw' | 'sockets'; tty?: boolean; signal?: AbortSignal } = {},
 ) {
-  const io = memoryIO({
+  const result = await runCli(args, {
     tty,
-    env: {
-      DATA_API: API,
-      DATA_TOKEN: SECRET,
-      DATA_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'cfg-')),
-      DATA_KEYCHAIN: '0',
-      ...env,
-    },
-  });
-  const code = await run(args, io, {
+    env: { DATA_API: API, DATA_TOKEN: SECRET, ...env },
     ...(through === 'msw' ? { fetch: globalThis.fetch } : {}),
     ...(signal ? { signal } : {}),
   });
-  const [out, err] = [io.out(), io.err()];
-  expect(out + err).not.toContain(SECRET);
-  return { code, out, err };
+  expect(result.out + result.err).not.toContain(SECRET);
+  return result;
 }
 
-const authenticated = http.get(`${API}/auth/check`, () =>
-  HttpResponse.json({
-    authenticated: true,
-    profile: { id: 'u1', username: 'ada', name: 'Ada', email: 'ada@example.org' },
-  }),
-);
-const authorizeOk = http.get(`${API}/auth/authorize`, ({ request }) =>
-  HttpResponse.json({
-    userid: 'u1',
-    permissions: {},
-    service: new URL(request.url).searchParams.get('service'),
-    token: 'service-token',
-  }),
-);
-
-function rawstoreReply(exists: boolean, contentType = 'application/json') {
-  return http.post(`${API}/rawstore/authorize`, async ({ request }) => {
-    const body = (await request.json()) as { filedata: Record<string, unknown> };
-    const filedata = Object.fromEntries(
-      Object.keys(body.filedata).map((path) => [
-        path,
-        {
-          upload_url: `${API}/upload`,
-          upload_query: { key: `${path.replace(/\W/g, '')}.csv`, 'Content-MD5': 'x' },
-          exists,
-        },
-      ]),
-    );
-    return new HttpResponse(JSON.stringify({ filedata }), {
-      headers: { 'Content-Type': contentType },
-    });
-  });
-}
-
-const sourceOk = http.post(`${API}/source/upload`, () =>
-  HttpResponse.json({
-    success: true,
-    dataset_id: 'u1/world-cities',
-    flow_id: 'u1/world-cities/1',
-    errors: [],
-  }),
-);
-/** The publication status document of revision 1 in a given state. */
-function flowStatus(state: string, pipelines: object = {}) {
-  return HttpResponse.json({ id: 'u1/world-cities/1', state, pipelines, error_log: [] });
-}
-const statusDone = http.get(`${API}/source/u1/world-cities/1`, () => flowStatus('SUCCEEDED'));
+const authenticated = signedIn();
+const authorizeOk = serviceTokens();
+const sourceOk = sourceAccepted();
+const statusDone = publicationDone();
 const CITIES = join(EXAMPLES, 'cities');
-
-/** Every call of a publication that goes well, but the uploads, which each test answers. */
-function publishingHub() {
-  return [authenticated, authorizeOk, rawstoreReply(false), sourceOk, statusDone];
-}
 
 /** A package whose table is large enough to start uploading before its digest. */
 function largePackage(): { dir: string; table: Buffer; md5: string } {
@@ -605,11 +554,7 @@ describe('publish against a failing hub', () => {
   });
 
   it('does not start without a token, and exits 4 on an expired one', async () => {
-    server.use(
-      http.get(`${API}/auth/check`, () =>
-        HttpResponse.json({ authenticated: false, providers: {} }),
-      ),
-    );
+    server.use(signedOut());
     const without = await data(['publish', CITIES], { DATA_TOKEN: '' });
     expect(without.code).toBe(4);
     expect(without.err).toContain('not logged in');
@@ -617,11 +562,7 @@ describe('publish against a failing hub', () => {
   });
 
   it('says the token in DATA_TOKEN was refused, not to log in (which cannot help while it is set)', async () => {
-    server.use(
-      http.get(`${API}/auth/check`, () =>
-        HttpResponse.json({ authenticated: false, providers: {} }),
-      ),
-    );
+    server.use(signedOut());
     for (const args of [['whoami'], ['publish', CITIES]]) {
       const { code, err } = await data(args);
       expect(code).toBe(4);
@@ -631,7 +572,7 @@ describe('publish against a failing hub', () => {
   });
 
   it('says nothing answers at a wrong hub address before it says "not logged in"', async () => {
-    server.use(http.get(`${API}/auth/check`, () => HttpResponse.error()));
+    server.use(hubUnreachable());
     for (const args of [['whoami'], ['publish', CITIES]]) {
       const { code, err } = await data(args, { DATA_TOKEN: '' });
       expect(code).toBe(3);
@@ -642,7 +583,7 @@ describe('publish against a failing hub', () => {
   });
 
   it('names the unreachable hub on a network error', async () => {
-    server.use(http.get(`${API}/auth/check`, () => HttpResponse.error()));
+    server.use(hubUnreachable());
     const { code, err } = await data(['whoami']);
     expect(code).toBe(3);
     expect(err).toContain('auth check: cannot reach http://hub.test');
@@ -927,12 +868,13 @@ describe('info', () => {
         HttpResponse.json({ name: 'world-cities', title: 'From the hub', resources: [] }),
       ),
     );
-    const io = memoryIO({
+    const { code, out } = await runCli(['info', 'ada/world-cities'], {
       cwd,
-      env: { DATA_API: API, DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(cwd, 'cfg') },
+      env: { DATA_API: API, DATA_CONFIG_DIR: join(cwd, 'cfg') },
+      fetch: globalThis.fetch,
     });
-    expect(await run(['info', 'ada/world-cities'], io, { fetch: globalThis.fetch })).toBe(0);
-    expect(io.out()).toContain('From the hub');
+    expect(code).toBe(0);
+    expect(out).toContain('From the hub');
   });
 
   it('sends the token to the hub only, not to a resource at another origin', async () => {

@@ -3,17 +3,16 @@
  * as escapes: a cell cannot write the clipboard (OSC 52), clear the screen, move the cursor
  * or reorder a line. Data formats to a pipe stay byte for byte, and --json stays exact.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { folder } from '../helpers/fixtures.js';
+import { signedIn, userIds } from '../helpers/msw/auth.js';
+import { HUB } from '../helpers/msw/hub.js';
+import { revisionsOf, searchResults } from '../helpers/msw/reads.js';
 
-const API = 'http://hub.test';
+const API = HUB;
 const CLIPBOARD = '\u001b]52;c;aGVsbG8=\u0007';
 const CLEAR = '\u001b[2J';
 const HOSTILE = `${CLIPBOARD}${CLEAR}\r\u202egnp.exe\u009b31m`;
@@ -39,18 +38,12 @@ beforeAll(() => server.listen());
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-async function data(args: string[], tty = false) {
-  const io = memoryIO({
+function data(args: string[], tty = false) {
+  return runCli(args, {
     tty,
-    env: {
-      DATA_API: API,
-      DATA_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'cfg-')),
-      DATA_KEYCHAIN: '0',
-      DATA_TOKEN: 'token',
-    },
+    env: { DATA_API: API, DATA_TOKEN: 'token' },
+    fetch: globalThis.fetch,
   });
-  const code = await run(args, io, { fetch: globalThis.fetch });
-  return { code, out: io.out(), err: io.err() };
 }
 
 function hostilePackage(): string {
@@ -129,32 +122,22 @@ describe('text from data on a terminal or in a log', () => {
 });
 
 describe('text from a hub', () => {
-  const search = http.get(`${API}/metastore/search`, () =>
-    HttpResponse.json({
-      results: [
-        {
-          id: 'u1/hostile',
-          name: `hostile${CLEAR}`,
-          title: `Title ${HOSTILE}`,
-          datahub: { owner: `ada${CLIPBOARD}`, findability: `published${CLEAR}` },
-          datapackage: {},
-        },
-      ],
-      summary: { total: 1 },
-    }),
-  );
+  const search = searchResults([
+    {
+      id: 'u1/hostile',
+      name: `hostile${CLEAR}`,
+      title: `Title ${HOSTILE}`,
+      datahub: { owner: `ada${CLIPBOARD}`, findability: `published${CLEAR}` },
+      datapackage: {},
+    },
+  ]);
 
   it.each([
     [['search', 'x'], false],
     [['search', 'x'], true],
     [['list'], false],
   ])('data %j (terminal: %s) shows names and titles visibly', async (args, tty) => {
-    server.use(
-      search,
-      http.get(`${API}/auth/check`, () =>
-        HttpResponse.json({ authenticated: true, profile: { id: 'u1', username: 'ada' } }),
-      ),
-    );
+    server.use(search, signedIn({ id: 'u1', username: 'ada' }));
     const run = await data(args, tty);
     expect(run.code).toBe(0);
     expect(leftover(run.out + run.err)).toBeNull();
@@ -164,21 +147,17 @@ describe('text from a hub', () => {
 
   it('data history shows what the hub says of each revision visibly', async () => {
     server.use(
-      http.get(`${API}/auth/resolve`, () => HttpResponse.json({ userid: 'u1' })),
-      http.get(`${API}/source/u1/hostile/revisions`, () =>
-        HttpResponse.json({
-          revisions: [
-            {
-              revision: 1,
-              state: `SUCCEEDED${CLEAR}`,
-              findability: `published${HOSTILE}`,
-              published: true,
-              created: '2026-01-01T00:00:00Z',
-              modified: `2026-01-01T00:00:00Z${CLIPBOARD}`,
-            },
-          ],
-        }),
-      ),
+      userIds(),
+      revisionsOf('u1', 'hostile', [
+        {
+          revision: 1,
+          state: `SUCCEEDED${CLEAR}`,
+          findability: `published${HOSTILE}`,
+          published: true,
+          created: '2026-01-01T00:00:00Z',
+          modified: `2026-01-01T00:00:00Z${CLIPBOARD}`,
+        },
+      ]),
     );
     for (const tty of [false, true]) {
       const run = await data(['history', 'ada/hostile'], tty);
