@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { isReservedName } from '../../services/names.js';
-import type { Dataset, DatasetSort, Findability, Identity, User } from './types.js';
+import type { MovedTable, Row } from './tables.js';
+import type { CachedCopy, Dataset, DatasetSort, Findability, Identity, User } from './types.js';
+
+export { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
+export type { CachedCopy } from './types.js';
 
 /** The user name to try at `attempt` (from 1): `wanted`, then `wanted-2`, `wanted-3`… */
 export function usernameCandidate(wanted: string, attempt: number): string {
@@ -97,55 +101,6 @@ export function isPostgresUrl(database: string): boolean {
 }
 
 /**
- * What `data serve migrate-storage` copies from one engine to another, table by table in
- * this order, with the columns of each: everything but the short-lived sign-in states.
- */
-export const MOVED_TABLES = {
-  users: ['userid', 'username', 'email', 'name', 'provider', 'subject', 'join_date'],
-  objects: ['key', 'ownerid', 'bytes', 'private', 'created'],
-  holdings: ['ownerid', 'key', 'bytes', 'private', 'created', 'head_md5'],
-  uploads: ['ownerid', 'path', 'key'],
-  datasets: [
-    'ownerid',
-    'name',
-    'findability',
-    'title',
-    'description',
-    'published_revision',
-    'modified',
-    'bytes',
-    'row_count',
-    'license',
-  ],
-  revisions: [
-    'ownerid',
-    'dataset',
-    'revision',
-    'state',
-    'spec',
-    'spec_bytes',
-    'pipelines',
-    'error_log',
-    'descriptor',
-    'report',
-    'created',
-    'modified',
-    'findability',
-    'files',
-    'lease_owner',
-    'lease_until',
-    'changes',
-    'request_id',
-  ],
-  revoked_tokens: ['jti', 'expires'],
-  shared_values: ['name', 'value'],
-  deleted_names: ['ownerid', 'name', 'last_revision'],
-} as const;
-
-export type MovedTable = keyof typeof MOVED_TABLES;
-export type Row = Record<string, unknown>;
-
-/**
  * A row as another engine takes it. Users made by hubs before identities were kept have no
  * subject; PostgreSQL requires one, and their user id, which no provider gives, stands in.
  */
@@ -165,15 +120,6 @@ export function listingOrder(sort: DatasetSort): string {
   };
   const first = orders[sort];
   return `${first}, d.modified desc, d.ownerid, d.name`;
-}
-
-/** A derived copy the cache counts: kept (`ready`) or being stored. */
-export interface CachedCopy {
-  key: string;
-  bytes: number;
-  /** When it was last read or reserved, in milliseconds since the epoch. */
-  used: number;
-  ready: boolean;
 }
 
 /** A copy reserved but not stored this long ago was left by a process that stopped. */

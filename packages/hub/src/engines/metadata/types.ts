@@ -106,15 +106,24 @@ export interface SearchPage {
   total: number;
 }
 
+import type { MovedTable, Row } from './tables.js';
+
+export type { MovedTable, Row };
+
+/** A derived copy the cache counts: kept (`ready`) or being stored. */
+export interface CachedCopy {
+  key: string;
+  bytes: number;
+  /** When it was last read or reserved, in milliseconds since the epoch. */
+  used: number;
+  ready: boolean;
+}
+
 /**
  * The hub's metadata: users, stored objects and who holds them, datasets and their
  * revisions, sign-in codes and revoked tokens. One implementation per engine; every service
  * of the hub goes through this.
  */
-import type { CachedCopy, MovedTable, Row } from './rules.js';
-
-export type { CachedCopy, MovedTable, Row };
-
 export interface Metadata {
   /**
    * Changes at every write this process makes and at least every second, so that readers
