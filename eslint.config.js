@@ -13,6 +13,12 @@ const OTHER_PACKAGES_INSIDE = [
   { group: ['@data/*/*', 'data/*'], message: 'a package is imported from its index only' },
 ];
 
+/** The domain picks no exit code: the CLI answers its errors (packages/cli/src/exit-codes.ts). */
+const EXIT_CODES = {
+  group: ['**/exit-codes', '**/exit-codes.js'],
+  message: 'the domain picks no exit code: throw its error, and the CLI maps it (exit-codes.ts)',
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/', 'node_modules/', 'examples/', 'coverage/', 'test-output/', '.bench/'] },
   js.configs.recommended,
@@ -49,7 +55,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['packages/core/src/**', 'packages/cli/src/client/**'],
+    files: ['packages/core/src/**', 'packages/cli/src/client/**', 'packages/cli/src/transfers/**'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -60,6 +66,7 @@ export default tseslint.config(
               group: ['**/output/**', '**/commands/**'],
               message: 'the core returns data; the CLI renders it',
             },
+            EXIT_CODES,
             ...OTHER_PACKAGES_INSIDE,
           ],
         },
@@ -82,13 +89,13 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: ['commander', 'ora', 'data'], patterns: OTHER_PACKAGES_INSIDE },
+        { paths: ['commander', 'ora', 'data'], patterns: [EXIT_CODES, ...OTHER_PACKAGES_INSIDE] },
       ],
     },
   },
   {
     files: ['packages/cli/src/**'],
-    ignores: ['packages/cli/src/client/**'],
+    ignores: ['packages/cli/src/client/**', 'packages/cli/src/transfers/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: OTHER_PACKAGES_INSIDE }] },
   },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },

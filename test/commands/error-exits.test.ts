@@ -1,0 +1,168 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  ApiError,
+  AuthError,
+  InputError,
+  InterruptedError,
+  InvalidDataError,
+  NetworkError,
+  NotFoundError,
+  ServerError,
+  UsageError,
+  type DataError,
+  type ErrorKind,
+  type ErrorReason,
+} from '../../packages/core/src/index.js';
+import { run } from '../../packages/cli/src/cli.js';
+import { EXIT_CODE_TABLE, exitCodeOf } from '../../packages/cli/src/exit-codes.js';
+import { hintOf } from '../../packages/cli/src/output/hints.js';
+import { memoryIO } from '../../packages/cli/src/output/io.js';
+
+/** Each kind of the domain's errors, its code and the exit code the CLI answers it with. */
+const EXITS: [DataError, ErrorKind, string, number][] = [
+  [new UsageError('u'), 'usage', 'E_USAGE', 2],
+  [new UsageError('u', { code: 'E_NO_ZIP' }), 'usage', 'E_NO_ZIP', 2],
+  [new InputError('i'), 'input', 'E_INPUT', 2],
+  [new InputError('i', { code: 'E_FILE' }), 'input', 'E_FILE', 2],
+  [new NotFoundError('n'), 'not-found', 'E_NOT_FOUND', 2],
+  [new InvalidDataError('d'), 'invalid-data', 'E_DATA', 1],
+  [new InvalidDataError('d', { code: 'E_UNSAFE' }), 'invalid-data', 'E_UNSAFE', 1],
+  [new NetworkError('n'), 'network', 'E_NETWORK', 3],
+  [new NetworkError('n', undefined, { code: 'E_TIMEOUT' }), 'network', 'E_TIMEOUT', 3],
+  [new ServerError('s'), 'server', 'E_API', 3],
+  [new ApiError('step', 500, 'failed'), 'server', 'E_API', 3],
+  [new ApiError('step', 404, 'no such'), 'server', 'E_NOT_FOUND', 3],
+  [new ApiError('step', 401, 'who?'), 'auth', 'E_API', 4],
+  [new AuthError('a'), 'auth', 'E_AUTH', 4],
+  [new InterruptedError('SIGINT'), 'interrupted', 'E_INTERRUPTED', 130],
+  [new InterruptedError('SIGTERM'), 'interrupted', 'E_TERMINATED', 143],
+];
+
+/** Every kind, so that a new one without its row here fails to compile. */
+const KINDS = {
+  usage: true,
+  input: true,
+  'not-found': true,
+  network: true,
+  server: true,
+  auth: true,
+  'invalid-data': true,
+  interrupted: true,
+} satisfies Record<ErrorKind, true>;
+
+describe('exitCodeOf', () => {
+  it.each(EXITS)('answers %o (kind %s, code %s) with exit %i', (error, kind, code, exit) => {
+    expect(error.kind).toBe(kind);
+    expect(error.code).toBe(code);
+    expect(exitCodeOf(error)).toBe(exit);
+  });
+
+  it('maps every kind, each to an exit code the README documents', () => {
+    expect(new Set(EXITS.map(([error]) => error.kind))).toEqual(new Set(Object.keys(KINDS)));
+    const documented = new Set(EXIT_CODE_TABLE.map(([code]) => code));
+    for (const [error] of EXITS) expect(documented).toContain(exitCodeOf(error));
+  });
+
+  it('leaves no exit code on the errors themselves', () => {
+    for (const [error] of EXITS) expect(error).not.toHaveProperty('exitCode');
+  });
+});
+
+/** The CLI's hint for each reason: the texts the domain's errors carried before. */
+const HINTS = {
+  refused: 'nothing listens there: is the hub running, and is --api (or DATA_API) its address?',
+  unresolved: 'the host name does not resolve: check --api (or DATA_API) and your DNS',
+  silent:
+    'the server may be overloaded: try again, or allow more time with DATA_HTTP_TIMEOUT (seconds)',
+  'folder-not-empty': 'pass --force to write into it, or --out to choose another folder',
+  'not-a-file': 'pass --out to choose another folder',
+  'file-differs': 'pass --force to replace it, or --out to save it in another folder',
+  'file-exists': 'pass --force to replace it',
+  'no-zip': 'fetch it without --zip: `data get` writes the same folder',
+  'publication-unfinished':
+    'the publication may still finish: run `data info` on the dataset later',
+  'sign-in-address':
+    "data opens only http and https addresses; tell the hub's operator, or use `data login --with-token`",
+  'sign-in-timeout': 'run `data login` again, or `data login --with-token`',
+  'sheets-list':
+    'give all, numbers from 1 or names, separated by commas: --sheets 1,3 or --sheets Prices,Notes',
+  'no-such-sheet': 'choose among them with --sheets, by number or name, or --sheets all',
+  'no-workbooks': 'publish without --sheets',
+  'no-descriptor':
+    'publish a single data file with `data publish file.csv`, or describe the folder first',
+  'not-a-descriptor': '`data validate` says what is wrong with it',
+  'no-dataset':
+    'check the owner and the dataset name; if it is yours and private, run `data login` first',
+  'dataset-unreadable': 'check the owner and the dataset; if it is private, run `data login` first',
+  'unreadable-table': '`data validate` reports it with the rest of what is wrong with the data',
+} satisfies Record<ErrorReason, string>;
+
+describe('hintOf', () => {
+  it.each(Object.entries(HINTS))('gives the CLI hint for %s', (reason, hint) => {
+    const error = new UsageError('m', {
+      hint: 'the domain hint',
+      reason: reason as ErrorReason,
+      signedIn: false,
+    });
+    expect(hintOf(error)).toBe(hint);
+  });
+
+  it('keeps the domain hint where the CLI has nothing to add', () => {
+    expect(hintOf(new InputError('m', 'check the path'))).toBe('check the path');
+    expect(hintOf(new InputError('m'))).toBeUndefined();
+    // Signed in, a private dataset is not for this reader: nothing to run.
+    const hidden = new NotFoundError('m', {
+      hint: 'a private dataset…',
+      reason: 'no-dataset',
+      signedIn: true,
+    });
+    expect(hintOf(hidden)).toBe('a private dataset…');
+  });
+
+  it('says how to sign in for a refused or missing credential, not for a hub that answered 401', () => {
+    expect(hintOf(new AuthError('no token'))).toBe('run `data login`, or set DATA_TOKEN');
+    expect(hintOf(new AuthError('expired', 'run `data login` again'))).toBe(
+      'run `data login` again',
+    );
+    expect(hintOf(new ApiError('whoami', 401, 'no'))).toBeUndefined();
+  });
+});
+
+describe('a domain error through data', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'error-exits-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const data = async (argv: string[]) => {
+    const io = memoryIO({ env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(dir, 'config') } });
+    const fetch = () => Promise.reject(new Error('no network in this test'));
+    const code = await run(argv, io, { fetch });
+    return { code, out: io.out(), err: io.err() };
+  };
+
+  it('prints the CLI hint for a folder in the way, exit 2', async () => {
+    const out = join(dir, 'taken');
+    mkdirSync(out);
+    writeFileSync(join(out, 'data.csv'), 'a\n1\n');
+    const { code, err } = await data(['get', 'someone/dataset', '--out', out]);
+    expect(code).toBe(2);
+    expect(err).toBe(
+      `error: ${out} is not empty\nhint: pass --force to write into it, or --out to choose another folder\n`,
+    );
+  });
+
+  it('prints the code, the message and the CLI hint under --json', async () => {
+    const file = join(dir, 'datapackage.json');
+    writeFileSync(file, JSON.stringify({ resources: 'none' }));
+    const { code, out } = await data(['cat', file, '--json']);
+    expect(code).toBe(2);
+    expect(JSON.parse(out)).toEqual({
+      error: {
+        code: 'E_INPUT',
+        message: expect.stringContaining('is not a package descriptor') as unknown,
+        hint: '`data validate` says what is wrong with it',
+      },
+    });
+  });
+});
