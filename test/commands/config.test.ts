@@ -2,16 +2,14 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 
 function withConfig() {
   const dir = mkdtempSync(join(tmpdir(), 'data-config-'));
-  return async (args: string[]) => {
-    const io = memoryIO({ env: { DATA_CONFIG_DIR: dir, DATA_KEYCHAIN: '0' } });
-    const code = await run(args, io);
-    return { code, out: io.out(), err: io.err(), dir };
-  };
+  return async (args: string[]) => ({
+    ...(await runCli(args, { env: { DATA_CONFIG_DIR: dir } })),
+    dir,
+  });
 }
 
 describe('data config', () => {

@@ -5,28 +5,20 @@ import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { RevisionEntry, SearchResult } from '../../packages/cli/src/client/api.js';
-import { run } from '../../packages/cli/src/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { NO_COLORS } from '../../packages/core/src/text/palette.js';
 import { renderDatasets, renderRevisions } from '../../packages/cli/src/output/datasets.js';
 import { renderInfo } from '../../packages/cli/src/output/info.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
 
 function client(api: string, token?: string) {
   const config = mkdtempSync(join(tmpdir(), 'data-datasets-'));
-  return async (args: string[], tty = false) => {
-    const io = memoryIO({
+  return (args: string[], tty = false) =>
+    runCli(args, {
       tty,
-      env: {
-        DATA_API: api,
-        DATA_CONFIG_DIR: config,
-        DATA_KEYCHAIN: '0',
-        ...(token ? { DATA_TOKEN: token } : {}),
-      },
+      env: { DATA_API: api, DATA_CONFIG_DIR: config, ...(token ? { DATA_TOKEN: token } : {}) },
+      fetch: globalThis.fetch,
     });
-    const code = await run(args, io, { fetch: globalThis.fetch });
-    return { code, out: io.out(), err: io.err() };
-  };
 }
 
 describe('datasets on the hub', () => {

@@ -4,8 +4,7 @@
  * the result. On a pipe and with --json nothing but the result is written.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { folder, pricesSchema } from '../helpers/fixtures.js';
 
 function side(rows: string): string {
@@ -37,9 +36,9 @@ describe('data diff progress', () => {
     // A second passes between any two looks at the clock: every update is drawn, with a rate.
     let now = 0;
     vi.spyOn(performance, 'now').mockImplementation(() => (now += 1_000));
-    const io = memoryIO({ tty: true });
-    expect(await run(['--no-color', 'diff', a, b], io)).toBe(1);
-    const lines = drawn(io.err());
+    const { code, out, err } = await runCli(['--no-color', 'diff', a, b], { tty: true });
+    expect(code).toBe(1);
+    const lines = drawn(err);
     const heading = `comparing ${a} with ${b}: prices (1/1)`;
     expect(lines).toContainEqual(
       expect.stringMatching(
@@ -53,22 +52,24 @@ describe('data diff progress', () => {
     );
     // The line is cleared when the diff is done: the last thing on stderr wipes it.
     // eslint-disable-next-line no-control-regex -- the terminal's own codes are what is read
-    expect(io.err()).toMatch(/\u001b\[(2K|0?K)(\u001b\[\d*G)?(\u001b\[\?25h)?$/);
-    expect(io.out()).toContain('+1 row');
-    expect(io.out()).not.toContain('comparing');
+    expect(err).toMatch(/\u001b\[(2K|0?K)(\u001b\[\d*G)?(\u001b\[\?25h)?$/);
+    expect(out).toContain('+1 row');
+    expect(out).not.toContain('comparing');
   });
 
   it('writes no progress on a pipe', async () => {
-    const io = memoryIO({ tty: false });
-    expect(await run(['diff', side('1,2\n'), side('1,3\n')], io)).toBe(1);
-    expect(io.err()).toBe('');
+    const { code, err } = await runCli(['diff', side('1,2\n'), side('1,3\n')]);
+    expect(code).toBe(1);
+    expect(err).toBe('');
   });
 
   it('writes exactly one JSON document with --json, even on a terminal', async () => {
-    const io = memoryIO({ tty: true });
-    expect(await run(['--json', 'diff', side('1,2\n'), side('1,3\n')], io)).toBe(1);
-    expect(io.err()).toBe('');
-    const diff = JSON.parse(io.out()) as { resources: { rows: { changed: number } }[] };
+    const { code, out, err } = await runCli(['--json', 'diff', side('1,2\n'), side('1,3\n')], {
+      tty: true,
+    });
+    expect(code).toBe(1);
+    expect(err).toBe('');
+    const diff = JSON.parse(out) as { resources: { rows: { changed: number } }[] };
     expect(diff.resources[0]?.rows.changed).toBe(1);
   });
 });

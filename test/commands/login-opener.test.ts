@@ -4,12 +4,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 
 const opener = vi.hoisted(() => ({ opened: [] as unknown[], then: (): unknown => undefined }));
 // The system opener: what it was given is recorded, nothing is opened.
@@ -43,16 +39,8 @@ async function hubNaming(address: unknown) {
   };
 }
 
-async function login(api: string, signal?: AbortSignal) {
-  const io = memoryIO({
-    env: {
-      DATA_API: api,
-      DATA_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'data-login-')),
-      DATA_KEYCHAIN: '0',
-    },
-  });
-  const code = await run(['login'], io, signal ? { signal } : {});
-  return { code, out: io.out(), err: io.err() };
+function login(api: string, signal?: AbortSignal) {
+  return runCli(['login'], { env: { DATA_API: api }, ...(signal ? { signal } : {}) });
 }
 
 describe('data login', () => {

@@ -10,10 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { tokenBelongsTo } from '../../packages/core/src/http/credential.js';
 import { CredentialStore } from '../../packages/cli/src/credentials/store.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import { browserLogin, CITIES_DIR, publish, waitForState, withHub } from '../hub/helpers.js';
 
 const TOKEN = 'header.payload-of-a-token-for-the-hub.signature';
@@ -90,11 +89,7 @@ async function client(
       profile: { id: 'ada-id', username: 'ada' },
     });
   const full = how === 'DATA_TOKEN' ? { ...base, DATA_TOKEN: token } : base;
-  return async (args: string[]) => {
-    const io = memoryIO({ env: full, cwd: config });
-    const code = await run(args, io);
-    return { code, out: io.out(), err: io.err() };
-  };
+  return (args: string[]) => runCli(args, { env: full, cwd: config });
 }
 
 /** Every command that reads what a URL names, each into a folder of its own. */
@@ -176,8 +171,7 @@ describe('the hub token', () => {
         await other.close();
       }
       // Without the token the hub shows no such dataset: the reads above needed it.
-      const anonymous = memoryIO({ env: { DATA_API: hub, DATA_KEYCHAIN: '0' } });
-      expect(await run(['info', 'ada/secret'], anonymous)).toBe(2);
+      expect((await runCli(['info', 'ada/secret'], { env: { DATA_API: hub } })).code).toBe(2);
     });
   });
 
