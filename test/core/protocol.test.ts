@@ -7,7 +7,6 @@ import {
   isFlowStatus,
   isRevisionEntry,
   isSearchResult,
-  isUploadTarget,
 } from '../../packages/core/src/protocol/guards.js';
 
 const status = {
@@ -41,25 +40,6 @@ describe('the wire protocol’s guards', () => {
     expect(isFlowStatus({ ...status, error_log: 'oops' })).toBe(false);
     expect(isFlowStatus({ error: 'not found' })).toBe(false);
     expect(isFlowStatus('<html>')).toBe(false);
-  });
-
-  it('take every kind of upload target, and refuse one without its address', () => {
-    const form = { upload_url: 'https://hub.test/up', upload_query: { key: 'k' }, exists: false };
-    expect(isUploadTarget(form)).toBe(true);
-    expect(
-      isUploadTarget({
-        ...form,
-        upload_method: 'PUT',
-        upload_headers: { 'Content-MD5': 'x' },
-        object_url: 'https://hub.test/o/k',
-        digest: 'after',
-        may_exist: false,
-      }),
-    ).toBe(true);
-    expect(isUploadTarget({ ...form, upload_url: undefined })).toBe(false);
-    expect(isUploadTarget({ ...form, upload_query: { key: 1 } })).toBe(false);
-    expect(isUploadTarget({ ...form, exists: 'no' })).toBe(false);
-    expect(isUploadTarget({ ...form, may_exist: 'no' })).toBe(false);
   });
 
   it('check a flow spec as the hub does, saying what is wrong', () => {

@@ -76,7 +76,6 @@ export {
   isFlowStatus,
   isRevisionEntry,
   isSearchResult,
-  isUploadTarget,
 } from './protocol/guards.js';
 export type {
   AuthCheck,

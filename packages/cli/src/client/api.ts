@@ -1,73 +1,39 @@
-import type { ChangeSummary } from '@data/core';
+import type { AuthCheck, FlowStatus, RevisionEntry, SearchResult, UploadTarget } from '@data/core';
 import { ApiError, AuthError } from '@data/core';
+import { isAuthCheck, isFlowStatus, isRevisionEntry, isSearchResult } from '@data/core';
 import type { Profile } from '../credentials/store.js';
 import { credentialHeaders } from '@data/core';
 import { json, send, withRetries, type HttpFetch, type HttpInit } from '@data/core';
 
-export interface CheckResult {
-  authenticated: boolean;
-  profile?: Record<string, unknown>;
-  providers?: Record<string, { url: string }>;
-}
-
-export interface UploadTarget {
-  upload_url: string;
-  upload_query: Record<string, string>;
-  /** Ours: `PUT` when the hub's store takes the bytes at a presigned URL; else a POST form. */
-  upload_method?: string;
-  /** Headers the PUT must send, exactly (length and Content-MD5 are in its signature). */
-  upload_headers?: Record<string, string>;
-  /** The stored object's URL for the resource mapping. */
-  object_url?: string;
-  /**
-   * Ours, for a file authorized without its MD5: `after` with a form whose digest follows
-   * the file, or `first` when the hub wants the digest before the bytes.
-   */
-  digest?: string;
-  /**
-   * Ours, with `digest: after`: false when the owner holds no object of the file's length
-   * and `head_md5`, so the hub cannot hold the file and the client need not hash it to ask.
-   */
-  may_exist?: boolean;
-  exists: boolean;
-}
-
-export interface PipelineState {
-  title: string;
-  status: string;
-  error_log?: string[];
-}
-
-export interface FlowStatus {
-  id: string;
-  state: 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
-  pipelines: Record<string, PipelineState>;
-  error_log: string[];
-}
-
-export interface SearchResult {
-  id: string;
-  name: string;
-  title: string | null;
-  datahub: { owner: string; findability: string; stats?: { revision?: number } };
-  datapackage: { description?: string };
-}
-
-export interface RevisionEntry {
-  revision: number;
-  state: string;
-  findability: string | null;
-  published: boolean;
-  created: string;
-  modified: string;
-  /** Its changes since the published revision before it, once the hub summed them up. */
-  changes?: ChangeSummary | null;
-}
+// The protocol's types are core's (protocol/types.ts), shared with the hub.
+export type { FlowStatus, RevisionEntry, SearchResult, UploadTarget } from '@data/core';
+export type CheckResult = AuthCheck;
 
 function record(value: unknown, step: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     throw new ApiError(step, 200, 'answered an unexpected document');
   return value as Record<string, unknown>;
+}
+
+/** A hub's answer once its guard (core's protocol/guards.ts) says it is the protocol's `what`. */
+function answer<T>(
+  value: unknown,
+  step: string,
+  guard: (value: unknown) => value is T,
+  what: string,
+): T {
+  if (!guard(value)) throw new ApiError(step, 200, `answered a document that is not ${what}`);
+  return value;
+}
+
+/** Each entry of a list in a hub's answer, checked by its guard. */
+function entries<T>(
+  value: unknown,
+  step: string,
+  guard: (value: unknown) => value is T,
+  what: string,
+): T[] {
+  return Array.isArray(value) ? value.map((entry) => answer(entry, step, guard, what)) : [];
 }
 
 /** The hub's API, one method per call of the protocol; tokens travel in Auth-Token only. */
@@ -125,10 +91,12 @@ export class HubApi {
       query.set('code_challenge', challenge);
     }
     const search = query.size > 0 ? `?${query.toString()}` : '';
-    return record(
+    return answer(
       await this.get('auth check', `/auth/check${search}`, token),
       'auth check',
-    ) as unknown as CheckResult;
+      isAuthCheck,
+      'a sign-in check',
+    );
   }
 
   /** Trades a one-time sign-in code and the verifier of its challenge for a user token. */
@@ -187,6 +155,8 @@ export class HubApi {
       await this.post('rawstore authorize', '/rawstore/authorize', token, body, retried),
       'rawstore authorize',
     );
+    // Each target is checked where it is used (stage.ts): a hub that gives no upload form
+    // for a file it does not hold is named there.
     return record(reply.filedata, 'rawstore authorize') as Record<string, UploadTarget>;
   }
 
@@ -232,7 +202,7 @@ export class HubApi {
       await this.get('search', `/metastore/search?${query.toString()}`, token),
       'search',
     );
-    const results = Array.isArray(reply.results) ? (reply.results as SearchResult[]) : [];
+    const results = entries(reply.results, 'search', isSearchResult, 'a search result');
     const summary = reply.summary as { total?: unknown } | undefined;
     return { results, total: typeof summary?.total === 'number' ? summary.total : results.length };
   }
@@ -249,7 +219,7 @@ export class HubApi {
   async revisions(ownerid: string, dataset: string, token?: string): Promise<RevisionEntry[]> {
     const path = `/source/${encodeURIComponent(ownerid)}/${encodeURIComponent(dataset)}/revisions`;
     const reply = record(await this.get('history', path, token), 'history');
-    return Array.isArray(reply.revisions) ? (reply.revisions as RevisionEntry[]) : [];
+    return entries(reply.revisions, 'history', isRevisionEntry, 'a revision');
   }
 
   async deleteDataset(ownerid: string, dataset: string, token: string): Promise<void> {
@@ -258,10 +228,12 @@ export class HubApi {
   }
 
   async status(flowId: string, token?: string): Promise<FlowStatus> {
-    return record(
+    return answer(
       await this.get('publication status', `/source/${flowId}`, token),
       'publication status',
-    ) as unknown as FlowStatus;
+      isFlowStatus,
+      'a publication status',
+    );
   }
 }
 

@@ -13,7 +13,6 @@ import type {
   PipelineState,
   RevisionEntry,
   SearchResult,
-  UploadTarget,
 } from './types.js';
 
 type Json = Record<string, unknown>;
@@ -26,8 +25,6 @@ const optional = (value: unknown, check: (value: unknown) => boolean): boolean =
   value === undefined || check(value);
 const isText = (value: unknown): value is string => typeof value === 'string';
 const isTexts = (value: unknown): value is string[] => Array.isArray(value) && value.every(isText);
-const isTextRecord = (value: unknown): value is Record<string, string> =>
-  isObject(value) && Object.values(value).every(isText);
 
 export const FINDABILITIES: readonly Findability[] = ['published', 'unlisted', 'private'];
 const FLOW_STATES: readonly string[] = ['QUEUED', 'INPROGRESS', 'SUCCEEDED', 'FAILED'];
@@ -90,20 +87,6 @@ export function isFlowStatus(value: unknown): value is FlowStatus {
     isObject(value.pipelines) &&
     Object.values(value.pipelines).every(isPipelineState) &&
     isTexts(value.error_log)
-  );
-}
-
-export function isUploadTarget(value: unknown): value is UploadTarget {
-  return (
-    isObject(value) &&
-    isText(value.upload_url) &&
-    isTextRecord(value.upload_query) &&
-    typeof value.exists === 'boolean' &&
-    optional(value.upload_method, isText) &&
-    optional(value.upload_headers, isTextRecord) &&
-    optional(value.object_url, isText) &&
-    optional(value.digest, isText) &&
-    optional(value.may_exist, (may) => typeof may === 'boolean')
   );
 }
 
