@@ -13,6 +13,28 @@ const OTHER_PACKAGES_INSIDE = [
   { group: ['@data/*/*', 'data/*'], message: 'a package is imported from its index only' },
 ];
 
+/**
+ * The same for `import()`, which no-restricted-imports does not look at (a slash is \u002F:
+ * the selector's regular expression cannot hold one).
+ */
+const DYNAMIC_INSIDE = {
+  selector: String.raw`ImportExpression[source.value=/(^|\u002F)(core|hub|cli)\u002Fsrc\u002F|(^|\u002F)packages\u002F|^@data\u002F[^\u002F]+\u002F|^data\u002F/]`,
+  message: 'import the package by its name, from its index',
+};
+
+/** `import()` of a package that the one importing it must not depend on. */
+const dynamicImportOf = (name) => ({
+  selector: `ImportExpression[source.value='${name}']`,
+  message: `this package does not import ${name}`,
+});
+
+const RECURSIVE_MKDIR = {
+  selector:
+    "CallExpression[callee.name=/^mkdir(Sync)?$/] Property[key.name='recursive'][value.value=true]",
+  message:
+    'recursive mkdir never returns on some file systems (/proc): use makeDirectory from files/directories.ts',
+};
+
 /** The domain picks no exit code: the CLI answers its errors (packages/cli/src/exit-codes.ts). */
 const EXIT_CODES = {
   group: ['**/exit-codes', '**/exit-codes.js'],
@@ -42,16 +64,24 @@ export default tseslint.config(
   },
   {
     files: ['packages/*/src/**'],
+    rules: { 'no-restricted-syntax': ['error', RECURSIVE_MKDIR, DYNAMIC_INSIDE] },
+  },
+  {
+    files: ['packages/core/src/**'],
     rules: {
       'no-restricted-syntax': [
         'error',
-        {
-          selector:
-            "CallExpression[callee.name=/^mkdir(Sync)?$/] Property[key.name='recursive'][value.value=true]",
-          message:
-            'recursive mkdir never returns on some file systems (/proc): use makeDirectory from files/directories.ts',
-        },
+        RECURSIVE_MKDIR,
+        DYNAMIC_INSIDE,
+        dynamicImportOf('@data/hub'),
+        dynamicImportOf('data'),
       ],
+    },
+  },
+  {
+    files: ['packages/hub/src/**'],
+    rules: {
+      'no-restricted-syntax': ['error', RECURSIVE_MKDIR, DYNAMIC_INSIDE, dynamicImportOf('data')],
     },
   },
   {
