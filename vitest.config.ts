@@ -20,6 +20,22 @@ process.on('exit', () => rmSync(runFolder, { recursive: true, force: true }));
  * PostgreSQL and OpenStack Swift (S3), both started for the run. Without them installed the
  * second run is left out, except under CI, where it then fails.
  */
+/**
+ * The tests that take minutes or gigabytes, or install packages: a run of their own (`heavy`),
+ * after the others and one file at a time. `npm test` runs every project; `--project default`
+ * leaves them out of a developer's quick run.
+ */
+const HEAVY = [
+  // A 1 GB table published, then its copies made in bounded memory.
+  'test/e2e/hub-memory.test.ts',
+  // npm run package: the single executable built and run.
+  'test/e2e/single-executable.test.ts',
+  // The old datahub-cli 0.6.3, installed from the npm registry.
+  'test/e2e/datahub-cli.test.ts',
+  // The CLI package packed and installed alone.
+  'test/packaging/cli-alone.test.ts',
+];
+
 const withServices =
   Boolean(process.env.CI) ||
   (existsSync('/usr/lib/postgresql') && existsSync('/usr/bin/swift-proxy-server'));
@@ -44,7 +60,16 @@ export default defineConfig({
           name: 'default',
           include: ['test/**/*.test.ts'],
           // Processes sharing one database: PostgreSQL's alone.
-          exclude: ['test/hub/processes.test.ts'],
+          exclude: ['test/hub/processes.test.ts', ...HEAVY],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'heavy',
+          include: HEAVY,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       ...(withServices
