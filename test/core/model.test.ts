@@ -71,7 +71,8 @@ describe('the path rule', () => {
     const resource = { path: ['a.csv', 'https://example.com/b.csv', 3] };
     expect(resourcePaths(resource)).toEqual(['a.csv', 'https://example.com/b.csv']);
     expect(localPaths(resource)).toEqual(['a.csv']);
-    expect(resourcePaths({ data: [] })).toEqual([]);
+    const inline: { path?: unknown; data: unknown[] } = { data: [] };
+    expect(resourcePaths(inline)).toEqual([]);
   });
 });
 

@@ -2,8 +2,15 @@ import { descriptorIn, readDescriptorFile } from '@data/core';
 import { packageShape } from '@data/core';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ResourceDescriptor } from '@data/core';
-import { derivedOf, isDerived } from '@data/core';
+import type { Resource } from '@data/core';
+import {
+  derivedOf,
+  formatOf,
+  isDerived,
+  resourceName,
+  resourcePaths,
+  resourcesOf,
+} from '@data/core';
 import { isTable } from '@data/core';
 import { isSpreadsheet } from '@data/core';
 import { firstRecords } from '@data/core';
@@ -104,7 +111,7 @@ interface LocalTable {
 
 /** How many data rows a local table has, read as validation reads it. */
 async function rowCount(
-  resource: ResourceDescriptor,
+  resource: Resource,
   dir: string,
   signal: AbortSignal | undefined,
 ): Promise<number> {
@@ -124,7 +131,7 @@ async function rowCount(
  * table's own sheet (its dialect's, or the first) as read, the others from their first row.
  */
 async function sheetsOf(
-  resource: ResourceDescriptor,
+  resource: Resource,
   dir: string,
   own: number | undefined,
   signal: AbortSignal | undefined,
@@ -151,7 +158,7 @@ async function sheetsOf(
  * its rows counted as records, not lines (a quoted cell may hold a line break).
  */
 async function localTable(
-  resource: ResourceDescriptor,
+  resource: Resource,
   dir: string,
   signal: AbortSignal | undefined,
 ): Promise<LocalTable> {
@@ -236,17 +243,12 @@ export async function datasetInfo(
   const resources: ResourceInfo[] = [];
   // The hub's copies of each table (CSV, JSON, Parquet, previews, the zip) are not tables
   // of the dataset: `data get --format` fetches them.
-  const listed = (Array.isArray(descriptor.resources) ? descriptor.resources : []).filter(
-    (resource): resource is Record<string, unknown> =>
-      typeof resource === 'object' && resource !== null,
-  );
+  const listed = resourcesOf(descriptor);
   const described = listed.filter((resource) => !isDerived(resource));
   for (const resource of described) {
     const path = typeof resource.path === 'string' ? resource.path : undefined;
-    const format =
-      typeof resource.format === 'string'
-        ? resource.format
-        : (/\.([a-z0-9]+)$/i.exec(path ?? '')?.[1]?.toLowerCase() ?? '');
+    // The one format rule, as validate reads it (model/format.ts).
+    const format = formatOf(resource) ?? '';
     let bytes = typeof resource.bytes === 'number' ? resource.bytes : undefined;
     let rows: number | undefined;
     let preview: string[][] | undefined;
@@ -262,15 +264,14 @@ export async function datasetInfo(
       rows = Math.max(0, inline.length - 1);
       preview = inline.slice(0, PREVIEW_ROWS + 1);
     }
-    const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
+    const paths = resourcePaths(resource);
     const local =
       location.dir !== undefined &&
       resource.data === undefined &&
       paths.length > 0 &&
-      paths.every((part) => typeof part === 'string' && !isRemote(part) && !unsafeReason(part, 2));
-    const described = resource as unknown as ResourceDescriptor;
-    if (local && location.dir !== undefined && isTable(described)) {
-      const table = await localTable(described, location.dir, signal);
+      paths.every((part) => !isRemote(part) && !unsafeReason(part, 2));
+    if (local && location.dir !== undefined && isTable(resource)) {
+      const table = await localTable(resource, location.dir, signal);
       ({ rows, preview } = table);
       bytes ??= table.bytes;
       read = table;
@@ -279,7 +280,7 @@ export async function datasetInfo(
       // A file that is missing is validate's to report; info shows what is there.
       const sizes = await Promise.all(
         paths.map((part) =>
-          stat(join(location.dir ?? '', String(part))).then(
+          stat(join(location.dir ?? '', part)).then(
             (info) => info.size,
             () => Number.NaN,
           ),
@@ -306,7 +307,7 @@ export async function datasetInfo(
           ? resource.path.join(' + ')
           : (path ?? '');
     resources.push({
-      name: String(resource.name),
+      name: resourceName(resource),
       format: shownFormat || (resource.data !== undefined ? 'inline' : ''),
       source,
       bytes,

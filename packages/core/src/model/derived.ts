@@ -41,13 +41,13 @@ export function isDerived(resource: unknown): boolean {
  * The resource a hub derived of type `type` (`derived/csv`, `derived/zip`…), from the
  * resource named `source` when given.
  */
-export function derivedOf<R extends { readonly datahub?: unknown }>(
+export function derivedOf<R extends object>(
   resources: readonly R[],
   type: string,
   source?: unknown,
 ): R | undefined {
   return resources.find((candidate) => {
-    const datahub = candidate.datahub as { type?: unknown; derivedFrom?: unknown } | undefined;
+    const { datahub } = candidate as { datahub?: { type?: unknown; derivedFrom?: unknown } };
     if (datahub?.type !== type) return false;
     return (
       source === undefined ||
