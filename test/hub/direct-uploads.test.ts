@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Hub } from '../../packages/hub/src/context.js';
 import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
-import { claimStaged } from '../../packages/hub/src/services/rawstore.js';
+import { claimStaged } from '../../packages/hub/src/services/objects.js';
 import {
   authorizeUploads,
   browserLogin,

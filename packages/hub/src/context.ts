@@ -87,6 +87,14 @@ export interface Hub {
 }
 
 /**
+ * Services and helpers take the parts of a hub they use, as `Pick<Hub, …>`, never the whole
+ * of it: what one can touch is in its signature, and a test can hand it just those parts.
+ * Telling who sent a request takes the keys that sign tokens and the database that knows
+ * which were revoked.
+ */
+export type TokenCheck = Pick<Hub, 'keys' | 'store'>;
+
+/**
  * The routes where the protocol lets a token ride in the address (`?jwt=`): `/auth/check`,
  * as the old client sends it. Anywhere else an address's token counts as no token: addresses
  * end up in proxy logs, browser histories and Referer headers, and a link is not consent.
@@ -115,7 +123,7 @@ export function tokenOf(request: Request): string | undefined {
  * with the user token it was issued from (`parent`). Revocations live in the database, so
  * every hub process sees them at once.
  */
-export async function liveClaims(hub: Hub, token: string): Promise<Claims | undefined> {
+export async function liveClaims(hub: TokenCheck, token: string): Promise<Claims | undefined> {
   const claims = verifyToken(hub.keys, token);
   if (!claims) return undefined;
   for (const id of [claims.jti, claims.parent])
@@ -124,7 +132,7 @@ export async function liveClaims(hub: Hub, token: string): Promise<Claims | unde
 }
 
 /** The user a request's user token belongs to, if the token is valid. */
-export async function userOf(hub: Hub, request: Request): Promise<User | undefined> {
+export async function userOf(hub: TokenCheck, request: Request): Promise<User | undefined> {
   const token = tokenOf(request);
   if (!token) return undefined;
   const claims = await liveClaims(hub, token);
@@ -135,7 +143,7 @@ export async function userOf(hub: Hub, request: Request): Promise<User | undefin
 
 /** The claims of a valid service token for one service. */
 export async function serviceClaims(
-  hub: Hub,
+  hub: TokenCheck,
   request: Request,
   service: string,
 ): Promise<Claims | undefined> {

@@ -20,7 +20,7 @@ import * as health from './http/health.js';
 import { HubMetrics } from './metrics.js';
 import { hubLog, type HubLog, type LogFormat } from './logger.js';
 import { randomUUID } from 'node:crypto';
-import { revisionDiff } from './services/revision-diff.js';
+import { revisionDiff } from './http/revision-diff.js';
 import {
   HttpError,
   redirect,
@@ -31,9 +31,9 @@ import {
 } from './http/request.js';
 import * as metastore from './http/metastore.js';
 import * as pipelineStore from './http/pipeline-store.js';
-import * as rawstore from './services/rawstore.js';
+import * as rawstore from './http/rawstore.js';
 import * as resumable from './http/resumable.js';
-import { OBJECT_KEY } from './services/rawstore.js';
+import { OBJECT_KEY } from './services/objects.js';
 import * as read from './http/read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './services/pipeline/runner.js';
 import { openMetadata } from './engines/metadata/open.js';

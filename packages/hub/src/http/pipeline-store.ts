@@ -5,7 +5,7 @@ import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.j
 import type { Dataset, Findability, Revision } from '../engines/metadata/types.js';
 import type { ChangeSummary } from '@data/core';
 import { packagePath } from '../engines/storage/types.js';
-import { objectKeyOfUrl, quotaMessage } from '../services/rawstore.js';
+import { objectKeyOfUrl, quotaMessage } from '../services/objects.js';
 
 export interface FlowSpec {
   meta: {

@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import { BytesDigest, digestOf, type Digest } from '../services/bytes-digest.js';
 import type { Hub } from '../context.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './request.js';
-import { objectKey, objectsUrl, storeFile, takeIn, type FileEntry } from '../services/rawstore.js';
+import { objectKey, objectsUrl, storeFile, takeIn, type FileEntry } from '../services/objects.js';
 import {
   PartialWriteError,
   resumablePath,

@@ -6,7 +6,7 @@ import { hashFile } from '@data/core';
 import { SqliteMetadata } from '../engines/metadata/sqlite.js';
 import { MOVED_TABLES, type MovedTable, type Row } from '../engines/metadata/rules.js';
 import type { Metadata } from '../engines/metadata/types.js';
-import { OBJECT_KEY } from './rawstore.js';
+import { OBJECT_KEY } from './objects.js';
 import { contentType } from '../http/send-file.js';
 import { FolderStorage } from '../engines/storage/folder.js';
 import { openStorage } from '../engines/storage/open.js';

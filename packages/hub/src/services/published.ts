@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { derivedOf } from '@data/core';
-import { userOf, type Hub } from '../context.js';
+import { derivedOf, type DiffSide, type PackageLike } from '@data/core';
+import { userOf, type Hub, type TokenCheck } from '../context.js';
 import { HttpError, type Request } from '../http/request.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
 import type { Dataset, Revision, User } from '../engines/metadata/types.js';
@@ -16,12 +16,15 @@ export interface Published {
   files: Record<string, string> | undefined;
 }
 
+/** What finding a published revision takes: the database, its cache of lookups, the keys. */
+export type Lookups = TokenCheck & Pick<Hub, 'lookups'>;
+
 /**
  * Private datasets are seen by their owner only, and so is a revision published as private,
  * whatever the dataset's findability is now.
  */
 async function hiddenFrom(
-  hub: Hub,
+  hub: TokenCheck,
   request: Request,
   found: { owner: User; dataset: Dataset; revision?: Revision },
 ): Promise<boolean> {
@@ -31,7 +34,7 @@ async function hiddenFrom(
 }
 
 async function ownedDataset(
-  hub: Hub,
+  hub: Pick<Hub, 'store'>,
   ownerName: string,
   name: string,
 ): Promise<{ owner: User; dataset: Dataset } | undefined> {
@@ -42,7 +45,7 @@ async function ownedDataset(
 
 /** A dataset the requester may see, or undefined. */
 export async function visibleDataset(
-  hub: Hub,
+  hub: TokenCheck,
   request: Request,
   ownerName: string,
   name: string,
@@ -89,7 +92,7 @@ export function rawSegments(request: Request): string[] {
 
 /** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
 export async function published(
-  hub: Hub,
+  hub: Lookups,
   request: Request,
   ownerName: string,
   name: string,
@@ -99,7 +102,7 @@ export async function published(
 
 /** A published revision of owner/name (the published one when `asked` is null), if visible. */
 export async function publishedRevision(
-  hub: Hub,
+  hub: Lookups,
   request: Request,
   ownerName: string,
   name: string,
@@ -120,7 +123,7 @@ export async function publishedRevision(
 }
 
 async function lookUp(
-  hub: Hub,
+  hub: Pick<Hub, 'store'>,
   ownerName: string,
   name: string,
   asked: string | null,
@@ -223,4 +226,20 @@ export function resourceFile(pkg: Published, fileName: string): PickedFile {
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');
   return { key: fileOf(pkg, resource.path), name: basename(resource.path), resource };
+}
+
+/** A revision's files as the diff reads them: from the store, by their path in the revision. */
+export function revisionSide(hub: Pick<Hub, 'storage'>, pkg: Published, label: string): DiffSide {
+  const root = `http://hub.invalid/${pkg.dataset.name}/`;
+  return {
+    label,
+    descriptor: pkg.descriptor as PackageLike,
+    base: { url: root },
+    fetch: async (url) => {
+      const path = decodeURIComponent(new URL(url).pathname.slice(new URL(root).pathname.length));
+      const key = storedKey(pkg.files, pkg.prefix, path);
+      if (!key || !(await hub.storage.stat(key))) return { ok: false, status: 404, body: null };
+      return { ok: true, status: 200, body: await hub.storage.read(key) };
+    },
+  };
 }

@@ -133,7 +133,9 @@ export class Copies {
   /** Copies this process began to make, for the operator (and the tests) to count. */
   made = 0;
 
-  constructor(private readonly hub: Hub) {}
+  constructor(
+    private readonly hub: Pick<Hub, 'log' | 'options' | 'storage' | 'store' | 'tmpDir'>,
+  ) {}
 
   /**
    * Sends a copy: the kept one, with ranges and conditional requests, or as it is made. A

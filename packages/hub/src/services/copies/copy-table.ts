@@ -58,7 +58,7 @@ export function tableFiles(pkg: Published, source: Resource): string[] | undefin
  * stream, so that the first rows are copied before the rest is fetched.
  */
 async function locations(
-  hub: Hub,
+  hub: Pick<Hub, 'options' | 'storage'>,
   pkg: Published,
   source: Resource,
   dir: string,
@@ -110,7 +110,7 @@ function readFrom(source: Resource, paths: string[]): Resource {
 
 /** Makes the CSV or JSON copy of one table into the job's file, as the publication read it. */
 export async function makeTableCopy(
-  hub: Hub,
+  hub: Pick<Hub, 'options' | 'storage'>,
   pkg: Published,
   wanted: CopyWanted,
   job: CopyJob,

@@ -28,7 +28,7 @@ const NOT_ZIPPED = new Set(['derived/zip', 'derived/parquet']);
  */
 export async function makeZip(
   copies: Copies,
-  hub: Hub,
+  hub: Pick<Hub, 'storage'>,
   pkg: Published,
   job: CopyJob,
   signal: AbortSignal,

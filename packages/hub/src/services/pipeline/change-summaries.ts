@@ -7,8 +7,7 @@ import { diffPackages } from '@data/core';
 import { changeSummary, type ChangeSummary } from '@data/core';
 import type { Hub } from '../../context.js';
 import type { Revision } from '../../engines/metadata/types.js';
-import { storedPackage } from '../published.js';
-import { revisionSide } from '../revision-diff.js';
+import { revisionSide, storedPackage } from '../published.js';
 
 /**
  * Memory for matching rows while summing up: a hub process validates and serves at the same
@@ -24,7 +23,7 @@ const NONE: Omit<ChangeSummary, 'since'> = {
 };
 
 export async function summarizeRevision(
-  hub: Hub,
+  hub: Pick<Hub, 'storage' | 'store'>,
   which: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
   signal: AbortSignal,
 ): Promise<void> {

@@ -11,7 +11,7 @@ import {
   type TableCopiesInfo,
 } from './derived-resources.js';
 import { RemoteUnreachable } from '@data/core';
-import { claimStaged, objectKeyOfUrl, quotaMessage } from '../rawstore.js';
+import { claimStaged, objectKeyOfUrl, quotaMessage, type Intake } from '../objects.js';
 import { objectPath, packagePath } from '../../engines/storage/types.js';
 import { isDerived } from '@data/core';
 import { detectVersion, isRemote, unsafeReason } from '@data/core';
@@ -22,7 +22,6 @@ import type { ResourceDescriptor } from '@data/core';
 import { fileHead } from '@data/core';
 import { fileDigest } from '@data/core';
 import type { Report } from '@data/core';
-import type { Hub } from '../../context.js';
 import { HttpError } from '../../http/request.js';
 import type { FlowSpec } from '../../http/pipeline-store.js';
 import type { StepId } from './steps.js';
@@ -31,7 +30,7 @@ import { counted, grouped } from '@data/core';
 
 /** What the steps of one revision share. */
 export interface Work {
-  readonly hub: Hub;
+  readonly hub: Intake;
   readonly ownerid: string;
   readonly dataset: string;
   readonly revision: number;

@@ -72,7 +72,7 @@ export class Runner {
   private wake: (() => void)[] = [];
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: Pick<Hub, 'log' | 'metrics' | 'options' | 'storage' | 'store' | 'tmpDir'>,
     private readonly hooks: RunnerHooks = {},
     options: RunnerOptions = {},
   ) {

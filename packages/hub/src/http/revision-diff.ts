@@ -6,14 +6,13 @@
  * the command.
  */
 import type { ServerResponse } from 'node:http';
-import { diffPackages, type DiffSide, type PackageDiff } from '@data/core';
-import type { PackageLike } from '@data/core';
+import { diffPackages, type PackageDiff } from '@data/core';
 import { NO_COLORS } from '@data/core';
 import { diffText } from '@data/core';
 import type { Report } from '@data/core';
 import { userOf, type Hub } from '../context.js';
-import { HTML, HttpError, sendText, type Request } from '../http/request.js';
-import { publishedRevision, storedKey, type Published } from './published.js';
+import { HTML, HttpError, sendText, type Request } from './request.js';
+import { publishedRevision, revisionSide, type Published } from '../services/published.js';
 import { escape } from '../views/escape.js';
 import { page } from '../views/layout.js';
 
@@ -66,22 +65,6 @@ function pageLinks(diff: PackageDiff, page: number, base: string): string {
 }
 /** Past this many rows in a revision's tables, the page points at `data diff` instead. */
 const MOST_ROWS = 500_000;
-
-/** A revision's files as the diff reads them: from the store, by their path in the revision. */
-export function revisionSide(hub: Hub, pkg: Published, label: string): DiffSide {
-  const root = `http://hub.invalid/${pkg.dataset.name}/`;
-  return {
-    label,
-    descriptor: pkg.descriptor as PackageLike,
-    base: { url: root },
-    fetch: async (url) => {
-      const path = decodeURIComponent(new URL(url).pathname.slice(new URL(root).pathname.length));
-      const key = storedKey(pkg.files, pkg.prefix, path);
-      if (!key || !(await hub.storage.stat(key))) return { ok: false, status: 404, body: null };
-      return { ok: true, status: 200, body: await hub.storage.read(key) };
-    },
-  };
-}
 
 function rowsOf(pkg: Published): number {
   const report = pkg.revision.report ? (JSON.parse(pkg.revision.report) as Report) : undefined;

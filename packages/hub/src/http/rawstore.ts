@@ -1,3 +1,8 @@
+/**
+ * The raw store's routes: upload forms signed by the hub (`/rawstore/authorize`), the uploads
+ * they allow (`/rawstore/objects`, a form of S3's POST policy), presigned reads of a caller's
+ * own objects, and those reads. Bytes are taken in by services/objects.ts.
+ */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -7,27 +12,27 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import { ALGORITHM_FIELD, CRC32_FIELD, crc32Base64 } from '@data/core';
-import { BytesDigest } from './bytes-digest.js';
+import { ALGORITHM_FIELD, CRC32_FIELD, counted, crc32Base64 } from '@data/core';
+import { BytesDigest } from '../services/bytes-digest.js';
 import { serviceClaims, userOf, type Hub } from '../context.js';
-import {
-  HttpError,
-  isObject,
-  readJson,
-  sendJson,
-  sendText,
-  type Request,
-} from '../http/request.js';
-import { sendStored } from '../http/send-file.js';
+import { HttpError, isObject, readJson, sendJson, sendText, type Request } from './request.js';
+import { sendStored } from './send-file.js';
 import { objectPath, stagedPath } from '../engines/storage/types.js';
-import { hmac, sameSecret } from './tokens.js';
-import { resumableEntry } from '../http/resumable.js';
-import { counted } from '@data/core';
+import { hmac, sameSecret } from '../services/tokens.js';
+import { resumableEntry } from './resumable.js';
+import {
+  claimStaged,
+  extensionOf,
+  OBJECT_KEY,
+  objectKey,
+  objectsUrl,
+  quotaMessage,
+  storeFile,
+  type FileEntry,
+  type Intake,
+} from '../services/objects.js';
 
 const POLICY_SECONDS = 3600;
-
-/** Object key: 32 hex digits of the MD5, and the extension of the file it came as. */
-export const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
 
 /**
  * What an upload form's signature binds. A form for bytes whose digest comes after them
@@ -43,41 +48,6 @@ interface Policy {
   ownerid: string;
   private: boolean;
   expires: number;
-}
-
-/** Object key: hex MD5 of the bytes plus the file's extension. */
-export function objectKey(md5Base64: string, path: string): string {
-  return `${Buffer.from(md5Base64, 'base64').toString('hex')}${extensionOf(path)}`;
-}
-
-function extensionOf(path: string): string {
-  return /\.([a-z0-9]{1,10})$/i.exec(path)?.[0]?.toLowerCase() ?? '';
-}
-
-/**
- * The object key of a raw store URL. Only the path counts: the hub may have restarted on
- * another port since the URL was made, and presigned URLs carry a query.
- */
-export function objectKeyOfUrl(url: string): string | undefined {
-  try {
-    const match = /^\/rawstore\/objects\/([^/]+)$/.exec(new URL(url).pathname);
-    return match?.[1] && OBJECT_KEY.test(match[1]) ? match[1] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-export function objectsUrl(hub: Hub): string {
-  return `${hub.base}/rawstore/objects`;
-}
-
-export interface FileEntry {
-  length: number;
-  /** Undefined when the client sends the digest after the bytes (`digest_after`). */
-  md5: string | undefined;
-  /** The MD5 of the file's first HEAD_BYTES, which a client may give with no `md5`. */
-  headMd5: string | undefined;
-  type: string;
 }
 
 function isMd5(value: unknown): value is string {
@@ -194,7 +164,7 @@ export async function authorize(
  * binds the extension the key will end with, and the digest follows the file.
  */
 function postForm(
-  hub: Hub,
+  hub: Pick<Hub, 'base' | 'keys'>,
   form: { userid: string; isPrivate: boolean; expires: number },
   entry: FileEntry,
   keyOrExtension: string,
@@ -224,12 +194,7 @@ function postForm(
   };
 }
 
-export function quotaMessage(hub: Hub): string {
-  const limit = hub.options.maxStorageBytes;
-  return `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`;
-}
-
-function checkPolicy(hub: Hub, fields: Map<string, string>): Policy {
+function checkPolicy(hub: Pick<Hub, 'keys'>, fields: Map<string, string>): Policy {
   const encoded = fields.get('Policy') ?? '';
   const signature = fields.get('Signature') ?? '';
   if (!encoded || !sameSecret(signature, hmac(hub.keys, encoded)))
@@ -301,7 +266,7 @@ interface Received {
 
 /** Writes the form's file to a temporary file, checking its policy and its length. */
 async function receiveFile(
-  hub: Hub,
+  hub: Pick<Hub, 'keys'>,
   stream: Readable,
   fields: Map<string, string>,
   temporary: string,
@@ -337,7 +302,7 @@ async function receiveFile(
  * Returns the key.
  */
 async function storeReceived(
-  hub: Hub,
+  hub: Intake,
   { policy, temporary, md5, headMd5, crc32: crc }: Received,
   fields: Map<string, string>,
 ): Promise<string> {
@@ -345,44 +310,6 @@ async function storeReceived(
   const key = policy.md5 === undefined ? objectKey(md5, policy.extension ?? '') : policy.key;
   await storeFile(hub, { ...policy, key, md5, headMd5 }, temporary);
   return key;
-}
-
-/** What a verified file is stored as, and for whom. */
-export interface Verified {
-  key: string;
-  /** Base64 MD5 of the bytes, checked. */
-  md5: string;
-  headMd5: string;
-  length: number;
-  type: string;
-  ownerid: string;
-  private: boolean;
-}
-
-/** Stores a local file whose bytes were checked against their key, and holds it for its owner. */
-export async function storeFile(hub: Hub, file: Verified, temporary: string): Promise<void> {
-  const { key, ownerid, length, md5 } = file;
-  // The bytes are in place before anyone holds them, so that a holding always names
-  // stored bytes: another upload of the owner's may say they exist as soon as it is held.
-  if ((await hub.store.storageUsed(ownerid)) + length > hub.options.maxStorageBytes)
-    throw new HttpError(403, quotaMessage(hub), true);
-  await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: file.type });
-  // Counted again, atomically, against uploads racing this one. Bytes stored past it stay
-  // unheld (their key names them, and a later upload of them is taken as it is).
-  if (
-    !(await hub.store.addHolding(
-      key,
-      ownerid,
-      length,
-      file.private,
-      hub.options.maxStorageBytes,
-      file.headMd5,
-    ))
-  )
-    throw new HttpError(403, quotaMessage(hub), true);
-  // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
-  if (!(await hub.storage.stat(objectPath(key))))
-    await hub.storage.putFile(objectPath(key), temporary, { md5, length, type: file.type });
 }
 
 /**
@@ -414,65 +341,6 @@ function checkDigests(
 }
 
 /**
- * Takes in an object its owner put at a presigned URL: the URL was for the owner's own
- * staging key, with length and Content-MD5 bound into its signature, so bytes there are
- * the owner's and are the key's. The quota counts them from here. False when none is there.
- */
-export async function claimStaged(
-  hub: Hub,
-  ownerid: string,
-  key: string,
-  isPrivate: boolean,
-): Promise<boolean> {
-  if (!hub.storage.direct) return false;
-  const staged = stagedPath(ownerid, key);
-  const info = await hub.storage.stat(staged);
-  if (!info) return false;
-  if (info.md5 !== undefined && info.md5 !== key.slice(0, 32)) {
-    await hub.storage.delete(staged);
-    return false;
-  }
-  await takeIn(hub, { staged, key, ownerid, size: info.size, isPrivate });
-  return true;
-}
-
-/**
- * Takes in bytes in the store at `staged`, known to be the key's: copied to the object,
- * held for the owner (403 past the quota), and removed from staging.
- */
-export async function takeIn(
-  hub: Hub,
-  upload: { staged: string; key: string; ownerid: string; size: number; isPrivate: boolean },
-): Promise<void> {
-  const { staged, key } = upload;
-  await placeStaged(hub, staged, key);
-  // Held only once the object is in place (see receiveFile).
-  const held = await hub.store.addHolding(
-    key,
-    upload.ownerid,
-    upload.size,
-    upload.isPrivate,
-    hub.options.maxStorageBytes,
-  );
-  // Garbage collection may have removed the same bytes, unheld till now, meanwhile.
-  if (held && !(await hub.storage.stat(objectPath(key)))) await placeStaged(hub, staged, key);
-  await hub.storage.delete(staged);
-  if (!held) throw new HttpError(403, quotaMessage(hub), true);
-}
-
-/** Copies a staged upload to its object, unless the object is there already. */
-async function placeStaged(hub: Hub, staged: string, key: string): Promise<void> {
-  if (await hub.storage.stat(objectPath(key))) return;
-  try {
-    await hub.storage.copy(staged, objectPath(key));
-  } catch (error) {
-    // The owner's other publication may have taken the same upload in meanwhile (and
-    // removed it from staging): then the object is there.
-    if (!(await hub.storage.stat(objectPath(key)))) throw error;
-  }
-}
-
-/**
  * Takes a signed form's upload. The file is written while the form streams in; it is
  * stored once the whole form is read, as a digest may follow the file. A form whose
  * digest came after the file is answered with the stored object's URL.
@@ -490,7 +358,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
 }
 
 function readForm(
-  hub: Hub,
+  hub: Pick<Hub, 'keys'>,
   request: Request,
   temporary: string,
 ): Promise<{ received: Received; fields: Map<string, string> }> {
@@ -527,7 +395,7 @@ function readForm(
   });
 }
 
-function presignature(hub: Hub, key: string, expires: number): string {
+function presignature(hub: Pick<Hub, 'keys'>, key: string, expires: number): string {
   return hmac(hub.keys, `object:${key}:${String(expires)}`);
 }
 
