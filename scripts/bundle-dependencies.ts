@@ -11,6 +11,8 @@
  * - each package whose code is bundled in must be one of those meant to be (BUNDLED_IN): any
  *   other was bundled only because the CLI does not list it, so that EXTERNAL missed it;
  * - and no module of the hub's is in a bundle.
+ * And each dependency of core's package.json must be one of the CLI's: core also loads some
+ * by `createRequire` when first used (re2js), which no metafile shows.
  */
 import { isBuiltin } from 'node:module';
 import type { Metafile } from 'esbuild';
@@ -65,4 +67,14 @@ export function dependencyProblems(
     }
   }
   return [...problems];
+}
+
+/** Core's dependencies that the CLI, which bundles core, does not list. */
+export function missingFromCli(core: CliManifest, cli: CliManifest): string[] {
+  return Object.keys(core.dependencies ?? {})
+    .filter((name) => !(name in (cli.dependencies ?? {})))
+    .map(
+      (name) =>
+        `@data/core depends on ${name}, which packages/cli/package.json does not list: add it to its dependencies`,
+    );
 }

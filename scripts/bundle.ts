@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { OWN_BUNDLE } from '../packages/cli/src/own-bundles.ts';
-import { dependencyProblems } from './bundle-dependencies.ts';
+import { dependencyProblems, missingFromCli, type CliManifest } from './bundle-dependencies.ts';
 import { coreSlices } from './core-slices.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -217,6 +217,12 @@ const modules = await build({
 for (const name of ['worker.cjs', 'worker.js'])
   cpSync(join(OUT, name), join(CORE, 'dist', 'bundle', name));
 metafiles.push({ name: 'worker.js and keychain-helper.js', metafile: modules.metafile });
-const problems = dependencyProblems(metafiles, manifest);
+const problems = [
+  ...dependencyProblems(metafiles, manifest),
+  ...missingFromCli(
+    JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8')) as CliManifest,
+    manifest,
+  ),
+];
 if (problems.length > 0)
   throw new Error(`the bundles do not fit packages/cli/package.json:\n${problems.join('\n')}`);

@@ -5,7 +5,11 @@
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { dependencyProblems, packageOf } from '../../scripts/bundle-dependencies.js';
+import {
+  dependencyProblems,
+  missingFromCli,
+  packageOf,
+} from '../../scripts/bundle-dependencies.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
@@ -69,5 +73,15 @@ describe("the bundles' dependencies", () => {
     expect(dependencyProblems(bundles, {}).join('\n')).toMatch(
       /^entry\.js: holds packages\/hub\/src\/logger\.ts, a module of the hub/,
     );
+  });
+
+  it("fails a dependency of core's that the CLI does not list, bundles or not", () => {
+    const core = { dependencies: { re2js: '^2', yaml: '^2' } };
+    expect(missingFromCli(core, { dependencies: { re2js: '^2', yaml: '^2', ora: '^9' } })).toEqual(
+      [],
+    );
+    expect(missingFromCli(core, { dependencies: { yaml: '^2' } })).toEqual([
+      '@data/core depends on re2js, which packages/cli/package.json does not list: add it to its dependencies',
+    ]);
   });
 });
