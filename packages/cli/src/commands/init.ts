@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '@data/core';
+import { UsageError, writeFileAtomic } from '@data/core';
 import type { Draft, DraftNotes } from '../init/draft.js';
 import { visible } from '@data/core';
 import { counted } from '@data/core';
@@ -187,16 +186,7 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
   const text = options.yaml
     ? (await import('yaml')).stringify(descriptor)
     : `${JSON.stringify(descriptor, null, 2)}\n`;
-  ctx.signal.throwIfAborted();
-  const temporary = `${target}.${String(process.pid)}.tmp`;
-  try {
-    await writeFile(temporary, text, { signal: ctx.signal });
-    ctx.signal.throwIfAborted();
-    await rename(temporary, target);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(target, text, { signal: ctx.signal });
   const count = (descriptor.resources as unknown[]).length;
   ctx.io.stdout.write(`wrote ${target}: ${counted(count, 'resource')}\n`);
   if (!report.valid) {

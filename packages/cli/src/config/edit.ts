@@ -1,7 +1,7 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '@data/core';
-import { makeDirectorySync } from '@data/core';
+import { makeDirectorySync, writeFileAtomicSync } from '@data/core';
 import { didYouMean } from '@data/core';
 import { configDir, type Env } from './settings.js';
 
@@ -54,10 +54,7 @@ function read(env: Env): Record<string, unknown> {
 /** Writes the whole file anew, then moves it in place: a crash leaves the old one whole. */
 function write(env: Env, settings: Record<string, unknown>): void {
   makeDirectorySync(configDir(env), 0o700);
-  const file = settingsFile(env);
-  const temporary = `${file}.${String(process.pid)}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
-  renameSync(temporary, file);
+  writeFileAtomicSync(settingsFile(env), `${JSON.stringify(settings, null, 2)}\n`, { mode: 0o600 });
 }
 
 export function knownKey(key: string): string {

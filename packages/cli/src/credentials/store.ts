@@ -1,5 +1,5 @@
-import { makeDirectorySync } from '@data/core';
-import { chmodSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { makeDirectorySync, writeFileAtomicSync } from '@data/core';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { singleExecutable } from '@data/core';
@@ -116,10 +116,7 @@ export class CredentialStore {
 
   private writeFile(entries: Record<string, Credential>): void {
     makeDirectorySync(configDir(this.env), 0o700);
-    const temporary = `${this.file}.${String(process.pid)}.tmp`;
-    writeFileSync(temporary, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(temporary, 0o600);
-    renameSync(temporary, this.file);
+    writeFileAtomicSync(this.file, `${JSON.stringify(entries, null, 2)}\n`, { mode: 0o600 });
   }
 
   async get(origin: string): Promise<Found | undefined> {

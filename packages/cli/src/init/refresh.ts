@@ -5,9 +5,9 @@
  * it also is, for the places of its values.
  */
 import { createHash } from 'node:crypto';
-import { readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileChunks } from '@data/core';
+import { fileChunks, writeFileAtomic } from '@data/core';
 import { isRemote } from '@data/core';
 
 export interface Refreshed {
@@ -109,8 +109,6 @@ export async function refreshDescriptor(file: string): Promise<Refreshed[]> {
   let refreshed = text;
   for (const { start, end, text: value } of replacements.sort((a, b) => b.start - a.start))
     refreshed = `${refreshed.slice(0, start)}${value}${refreshed.slice(end)}`;
-  const temporary = `${file}.${String(process.pid)}.tmp`;
-  await writeFile(temporary, refreshed);
-  await rename(temporary, file);
+  await writeFileAtomic(file, refreshed);
   return changes;
 }
