@@ -1,7 +1,5 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { folder } from '../helpers/fixtures.js';
 import { browserLogin, publish, waitForState, withHub } from './helpers.js';
 
@@ -23,12 +21,8 @@ function prices(csv: string, fields: object[] = FIELDS): string {
   });
 }
 
-async function data(args: string[], env: Record<string, string>) {
-  const io = memoryIO({
-    env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(folder({}), 'config'), NO_COLOR: '1', ...env },
-  });
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
+function data(args: string[], env: Record<string, string>) {
+  return runCli(args, { env: { NO_COLOR: '1', ...env } });
 }
 
 async function published(url: string, jwt: string, dir: string, findability = 'published') {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { collectGarbage } from '../../packages/hub/src/services/gc.js';
 import { objectPath, type Storage } from '../../packages/hub/src/engines/storage/types.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
 import {
   browserLogin,
   CITIES_DIR,
@@ -70,12 +69,13 @@ describe('garbage collection', () => {
           headers: { 'Auth-Token': bob },
         },
       );
-      const gc = (...args: string[]) => {
-        const io = memoryIO({ env: { NO_COLOR: '1' } });
-        return run(['--json', 'serve', 'gc', '--data-dir', hub.options.dataDir, ...args], io).then(
-          (code) => ({ code, report: JSON.parse(io.out() || '{}') as { objects: object } }),
-        );
-      };
+      const gc = (...args: string[]) =>
+        runCli(['--json', 'serve', 'gc', '--data-dir', hub.options.dataDir, ...args], {
+          env: { NO_COLOR: '1' },
+        }).then(({ code, out }) => ({
+          code,
+          report: JSON.parse(out || '{}') as { objects: object },
+        }));
       if (process.env.DATA_TEST_DATABASE) {
         // The command reads the engines from its options: the in-process collection stands in.
         expect((await collectGarbage(hub, { graceMinutes: 0, dryRun: true })).objects).toEqual({

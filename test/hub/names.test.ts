@@ -8,8 +8,7 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { V2_PROFILE } from '../../packages/core/src/validator/reading.js';
 import {
   isReservedName,
@@ -232,12 +231,11 @@ describe('names whatever their case', () => {
       const ada = await browserLogin(url, 'ada');
       await waitForState(url, (await publish(url, ada, CITIES_DIR, { dataset: 'cities' })).flowId);
       const config = mkdtempSync(join(tmpdir(), 'data-names-'));
-      const data = async (args: string[]) => {
-        const env = { DATA_API: url, DATA_CONFIG_DIR: config, DATA_KEYCHAIN: '0', DATA_TOKEN: ada };
-        const io = memoryIO({ tty: false, env });
-        const code = await run(args, io, { fetch: globalThis.fetch });
-        return { code, out: io.out(), err: io.err() };
-      };
+      const data = (args: string[]) =>
+        runCli(args, {
+          env: { DATA_API: url, DATA_CONFIG_DIR: config, DATA_TOKEN: ada },
+          fetch: globalThis.fetch,
+        });
       // Data Package v2 lets a name have capitals (v1 refuses them before anything is sent).
       const dir = mkdtempSync(join(tmpdir(), 'data-names-csv-'));
       copyFileSync(join(CITIES_DIR, 'data/cities.csv'), join(dir, 'cities.csv'));

@@ -1,8 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { parsePrometheus, prometheusParserInstalled, type Sample } from '../helpers/prometheus.js';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { startServe } from '../helpers/serve.js';
 import { describe, expect, it } from 'vitest';
 import { postgresBin, startPostgres } from '../helpers/postgres.js';
@@ -277,9 +276,11 @@ describe('a backup of an embedded hub', () => {
         const { flowId } = await publish(url, jwt, CITIES_DIR, { findability: 'private' });
         expect((await waitForState(url, flowId, jwt)).state).toBe('SUCCEEDED');
         const bytes = Buffer.from(await (await read(url, jwt)).arrayBuffer());
-        const io = memoryIO({ env: { NO_COLOR: '1' } });
-        expect(await run(['serve', 'backup', '--data-dir', dataDir, copy], io)).toBe(0);
-        expect(io.out()).toContain(`backed up to ${copy}`);
+        const backup = await runCli(['serve', 'backup', '--data-dir', dataDir, copy], {
+          env: { NO_COLOR: '1' },
+        });
+        expect(backup.code, backup.err).toBe(0);
+        expect(backup.out).toContain(`backed up to ${copy}`);
         return { jwt, bytes };
       });
       await withHub({ dataDir: copy }, async ({ url }) => {
@@ -289,9 +290,11 @@ describe('a backup of an embedded hub', () => {
         expect(Buffer.from(await restored.arrayBuffer()).equals(before.bytes)).toBe(true);
       });
       // A second backup into the same folder is refused: nothing is overwritten.
-      const again = memoryIO({ env: { NO_COLOR: '1' } });
-      expect(await run(['serve', 'backup', '--data-dir', dataDir, copy], again)).toBe(2);
-      expect(again.err()).toMatch(/is not empty/);
+      const again = await runCli(['serve', 'backup', '--data-dir', dataDir, copy], {
+        env: { NO_COLOR: '1' },
+      });
+      expect(again.code).toBe(2);
+      expect(again.err).toMatch(/is not empty/);
     },
   );
 });

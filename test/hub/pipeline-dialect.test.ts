@@ -8,8 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import type { Report } from '../../packages/core/src/validator/index.js';
 import { check } from '../helpers/fixtures.js';
 import { browserLogin, publish, tempDir, waitForState, withHub } from './helpers.js';
@@ -70,9 +69,11 @@ const semicolons = csvPackage('semicolons', [
 
 /** The rows `data cat` prints of a local resource, as JSON. */
 async function localRows(dir: string, resource: string): Promise<unknown> {
-  const io = memoryIO({ env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(root, 'config') } });
-  expect(await run(['cat', dir, resource, '--format', 'json'], io)).toBe(0);
-  return JSON.parse(io.out());
+  const { code, out, err } = await runCli(['cat', dir, resource, '--format', 'json'], {
+    env: { DATA_CONFIG_DIR: join(root, 'config') },
+  });
+  expect(code, err).toBe(0);
+  return JSON.parse(out);
 }
 
 /** What two reports of the same files must agree on, table by table. */

@@ -1,17 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { folder } from '../helpers/fixtures.js';
 import { browserLogin, withHub } from './helpers.js';
 
-async function data(args: string[], env: Record<string, string>) {
-  const io = memoryIO({
-    env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(folder({}), 'config'), NO_COLOR: '1', ...env },
-  });
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
+function data(args: string[], env: Record<string, string>) {
+  return runCli(args, { env: { NO_COLOR: '1', ...env } });
 }
 
 /** A table whose first 5,000 rows suggest integers that row 5,001 contradicts. */

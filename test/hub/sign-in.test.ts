@@ -4,8 +4,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { gitHubProvider } from '../../packages/hub/src/engines/providers/github.js';
 import { HubRefused, isLoopback, startHub } from '../../packages/hub/src/server.js';
 import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
@@ -302,11 +301,9 @@ describe('the development sign-in', () => {
       ]);
       expect(html).not.toContain('Sign in with local');
       // data login, asked to choose, names it too.
-      const io = memoryIO({
-        env: { DATA_API: url, DATA_CONFIG_DIR: tempDir(), DATA_KEYCHAIN: '0' },
-      });
-      expect(await run(['login'], io)).toBe(2);
-      expect(io.err()).toContain('providers: idp, local (the development sign-in)');
+      const login = await runCli(['login'], { env: { DATA_API: url } });
+      expect(login.code).toBe(2);
+      expect(login.err).toContain('providers: idp, local (the development sign-in)');
     });
   });
 });

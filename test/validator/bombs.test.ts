@@ -1,17 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { run } from '../../packages/cli/src/cli.js';
-import { memoryIO } from '../../packages/cli/src/output/io.js';
+import { runCli } from '../helpers/cli.js';
 import { writeOdsBomb, writeXlsxTextBomb, xlsChainBomb, yamlAliasBomb } from '../helpers/bombs.js';
 import { check, folder } from '../helpers/fixtures.js';
 import { writeOds, writeXlsx } from '../helpers/workbook.js';
 
 /** The CLI in this process, in this thread (no worker), as a terminal-less user runs it. */
-async function data(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const io = memoryIO();
-  const code = await run(args, io);
-  return { code, out: io.out(), err: io.err() };
+function data(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return runCli(args);
 }
 
 function notes(report: Awaited<ReturnType<typeof check>>): string[] {
