@@ -1,9 +1,9 @@
-import { makeDirectory } from '@data/core';
-import { open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { makeDirectory, replaceFile, writeFileAtomic } from '@data/core';
+import { open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { ApiError, InvalidDataError, NotFoundError, UsageError } from '@data/core';
-import { derivedOf, isDerived } from '@data/core';
+import { derivedOf, isDerived, resourceName, resourcesOf, type Resource } from '@data/core';
 import { isRemote, unsafeReason } from '@data/core';
 import { downloadFile } from '../transfers/download.js';
 import { json, send, withRetries, type HttpFetch } from '@data/core';
@@ -34,8 +34,6 @@ export interface GetOptions {
   onEvent?: (event: GetEvent) => void;
 }
 
-type Resource = Record<string, unknown>;
-
 /** What a resource's copy keeps of it: what describes the data, not how it was written. */
 const KEPT = ['name', 'title', 'description', 'licenses', 'sources', 'profile'];
 
@@ -48,14 +46,15 @@ function inFormat(resources: Resource[], format: GetFormat): Resource[] {
   const originals = resources.filter((resource) => !isDerived(resource));
   if (format === 'original') return originals;
   return originals.map((resource) => {
-    const copy = derivedOf(resources, `derived/${format}`, String(resource.name));
+    const copy = derivedOf(resources, `derived/${format}`, resource.name);
     if (!copy || typeof copy.path !== 'string') return resource;
     const kept = Object.fromEntries(
       KEPT.filter((key) => key in resource).map((key) => [key, resource[key]]),
     );
     return {
       ...kept,
-      path: `data/${String(resource.name)}.${format}`,
+      name: resource.name,
+      path: `data/${resourceName(resource)}.${format}`,
       format,
       mediatype: copy.mediatype,
       ...(format === 'parquet' ? {} : { encoding: 'utf-8' }),
@@ -73,7 +72,11 @@ function inFormat(resources: Resource[], format: GetFormat): Resource[] {
  * hub before typed CSV copies names the table's, as the cells are written), else the
  * table's for the CSV copy; none for JSON.
  */
-function schemaOfCopy(format: GetFormat, resource: Resource, copy: Resource): Resource {
+function schemaOfCopy(
+  format: GetFormat,
+  resource: Resource,
+  copy: Resource,
+): { schema?: Resource['schema'] } {
   if (format === 'json') return {};
   if (copy.schema !== undefined) return { schema: copy.schema };
   return format === 'csv' && resource.schema !== undefined ? { schema: resource.schema } : {};
@@ -139,7 +142,7 @@ export function noSuchDataset(target: Target, signedIn: boolean): NotFoundError 
   });
 }
 
-type Descriptor = Record<string, unknown> & { resources?: Resource[] };
+type Descriptor = Record<string, unknown>;
 
 /**
  * A dataset's descriptor, and the target its files are read against: the one given, or,
@@ -188,12 +191,12 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
     });
   }
   const { descriptor, target: at } = await fetchDescriptor(target, options);
-  const jobs: { url: string; path: string; resource: Record<string, unknown> }[] = [];
+  const jobs: { url: string; path: string; resource: Resource }[] = [];
   const taken = new Set<string>();
   const wanted = pathFilter(options.include, options.exclude);
   // The originals (or their copies in the format asked for): the other copies a hub derived
   // are read at its /r/ addresses.
-  descriptor.resources = inFormat(descriptor.resources ?? [], options.format ?? 'original').filter(
+  const resources = inFormat(resourcesOf(descriptor), options.format ?? 'original').filter(
     (resource) => {
       const path = resource.path;
       return (
@@ -201,12 +204,13 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
       );
     },
   );
+  descriptor.resources = resources;
   const revision = new URL(at.url).searchParams.get('v');
-  for (const resource of descriptor.resources) {
+  for (const resource of resources) {
     const path = resource.path;
     if (typeof path !== 'string') continue;
     if (isRemote(path)) {
-      let local = `data/${basename(new URL(path).pathname) || String(resource.name)}`;
+      let local = `data/${basename(new URL(path).pathname) || resourceName(resource)}`;
       while (taken.has(local)) local = local.replace(/(\.[^.]*)?$/, (ext) => `-1${ext}`);
       taken.add(local);
       jobs.push({ url: path, path: local, resource });
@@ -244,9 +248,10 @@ export async function getDataset(target: Target, options: GetOptions): Promise<G
     files.push({ path: job.path, bytes });
     options.onEvent?.({ type: 'saved', path: job.path, bytes });
   });
-  const temporary = join(folder, `.datapackage.json.${String(process.pid)}.part`);
-  await writeFile(temporary, `${JSON.stringify(descriptor, null, 2)}\n`);
-  await rename(temporary, join(folder, 'datapackage.json'));
+  await writeFileAtomic(
+    join(folder, 'datapackage.json'),
+    `${JSON.stringify(descriptor, null, 2)}\n`,
+  );
   return { folder, files: files.sort((a, b) => a.path.localeCompare(b.path)) };
 }
 
@@ -312,7 +317,7 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
         existing: path,
       });
     }
-    await rename(incoming, path);
+    await replaceFile(incoming, path);
   }
   options.onEvent?.({ type: 'saved', path: name, bytes });
   return { folder: options.out, files: [{ path: name, bytes }] };
@@ -333,7 +338,7 @@ async function answersItself(url: string, options: GetOptions): Promise<boolean>
 /** Downloads the zip of a whole dataset a hub made when it published it. */
 export async function getZip(target: Target, options: GetOptions): Promise<GetResult> {
   const { descriptor, target: at } = await fetchDescriptor(target, options);
-  const zip = derivedOf(descriptor.resources ?? [], 'derived/zip');
+  const zip = derivedOf(resourcesOf(descriptor), 'derived/zip');
   if (typeof zip?.path !== 'string')
     throw new UsageError('this hub offers no zip of the dataset', {
       code: 'E_NO_ZIP',

@@ -1,9 +1,9 @@
-import { makeDirectory } from '@data/core';
+import { makeDirectory, replaceFile } from '@data/core';
 import { createHash, type Hash } from 'node:crypto';
 import { hashFile } from '@data/core';
 import { hashPlan } from '@data/core';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ApiError, InvalidDataError, NetworkError } from '@data/core';
 import { errorDetail, send, withRetries, type HttpFetch } from '@data/core';
@@ -31,7 +31,8 @@ export class IntegrityError extends InvalidDataError {
 
 /**
  * Downloads to `<target>.part`, resuming it with a byte range when it exists and the hash
- * is declared, checks the declared bytes and hash, and only then renames it into place.
+ * is declared, checks the declared bytes and hash, and only then moves it into place, its
+ * bytes on the disk first (replaceFile, the end of the one atomic write).
  */
 export async function downloadFile(
   fetch: HttpFetch,
@@ -92,7 +93,7 @@ export async function downloadFile(
       );
     }
   }
-  await rename(part, target);
+  await replaceFile(part, target);
   return size;
 }
 
