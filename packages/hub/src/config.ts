@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_LIMITS, type HubLimits } from './context.js';
+import { DEFAULT_LIMITS, type HubLimits } from './options.js';
 import { gitHubProvider } from './engines/providers/github.js';
 import { oidcProvider } from './engines/providers/oidc.js';
 import type { Provider } from './engines/providers/types.js';

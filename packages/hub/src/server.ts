@@ -4,14 +4,14 @@ import type { Socket } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './http/auth.js';
+import type { Hub } from './context.js';
 import {
   DEFAULT_DERIVED_CACHE_MB,
   DEFAULT_LIMITS,
-  type Hub,
   type HubLimits,
   type HubOptions,
   type MetricsAccess,
-} from './context.js';
+} from './options.js';
 import { Copies } from './services/copies/copies.js';
 import { BoundedCache } from './services/bounded-cache.js';
 import type { Provider } from './engines/providers/types.js';
@@ -45,7 +45,8 @@ import { loadKeys } from './services/tokens.js';
 import { ROUTES, type FixedRoute, type PATTERNS } from './http/routes.js';
 import { isReservedName } from './services/names.js';
 import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
-import { isRevisionNumber, revisionParam, versionedAddress } from './services/published.js';
+import { revisionParam, versionedAddress } from './http/published.js';
+import { isRevisionNumber } from './services/published.js';
 import { notFoundPage } from './views/layout.js';
 import { visibleLayout } from '@data/core';
 

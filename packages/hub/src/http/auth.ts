@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { liveClaims, tokenOf, userOf, type Hub } from '../context.js';
+import type { Hub } from '../context.js';
+import { liveClaims, tokenOf, userOf } from './callers.js';
 import {
   HTML,
   HttpError,

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { userOf, type Hub } from '../context.js';
+import type { Hub } from '../context.js';
+import { userOf } from './callers.js';
 import { HttpError, sendJson, type Request } from './request.js';
 
 /** `q` is a JSON string in the protocol; a bare word is taken as it is. */

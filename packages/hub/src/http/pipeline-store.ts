@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { serviceClaims, userOf, type Hub } from '../context.js';
+import type { Hub } from '../context.js';
+import { serviceClaims, userOf } from './callers.js';
 import { HttpError, isObject, readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
 import type { Dataset, Findability, Revision } from '../engines/metadata/types.js';

@@ -3,12 +3,14 @@ import type { Hub } from '../context.js';
 import type { Request } from './request.js';
 import { wantedCopy } from '../services/copies/copies.js';
 import {
-  isRevisionNumber,
   published,
   publishedRevision,
   rawSegments,
   versionedAddress,
   visibleDataset,
+} from './published.js';
+import {
+  isRevisionNumber,
   resourceAtPath,
   resourceFile,
   type PickedFile,

@@ -10,9 +10,11 @@ import { diffPackages, type PackageDiff } from '@data/core';
 import { NO_COLORS } from '@data/core';
 import { diffText } from '@data/core';
 import type { Report } from '@data/core';
-import { userOf, type Hub } from '../context.js';
+import type { Hub } from '../context.js';
+import { userOf } from './callers.js';
 import { HTML, HttpError, sendText, type Request } from './request.js';
-import { publishedRevision, revisionSide, type Published } from '../services/published.js';
+import { publishedRevision } from './published.js';
+import { revisionSide, type Published } from '../services/published.js';
 import { escape } from '../views/escape.js';
 import { page } from '../views/layout.js';
 

@@ -16,7 +16,7 @@
  *   was not taken on (a partial file, or the store's multipart upload), past the grace since
  *   they were last written to.
  */
-import type { Hub } from '../context.js';
+import type { HubParts } from '../parts.js';
 import { objectPath } from '../engines/storage/types.js';
 
 /** Longer than an upload's policy (an hour), with room for a publication's own pace. */
@@ -37,7 +37,7 @@ export interface GcReport {
   staged: Collected;
 }
 
-type GcHub = Pick<Hub, 'store' | 'storage' | 'log'>;
+type GcHub = Pick<HubParts, 'store' | 'storage' | 'log'>;
 
 const add = (collected: Collected, bytes: number) => {
   collected.count++;

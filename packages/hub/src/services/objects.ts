@@ -5,7 +5,7 @@
  * http/resumable.ts; the pipeline takes in what was put at presigned URLs.
  */
 import { HttpError } from '../http/request.js';
-import type { Hub } from '../context.js';
+import type { HubParts } from '../parts.js';
 import { objectPath, stagedPath } from '../engines/storage/types.js';
 
 /** Object key: 32 hex digits of the MD5, and the extension of the file it came as. */
@@ -34,7 +34,7 @@ export function objectKeyOfUrl(url: string): string | undefined {
   }
 }
 
-export function objectsUrl(hub: Pick<Hub, 'base'>): string {
+export function objectsUrl(hub: Pick<HubParts, 'base'>): string {
   return `${hub.base}/rawstore/objects`;
 }
 
@@ -47,7 +47,7 @@ export interface FileEntry {
   type: string;
 }
 
-export function quotaMessage(hub: Pick<Hub, 'options'>): string {
+export function quotaMessage(hub: Pick<HubParts, 'options'>): string {
   const limit = hub.options.maxStorageBytes;
   return `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`;
 }
@@ -57,7 +57,7 @@ export function quotaMessage(hub: Pick<Hub, 'options'>): string {
  * What taking bytes in takes: the database (holdings and quotas), the storage, and the
  * operator's limits.
  */
-export type Intake = Pick<Hub, 'options' | 'storage' | 'store'>;
+export type Intake = Pick<HubParts, 'options' | 'storage' | 'store'>;
 
 export interface Verified {
   key: string;
@@ -144,7 +144,11 @@ export async function takeIn(
 }
 
 /** Copies a staged upload to its object, unless the object is there already. */
-async function placeStaged(hub: Pick<Hub, 'storage'>, staged: string, key: string): Promise<void> {
+async function placeStaged(
+  hub: Pick<HubParts, 'storage'>,
+  staged: string,
+  key: string,
+): Promise<void> {
   if (await hub.storage.stat(objectPath(key))) return;
   try {
     await hub.storage.copy(staged, objectPath(key));

@@ -1,7 +1,12 @@
+/**
+ * A revision as published: its descriptor, the storage prefix of the files the hub wrote for
+ * it, and where each of its files' bytes are kept. Finding one for a request (who may see it,
+ * which revision an address names) is in http/published.ts.
+ */
 import { basename } from 'node:path';
 import { derivedOf, type DiffSide, type PackageLike } from '@data/core';
-import { userOf, type Hub, type TokenCheck } from '../context.js';
-import { HttpError, type Request } from '../http/request.js';
+import type { HubParts } from '../parts.js';
+import { HttpError } from '../http/request.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
 import type { Dataset, Revision, User } from '../engines/metadata/types.js';
 
@@ -16,125 +21,9 @@ export interface Published {
   files: Record<string, string> | undefined;
 }
 
-/** What finding a published revision takes: the database, its cache of lookups, the keys. */
-export type Lookups = TokenCheck & Pick<Hub, 'lookups'>;
-
-/**
- * Private datasets are seen by their owner only, and so is a revision published as private,
- * whatever the dataset's findability is now.
- */
-async function hiddenFrom(
-  hub: TokenCheck,
-  request: Request,
-  found: { owner: User; dataset: Dataset; revision?: Revision },
-): Promise<boolean> {
-  const isPrivate =
-    found.dataset.findability === 'private' || found.revision?.findability === 'private';
-  return isPrivate && (await userOf(hub, request))?.userid !== found.owner.userid;
-}
-
-async function ownedDataset(
-  hub: Pick<Hub, 'store'>,
-  ownerName: string,
-  name: string,
-): Promise<{ owner: User; dataset: Dataset } | undefined> {
-  const owner = await hub.store.userByName(ownerName);
-  const dataset = owner ? await hub.store.dataset(owner.userid, name) : undefined;
-  return owner && dataset ? { owner, dataset } : undefined;
-}
-
-/** A dataset the requester may see, or undefined. */
-export async function visibleDataset(
-  hub: TokenCheck,
-  request: Request,
-  ownerName: string,
-  name: string,
-): Promise<{ owner: User; dataset: Dataset } | undefined> {
-  const found = await ownedDataset(hub, ownerName, name);
-  return found && !(await hiddenFrom(hub, request, found)) ? found : undefined;
-}
-
 /** A revision number as an address writes it: digits, no sign, no leading zero. */
 export function isRevisionNumber(text: string | undefined): text is string {
   return text !== undefined && /^[1-9][0-9]{0,8}$/.test(text);
-}
-
-/** `?v=`: a revision number as digits, no sign, no leading zero. */
-export function revisionParam(request: Request): string | null {
-  const asked = request.url.searchParams.get('v');
-  if (asked === null) return null;
-  if (!isRevisionNumber(asked)) throw new HttpError(400, '"v" must be a revision number');
-  return asked;
-}
-
-/**
- * The address of a read of `/<owner>/<dataset>/<rest>` at one revision,
- * `/<owner>/<dataset>/v/<N>/<rest>`: the path as it was sent (decoding and encoding it again
- * could change it), the query kept but for `v`.
- */
-export function versionedAddress(request: Request, revision: string | number): string {
-  const parts = rawSegments(request);
-  const query = new URLSearchParams(request.url.search);
-  query.delete('v');
-  const search = query.size > 0 ? `?${query.toString()}` : '';
-  return `/${[...parts.slice(0, 2), 'v', String(revision), ...parts.slice(2)].join('/')}${search}`;
-}
-
-/**
- * The segments of a request's path as it was sent, not decoded: an address made of them
- * (another revision's, the name in its own case) keeps the rest of the path as it was asked,
- * where decoding and encoding it again could change it.
- */
-export function rawSegments(request: Request): string[] {
-  const rawPath = (request.raw.url ?? '/').split('?')[0] ?? '/';
-  return rawPath.split('/').filter((part) => part !== '');
-}
-
-/** The published revision (or the one `?v=` names, if it succeeded) of a visible dataset. */
-export async function published(
-  hub: Lookups,
-  request: Request,
-  ownerName: string,
-  name: string,
-): Promise<Published> {
-  return publishedRevision(hub, request, ownerName, name, revisionParam(request));
-}
-
-/** A published revision of owner/name (the published one when `asked` is null), if visible. */
-export async function publishedRevision(
-  hub: Lookups,
-  request: Request,
-  ownerName: string,
-  name: string,
-  asked: string | null,
-): Promise<Published> {
-  const key = `${ownerName}/${name}/${asked ?? ''}`;
-  const cached = hub.lookups.get(key);
-  let found =
-    cached?.version === hub.store.version ? (cached.value as Published | undefined) : undefined;
-  if (!found) {
-    found = await lookUp(hub, ownerName, name, asked);
-    const bytes =
-      (found.revision.descriptor?.length ?? 0) * 3 + (found.revision.files?.length ?? 0) + 1024;
-    hub.lookups.set(key, { version: hub.store.version, value: found }, bytes);
-  }
-  if (await hiddenFrom(hub, request, found)) throw new HttpError(404, 'not found');
-  return found;
-}
-
-async function lookUp(
-  hub: Pick<Hub, 'store'>,
-  ownerName: string,
-  name: string,
-  asked: string | null,
-): Promise<Published> {
-  const found = await ownedDataset(hub, ownerName, name);
-  if (!found) throw new HttpError(404, 'not found');
-  const { owner, dataset } = found;
-  const revision = await hub.store.revision(owner.userid, name, asked ?? 'successful');
-  const stored = revision && storedPackage(owner, dataset, revision);
-  if (!stored) throw new HttpError(404, 'not found');
-  return stored;
 }
 
 /** A revision as published, or undefined when it was not (or not yet). */
@@ -174,6 +63,7 @@ function fileOf(pkg: Published, path: string): string {
   if (!found) throw new HttpError(404, 'not found');
   return found;
 }
+
 function extensionOf(resource: Record<string, unknown>): string {
   if (typeof resource.format === 'string' && resource.format !== '')
     return resource.format.toLowerCase();
@@ -229,7 +119,11 @@ export function resourceFile(pkg: Published, fileName: string): PickedFile {
 }
 
 /** A revision's files as the diff reads them: from the store, by their path in the revision. */
-export function revisionSide(hub: Pick<Hub, 'storage'>, pkg: Published, label: string): DiffSide {
+export function revisionSide(
+  hub: Pick<HubParts, 'storage'>,
+  pkg: Published,
+  label: string,
+): DiffSide {
   const root = `http://hub.invalid/${pkg.dataset.name}/`;
   return {
     label,

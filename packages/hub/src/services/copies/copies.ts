@@ -15,24 +15,15 @@ import { makeDirectory } from '@data/core';
 import { fileDigest } from '@data/core';
 import { isDerived } from '@data/core';
 import { copyFailure, CopyJob, sendJob } from './copy-job.js';
-import { makeTableCopy, tableFiles } from './copy-table.js';
+import { makeTableCopy, tableFiles, type CopyWanted } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
-import type { Hub } from '../../context.js';
+import type { HubParts } from '../../parts.js';
 import { HttpError } from '../../http/request.js';
 import { storedKey, type Published } from '../published.js';
 import { version } from '@data/core';
 import { CONDITIONS, dispositionOf, sendLocalFile, sendStored } from '../../http/send-file.js';
 
 type Resource = Record<string, unknown>;
-
-/** What a derived resource is a copy of, and in which form. */
-export interface CopyWanted {
-  kind: 'csv' | 'json' | 'parquet' | 'zip';
-  /** The derived resource, as the revision's descriptor names it. */
-  resource: Resource;
-  /** The index of the table it is made from (all but the zip). */
-  source: number;
-}
 
 const TYPES = {
   csv: 'text/csv; charset=utf-8',
@@ -134,7 +125,7 @@ export class Copies {
   made = 0;
 
   constructor(
-    private readonly hub: Pick<Hub, 'log' | 'options' | 'storage' | 'store' | 'tmpDir'>,
+    private readonly hub: Pick<HubParts, 'log' | 'options' | 'storage' | 'store' | 'tmpDir'>,
   ) {}
 
   /**

@@ -3,13 +3,21 @@ import { extname, join } from 'node:path';
 import { makeDirectory } from '@data/core';
 import type { SchemaDescriptor } from '@data/core';
 import { validateAndDeriveIsolated } from '@data/core';
-import type { Hub } from '../../context.js';
+import type { HubParts } from '../../parts.js';
 import type { CopyJob } from './copy-job.js';
-import type { CopyWanted } from './copies.js';
 import { storedKey, type Published } from '../published.js';
 import { contentType } from '../../http/send-file.js';
 
 type Resource = Record<string, unknown>;
+
+/** What a derived resource is a copy of, and in which form. */
+export interface CopyWanted {
+  kind: 'csv' | 'json' | 'parquet' | 'zip';
+  /** The derived resource, as the revision's descriptor names it. */
+  resource: Resource;
+  /** The index of the table it is made from (all but the zip). */
+  source: number;
+}
 
 /** Properties of a package that decide how its tables are read: its version above all. */
 const PACKAGE_RULES = ['$schema', 'profile'];
@@ -58,7 +66,7 @@ export function tableFiles(pkg: Published, source: Resource): string[] | undefin
  * stream, so that the first rows are copied before the rest is fetched.
  */
 async function locations(
-  hub: Pick<Hub, 'options' | 'storage'>,
+  hub: Pick<HubParts, 'options' | 'storage'>,
   pkg: Published,
   source: Resource,
   dir: string,
@@ -110,7 +118,7 @@ function readFrom(source: Resource, paths: string[]): Resource {
 
 /** Makes the CSV or JSON copy of one table into the job's file, as the publication read it. */
 export async function makeTableCopy(
-  hub: Pick<Hub, 'options' | 'storage'>,
+  hub: Pick<HubParts, 'options' | 'storage'>,
   pkg: Published,
   wanted: CopyWanted,
   job: CopyJob,

@@ -1,9 +1,9 @@
 import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import yazl from 'yazl';
 import { isDerived } from '@data/core';
-import type { Hub } from '../../context.js';
+import type { HubParts } from '../../parts.js';
 import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
-import type { Copies } from './copies.js';
 import { addStreamEntry, entryOptions, entryTime, zipOutput } from './dataset-zip.js';
 import type { Published } from '../published.js';
 import { DERIVED_FOLDER, objectPath } from '../../engines/storage/types.js';
@@ -17,6 +17,14 @@ type Resource = Record<string, unknown>;
  */
 const NOT_ZIPPED = new Set(['derived/zip', 'derived/parquet']);
 
+/** How the zip reads the other copies of a revision: the cache of copies (copies.ts). */
+export interface CopyReader {
+  /** Whether the bytes of a derived resource can be had. */
+  has(pkg: Published, resource: Record<string, unknown>): Promise<boolean>;
+  /** The bytes of a derived resource. */
+  read(pkg: Published, resource: Record<string, unknown>): Promise<Readable>;
+}
+
 /**
  * The zip of a whole revision, a zipped data package as the Frictionless libraries load one:
  * `datapackage.json` at its root (without the zip itself: a file cannot hold its own hash),
@@ -27,8 +35,8 @@ const NOT_ZIPPED = new Set(['derived/zip', 'derived/parquet']);
  * made again is the same zip.
  */
 export async function makeZip(
-  copies: Copies,
-  hub: Pick<Hub, 'storage'>,
+  copies: CopyReader,
+  hub: Pick<HubParts, 'storage'>,
   pkg: Published,
   job: CopyJob,
   signal: AbortSignal,

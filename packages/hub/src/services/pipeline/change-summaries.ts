@@ -5,7 +5,7 @@
  */
 import { diffPackages } from '@data/core';
 import { changeSummary, type ChangeSummary } from '@data/core';
-import type { Hub } from '../../context.js';
+import type { HubParts } from '../../parts.js';
 import type { Revision } from '../../engines/metadata/types.js';
 import { revisionSide, storedPackage } from '../published.js';
 
@@ -23,7 +23,7 @@ const NONE: Omit<ChangeSummary, 'since'> = {
 };
 
 export async function summarizeRevision(
-  hub: Pick<Hub, 'storage' | 'store'>,
+  hub: Pick<HubParts, 'storage' | 'store'>,
   which: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
   signal: AbortSignal,
 ): Promise<void> {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Hub } from '../../context.js';
+import type { HubParts } from '../../parts.js';
 import { STEP_RUNNERS, StepFailure, type Work } from './pipeline.js';
 import type { FlowSpec } from '../../http/pipeline-store.js';
 import { STEPS, flowId, initialPipelines, type StepId } from './steps.js';
@@ -72,7 +72,10 @@ export class Runner {
   private wake: (() => void)[] = [];
 
   constructor(
-    private readonly hub: Pick<Hub, 'log' | 'metrics' | 'options' | 'storage' | 'store' | 'tmpDir'>,
+    private readonly hub: Pick<
+      HubParts,
+      'log' | 'metrics' | 'options' | 'storage' | 'store' | 'tmpDir'
+    >,
     private readonly hooks: RunnerHooks = {},
     options: RunnerOptions = {},
   ) {

@@ -1,0 +1,49 @@
+import type { LogFormat } from './logger.js';
+
+/** What the operator sets of a hub: its folder, its quotas and the limits of one package. */
+export interface HubOptions {
+  dataDir: string;
+  /** How the log is written: text lines for a terminal, or JSON objects for a collector. */
+  logFormat: LogFormat;
+  /** User tokens live this many days. */
+  tokenDays: number;
+  maxStorageBytes: number;
+  maxDatasets: number;
+  /** Hosts the pipeline may fetch remote resources and schemas from: none by default. */
+  fetchHosts: string[];
+  limits: HubLimits;
+  /**
+   * Bytes the cache of derived copies (CSV, JSON, zip made when asked for) may keep in all,
+   * whatever the owners' quotas: least recently read copies go first.
+   */
+  derivedCacheBytes: number;
+}
+
+export const DEFAULT_DERIVED_CACHE_MB = 1024;
+
+/** What one package may ask of the hub; past these it fails with a plain reason. */
+export interface HubLimits {
+  /** Resources in one descriptor. */
+  resources: number;
+  /** Bytes of one flow spec (the descriptor is inside it) and of any JSON body. */
+  specBytes: number;
+  /** Heap of the worker that validates one revision, in MB. */
+  processingMemoryMb: number;
+  /** Characters in one row of a table. */
+  rowChars: number;
+  /** Cells in one row of a table. */
+  columns: number;
+  /** Seconds one revision's processing may take before it is stopped and fails. */
+  processingSeconds: number;
+}
+
+export const DEFAULT_LIMITS: HubLimits = {
+  resources: 1000,
+  specBytes: 4 * 1024 * 1024,
+  processingMemoryMb: 256,
+  rowChars: 16 * 1024 * 1024,
+  columns: 10_000,
+  processingSeconds: 300,
+};
+
+export type MetricsAccess = { enabled: false } | { enabled: true; token?: string | undefined };
