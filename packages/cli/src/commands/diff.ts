@@ -1,20 +1,14 @@
 import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
-import type { DiffEvent, PackageDiff } from '@data/core';
-import { InputError } from '@data/core';
+import type { DiffOptions } from '../client/diff.js';
 import { positive, whole } from './arguments.js';
 import { hubReader, writeJson } from './auth-common.js';
 import { tokenBelongsTo } from '@data/core';
 import { readsLocally } from './local-or-hub.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
-export interface DiffCommandOptions {
-  a: string;
-  b: string;
-  limit: number;
+export interface DiffCommandOptions extends DiffOptions {
   format: 'text' | 'csv';
-  /** Memory for matching rows, in MB. */
-  keyMemory?: number | undefined;
 }
 
 export function registerDiff(
@@ -55,50 +49,23 @@ export function registerDiff(
     );
 }
 
-/** The two sides read and compared; `onProgress` hears how far it is. */
-async function compare(
-  options: DiffCommandOptions,
-  ctx: Context,
-  onProgress: (event: DiffEvent) => void,
-): Promise<PackageDiff> {
-  const { diffSide } = await import('@data/core');
-  const { diffPackages } = await import('@data/core');
-  const { fetch, token } = await hubReader(ctx);
-  const sideContext = {
-    fetch,
-    site: ctx.hub().site,
-    signedIn: (url: string) => token !== undefined && tokenBelongsTo(url, ctx.hub()),
-    signal: ctx.signal,
-    isLocal: (input: string) => readsLocally(input, ctx),
-  };
-  const a = await diffSide(options.a, sideContext);
-  const b = await diffSide(options.b, sideContext);
-  return diffPackages(a, b, {
-    limit: options.limit,
-    signal: ctx.signal,
-    onProgress,
-    ...(options.keyMemory === undefined
-      ? {}
-      : { memory: Math.round(options.keyMemory * 1024 * 1024) }),
-  }).catch(async (error: unknown) => {
-    // A table that cannot be read (a damaged workbook, one past the readers' limits).
-    const { SourceFailure } = await import('@data/core');
-    if (error instanceof SourceFailure)
-      throw new InputError(`a table cannot be read: ${error.note}`, 'check the files compared');
-    throw error;
-  });
-}
-
 export async function runDiff(options: DiffCommandOptions, ctx: Context): Promise<number> {
   const { unchanged } = await import('@data/core');
   const { startProgress } = await import('../output/spinner.js');
   const { diffProgress } = await import('../output/diff-progress.js');
   // Reading and matching the rows of large tables takes seconds: rows read, rate, time left.
   const heading = `comparing ${options.a} with ${options.b}`;
+  const { runDiff: compare } = await import('../client/diff.js');
+  const { fetch, token } = await hubReader(ctx);
   const progress = await startProgress(ctx, heading);
-  const diff = await compare(options, ctx, diffProgress(heading, progress.update)).finally(
-    progress.stop,
-  );
+  const diff = await compare(options, {
+    fetch,
+    site: ctx.hub().site,
+    signedIn: (url: string) => token !== undefined && tokenBelongsTo(url, ctx.hub()),
+    signal: ctx.signal,
+    isLocal: (input: string) => readsLocally(input, ctx),
+    onProgress: diffProgress(heading, progress.update),
+  }).finally(progress.stop);
   const { diffCsv, diffText } = await import('@data/core');
   if (ctx.globals.json) writeJson(ctx, diff);
   else if (options.format === 'csv') ctx.io.stdout.write(diffCsv(diff));
