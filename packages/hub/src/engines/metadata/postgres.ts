@@ -1,24 +1,22 @@
 import pg from 'pg';
 import {
-  copiesToEvict,
   freshness,
   listingOrder,
   MOVED_TABLES,
   portableRow,
   waitingRevision,
   holdingInUse,
-  isReservedName,
   lastRevisionUsed,
-  newUser,
-  publishedFindability,
+  revisionAsked,
   revisionNameKey,
-  supersedes,
+  runAwaiting,
   unexpired,
-  usernameCandidate,
   type CachedCopy,
   type MovedTable,
   type Row,
+  type Tables,
 } from './rules.js';
+import * as rules from './rules.js';
 import {
   queryWords,
   SEARCH_FIELDS,
@@ -261,6 +259,151 @@ export class PostgresMetadata implements Metadata {
     }
   }
 
+  /** The statements the rules run (rules.ts), in PostgreSQL's SQL, in one transaction's client. */
+  private tables(client: pg.PoolClient): Tables {
+    const run = async (sql: string, params: unknown[]): Promise<void> => {
+      await client.query(sql, params);
+    };
+    return {
+      userOfSubject: (provider, subject) =>
+        this.one<User>(
+          `select ${PostgresMetadata.USER_COLUMNS} from users where provider = $1 and subject = $2`,
+          [provider, subject],
+          client,
+        ),
+      usernameTaken: async (username) =>
+        (await this.one('select 1 from users where username = $1', [username], client)) !==
+        undefined,
+      insertUser: (user, subject) =>
+        run(
+          'insert into users (userid, username, email, name, provider, subject, join_date) values ($1, $2, $3, $4, $5, $6, $7)',
+          [
+            user.userid,
+            user.username,
+            user.email,
+            user.name,
+            user.provider,
+            subject,
+            user.join_date,
+          ],
+        ),
+      holds: (ownerid, key) => this.holds(ownerid, key, client),
+      makeHoldingPublic: (ownerid, key) =>
+        run('update holdings set private = 0 where ownerid = $1 and key = $2', [ownerid, key]),
+      usedBytes: (ownerid) => this.storageUsed(ownerid, client),
+      keepObject: async (holding) => {
+        await run(
+          'insert into objects (key, ownerid, bytes, private, created) values ($1, $2, $3, $4, $5) on conflict do nothing',
+          [holding.key, holding.ownerid, holding.bytes, holding.isPrivate ? 1 : 0, holding.created],
+        );
+        await run('update objects set collecting = null where key = $1', [holding.key]);
+      },
+      insertHolding: (holding) =>
+        run(
+          'insert into holdings (ownerid, key, bytes, private, created, head_md5) values ($1, $2, $3, $4, $5, $6)',
+          [
+            holding.ownerid,
+            holding.key,
+            holding.bytes,
+            holding.isPrivate ? 1 : 0,
+            holding.created,
+            holding.headMd5,
+          ],
+        ),
+      dataset: (ownerid, name) => this.dataset(ownerid, name, client),
+      datasetsInAnyCase: (ownerid, name) => this.datasetsInAnyCase(ownerid, name, client),
+      datasetCount: async (ownerid) =>
+        (
+          await this.one<{ n: number }>(
+            'select count(*)::integer as n from datasets where ownerid = $1',
+            [ownerid],
+            client,
+          )
+        )?.n ?? 0,
+      insertDataset: (ownerid, name, findability, modified) =>
+        run('insert into datasets (ownerid, name, findability, modified) values ($1, $2, $3, $4)', [
+          ownerid,
+          name,
+          findability,
+          modified,
+        ]),
+      lastRevisionUsed: (ownerid, dataset) => this.lastRevisionUsed(ownerid, dataset, client),
+      insertRevision: (row) =>
+        run(
+          'insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
+          [
+            row.ownerid,
+            row.dataset,
+            row.revision,
+            row.state,
+            row.spec,
+            row.specBytes,
+            row.findability,
+            row.pipelines,
+            row.errorLog,
+            row.created,
+            row.created,
+            row.requestId,
+          ],
+        ),
+      revisionFindability: async (revision) =>
+        (
+          await this.one<{ findability: Findability | null }>(
+            'select findability from revisions where ownerid = $1 and dataset = $2 and revision = $3',
+            [revision.ownerid, revision.dataset, revision.revision],
+            client,
+          )
+        )?.findability,
+      setRevisionFindability: (revision, findability) =>
+        run(
+          'update revisions set findability = $1 where ownerid = $2 and dataset = $3 and revision = $4',
+          [findability, revision.ownerid, revision.dataset, revision.revision],
+        ),
+      setPublished: (ownerid, dataset, fields) =>
+        run(
+          'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, bytes = $5, row_count = $6, license = $7, modified = $8 where ownerid = $9 and name = $10',
+          [
+            fields.revision,
+            fields.findability,
+            fields.title,
+            fields.description,
+            fields.bytes,
+            fields.rows,
+            fields.license,
+            fields.modified,
+            ownerid,
+            dataset,
+          ],
+        ),
+      index: (ownerid, dataset) => this.index([{ ownerid, name: dataset }], client),
+      // The search vectors are columns of the dataset's row: they go with it.
+      unindex: () => undefined,
+      rememberName: (ownerid, nameKey, last) =>
+        run(
+          'insert into deleted_names (ownerid, name, last_revision) values ($1, $2, $3) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
+          [ownerid, nameKey, last],
+        ),
+      deleteRevisions: (ownerid, dataset) =>
+        run('delete from revisions where ownerid = $1 and dataset = $2', [ownerid, dataset]),
+      deleteDataset: async (ownerid, dataset) =>
+        ((
+          await client.query('delete from datasets where ownerid = $1 and name = $2', [
+            ownerid,
+            dataset,
+          ])
+        ).rowCount ?? 0) > 0,
+      cachedCopies: async () =>
+        (await client.query<CachedCopy>('select key, bytes, used, ready from cached_copies')).rows,
+      deleteCopies: (keys) => run('delete from cached_copies where key = any($1)', [keys]),
+      insertCopy: (key, bytes, used) =>
+        run('insert into cached_copies (key, bytes, used, ready) values ($1, $2, $3, false)', [
+          key,
+          bytes,
+          used,
+        ]),
+    };
+  }
+
   private async one<T extends pg.QueryResultRow>(
     sql: string,
     params: unknown[],
@@ -277,35 +420,8 @@ export class PostgresMetadata implements Metadata {
     return this.transaction(async (client) => {
       // User names are handed out one at a time across every process.
       await client.query('lock table users in share row exclusive mode');
-      const known = await this.one<User>(
-        'select userid, username, email, name, provider, join_date from users where provider = $1 and subject = $2',
-        [identity.provider, identity.subject],
-        client,
-      );
-      if (known) return known;
-      const user = newUser(identity, await this.freeUsername(identity.username, client));
-      await client.query(
-        'insert into users (userid, username, email, name, provider, subject, join_date) values ($1, $2, $3, $4, $5, $6, $7)',
-        [
-          user.userid,
-          user.username,
-          user.email,
-          user.name,
-          user.provider,
-          identity.subject,
-          user.join_date,
-        ],
-      );
-      return user;
+      return runAwaiting(rules.userForIdentity(this.tables(client), identity));
     });
-  }
-
-  private async freeUsername(wanted: string, client: Client): Promise<string> {
-    for (let attempt = 1; ; attempt++) {
-      const candidate = usernameCandidate(wanted, attempt);
-      const taken = await this.one('select 1 from users where username = $1', [candidate], client);
-      if (!taken && !isReservedName(candidate)) return candidate;
-    }
   }
 
   private static readonly USER_COLUMNS = 'userid, username, email, name, provider, join_date';
@@ -365,26 +481,9 @@ export class PostgresMetadata implements Metadata {
   ): Promise<boolean> {
     return this.transaction(async (client) => {
       await this.lockOwner(client, ownerid);
-      const now = new Date().toISOString();
-      if (await this.holds(ownerid, key, client)) {
-        if (!isPrivate)
-          await client.query('update holdings set private = 0 where ownerid = $1 and key = $2', [
-            ownerid,
-            key,
-          ]);
-        return true;
-      }
-      if ((await this.storageUsed(ownerid, client)) + bytes > quota) return false;
-      await client.query(
-        'insert into objects (key, ownerid, bytes, private, created) values ($1, $2, $3, $4, $5) on conflict do nothing',
-        [key, ownerid, bytes, isPrivate ? 1 : 0, now],
-      );
-      await client.query('update objects set collecting = null where key = $1', [key]);
-      await client.query(
-        'insert into holdings (ownerid, key, bytes, private, created, head_md5) values ($1, $2, $3, $4, $5, $6)',
-        [ownerid, key, bytes, isPrivate ? 1 : 0, now, headMd5 ?? null],
-      );
-      return true;
+      const created = new Date().toISOString();
+      const holding = { key, ownerid, bytes, isPrivate, created, headMd5: headMd5 ?? null };
+      return runAwaiting(rules.addHolding(this.tables(client), holding, quota));
     });
   }
 
@@ -443,37 +542,12 @@ export class PostgresMetadata implements Metadata {
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<CreatedRevision> {
-    const now = new Date().toISOString();
-    const specBytes = Buffer.byteLength(spec);
+    const created = new Date().toISOString();
+    const asked = { ownerid, dataset, findability, spec, pipelines, requestId, created };
     return this.transaction(async (client) => {
       // Under the owner's lock: a dataset of the owner is made by one transaction at a time.
       await this.lockOwner(client, ownerid);
-      const existing = await this.dataset(ownerid, dataset, client);
-      const alike = existing
-        ? undefined
-        : (await this.datasetsInAnyCase(ownerid, dataset, client))[0];
-      if (alike) return { refused: 'name' as const, existing: alike.name };
-      if (!existing) {
-        const count = await this.one<{ n: number }>(
-          'select count(*)::integer as n from datasets where ownerid = $1',
-          [ownerid],
-          client,
-        );
-        if ((count?.n ?? 0) >= limits.maxDatasets) return { refused: 'datasets' as const };
-      }
-      if ((await this.storageUsed(ownerid, client)) + specBytes > limits.maxStorageBytes)
-        return { refused: 'storage' as const };
-      if (!existing)
-        await client.query(
-          "insert into datasets (ownerid, name, findability, modified) values ($1, $2, 'private', $3)",
-          [ownerid, dataset, now],
-        );
-      const revision = (await this.lastRevisionUsed(ownerid, dataset, client)) + 1;
-      await client.query(
-        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values ($1, $2, $3, 'QUEUED', $4, $5, $6, $7, '[]', $8, $9, $10)",
-        [ownerid, dataset, revision, spec, specBytes, findability, pipelines, now, now, requestId],
-      );
-      return { revision };
+      return runAwaiting(rules.createRevision(this.tables(client), asked, limits));
     });
   }
 
@@ -495,15 +569,16 @@ export class PostgresMetadata implements Metadata {
 
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
     const base = `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2`;
-    if (which === 'latest')
+    const asked = revisionAsked(which);
+    if (asked === undefined) return Promise.resolve(undefined);
+    if (asked === 'latest')
       return this.one<Revision>(`${base} order by revision desc limit 1`, [ownerid, dataset]);
-    if (which === 'successful')
+    if (asked === 'successful')
       return this.one<Revision>(`${base} and state = 'SUCCEEDED' order by revision desc limit 1`, [
         ownerid,
         dataset,
       ]);
-    if (!/^\d{1,9}$/.test(which)) return Promise.resolve(undefined);
-    return this.one<Revision>(`${base} and revision = $3`, [ownerid, dataset, Number(which)]);
+    return this.one<Revision>(`${base} and revision = $3`, [ownerid, dataset, asked]);
   }
 
   async updateRevision(
@@ -588,36 +663,8 @@ export class PostgresMetadata implements Metadata {
     summary: DatasetSummary,
   ): Promise<void> {
     await this.transaction(async (client) => {
-      const { ownerid, dataset, revision: number } = revision;
-      await this.lockOwner(client, ownerid);
-      const row = await this.one<{ findability: Findability | null }>(
-        'select findability from revisions where ownerid = $1 and dataset = $2 and revision = $3',
-        [ownerid, dataset, number],
-        client,
-      );
-      const current = await this.dataset(ownerid, dataset, client);
-      const findability = publishedFindability(row?.findability, current);
-      await client.query(
-        'update revisions set findability = $1 where ownerid = $2 and dataset = $3 and revision = $4',
-        [findability, ownerid, dataset, number],
-      );
-      if (!supersedes(current, number)) return;
-      await client.query(
-        'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, bytes = $5, row_count = $6, license = $7, modified = $8 where ownerid = $9 and name = $10',
-        [
-          number,
-          findability,
-          summary.title,
-          summary.description,
-          summary.bytes,
-          summary.rows,
-          summary.license,
-          new Date().toISOString(),
-          ownerid,
-          dataset,
-        ],
-      );
-      await this.index([{ ownerid, name: dataset }], client);
+      await this.lockOwner(client, revision.ownerid);
+      await runAwaiting(rules.publish(this.tables(client), revision, summary));
     });
   }
 
@@ -753,21 +800,7 @@ export class PostgresMetadata implements Metadata {
   async reserveCopy(key: string, bytes: number, budget: number): Promise<string[] | undefined> {
     return this.transaction(async (client) => {
       await client.query('lock table cached_copies in exclusive mode');
-      const rows = (
-        await client.query<CachedCopy>('select key, bytes, used, ready from cached_copies')
-      ).rows;
-      if (rows.some((row) => row.key === key)) return [];
-      const now = Date.now();
-      const victims = copiesToEvict(rows, bytes, budget, now);
-      if (!victims) return undefined;
-      const keys = victims.map((victim) => victim.key);
-      if (keys.length > 0)
-        await client.query('delete from cached_copies where key = any($1)', [keys]);
-      await client.query(
-        'insert into cached_copies (key, bytes, used, ready) values ($1, $2, $3, false)',
-        [key, bytes, now],
-      );
-      return keys;
+      return runAwaiting(rules.reserveCopy(this.tables(client), key, bytes, budget));
     });
   }
 
@@ -877,21 +910,7 @@ export class PostgresMetadata implements Metadata {
   async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {
     return this.transaction(async (client) => {
       await this.lockOwner(client, ownerid);
-      const last = await this.lastRevisionUsed(ownerid, dataset, client);
-      if (last > 0)
-        await client.query(
-          'insert into deleted_names (ownerid, name, last_revision) values ($1, $2, $3) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
-          [ownerid, revisionNameKey(dataset), last],
-        );
-      await client.query('delete from revisions where ownerid = $1 and dataset = $2', [
-        ownerid,
-        dataset,
-      ]);
-      const removed = await client.query('delete from datasets where ownerid = $1 and name = $2', [
-        ownerid,
-        dataset,
-      ]);
-      return (removed.rowCount ?? 0) > 0;
+      return runAwaiting(rules.deleteDataset(this.tables(client), ownerid, dataset));
     });
   }
 

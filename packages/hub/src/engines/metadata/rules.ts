@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { isReservedName } from '../../services/names.js';
 import type { MovedTable, Row } from './tables.js';
-import type { CachedCopy, Dataset, DatasetSort, Findability, Identity, User } from './types.js';
+import type {
+  CachedCopy,
+  CreatedRevision,
+  Dataset,
+  DatasetSort,
+  DatasetSummary,
+  Findability,
+  Identity,
+  Revision,
+  User,
+} from './types.js';
 
 export { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 export type { CachedCopy } from './types.js';
@@ -147,4 +157,257 @@ export function copiesToEvict(
     used -= row.bytes;
   }
   return used + bytes <= budget ? victims : undefined;
+}
+
+/**
+ * The rule-bearing writes below are written once, for both engines, above a thin layer of
+ * SQL: each is a generator that yields the answer of each statement it runs (`yield*
+ * answer(tables.…)`) and is given it back resolved. SQLite runs one at once inside its
+ * transaction (`runNow`), PostgreSQL awaits each answer inside its own (`runAwaiting`); the
+ * engines' `Tables` only run SQL and decide nothing. Locks and transactions stay with each
+ * engine: SQLite's `begin immediate` serializes every write, PostgreSQL takes the owner's
+ * lock (or a table's) first.
+ */
+export type Rule<T> = Generator<unknown, T, unknown>;
+
+/** An answer of the database: at once from SQLite, a promise from PostgreSQL. */
+export type Answer<T> = T | Promise<T>;
+
+function* answer<T>(value: Answer<T>): Generator<unknown, T, unknown> {
+  return (yield value) as T;
+}
+
+/** Runs a rule whose answers come at once (SQLite's), inside the caller's transaction. */
+export function runNow<T>(rule: Rule<T>): T {
+  let step = rule.next();
+  while (!step.done) {
+    if (step.value instanceof Promise) throw new Error('a rule run at once was given a promise');
+    step = rule.next(step.value);
+  }
+  return step.value;
+}
+
+/** Runs a rule whose answers are promises (PostgreSQL's), awaiting each in turn. */
+export async function runAwaiting<T>(rule: Rule<T>): Promise<T> {
+  let step = rule.next();
+  while (!step.done) step = rule.next(await step.value);
+  return step.value;
+}
+
+/** A row of `revisions` as it is queued. */
+export interface QueuedRevision {
+  ownerid: string;
+  dataset: string;
+  revision: number;
+  state: 'QUEUED';
+  spec: string;
+  specBytes: number;
+  findability: Findability | null;
+  pipelines: string;
+  errorLog: string;
+  created: string;
+  requestId: string | null;
+}
+
+/** What a dataset's row says once a revision of it is published. */
+export interface PublishedFields extends DatasetSummary {
+  revision: number;
+  findability: Findability;
+  modified: string;
+}
+
+/** A holding as it is recorded: a user's claim on the bytes of an object. */
+export interface NewHolding {
+  key: string;
+  ownerid: string;
+  bytes: number;
+  isPrivate: boolean;
+  created: string;
+  headMd5: string | null;
+}
+
+/**
+ * The statements the rules run, each engine in its own SQL (placeholders, types, upserts).
+ * None decides anything: what to check, in which order, and what to write is the rules'.
+ */
+export interface Tables {
+  userOfSubject(provider: string, subject: string): Answer<User | undefined>;
+  usernameTaken(username: string): Answer<boolean>;
+  insertUser(user: User, subject: string): Answer<void>;
+  holds(ownerid: string, key: string): Answer<boolean>;
+  /** A holding's bytes are no longer private: someone stored them as public. */
+  makeHoldingPublic(ownerid: string, key: string): Answer<void>;
+  /** Bytes a user's quota counts: the objects the user holds and every revision spec kept. */
+  usedBytes(ownerid: string): Answer<number>;
+  /** The object, unless it is known; no longer marked as being collected either way. */
+  keepObject(holding: NewHolding): Answer<void>;
+  insertHolding(holding: NewHolding): Answer<void>;
+  dataset(ownerid: string, name: string): Answer<Dataset | undefined>;
+  datasetsInAnyCase(ownerid: string, name: string): Answer<Dataset[]>;
+  datasetCount(ownerid: string): Answer<number>;
+  insertDataset(
+    ownerid: string,
+    name: string,
+    findability: Findability,
+    modified: string,
+  ): Answer<void>;
+  /** The last revision number the name used, deleted datasets of that name included (0: none). */
+  lastRevisionUsed(ownerid: string, dataset: string): Answer<number>;
+  insertRevision(revision: QueuedRevision): Answer<void>;
+  /** The findability a revision asked for; undefined when there is no such revision. */
+  revisionFindability(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+  ): Answer<Findability | null | undefined>;
+  setRevisionFindability(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    findability: Findability,
+  ): Answer<void>;
+  setPublished(ownerid: string, dataset: string, fields: PublishedFields): Answer<void>;
+  /** Puts a dataset's published fields in the search index, in place of what was there. */
+  index(ownerid: string, dataset: string): Answer<void>;
+  /** Takes a dataset out of the search index, where the index is apart from its row. */
+  unindex(ownerid: string, dataset: string): Answer<void>;
+  /** Keeps the last revision number a name used, once its dataset is gone. */
+  rememberName(ownerid: string, nameKey: string, last: number): Answer<void>;
+  deleteRevisions(ownerid: string, dataset: string): Answer<void>;
+  /** Whether there was such a dataset to delete. */
+  deleteDataset(ownerid: string, dataset: string): Answer<boolean>;
+  cachedCopies(): Answer<CachedCopy[]>;
+  deleteCopies(keys: readonly string[]): Answer<void>;
+  /** Counts a copy being stored (not ready), used now. */
+  insertCopy(key: string, bytes: number, used: number): Answer<void>;
+}
+
+/** Whether `bytes` more fit a quota of which `used` is taken. */
+export function fitsQuota(used: number, bytes: number, quota: number): boolean {
+  return used + bytes <= quota;
+}
+
+/** The user of an identity, created on first sign-in under a user name nobody holds. */
+export function* userForIdentity(tables: Tables, identity: Identity): Rule<User> {
+  const known = yield* answer(tables.userOfSubject(identity.provider, identity.subject));
+  if (known) return known;
+  let username: string | undefined;
+  for (let attempt = 1; username === undefined; attempt++) {
+    const candidate = usernameCandidate(identity.username, attempt);
+    if (!isReservedName(candidate) && !(yield* answer(tables.usernameTaken(candidate))))
+      username = candidate;
+  }
+  const user = newUser(identity, username);
+  yield* answer(tables.insertUser(user, identity.subject));
+  return user;
+}
+
+/**
+ * Records that a user stored bytes, if the user's quota allows them: false when over it.
+ * Bytes the user holds already are held once (public if they were stored public once).
+ */
+export function* addHolding(tables: Tables, holding: NewHolding, quota: number): Rule<boolean> {
+  const { ownerid, key } = holding;
+  if (yield* answer(tables.holds(ownerid, key))) {
+    if (!holding.isPrivate) yield* answer(tables.makeHoldingPublic(ownerid, key));
+    return true;
+  }
+  if (!fitsQuota(yield* answer(tables.usedBytes(ownerid)), holding.bytes, quota)) return false;
+  yield* answer(tables.keepObject(holding));
+  yield* answer(tables.insertHolding(holding));
+  return true;
+}
+
+/**
+ * Queues the next revision of a dataset, or says why it may not: a dataset of the owner has
+ * the name in another case, the owner has as many datasets as allowed (for a new one), or
+ * the spec's own bytes would pass the storage quota. A new dataset stays private until a
+ * revision of it succeeds. A revision's number is never given again to other bytes.
+ */
+export function* createRevision(
+  tables: Tables,
+  asked: Omit<QueuedRevision, 'revision' | 'state' | 'specBytes' | 'errorLog'>,
+  limits: { maxDatasets: number; maxStorageBytes: number },
+): Rule<CreatedRevision> {
+  const { ownerid, dataset } = asked;
+  const specBytes = Buffer.byteLength(asked.spec);
+  const existing = yield* answer(tables.dataset(ownerid, dataset));
+  if (!existing) {
+    const alike = (yield* answer(tables.datasetsInAnyCase(ownerid, dataset)))[0];
+    if (alike) return { refused: 'name', existing: alike.name };
+    if ((yield* answer(tables.datasetCount(ownerid))) >= limits.maxDatasets)
+      return { refused: 'datasets' };
+  }
+  if (!fitsQuota(yield* answer(tables.usedBytes(ownerid)), specBytes, limits.maxStorageBytes))
+    return { refused: 'storage' };
+  if (!existing) yield* answer(tables.insertDataset(ownerid, dataset, 'private', asked.created));
+  const revision = (yield* answer(tables.lastRevisionUsed(ownerid, dataset))) + 1;
+  yield* answer(
+    tables.insertRevision({ ...asked, revision, state: 'QUEUED', specBytes, errorLog: '[]' }),
+  );
+  return { revision };
+}
+
+/**
+ * Publishes a succeeded revision: it keeps the findability it is published with, and it
+ * becomes the dataset's published revision (with its summary, found by search) unless a
+ * later one already is.
+ */
+export function* publish(
+  tables: Tables,
+  revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+  summary: DatasetSummary,
+): Rule<void> {
+  const { ownerid, dataset } = revision;
+  const asked = yield* answer(tables.revisionFindability(revision));
+  const current = yield* answer(tables.dataset(ownerid, dataset));
+  const findability = publishedFindability(asked, current);
+  yield* answer(tables.setRevisionFindability(revision, findability));
+  if (!supersedes(current, revision.revision)) return;
+  const modified = new Date().toISOString();
+  yield* answer(
+    tables.setPublished(ownerid, dataset, {
+      ...summary,
+      revision: revision.revision,
+      findability,
+      modified,
+    }),
+  );
+  yield* answer(tables.index(ownerid, dataset));
+}
+
+/**
+ * Removes a dataset and its revisions (the files stay in their owner's storage), keeping
+ * the last revision number its name used: `/v/<N>/` is an address caches keep for a year.
+ */
+export function* deleteDataset(tables: Tables, ownerid: string, dataset: string): Rule<boolean> {
+  const last = yield* answer(tables.lastRevisionUsed(ownerid, dataset));
+  if (last > 0) yield* answer(tables.rememberName(ownerid, revisionNameKey(dataset), last));
+  yield* answer(tables.unindex(ownerid, dataset));
+  yield* answer(tables.deleteRevisions(ownerid, dataset));
+  return yield* answer(tables.deleteDataset(ownerid, dataset));
+}
+
+/**
+ * Counts a derived copy of `bytes` in a cache of `budget` bytes, taking out what it must
+ * (copiesToEvict) and returning their keys; undefined, with nothing changed, when the copy
+ * cannot fit. A copy counted already returns no keys and is left as it is.
+ */
+export function* reserveCopy(
+  tables: Tables,
+  key: string,
+  bytes: number,
+  budget: number,
+): Rule<string[] | undefined> {
+  const rows = yield* answer(tables.cachedCopies());
+  if (rows.some((row) => row.key === key)) return [];
+  const now = Date.now();
+  const victims = copiesToEvict(rows, bytes, budget, now);
+  if (!victims) return undefined;
+  const keys = victims.map((victim) => victim.key);
+  if (keys.length > 0) yield* answer(tables.deleteCopies(keys));
+  yield* answer(tables.insertCopy(key, bytes, now));
+  return keys;
+}
+
+/** Which revision `which` names: the latest, the last that succeeded, a number, or none. */
+export function revisionAsked(which: string): 'latest' | 'successful' | number | undefined {
+  if (which === 'latest' || which === 'successful') return which;
+  return /^\d{1,9}$/.test(which) ? Number(which) : undefined;
 }

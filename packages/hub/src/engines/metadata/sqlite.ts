@@ -3,24 +3,22 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 import { openSqliteFile } from './sqlite-file.js';
 import {
-  copiesToEvict,
   freshness,
   listingOrder,
   MOVED_TABLES,
   portableRow,
   waitingRevision,
   holdingInUse,
-  isReservedName,
   lastRevisionUsed,
-  newUser,
-  publishedFindability,
+  revisionAsked,
   revisionNameKey,
-  supersedes,
+  runNow,
   unexpired,
-  usernameCandidate,
   type MovedTable,
   type Row,
+  type Tables,
 } from './rules.js';
+import * as rules from './rules.js';
 import {
   queryWords,
   SEARCH_FIELDS,
@@ -192,6 +190,149 @@ export class SqliteMetadata implements Metadata {
     return Promise.resolve();
   }
 
+  /** The statements the rules run (rules.ts), in SQLite's SQL: each answered at once. */
+  private readonly tables: Tables = {
+    userOfSubject: (provider, subject) =>
+      this.prepare('select * from users where provider = ? and subject = ?').get(
+        provider,
+        subject,
+      ) as User | undefined,
+    usernameTaken: (username) => this.findUserByName(username) !== undefined,
+    insertUser: (user, subject) => {
+      this.prepare(
+        'insert into users (userid, username, email, name, provider, subject, join_date) values (?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        user.userid,
+        user.username,
+        user.email,
+        user.name,
+        user.provider,
+        subject,
+        user.join_date,
+      );
+    },
+    holds: (ownerid, key) => this.holdsNow(ownerid, key),
+    makeHoldingPublic: (ownerid, key) => {
+      this.prepare('update holdings set private = 0 where ownerid = ? and key = ?').run(
+        ownerid,
+        key,
+      );
+    },
+    usedBytes: (ownerid) => this.usedBytes(ownerid),
+    keepObject: (holding) => {
+      this.prepare(
+        'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
+      ).run(
+        holding.key,
+        holding.ownerid,
+        holding.bytes,
+        holding.isPrivate ? 1 : 0,
+        holding.created,
+      );
+      this.prepare('update objects set collecting = null where key = ?').run(holding.key);
+    },
+    insertHolding: (holding) => {
+      this.prepare(
+        'insert into holdings (ownerid, key, bytes, private, created, head_md5) values (?, ?, ?, ?, ?, ?)',
+      ).run(
+        holding.ownerid,
+        holding.key,
+        holding.bytes,
+        holding.isPrivate ? 1 : 0,
+        holding.created,
+        holding.headMd5,
+      );
+    },
+    dataset: (ownerid, name) => this.findDataset(ownerid, name),
+    datasetsInAnyCase: (ownerid, name) => this.alikeDatasets(ownerid, name),
+    datasetCount: (ownerid) => this.datasetCount(ownerid),
+    insertDataset: (ownerid, name, findability, modified) => {
+      this.prepare(
+        'insert into datasets (ownerid, name, findability, modified) values (?, ?, ?, ?)',
+      ).run(ownerid, name, findability, modified);
+    },
+    lastRevisionUsed: (ownerid, dataset) => this.lastRevisionUsed(ownerid, dataset),
+    insertRevision: (row) => {
+      this.prepare(
+        'insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      ).run(
+        row.ownerid,
+        row.dataset,
+        row.revision,
+        row.state,
+        row.spec,
+        row.specBytes,
+        row.findability,
+        row.pipelines,
+        row.errorLog,
+        row.created,
+        row.created,
+        row.requestId,
+      );
+    },
+    revisionFindability: (revision) =>
+      (
+        this.prepare(
+          'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
+        ).get(revision.ownerid, revision.dataset, revision.revision) as
+          { findability: Findability | null } | undefined
+      )?.findability,
+    setRevisionFindability: (revision, findability) => {
+      this.prepare(
+        'update revisions set findability = ? where ownerid = ? and dataset = ? and revision = ?',
+      ).run(findability, revision.ownerid, revision.dataset, revision.revision);
+    },
+    setPublished: (ownerid, dataset, fields) => {
+      this.prepare(
+        'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, bytes = ?, row_count = ?, license = ?, modified = ? where ownerid = ? and name = ?',
+      ).run(
+        fields.revision,
+        fields.findability,
+        fields.title,
+        fields.description,
+        fields.bytes,
+        fields.rows,
+        fields.license,
+        fields.modified,
+        ownerid,
+        dataset,
+      );
+    },
+    index: (ownerid, dataset) => this.index(ownerid, dataset),
+    unindex: (ownerid, dataset) => this.unindex(ownerid, dataset),
+    rememberName: (ownerid, nameKey, last) => {
+      this.prepare(
+        'insert into deleted_names (ownerid, name, last_revision) values (?, ?, ?) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
+      ).run(ownerid, nameKey, last);
+    },
+    deleteRevisions: (ownerid, dataset) => {
+      this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);
+    },
+    deleteDataset: (ownerid, dataset) =>
+      this.prepare('delete from datasets where ownerid = ? and name = ?').run(ownerid, dataset)
+        .changes > 0,
+    cachedCopies: () =>
+      (
+        this.prepare('select key, bytes, used, ready from cached_copies').all() as {
+          key: string;
+          bytes: number;
+          used: number;
+          ready: number;
+        }[]
+      ).map((row) => ({ ...row, ready: row.ready === 1 })),
+    deleteCopies: (keys) => {
+      const remove = this.prepare('delete from cached_copies where key = ?');
+      for (const key of keys) remove.run(key);
+    },
+    insertCopy: (key, bytes, used) => {
+      this.prepare('insert into cached_copies (key, bytes, used, ready) values (?, ?, ?, 0)').run(
+        key,
+        bytes,
+        used,
+      );
+    },
+  };
+
   /** Prepared once: the read endpoints run a few of these per request. */
   private prepare(sql: string): StatementSync {
     let statement = this.statements.get(sql);
@@ -218,34 +359,7 @@ export class SqliteMetadata implements Metadata {
 
   /** The user of an identity, created on first sign-in with a user name nobody holds. */
   async userForIdentity(identity: Identity): Promise<User> {
-    return this.transaction(() => {
-      const known = this.prepare('select * from users where provider = ? and subject = ?').get(
-        identity.provider,
-        identity.subject,
-      ) as User | undefined;
-      if (known) return known;
-      const user = newUser(identity, this.freeUsername(identity.username));
-      this.prepare(
-        'insert into users (userid, username, email, name, provider, subject, join_date) values (?, ?, ?, ?, ?, ?, ?)',
-      ).run(
-        user.userid,
-        user.username,
-        user.email,
-        user.name,
-        user.provider,
-        identity.subject,
-        user.join_date,
-      );
-      return user;
-    });
-  }
-
-  /** `wanted`, or `wanted-2`, `wanted-3`… : the first that no user holds. */
-  private freeUsername(wanted: string): string {
-    for (let attempt = 1; ; attempt++) {
-      const candidate = usernameCandidate(wanted, attempt);
-      if (!this.findUserByName(candidate) && !isReservedName(candidate)) return candidate;
-    }
+    return this.transaction(() => runNow(rules.userForIdentity(this.tables, identity)));
   }
 
   async userById(userid: string): Promise<User | undefined> {
@@ -322,24 +436,9 @@ export class SqliteMetadata implements Metadata {
     headMd5?: string,
   ): Promise<boolean> {
     return this.transaction(() => {
-      const now = new Date().toISOString();
-      if (this.holdsNow(ownerid, key)) {
-        if (!isPrivate)
-          this.prepare('update holdings set private = 0 where ownerid = ? and key = ?').run(
-            ownerid,
-            key,
-          );
-        return true;
-      }
-      if (this.usedBytes(ownerid) + bytes > quota) return false;
-      this.prepare(
-        'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
-      ).run(key, ownerid, bytes, isPrivate ? 1 : 0, now);
-      this.prepare('update objects set collecting = null where key = ?').run(key);
-      this.prepare(
-        'insert into holdings (ownerid, key, bytes, private, created, head_md5) values (?, ?, ?, ?, ?, ?)',
-      ).run(ownerid, key, bytes, isPrivate ? 1 : 0, now, headMd5 ?? null);
-      return true;
+      const created = new Date().toISOString();
+      const holding = { key, ownerid, bytes, isPrivate, created, headMd5: headMd5 ?? null };
+      return runNow(rules.addHolding(this.tables, holding, quota));
     });
   }
 
@@ -383,9 +482,8 @@ export class SqliteMetadata implements Metadata {
   }
 
   /**
-   * Creates the next revision of a dataset and returns its number, or why it may not: the
-   * dataset count and the storage quota (the spec's own bytes included) are checked in the
-   * same transaction. A new dataset stays private until a revision of it succeeds.
+   * Creates the next revision of a dataset and returns its number, or why it may not
+   * (rules.ts): the dataset count and the storage quota are checked in the same transaction.
    */
   async createRevision(
     ownerid: string,
@@ -396,37 +494,9 @@ export class SqliteMetadata implements Metadata {
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<CreatedRevision> {
-    const now = new Date().toISOString();
-    const specBytes = Buffer.byteLength(spec);
-    return this.transaction(() => {
-      const existing = this.findDataset(ownerid, dataset);
-      const alike = existing ? undefined : this.alikeDatasets(ownerid, dataset)[0];
-      if (alike) return { refused: 'name' as const, existing: alike.name };
-      if (!existing && this.datasetCount(ownerid) >= limits.maxDatasets)
-        return { refused: 'datasets' as const };
-      if (this.usedBytes(ownerid) + specBytes > limits.maxStorageBytes)
-        return { refused: 'storage' as const };
-      if (!existing)
-        this.prepare(
-          "insert into datasets (ownerid, name, findability, modified) values (?, ?, 'private', ?)",
-        ).run(ownerid, dataset, now);
-      const revision = this.lastRevisionUsed(ownerid, dataset) + 1;
-      this.prepare(
-        "insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values (?, ?, ?, 'QUEUED', ?, ?, ?, ?, '[]', ?, ?, ?)",
-      ).run(
-        ownerid,
-        dataset,
-        revision,
-        spec,
-        specBytes,
-        findability,
-        pipelines,
-        now,
-        now,
-        requestId,
-      );
-      return { revision };
-    });
+    const created = new Date().toISOString();
+    const asked = { ownerid, dataset, findability, spec, pipelines, requestId, created };
+    return this.transaction(() => runNow(rules.createRevision(this.tables, asked, limits)));
   }
 
   private lastRevisionUsed(ownerid: string, dataset: string): number {
@@ -440,17 +510,18 @@ export class SqliteMetadata implements Metadata {
 
   async revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
     const base = 'select * from revisions where ownerid = ? and dataset = ?';
-    if (which === 'latest')
+    const asked = revisionAsked(which);
+    if (asked === undefined) return undefined;
+    if (asked === 'latest')
       return this.prepare(`${base} order by revision desc limit 1`).get(ownerid, dataset) as
         Revision | undefined;
-    if (which === 'successful') {
+    if (asked === 'successful') {
       return this.prepare(`${base} and state = 'SUCCEEDED' order by revision desc limit 1`).get(
         ownerid,
         dataset,
       ) as Revision | undefined;
     }
-    if (!/^\d+$/.test(which)) return undefined;
-    return this.prepare(`${base} and revision = ?`).get(ownerid, dataset, Number(which)) as
+    return this.prepare(`${base} and revision = ?`).get(ownerid, dataset, asked) as
       Revision | undefined;
   }
 
@@ -538,31 +609,7 @@ export class SqliteMetadata implements Metadata {
     summary: DatasetSummary,
   ): Promise<void> {
     this.transaction(() => {
-      const { ownerid, dataset, revision: number } = revision;
-      const row = this.prepare(
-        'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
-      ).get(ownerid, dataset, number) as { findability: Findability | null } | undefined;
-      const current = this.findDataset(ownerid, dataset);
-      const findability = publishedFindability(row?.findability, current);
-      this.prepare(
-        'update revisions set findability = ? where ownerid = ? and dataset = ? and revision = ?',
-      ).run(findability, ownerid, dataset, number);
-      if (!supersedes(current, number)) return;
-      this.prepare(
-        'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, bytes = ?, row_count = ?, license = ?, modified = ? where ownerid = ? and name = ?',
-      ).run(
-        number,
-        findability,
-        summary.title,
-        summary.description,
-        summary.bytes,
-        summary.rows,
-        summary.license,
-        new Date().toISOString(),
-        ownerid,
-        dataset,
-      );
-      this.index(ownerid, dataset);
+      runNow(rules.publish(this.tables, revision, summary));
     });
   }
 
@@ -713,28 +760,7 @@ export class SqliteMetadata implements Metadata {
   }
 
   async reserveCopy(key: string, bytes: number, budget: number): Promise<string[] | undefined> {
-    return this.transaction(() => {
-      if (this.prepare('select 1 from cached_copies where key = ?').get(key)) return [];
-      const rows = (
-        this.prepare('select key, bytes, used, ready from cached_copies').all() as {
-          key: string;
-          bytes: number;
-          used: number;
-          ready: number;
-        }[]
-      ).map((row) => ({ ...row, ready: row.ready === 1 }));
-      const now = Date.now();
-      const victims = copiesToEvict(rows, bytes, budget, now);
-      if (!victims) return undefined;
-      const remove = this.prepare('delete from cached_copies where key = ?');
-      for (const victim of victims) remove.run(victim.key);
-      this.prepare('insert into cached_copies (key, bytes, used, ready) values (?, ?, ?, 0)').run(
-        key,
-        bytes,
-        now,
-      );
-      return victims.map((victim) => victim.key);
-    });
+    return this.transaction(() => runNow(rules.reserveCopy(this.tables, key, bytes, budget)));
   }
 
   async keptCopy(key: string): Promise<void> {
@@ -827,20 +853,7 @@ export class SqliteMetadata implements Metadata {
    * the last revision number its name used.
    */
   async deleteDataset(ownerid: string, dataset: string): Promise<boolean> {
-    return this.transaction(() => {
-      const last = this.lastRevisionUsed(ownerid, dataset);
-      if (last > 0)
-        this.prepare(
-          'insert into deleted_names (ownerid, name, last_revision) values (?, ?, ?) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
-        ).run(ownerid, revisionNameKey(dataset), last);
-      this.unindex(ownerid, dataset);
-      this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);
-      const removed = this.prepare('delete from datasets where ownerid = ? and name = ?').run(
-        ownerid,
-        dataset,
-      );
-      return removed.changes > 0;
-    });
+    return this.transaction(() => runNow(rules.deleteDataset(this.tables, ownerid, dataset)));
   }
 
   /**

@@ -1,0 +1,125 @@
+/**
+ * The metadata's rules (engines/metadata/rules.ts), written once above each engine's SQL,
+ * run here against the engine of this run: SQLite on the default run, PostgreSQL on the
+ * postgres-swift one. The same expectations hold for both.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
+import { runNow } from '../../packages/hub/src/engines/metadata/rules.js';
+import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata/types.js';
+import { tempDir, testDatabase } from './helpers.js';
+
+const LIMITS = { maxDatasets: 2, maxStorageBytes: 1000 };
+
+function identity(subject: string, username: string): Identity {
+  return { provider: 'test', subject, username, email: `${subject}@example.org`, name: subject };
+}
+
+describe('the metadata rules, on this run’s engine', () => {
+  const dir = tempDir();
+  let store: Metadata;
+  let database: Awaited<ReturnType<typeof testDatabase>>;
+
+  beforeAll(async () => {
+    database = await testDatabase();
+    store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await database?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const queue = (ownerid: string, dataset: string, spec = '{}') =>
+    store.createRevision(ownerid, dataset, null, spec, '[]', null, LIMITS);
+
+  it('give a signed-in identity a user name nobody holds, never a reserved one', async () => {
+    const ada = await store.userForIdentity(identity('1', 'ada'));
+    expect(ada.username).toBe('ada');
+    expect((await store.userForIdentity(identity('1', 'ada'))).userid).toBe(ada.userid);
+    expect((await store.userForIdentity(identity('2', 'ada'))).username).toBe('ada-2');
+    expect((await store.userForIdentity(identity('3', 'healthz'))).username).toBe('healthz-2');
+  });
+
+  it('refuse a revision for a name in another case first, then past the datasets allowed', async () => {
+    const owner = (await store.userForIdentity(identity('10', 'grace'))).userid;
+    expect(await queue(owner, 'cities')).toEqual({ revision: 1 });
+    expect(await queue(owner, 'Cities')).toEqual({ refused: 'name', existing: 'cities' });
+    expect(await queue(owner, 'rivers')).toEqual({ revision: 1 });
+    expect(await queue(owner, 'lakes')).toEqual({ refused: 'datasets' });
+    // A dataset of the owner's takes more revisions at the limit of datasets.
+    expect(await queue(owner, 'cities')).toEqual({ revision: 2 });
+    expect(await queue(owner, 'CITIES')).toEqual({ refused: 'name', existing: 'cities' });
+  });
+
+  it('count a spec’s own bytes and the objects held against the storage quota', async () => {
+    const owner = (await store.userForIdentity(identity('20', 'linus'))).userid;
+    expect(await store.addHolding('a'.repeat(32), owner, 600, true, LIMITS.maxStorageBytes)).toBe(
+      true,
+    );
+    // Held already: counted once, and public once stored as public.
+    expect(await store.addHolding('a'.repeat(32), owner, 600, false, LIMITS.maxStorageBytes)).toBe(
+      true,
+    );
+    expect(await store.storageUsed(owner)).toBe(600);
+    expect(await store.addHolding('b'.repeat(32), owner, 401, false, LIMITS.maxStorageBytes)).toBe(
+      false,
+    );
+    expect(await queue(owner, 'big', 'x'.repeat(401))).toEqual({ refused: 'storage' });
+    expect(await queue(owner, 'big', 'x'.repeat(400))).toEqual({ revision: 1 });
+    expect(await store.storageUsed(owner)).toBe(1000);
+  });
+
+  it('never give a revision number again, not even after the dataset is deleted', async () => {
+    const owner = (await store.userForIdentity(identity('30', 'barbara'))).userid;
+    await queue(owner, 'trees');
+    await queue(owner, 'trees');
+    expect(await store.deleteDataset(owner, 'trees')).toBe(true);
+    expect(await store.deleteDataset(owner, 'trees')).toBe(false);
+    expect(await queue(owner, 'Trees')).toEqual({ revision: 3 });
+    expect((await store.revision(owner, 'Trees', 'latest'))?.revision).toBe(3);
+    expect((await store.revision(owner, 'Trees', '3'))?.state).toBe('QUEUED');
+    expect(await store.revision(owner, 'Trees', 'successful')).toBeUndefined();
+    for (const which of ['1', '0000000003', 'x', ''])
+      expect(await store.revision(owner, 'Trees', which)).toBeUndefined();
+  });
+
+  it('publish a revision unless a later one is published, with the findability it asked for', async () => {
+    const owner = (await store.userForIdentity(identity('40', 'edsger'))).userid;
+    const summary = { title: 't', description: null, bytes: 1, rows: 1, license: null };
+    await store.createRevision(owner, 'graphs', 'unlisted', '{}', '[]', null, LIMITS);
+    await queue(owner, 'graphs');
+    await store.publish({ ownerid: owner, dataset: 'graphs', revision: 2 }, summary);
+    expect(await store.dataset(owner, 'graphs')).toMatchObject({
+      published_revision: 2,
+      findability: 'published',
+    });
+    await store.publish({ ownerid: owner, dataset: 'graphs', revision: 1 }, summary);
+    expect(await store.dataset(owner, 'graphs')).toMatchObject({
+      published_revision: 2,
+      findability: 'published',
+    });
+    expect((await store.revision(owner, 'graphs', '1'))?.findability).toBe('unlisted');
+  });
+
+  it('make room in the copies’ cache by taking out the least recently used copies', async () => {
+    expect(await store.reserveCopy('cache/x/1', 60, 100)).toEqual([]);
+    await store.keptCopy('cache/x/1');
+    expect(await store.reserveCopy('cache/x/1', 60, 100)).toEqual([]);
+    expect(await store.reserveCopy('cache/x/2', 50, 100)).toEqual(['cache/x/1']);
+    expect(await store.reserveCopy('cache/x/3', 101, 100)).toBeUndefined();
+    expect(await store.cacheUsage()).toEqual({ bytes: 50, copies: 1 });
+  });
+});
+
+describe('a rule run at once', () => {
+  it('refuses an answer that is a promise: SQLite’s transaction cannot wait', () => {
+    function* rule(): Generator<unknown, number, unknown> {
+      return (yield Promise.resolve(1)) as number;
+    }
+    expect(() => runNow(rule())).toThrow(/promise/);
+  });
+});
