@@ -1,4 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -134,12 +137,51 @@ describe('hintOf', () => {
 describe('a domain error through data', () => {
   const dir = mkdtempSync(join(tmpdir(), 'error-exits-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const data = async (argv: string[]) => {
-    const io = memoryIO({ env: { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(dir, 'config') } });
+  const data = async (
+    argv: string[],
+    options: { env?: Record<string, string>; net?: true } = {},
+  ) => {
+    const env = { DATA_KEYCHAIN: '0', DATA_CONFIG_DIR: join(dir, 'config'), ...options.env };
+    const io = memoryIO({ env });
     const fetch = () => Promise.reject(new Error('no network in this test'));
-    const code = await run(argv, io, { fetch });
+    const code = await run(argv, io, options.net ? {} : { fetch });
     return { code, out: io.out(), err: io.err() };
   };
+  const listening = async (server: Server): Promise<string> => {
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    return `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+  };
+
+  it('names --api when nothing listens at the address of the hub, exit 3', async () => {
+    const server = createServer();
+    const api = await listening(server);
+    server.close();
+    await once(server, 'close');
+    const { code, err } = await data(['info', 'someone/dataset', '--api', api], { net: true });
+    expect(code).toBe(3);
+    expect(err).toContain(
+      'hint: nothing listens there: is the hub running, and is --api (or DATA_API) its address?\n',
+    );
+  });
+
+  it('names DATA_HTTP_TIMEOUT when the hub goes quiet, exit 3', async () => {
+    const server = createServer(() => undefined);
+    const api = await listening(server);
+    try {
+      const { code, err } = await data(['info', 'someone/dataset', '--api', api], {
+        env: { DATA_HTTP_TIMEOUT: '0.2' },
+        net: true,
+      });
+      expect(code).toBe(3);
+      expect(err).toContain(
+        'hint: the server may be overloaded: try again, or allow more time with DATA_HTTP_TIMEOUT (seconds)\n',
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 
   it('prints the CLI hint for a folder in the way, exit 2', async () => {
     const out = join(dir, 'taken');
