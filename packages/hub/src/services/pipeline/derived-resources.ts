@@ -1,28 +1,13 @@
 import { join } from 'node:path';
 import { fileHead } from '@data/core';
-import { isRemote } from '@data/core';
+import { DERIVED_COPIES, derivedName, localPaths, zipName, type Resource } from '@data/core';
 import { PREVIEW_ROWS, typedField, writtenFromValue, type DerivedTable } from '@data/core';
-import type { FieldDescriptor, ResourceDescriptor, SchemaDescriptor } from '@data/core';
+import type { FieldDescriptor, SchemaDescriptor } from '@data/core';
 import { textReading } from '@data/core';
 import { formatOf, inferResourceSchema, noteContentFormat } from '@data/core';
 import { bomOf, SAMPLE_BYTES } from '@data/core';
 import type { Report } from '@data/core';
 import { DERIVED_FOLDER } from '../../engines/storage/types.js';
-
-type Resource = Record<string, unknown>;
-
-/** The copies of a table the hub names in its descriptor, as the original service did. */
-export const DERIVED_COPIES = [
-  { suffix: 'csv', format: 'csv', type: 'derived/csv', mediatype: 'text/csv' },
-  { suffix: 'json', format: 'json', type: 'derived/json', mediatype: 'application/json' },
-  { suffix: 'csv_preview', format: 'json', type: 'derived/preview', mediatype: 'application/json' },
-  {
-    suffix: 'parquet',
-    format: 'parquet',
-    type: 'derived/parquet',
-    mediatype: 'application/vnd.apache.parquet',
-  },
-] as const;
 
 /** Dialect properties a CSV copy writes as they are, and the values it writes. */
 const NORMAL_DIALECT: Record<string, (value: unknown) => boolean> = {
@@ -41,11 +26,6 @@ const NORMAL_DIALECT: Record<string, (value: unknown) => boolean> = {
 
 /** Formats read as delimited text, whose dialect is read from their first bytes. */
 const TEXT_TABLES = new Set(['csv', 'tsv', 'txt']);
-
-function localPaths(resource: Resource): string[] {
-  const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
-  return paths.filter((path): path is string => typeof path === 'string' && !isRemote(path));
-}
 
 /** Whether missing values are the empty cell only, as the copy writes them. */
 function emptyIsMissing(values: unknown): boolean {
@@ -79,7 +59,7 @@ export async function isNormalFormCsv(resource: Resource, workDir: string): Prom
   const paths = localPaths(resource);
   const path = paths[0];
   if (paths.length !== 1 || !path || Array.isArray(resource.path)) return false;
-  const described = { ...resource } as unknown as ResourceDescriptor;
+  const described = { ...resource };
   await noteContentFormat(described, { dir: workDir });
   const format = formatOf(described);
   if (format === undefined || !TEXT_TABLES.has(format)) return false;
@@ -129,7 +109,7 @@ export function derivedResources(
   const rows = rowsOf(report, table.name) ?? table.rows;
   const made: Resource[] = [];
   for (const copy of DERIVED_COPIES) {
-    const name = `${table.name}_${copy.suffix}`;
+    const name = derivedName(table.name, copy);
     // A resource of the package's own by that name keeps it.
     if (taken.has(name)) continue;
     const known =
@@ -164,10 +144,10 @@ export function derivedResources(
  * type's one form, or store it typed) and without missing values (a missing value is an
  * empty cell, or null). Types the copies keep as written keep all of it.
  */
-function typedSchema(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const { missingValues: _missing, ...rest } = schema as Resource;
-  const fields = Array.isArray(rest.fields) ? (rest.fields as FieldDescriptor[]) : [];
+function typedSchema(schema: Resource['schema']): Resource['schema'] {
+  if (typeof schema !== 'object') return schema;
+  const { missingValues: _missing, ...rest } = schema;
+  const fields: FieldDescriptor[] = Array.isArray(rest.fields) ? rest.fields : [];
   return { ...rest, fields: fields.map(typedField) };
 }
 
@@ -178,8 +158,8 @@ export function copyPath(name: string, format: string): string {
 /** The zip of the whole revision, `<dataset>_zip`, made when first asked for. */
 export function zipResource(dataset: string): Resource {
   return {
-    name: `${dataset}_zip`,
-    path: copyPath(`${dataset}_zip`, 'zip'),
+    name: zipName(dataset),
+    path: copyPath(zipName(dataset), 'zip'),
     format: 'zip',
     mediatype: 'application/zip',
     datahub: { type: 'derived/zip' },

@@ -14,11 +14,11 @@ import { RemoteUnreachable } from '@data/core';
 import { claimStaged, objectKeyOfUrl, quotaMessage, type Intake } from '../objects.js';
 import { objectPath, packagePath } from '../../engines/storage/types.js';
 import { isDerived } from '@data/core';
-import { detectVersion, isRemote, unsafeReason } from '@data/core';
+import { detectVersion, unsafeReason } from '@data/core';
 import { SAMPLE_BYTES } from '@data/core';
 import { textReading } from '@data/core';
 import { formatOf, noteContentFormat } from '@data/core';
-import type { ResourceDescriptor } from '@data/core';
+import { localPaths, type Resource } from '@data/core';
 import { fileHead } from '@data/core';
 import { fileDigest } from '@data/core';
 import type { Report } from '@data/core';
@@ -55,16 +55,10 @@ export class StepFailure extends Error {
   }
 }
 
-type Resource = Record<string, unknown> & { name?: unknown; path?: unknown; format?: unknown };
-
+/** The descriptor's own list of resources (steps add to it and change its entries in place). */
 function resources(work: Work): Resource[] {
   const list = work.descriptor.resources;
   return Array.isArray(list) ? (list as Resource[]) : [];
-}
-
-function localPaths(resource: Resource): string[] {
-  const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
-  return paths.filter((path): path is string => typeof path === 'string' && !isRemote(path));
 }
 
 /**
@@ -74,7 +68,8 @@ function localPaths(resource: Resource): string[] {
  */
 async function isCsv(work: Work, resource: Resource): Promise<boolean> {
   if (localPaths(resource).length === 0) return false;
-  const described = { ...resource } as unknown as ResourceDescriptor;
+  // A copy: what the bytes say is noted of it, not of the descriptor's resource.
+  const described = { ...resource };
   await noteContentFormat(described, { dir: work.workDir });
   const format = formatOf(described);
   return format === 'csv' || format === 'tsv' || format === 'txt';
@@ -156,8 +151,9 @@ async function csvReading(work: Work, resource: Resource) {
   const path = localPaths(resource)[0];
   if (!path) return undefined;
   const head = await fileHead(join(work.workDir, path), SAMPLE_BYTES);
-  const format = typeof resource.format === 'string' ? resource.format.toLowerCase() : undefined;
-  return textReading(head, format ?? (/\.tsv$/i.test(path) ? 'tsv' : 'csv'), {
+  // The one format rule (core model/format.ts), as validation reads the file: a mediatype
+  // text/tab-separated-values is TSV here too.
+  return textReading(head, formatOf(resource) ?? 'csv', {
     encoding: resource.encoding,
     dialect: resource.dialect,
   });
