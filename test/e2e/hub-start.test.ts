@@ -44,7 +44,10 @@ describe('hub processes starting at once on one new data folder', () => {
   it('each open the new SQLite file in WAL mode, whichever switches it', async () => {
     // Switching to WAL is the one step SQLite does not wait for: before, about one start
     // in ten of four at once failed with "database is locked".
-    const module = new URL('../../packages/hub/dist/metadata/sqlite-file.js', import.meta.url).href;
+    const module = new URL(
+      '../../packages/hub/dist/engines/metadata/sqlite-file.js',
+      import.meta.url,
+    ).href;
     for (let trial = 0; trial < 40; trial++) {
       const file = join(work, `opened-${String(trial)}.sqlite`);
       const go = new Int32Array(new SharedArrayBuffer(4));
