@@ -47,7 +47,7 @@ describe('imports across the packages', () => {
       ['packages/cli/src/x.ts', "import type { Hub } from '../../hub/src/context.js';"],
       ['packages/hub/src/x.ts', "export { send } from '../../core/src/http/http.js';"],
       ['packages/core/src/x.ts', "export { run } from '../../cli/src/cli.js';"],
-    ])
+    ] as [string, string][])
       expect(await broken(file, source), source).toContain('no-restricted-imports');
   });
 
@@ -56,7 +56,7 @@ describe('imports across the packages', () => {
       ['packages/hub/src/x.ts', "export { UsageError } from '@data/core/src/errors.js';"],
       ['packages/cli/src/x.ts', "export { startHub } from '@data/hub/dist/server.js';"],
       ['packages/hub/src/x.ts', "export { run } from 'data/dist/cli.js';"],
-    ])
+    ] as [string, string][])
       expect(await broken(file, source), source).toContain('no-restricted-imports');
   });
 
@@ -66,7 +66,7 @@ describe('imports across the packages', () => {
       ['packages/core/src/validator/x.ts', "import type { Hub } from '@data/hub';"],
       ['packages/core/src/x.ts', "export { run } from 'data';"],
       ['packages/hub/src/x.ts', "export { run } from 'data';"],
-    ])
+    ] as [string, string][])
       expect(await broken(file, source), source).toContain('no-restricted-imports');
   });
 
@@ -89,7 +89,7 @@ describe('imports across the packages', () => {
       ['packages/core/src/x.ts', "export const hub = () => import('@data/hub');"],
       ['packages/core/src/x.ts', "export const cli = () => import('data');"],
       ['packages/hub/src/x.ts', "export const cli = () => import('data');"],
-    ])
+    ] as [string, string][])
       expect(await broken(file, source), source).toContain('no-restricted-syntax');
   });
 });
