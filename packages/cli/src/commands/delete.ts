@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
 import { confirmOnTerminal } from '../output/prompt.js';
-import { requireToken, writeJson } from './auth-common.js';
-import { onDataset, ownerAndName } from './history.js';
+import { hubApi, requireToken, writeJson } from './auth-common.js';
+import { ownerAndName } from '../client/datasets.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerDelete(
@@ -21,11 +21,11 @@ export function registerDelete(
       '\nExamples:\n  data delete ada/old-prices          # asks first\n  data delete ada/old-prices --yes    # in a script',
     )
     .action(async (dataset: string, options: { yes?: boolean }, command: Command) => {
-      setExitCode(await runDelete(dataset, options.yes === true, contextFor(command)));
+      setExitCode(await deleteAsked(dataset, options.yes === true, contextFor(command)));
     });
 }
 
-export async function runDelete(target: string, yes: boolean, ctx: Context): Promise<number> {
+export async function deleteAsked(target: string, yes: boolean, ctx: Context): Promise<number> {
   const { owner, name } = ownerAndName(target);
   const found = await requireToken(ctx);
   const canAsk = ctx.io.isStdinTTY && ctx.io.isStderrTTY && !ctx.globals.json;
@@ -44,10 +44,9 @@ export async function runDelete(target: string, yes: boolean, ctx: Context): Pro
     ctx.io.stderr.write('nothing deleted\n');
     return 1;
   }
-  await onDataset(ctx, target, true, (api, ownerid) =>
-    api.deleteDataset(ownerid, name, found.token),
-  );
-  if (ctx.globals.json) writeJson(ctx, { deleted: `${owner}/${name}` });
-  else ctx.io.stdout.write(`deleted ${owner}/${name}\n`);
+  const { runDelete } = await import('../client/datasets.js');
+  const result = await runDelete({ dataset: target }, { api: hubApi(ctx), token: found.token });
+  if (ctx.globals.json) writeJson(ctx, result);
+  else ctx.io.stdout.write(`deleted ${result.deleted}\n`);
   return 0;
 }

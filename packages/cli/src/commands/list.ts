@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { positive } from './arguments.js';
 import { hubApi, refusedToken, requireToken } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
-import { runSearch } from './search.js';
+import { showSearch } from './search.js';
 
 export function registerList(
   program: Command,
@@ -26,7 +26,7 @@ export async function runList(
   size: number,
   ctx: Context,
 ): Promise<number> {
-  return runSearch('', size, owner ?? (await signedInName(ctx)), ctx);
+  return showSearch({ words: '', size, owner: owner ?? (await signedInName(ctx)) }, ctx);
 }
 
 /** The signed-in user's name: kept with the token, else asked of the hub. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import type { SearchOptions } from '../client/datasets.js';
 import { positive } from './arguments.js';
 import { hubApi, storedToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
@@ -19,23 +20,19 @@ export function registerSearch(
       '\nExamples:\n  data search cities\n  data search "air quality" --size 50 --json',
     )
     .action(async (words: string[], options: { size: number }, command: Command) => {
-      setExitCode(await runSearch(words.join(' '), options.size, undefined, contextFor(command)));
+      setExitCode(
+        await showSearch({ words: words.join(' '), size: options.size }, contextFor(command)),
+      );
     });
 }
 
-/** Searches, or lists one owner's datasets; shared with `data list`. */
-export async function runSearch(
-  words: string,
-  size: number,
-  owner: string | undefined,
-  ctx: Context,
-): Promise<number> {
-  const token = await storedToken(ctx);
-  const { results, total } = await hubApi(ctx).search(
-    words,
-    { size: Math.min(100, Math.floor(size)), owner },
-    token,
-  );
+/** Searches, or lists one owner's datasets (`data list`), and shows what was found. */
+export async function showSearch(options: SearchOptions, ctx: Context): Promise<number> {
+  const { runSearch } = await import('../client/datasets.js');
+  const { results, total } = await runSearch(options, {
+    api: hubApi(ctx),
+    token: await storedToken(ctx),
+  });
   if (ctx.globals.json) {
     writeJson(ctx, {
       total,
