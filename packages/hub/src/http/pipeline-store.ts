@@ -1,61 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
 import { serviceClaims, userOf } from './callers.js';
-import { HttpError, isObject, readJson, sendJson, type Request } from './request.js';
+import { HttpError, readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
-import type { Dataset, Findability, Revision } from '../engines/metadata/types.js';
-import type { ChangeSummary } from '@data/core';
+import type { Dataset, Revision } from '../engines/metadata/types.js';
+import type { ChangeSummary, FlowSpec } from '@data/core';
+import { flowSpecErrors } from '@data/core';
 import { packagePath } from '../engines/storage/types.js';
 import { objectKeyOfUrl, quotaMessage } from '../services/objects.js';
 
-export interface FlowSpec {
-  meta: {
-    version?: number;
-    ownerid: string;
-    owner: string;
-    dataset: string;
-    findability?: Findability;
-    /** Ours: make a revision even when the package is the one published. */
-    force?: boolean;
-  };
-  inputs: {
-    kind: 'datapackage';
-    url: string;
-    parameters: { descriptor: Record<string, unknown>; 'resource-mapping': Record<string, string> };
-  }[];
-}
-
-const DATASET_NAME = /^[a-z0-9][a-z0-9._-]{0,99}$/i;
-
-/** The reasons a flow spec cannot be processed; empty when it can. */
-export function specErrors(body: unknown): string[] {
-  if (!isObject(body)) return ['the flow spec must be a JSON object'];
-  const errors: string[] = [];
-  const meta = body.meta;
-  if (!isObject(meta)) errors.push('"meta" must be an object');
-  else {
-    if (typeof meta.ownerid !== 'string') errors.push('"meta.ownerid" must be a string');
-    if (typeof meta.dataset !== 'string' || !DATASET_NAME.test(meta.dataset))
-      errors.push('"meta.dataset" must be a dataset name (letters, digits, ".", "-", "_")');
-    if (
-      meta.findability !== undefined &&
-      (typeof meta.findability !== 'string' ||
-        !['published', 'unlisted', 'private'].includes(meta.findability))
-    )
-      errors.push('"meta.findability" must be published, unlisted or private');
-  }
-  const input = Array.isArray(body.inputs) ? (body.inputs[0] as unknown) : undefined;
-  if (!isObject(input) || input.kind !== 'datapackage' || typeof input.url !== 'string') {
-    errors.push('"inputs" must start with {"kind": "datapackage", "url": …}');
-  } else if (
-    !isObject(input.parameters) ||
-    !isObject(input.parameters.descriptor) ||
-    !isObject(input.parameters['resource-mapping'])
-  ) {
-    errors.push('"inputs[0].parameters" needs "descriptor" and "resource-mapping" objects');
-  }
-  return errors;
-}
+// The flow spec and its checks are the protocol's, in core (protocol/), shared with the client.
+export type { FlowSpec } from '@data/core';
 
 /**
  * What makes two publications the same: the descriptor, the bytes of every file (their
@@ -101,7 +56,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: ['a valid source service token is required'],
     });
   const body = await readJson(request, hub.options.limits.specBytes);
-  const errors = specErrors(body);
+  const errors = flowSpecErrors(body);
   if (errors.length > 0) return sendJson(response, 400, { success: false, errors });
   const spec = body as FlowSpec;
   if (spec.meta.ownerid !== claims.userid)

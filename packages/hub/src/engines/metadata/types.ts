@@ -1,5 +1,8 @@
-export type RevisionState = 'QUEUED' | 'INPROGRESS' | 'SUCCEEDED' | 'FAILED';
-export type Findability = 'published' | 'unlisted' | 'private';
+import type { Findability, FlowState } from '@data/core';
+
+// The protocol's (core protocol/types.ts), which the hub stores as they travel.
+export type { Findability } from '@data/core';
+export type RevisionState = FlowState;
 
 export interface User {
   userid: string;
