@@ -2,9 +2,8 @@ import type { Command } from 'commander';
 import { positive } from './arguments.js';
 import type { Context } from '../context.js';
 import type { InputStream } from '../output/io.js';
-import { AuthError, UsageError } from '@data/core';
+import { UsageError } from '@data/core';
 import { hubApi, writeJson } from './auth-common.js';
-import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export interface LoginOptions {
@@ -34,7 +33,7 @@ export function registerLogin(
       '\nExamples:\n  data login\n  data login --no-browser              # over SSH: open the printed address anywhere\n  echo "$TOKEN" | data login --with-token',
     )
     .action(async (options: LoginOptions, command: Command) => {
-      setExitCode(await runLogin(options, contextFor(command)));
+      setExitCode(await showLogin(options, contextFor(command)));
     });
 }
 
@@ -45,18 +44,19 @@ async function readStdin(stdin: InputStream): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
-export async function runLogin(options: LoginOptions, ctx: Context): Promise<number> {
+export async function showLogin(options: LoginOptions, ctx: Context): Promise<number> {
   const api = hubApi(ctx);
-  let token: string;
+  let token: string | undefined;
   if (options.withToken) {
     token = await readStdin(ctx.rawIO.stdin);
     if (!token) throw new UsageError('no token on standard input');
-  } else {
-    const { signInWithBrowser } = await import('../client/login.js');
-    token = await signInWithBrowser({
+  }
+  const { runLogin } = await import('../client/auth.js');
+  const result = await runLogin(
+    { token, provider: options.provider, timeoutMs: options.timeout * 1000 },
+    {
       api,
-      provider: options.provider,
-      timeoutMs: options.timeout * 1000,
+      credentials: ctx.credentials,
       signal: ctx.signal,
       show: async (url) => {
         ctx.io.stderr.write(`Sign in at:\n  ${url}\n`);
@@ -66,14 +66,11 @@ export async function runLogin(options: LoginOptions, ctx: Context): Promise<num
           ctx.io.stderr.write('(no browser could be opened: open the address above)\n'),
         );
       },
-    });
-  }
-  const profile = profileOf(await api.check(token));
-  if (!profile) throw new AuthError('the hub did not accept this token');
-  const stored = await ctx.credentials.set(api.api, { token, profile });
-  if (stored.warning) ctx.io.stderr.write(`warning: ${stored.warning}\n`);
+    },
+  );
+  if (result.warning) ctx.io.stderr.write(`warning: ${result.warning}\n`);
   if (ctx.globals.json)
-    writeJson(ctx, { hub: api.api, username: profile.username, stored: stored.location });
-  else ctx.io.stdout.write(`Logged in to ${api.api} as ${profile.username}\n`);
+    writeJson(ctx, { hub: result.hub, username: result.username, stored: result.stored });
+  else ctx.io.stdout.write(`Logged in to ${result.hub} as ${result.username}\n`);
   return 0;
 }

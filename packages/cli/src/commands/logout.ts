@@ -16,28 +16,20 @@ export function registerLogout(
       '\nExamples:\n  data logout\n  data logout --api https://hub.example.org   # another hub',
     )
     .action(async (_options: unknown, command: Command) => {
-      setExitCode(await runLogout(contextFor(command)));
+      setExitCode(await showLogout(contextFor(command)));
     });
 }
 
-/** Revokes the token at the hub; a hub out of reach does not keep the token here. */
-async function revoke(ctx: Context, token: string): Promise<boolean> {
-  try {
-    return await hubApi(ctx).logout(token);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    ctx.io.stderr.write(`warning: the hub did not revoke the token (${reason})\n`);
-    return false;
-  }
-}
-
-export async function runLogout(ctx: Context): Promise<number> {
-  const api = ctx.hub().api;
-  const stored = await ctx.credentials.stored(api);
-  const revoked = stored ? await revoke(ctx, stored.token) : false;
-  const removed = await ctx.credentials.delete(api);
-  if (ctx.globals.json) writeJson(ctx, { hub: api, removed, revoked });
-  else ctx.io.stdout.write(removed ? `Logged out of ${api}\n` : `No token was stored for ${api}\n`);
+export async function showLogout(ctx: Context): Promise<number> {
+  const { runLogout } = await import('../client/auth.js');
+  const { hub, removed, revoked } = await runLogout({
+    api: hubApi(ctx),
+    credentials: ctx.credentials,
+    onNotRevoked: (reason) =>
+      ctx.io.stderr.write(`warning: the hub did not revoke the token (${reason})\n`),
+  });
+  if (ctx.globals.json) writeJson(ctx, { hub, removed, revoked });
+  else ctx.io.stdout.write(removed ? `Logged out of ${hub}\n` : `No token was stored for ${hub}\n`);
   if (ctx.io.env.DATA_TOKEN)
     ctx.io.stderr.write('note: DATA_TOKEN is still set in the environment\n');
   return 0;

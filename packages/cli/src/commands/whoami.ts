@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
-import { tokenExpiry } from '../credentials/store.js';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
-import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerWhoami(
@@ -18,30 +16,23 @@ export function registerWhoami(
       '\nExamples:\n  data whoami\n  data whoami --json                   # username, hub, where the token is, expiry',
     )
     .action(async (_options: unknown, command: Command) => {
-      setExitCode(await runWhoami(contextFor(command)));
+      setExitCode(await showWhoami(contextFor(command)));
     });
 }
 
-export async function runWhoami(ctx: Context): Promise<number> {
+export async function showWhoami(ctx: Context): Promise<number> {
   const found = await requireToken(ctx);
-  const profile = profileOf(await hubApi(ctx).check(found.token));
-  if (!profile) throw refusedToken(ctx, found);
-  const expires = tokenExpiry(found.token);
-  const result = {
-    username: profile.username,
-    name: profile.name ?? null,
-    email: profile.email ?? null,
-    id: profile.id,
-    hub: ctx.hub().api,
-    stored: found.location,
-    expires: expires?.toISOString() ?? null,
-  };
+  const { runWhoami } = await import('../client/auth.js');
+  const result = await runWhoami(
+    { found },
+    { api: hubApi(ctx), refused: (refused) => refusedToken(ctx, refused) },
+  );
   if (ctx.globals.json) {
     writeJson(ctx, result);
     return 0;
   }
   const lines = [
-    `${profile.username}${profile.name ? ` (${profile.name})` : ''}`,
+    `${result.username}${result.name ? ` (${result.name})` : ''}`,
     `hub:      ${result.hub}`,
     `token in: ${result.stored}`,
     `expires:  ${result.expires ?? 'unknown'}`,

@@ -1,0 +1,102 @@
+import { AuthError } from '@data/core';
+import { profileOf, type HubApi } from './api.js';
+import { tokenExpiry, type CredentialStore, type Found } from '../credentials/store.js';
+
+/** Who a token is on the hub, and where it is kept: what `data whoami` shows. */
+export interface Identity {
+  username: string;
+  name: string | null;
+  email: string | null;
+  id: string;
+  hub: string;
+  stored: string;
+  expires: string | null;
+}
+
+/**
+ * The use case of `data whoami`: the hub is asked who the token is. A token it refuses is
+ * `refused(found)`, the error that says so in the words that fit where the token came from.
+ */
+export async function runWhoami(
+  options: { found: Found },
+  deps: { api: HubApi; refused: (found: Found) => Error },
+): Promise<Identity> {
+  const { found } = options;
+  const profile = profileOf(await deps.api.check(found.token));
+  if (!profile) throw deps.refused(found);
+  return {
+    username: profile.username,
+    name: profile.name ?? null,
+    email: profile.email ?? null,
+    id: profile.id,
+    hub: deps.api.api,
+    stored: found.location,
+    expires: tokenExpiry(found.token)?.toISOString() ?? null,
+  };
+}
+
+export interface LoginOptions {
+  /** A token given (piped to `--with-token`); without one, the user signs in in a browser. */
+  token?: string | undefined;
+  /** The sign-in provider, when the hub has several. */
+  provider?: string | undefined;
+  /** How long to wait for the browser. */
+  timeoutMs: number;
+}
+
+export interface LoginDeps {
+  api: HubApi;
+  credentials: CredentialStore;
+  signal: AbortSignal;
+  /** Shows the sign-in page's address (and opens it, if it may). */
+  show: (url: string) => Promise<void> | void;
+}
+
+/** The use case of `data login`: a token checked with the hub, then kept for it. */
+export async function runLogin(
+  options: LoginOptions,
+  deps: LoginDeps,
+): Promise<{ hub: string; username: string; stored: string; warning?: string }> {
+  const { api } = deps;
+  let token = options.token;
+  if (token === undefined) {
+    const { signInWithBrowser } = await import('./login.js');
+    token = await signInWithBrowser({
+      api,
+      provider: options.provider,
+      timeoutMs: options.timeoutMs,
+      signal: deps.signal,
+      show: deps.show,
+    });
+  }
+  const profile = profileOf(await api.check(token));
+  if (!profile) throw new AuthError('the hub did not accept this token');
+  const stored = await deps.credentials.set(api.api, { token, profile });
+  return {
+    hub: api.api,
+    username: profile.username,
+    stored: stored.location,
+    ...(stored.warning ? { warning: stored.warning } : {}),
+  };
+}
+
+/**
+ * The use case of `data logout`: the token kept for the hub is revoked there and forgotten
+ * here. A hub out of reach does not keep it here: `onNotRevoked` hears why it was not revoked.
+ */
+export async function runLogout(deps: {
+  api: HubApi;
+  credentials: CredentialStore;
+  onNotRevoked: (reason: string) => void;
+}): Promise<{ hub: string; removed: boolean; revoked: boolean }> {
+  const hub = deps.api.api;
+  const stored = await deps.credentials.stored(hub);
+  let revoked = false;
+  if (stored)
+    revoked = await deps.api.logout(stored.token).catch((error: unknown) => {
+      deps.onNotRevoked(error instanceof Error ? error.message : String(error));
+      return false;
+    });
+  const removed = await deps.credentials.delete(hub);
+  return { hub, removed, revoked };
+}
