@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { InputError, NetworkError } from '@data/core';
-import { isDerived } from '@data/core';
-import { isRemote } from '@data/core';
+import { isDerived, isRemote, localPaths, resourceName, resourcesOf } from '@data/core';
+import type { Findability } from '@data/core';
 import type { HubApi, FlowStatus } from './api.js';
 import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from './stage.js';
 import { sleep, type HttpFetch } from '@data/core';
@@ -10,7 +10,7 @@ import { eachLimited } from '@data/core';
 import { roundSeconds } from '@data/core';
 import type { Report } from '@data/core';
 
-export type Findability = 'published' | 'unlisted' | 'private';
+export type { Findability } from '@data/core';
 
 export type PublishEvent =
   | StageEvent
@@ -62,14 +62,11 @@ export interface PublishResult {
 function packageFiles(source: PublishSource): PackageFile[] {
   const descriptor = source.descriptor;
   const files = new Map([['datapackage.json', 'datapackage.json']]);
-  for (const resource of (descriptor.resources ?? []) as Record<string, unknown>[]) {
+  for (const resource of resourcesOf(descriptor)) {
     // Copies a hub derived are made anew by the hub from their sources: never uploaded.
     if (isDerived(resource)) continue;
-    const paths = Array.isArray(resource.path) ? (resource.path as unknown[]) : [resource.path];
-    for (const path of paths) {
-      if (typeof path === 'string' && !isRemote(path) && !files.has(path))
-        files.set(path, String(resource.name));
-    }
+    for (const path of localPaths(resource))
+      if (!files.has(path)) files.set(path, resourceName(resource));
   }
   return [...files].map(([path, name]) =>
     path === 'datapackage.json' ? { path, name, source: source.descriptorFile } : { path, name },
@@ -107,17 +104,16 @@ export async function plannedResources(
   source: PublishSource,
   report: Report,
 ): Promise<PlannedResource[]> {
-  const resources = (source.descriptor.resources ?? []) as Record<string, unknown>[];
   const planned: PlannedResource[] = [];
-  for (const resource of resources) {
+  for (const resource of resourcesOf(source.descriptor)) {
     if (isDerived(resource)) continue;
-    const name = String(resource.name);
+    const name = resourceName(resource);
     const task = report.tasks.find((each) => each.name === name);
     const path = resource.path;
     const given = Array.isArray(path) || typeof path === 'string' ? path : null;
     planned.push({
       name,
-      path: given as string | string[] | null,
+      path: given,
       rows: task?.stats.rows ?? null,
       bytes:
         task?.stats.bytes ??
