@@ -101,6 +101,11 @@ const HINTS = {
     'check the owner and the dataset name; if it is yours and private, run `data login` first',
   'dataset-unreadable': 'check the owner and the dataset; if it is private, run `data login` first',
   'unreadable-table': '`data validate` reports it with the rest of what is wrong with the data',
+  'hub-database':
+    'check --database: a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here',
+  'hub-storage': 'choose a --storage folder you can write to',
+  'hub-sign-in':
+    'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub',
 } satisfies Record<ErrorReason, string>;
 
 describe('hintOf', () => {

@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The domain's errors say what happened; the CLI alone picks exit codes and says which flag
- * or command helps (packages/cli/src/exit-codes.ts, output/hints.ts). Core, and the CLI's use
- * cases (client/, transfers/), name neither.
+ * or command helps (packages/cli/src/exit-codes.ts, output/hints.ts). Core, the CLI's use
+ * cases (client/, transfers/) and the hub name neither: the hub's errors name the setting, and
+ * `data serve` its flag.
  */
 const ROOT = join(import.meta.dirname, '../..');
 const CORE = 'packages/core/src';
@@ -92,8 +93,8 @@ describe('the domain errors', () => {
     expect(found.sort()).toEqual(NOT_ERRORS.sort());
   });
 
-  it('of the use cases give no hint that names a flag or a command', () => {
-    const found = USE_CASES.flatMap(sources).flatMap((path) => {
+  it('of the use cases and the hub give no hint that names a flag or a command', () => {
+    const found = [...USE_CASES, 'packages/hub/src'].flatMap(sources).flatMap((path) => {
       const file = parse(path);
       return offences(file, hints(file));
     });

@@ -51,7 +51,13 @@ export type ErrorReason =
   /** No revision of a dataset may be read by this reader (`signedIn`). */
   | 'dataset-unreadable'
   /** A table could not be read at all: what is wrong with its data is validation's to say. */
-  | 'unreadable-table';
+  | 'unreadable-table'
+  /** A hub would not start on its database. */
+  | 'hub-database'
+  /** A hub would not start on its storage. */
+  | 'hub-storage'
+  /** A hub listening beyond this machine has no sign-in provider. */
+  | 'hub-sign-in';
 
 export interface DataErrorOptions {
   /** The stable code, where a kind has more than one (E_TIMEOUT among network errors). */

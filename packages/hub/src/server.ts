@@ -431,12 +431,19 @@ function handler(hub: Hub, log: HubLog) {
   };
 }
 
-/** The hub will not start as configured: the operator must change something. */
+/** The setting of the hub that an operator must change, where it is one. */
+export type HubSetting = 'database' | 'storage' | 'sign-in';
+
+/**
+ * The hub will not start as configured: the operator must change something (`setting`). The
+ * hint names no flag: whoever starts the hub (`data serve`) says which of its own to change.
+ */
 export class HubRefused extends Error {
   override readonly name = 'HubRefused';
   constructor(
     message: string,
     readonly hint: string,
+    readonly setting?: HubSetting,
   ) {
     super(message);
   }
@@ -450,7 +457,7 @@ export function isLoopback(host: string): boolean {
 }
 
 const DATABASE_HINT =
-  'check --database: a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here';
+  'the database is a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here';
 
 /** The storage an address names; a bucket that cannot be reached stops the start. */
 async function openHubStorage(address: string, dataDir: string): Promise<Storage> {
@@ -462,7 +469,8 @@ async function openHubStorage(address: string, dataDir: string): Promise<Storage
     if (address !== dataDir && typeof code === 'string' && code.startsWith('E'))
       throw new HubRefused(
         `the storage folder cannot be used: ${(error as Error).message}`,
-        'choose a --storage folder you can write to',
+        'choose a storage folder you can write to',
+        'storage',
       );
     throw error;
   }
@@ -487,7 +495,8 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   const store = await openMetadata(options.database ?? join(dataDir, 'hub.sqlite')).catch(
     (error: unknown) => {
       storage.close();
-      if (error instanceof DatabaseUnavailable) throw new HubRefused(error.message, DATABASE_HINT);
+      if (error instanceof DatabaseUnavailable)
+        throw new HubRefused(error.message, DATABASE_HINT, 'database');
       throw error;
     },
   );
@@ -508,7 +517,8 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
   if (!devSignIn && providers.size === 0)
     throw new HubRefused(
       `a hub listening on ${host} needs a sign-in provider`,
-      'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub',
+      'configure one in the hub configuration, or allow the development sign-in for a development hub',
+      'sign-in',
     );
   // Log lines quote what users sent (names, paths, messages): shown on the operator's
   // terminal with their control characters escaped, stack traces keeping their lines.

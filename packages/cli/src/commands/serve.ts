@@ -158,7 +158,11 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
     });
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
-    if (error instanceof HubRefused) throw new UsageError(error.message, error.hint);
+    if (error instanceof HubRefused)
+      throw new UsageError(error.message, {
+        hint: error.hint,
+        ...(error.setting ? { reason: `hub-${error.setting}` as const } : {}),
+      });
     throw startFailure(error, options) ?? error;
   }
 }

@@ -57,5 +57,11 @@ function cliHint(error: DataError): string | undefined {
         : undefined;
     case 'unreadable-table':
       return '`data validate` reports it with the rest of what is wrong with the data';
+    case 'hub-database':
+      return 'check --database: a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here';
+    case 'hub-storage':
+      return 'choose a --storage folder you can write to';
+    case 'hub-sign-in':
+      return 'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub';
   }
 }
