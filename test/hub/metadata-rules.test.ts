@@ -105,6 +105,27 @@ describe('the metadata rules, on this run’s engine', () => {
     expect((await store.revision(owner, 'graphs', '1'))?.findability).toBe('unlisted');
   });
 
+  it('let everyone find a listed dataset, and its owner alone an unlisted one', async () => {
+    const owner = (await store.userForIdentity(identity('50', 'frances'))).userid;
+    const other = (await store.userForIdentity(identity('51', 'john'))).userid;
+    const summary = { title: 'maps', description: null, bytes: 1, rows: 1, license: null };
+    for (const [name, findability] of [
+      ['atlas', 'published'],
+      ['sketch', 'unlisted'],
+    ] as const) {
+      await store.createRevision(owner, name, findability, '{}', '[]', null, LIMITS);
+      await store.publish({ ownerid: owner, dataset: name, revision: 1 }, summary);
+    }
+    await queue(owner, 'draft');
+    const names = async (viewer: string | undefined, of = owner) =>
+      (await store.search('', viewer, 10, 0, of)).rows.map((row) => row.name).sort();
+    expect(await names(undefined)).toEqual(['atlas']);
+    expect(await names(other)).toEqual(['atlas']);
+    expect(await names(owner)).toEqual(['atlas', 'sketch']);
+    expect(await names(owner, other)).toEqual([]);
+    expect((await store.search('maps', owner, 10, 0, owner)).total).toBe(2);
+  });
+
   it('make room in the copies’ cache by taking out the least recently used copies', async () => {
     expect(await store.reserveCopy('cache/x/1', 60, 100)).toEqual([]);
     await store.keptCopy('cache/x/1');

@@ -5,6 +5,7 @@ import {
   MOVED_TABLES,
   portableRow,
   waitingRevision,
+  findableBy,
   holdingInUse,
   lastRevisionUsed,
   revisionAsked,
@@ -931,8 +932,7 @@ export class PostgresMetadata implements Metadata {
     if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
     // Each word quoted (they hold no quote or backslash): text to find, never tsquery syntax.
     const query = words.map((word) => `'${word}':*`).join(' & ');
-    const where = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = $1)
-      and ($2 = '' or d.ownerid = $2)
+    const where = `${findableBy('$1', '$2')}
       and ($3 = '' or d.search @@ to_tsquery('data_search', $3))`;
     const params = [viewer ?? '', ownerid, query];
     const total = await this.one<{ n: number }>(

@@ -84,6 +84,17 @@ export function waitingRevision(now: string): string {
 }
 
 /**
+ * SQL: whether a dataset `d` is found by a viewer, in either engine's dialect (`viewer` the
+ * placeholder of the viewer's user id, '' for none; `owner` and `ownerAgain` those of the
+ * owner searched in, '' for every owner): a published dataset, listed for everyone or the
+ * viewer's own. Unlisted and private datasets are found by their owner only.
+ */
+export function findableBy(viewer: string, owner: string, ownerAgain = owner): string {
+  return `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ${viewer})
+      and (${owner} = '' or d.ownerid = ${ownerAgain})`;
+}
+
+/**
  * The key of a dataset name's revision numbers: its lower case, as names are told apart in
  * none (dataset names are ASCII, which every engine and JavaScript fold alike).
  */

@@ -8,6 +8,7 @@ import {
   MOVED_TABLES,
   portableRow,
   waitingRevision,
+  findableBy,
   holdingInUse,
   lastRevisionUsed,
   revisionAsked,
@@ -871,8 +872,7 @@ export class SqliteMetadata implements Metadata {
   ): Promise<SearchPage> {
     const words = queryWords(text);
     if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
-    const visible = `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ?)
-      and (? = '' or d.ownerid = ?)`;
+    const visible = findableBy('?', '?', '?');
     const params = [viewer ?? '', ownerid, ownerid];
     // Each word quoted: whatever it holds is text to find, never FTS5's syntax.
     const match = words.map((word) => `"${word}"*`).join(' ');
