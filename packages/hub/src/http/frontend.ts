@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { Report } from '@data/core';
-import { derivedOf, isDerived } from '@data/core';
+import { derivedOf, formatOf, isDerived } from '@data/core';
 import type { Hub } from '../context.js';
 import { userOf } from './callers.js';
 import { HTML, HttpError, sendText, type Request } from './request.js';
@@ -251,10 +251,7 @@ async function resourceRows(
     originals.map(async ({ resource, index }) => {
       const path = text(resource.path) ?? '';
       const name = String(resource.name);
-      const format =
-        text(resource.format)?.toLowerCase() ??
-        /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ??
-        '';
+      const format = formatOf(resource) ?? '';
       const task = report?.tasks.find((each) => each.name === name);
       const csv = derivedOf(resources, 'derived/csv', name);
       const copies = ['csv', 'json', 'parquet'].filter(

@@ -4,7 +4,7 @@
  * which revision an address names) is in http/published.ts.
  */
 import { basename } from 'node:path';
-import { derivedOf, type DiffSide, type PackageLike } from '@data/core';
+import { derivedOf, formatOf, type DiffSide, type PackageLike } from '@data/core';
 import type { HubParts } from '../parts.js';
 import { HttpError } from '../http/request.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
@@ -64,11 +64,12 @@ function fileOf(pkg: Published, path: string): string {
   return found;
 }
 
+/** The extension `/r/<name>.<ext>` serves a resource's own file at: its format (one rule). */
 function extensionOf(resource: Record<string, unknown>): string {
-  if (typeof resource.format === 'string' && resource.format !== '')
-    return resource.format.toLowerCase();
-  const path = typeof resource.path === 'string' ? resource.path : '';
-  return /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase() ?? '';
+  // A multipart resource is no one file, unless its format says what its parts are.
+  if (Array.isArray(resource.path) && !(typeof resource.format === 'string' && resource.format))
+    return '';
+  return formatOf(resource) ?? '';
 }
 
 /**

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { makeDirectory } from '@data/core';
+import { formatOf, makeDirectory } from '@data/core';
 import type { SchemaDescriptor } from '@data/core';
 import { validateAndDeriveIsolated } from '@data/core';
 import type { HubParts } from '../../parts.js';
@@ -107,9 +107,7 @@ function declaredSchema(copy: Resource): SchemaDescriptor | undefined {
 /** The path and format a copy reads a stored table by: its files where `locations` put them. */
 function readFrom(source: Resource, paths: string[]): Resource {
   // Told by the original's name: a signed URL's ends in its query.
-  const path = String(Array.isArray(source.path) ? source.path[0] : source.path);
-  const format =
-    typeof source.format === 'string' ? source.format : extname(path).slice(1).toLowerCase();
+  const format = formatOf(source);
   return {
     path: paths.length === 1 && !Array.isArray(source.path) ? paths[0] : paths,
     ...(format ? { format } : {}),
