@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../hub/helpers.js';
 import { submitSignInForm } from '../hub/protocol.js';
+import { runBin } from '../helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
@@ -45,19 +46,12 @@ function data(
     env?: Record<string, string>;
   } = {},
 ): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return runBin(args, {
     cwd: options.cwd ?? ROOT,
     env: { ...env(), ...options.env },
+    stdin: options.input ?? '',
+    ...(options.onErr ? { onErr: options.onErr } : {}),
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-    options.onErr?.(err, child);
-  });
-  child.stdin.end(options.input ?? '');
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
 /** Plays the browser's part: opens the printed address, fills the hub's form, follows the redirect. */

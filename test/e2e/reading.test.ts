@@ -1,23 +1,9 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const BIN = join(import.meta.dirname, '../../bin/data');
+import { runBin } from '../helpers/cli.js';
 
 /** The real data with `input` on its standard input. */
-function data(
-  args: string[],
-  input: string,
-): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  child.stdin.end(input);
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+function data(args: string[], input: string) {
+  return runBin(args, { stdin: input, env: { CI: 'true' } });
 }
 
 describe('a table read from standard input', () => {

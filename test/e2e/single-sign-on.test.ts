@@ -16,6 +16,7 @@ import {
   startOidcProvider,
   type RunningProvider,
 } from '../helpers/identity.js';
+import { runBin } from '../helpers/cli.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const BIN = join(ROOT, 'bin/data');
@@ -30,27 +31,18 @@ function data(
   args: string[],
   options: { cwd?: string; onErr?: (text: string) => void; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const { onErr } = options;
+  return runBin(args, {
     cwd: options.cwd ?? home,
     env: {
-      ...(process.env as Record<string, string>),
       DATA_API: api,
       DATA_CONFIG_DIR: join(home, 'config'),
       DATA_KEYCHAIN: '0',
-      NO_COLOR: '1',
       DATA_TOKEN: '',
       ...options.env,
     },
+    ...(onErr ? { onErr: (err: string) => onErr(err) } : {}),
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-    options.onErr?.(err);
-  });
-  child.stdin.end();
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
 /** A hub configuration whose one provider is the test's OIDC provider, its secret in `secretEnv`. */

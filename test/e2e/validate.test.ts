@@ -1,30 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, runBin, runBinSync } from '../helpers/cli.js';
 import { backtrackingPackage, folder } from '../helpers/fixtures.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/data');
-
+/** The built data in a child process, waited for in this thread. */
 function data(args: string[], env: Record<string, string> = {}) {
-  const child = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', CI: 'true', ...env },
-  });
-  return { code: child.status, out: child.stdout, err: child.stderr };
+  return runBinSync(args, { env: { CI: 'true', ...env } });
 }
 
-function dataAsync(args: string[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out })));
+/** The built data in a child process, without blocking this one (whose servers must answer). */
+function dataAsync(args: string[]) {
+  return runBin(args, { env: { CI: 'true' } });
 }
 
 async function writeRows(
@@ -136,19 +125,15 @@ describe('bin/data validate', () => {
     resource: string,
     signal: NodeJS.Signals,
   ): Promise<{ code: number | null; err: string }> {
-    const child = spawn(process.execPath, [BIN, 'validate', ...args, '--debug'], {
-      env: { ...process.env, CI: 'true' },
-    });
-    let err = '';
     let sent = false;
-    child.stderr.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      if (sent || !err.includes(`debug: ${resource}: validating\n`)) return;
-      sent = true;
-      child.kill(signal);
+    return runBin(['validate', ...args, '--debug'], {
+      env: { CI: 'true' },
+      onErr: (err, child) => {
+        if (sent || !err.includes(`debug: ${resource}: validating\n`)) return;
+        sent = true;
+        child.kill(signal);
+      },
     });
-    child.stdout.resume();
-    return new Promise((resolve) => child.on('exit', (code) => resolve({ code, err })));
   }
 
   it('exits 130 on Ctrl-C in the middle of a large file', async () => {
@@ -267,18 +252,7 @@ describe('a reader that goes away', () => {
   });
 });
 
-/** The real data in a child process, without blocking this one (whose servers must answer). */
-function dataWithErr(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', CI: 'true' },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
+const dataWithErr = dataAsync;
 
 describe('remote packages that cannot be reached', () => {
   let server: Server;

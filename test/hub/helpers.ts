@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import pg from 'pg';
@@ -9,6 +8,7 @@ import { TEST_BUCKET } from '../helpers/swift.js';
 import { oidcProvider } from '../../packages/hub/src/engines/providers/oidc.js';
 import { startHub, type RunningHub, type StartOptions } from '../../packages/hub/src/server.js';
 import { startOidcProvider } from '../helpers/identity.js';
+import { runBin } from '../helpers/cli.js';
 
 export const EXAMPLES = join(import.meta.dirname, '../../examples');
 
@@ -133,30 +133,16 @@ export async function readStored(hub: RunningHub['hub'], key: string): Promise<B
   return Buffer.concat(chunks);
 }
 
-const BIN = join(import.meta.dirname, '../../bin/data');
-
 /** Runs the real `bin/data` to its end, with its own configuration folder and no keychain. */
 export function runData(
   args: string[],
   options: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
   const cwd = options.cwd ?? mkdtempSync(join(tmpdir(), 'data-run-'));
-  const child = spawn(process.execPath, [BIN, ...args], {
+  return runBin(args, {
     cwd,
-    env: {
-      ...(process.env as Record<string, string>),
-      DATA_CONFIG_DIR: join(cwd, '.config'),
-      DATA_KEYCHAIN: '0',
-      NO_COLOR: '1',
-      ...options.env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { DATA_CONFIG_DIR: join(cwd, '.config'), DATA_KEYCHAIN: '0', ...options.env },
   });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
 }
 
 /**
