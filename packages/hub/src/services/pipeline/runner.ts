@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HubParts } from '../../parts.js';
 import { STEP_RUNNERS, StepFailure, type Work } from './pipeline.js';
-import type { FlowSpec } from '../../http/pipeline-store.js';
+import type { FlowSpec } from '@data/core';
 import { STEPS, flowId, initialPipelines, type StepId } from './steps.js';
 import type { PipelineStatus, Revision } from '../../engines/metadata/types.js';
 import type { LogFields } from '../../logger.js';
