@@ -12,10 +12,11 @@ export interface AtomicWriteOptions {
 
 /**
  * A fresh name beside `path`, in its folder (so that the rename stays on one file system),
- * hidden and unique to this write: `.<name>.<random>.tmp`.
+ * hidden and unique to this write: `.<name>.<random>.part` (what the hub's folder store and
+ * `data get` take for a file not written yet).
  */
 export function temporaryBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.part`);
 }
 
 /**

@@ -1,21 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { constants } from 'node:fs';
-import {
-  chmod,
-  copyFile,
-  link,
-  open,
-  opendir,
-  rename,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { chmod, copyFile, link, open, opendir, rename, rm, stat, symlink } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { Readable } from 'node:stream';
-import { makeDirectory, makeDirectorySync } from '@data/core';
+import { makeDirectory, makeDirectorySync, writeFileAtomic } from '@data/core';
 import {
   PartialWriteError,
   type ByteRange,
@@ -205,13 +194,7 @@ export class FolderStorage implements Storage {
   async putText(key: string, text: string): Promise<void> {
     const target = this.pathOf(key);
     await makeDirectory(dirname(target));
-    const fresh = `${target}.${randomBytes(6).toString('hex')}.part`;
-    try {
-      await writeFile(fresh, text, { flag: 'wx', mode: 0o444 });
-      await rename(fresh, target);
-    } finally {
-      await rm(fresh, { force: true });
-    }
+    await writeFileAtomic(target, text, { mode: 0o444 });
   }
 
   async copy(from: string, to: string): Promise<void> {
