@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { InputError, UsageError } from '@data/core';
 import { isRemote } from '@data/core';
-import type { ResourceDescriptor } from '@data/core';
-import { formatOf, noteContentFormat } from '@data/core';
+import type { Resource } from '@data/core';
+import { formatOf, noteContentFormat, resourcesOf } from '@data/core';
 import { isSpreadsheet, sheetNames } from '@data/core';
 import { listSheets } from '@data/core';
 import { nameFromFile } from '@data/core';
@@ -20,8 +20,6 @@ export function parseSheets(value: string): SheetsChoice {
     });
   return parts.map((part) => (/^[1-9][0-9]*$/.test(part) ? Number(part) : part));
 }
-
-type Resource = ResourceDescriptor & Record<string, unknown>;
 
 /** The sheet the resource reads now: its dialect's, or the first. */
 function currentSheet(resource: Resource, names: readonly string[]): string | undefined {
@@ -64,7 +62,7 @@ export async function chooseSheets(
   dir: string,
   choice: SheetsChoice,
 ): Promise<Record<string, unknown>> {
-  const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
+  const resources = resourcesOf(descriptor);
   const taken = new Set(resources.map((resource) => resource.name));
   const result: Resource[] = [];
   let workbooks = 0;
