@@ -1,15 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeOdsBomb, writeXlsxTextBomb, xlsChainBomb, yamlAliasBomb } from '../helpers/bombs.js';
+import { runBin } from '../helpers/cli.js';
 import { folder } from '../helpers/fixtures.js';
 import { writeOds } from '../helpers/workbook.js';
-
-const ROOT = join(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/data');
 
 /** A generous bound: a bomb costs gigabytes unbounded, a bounded read far under this. */
 const PEAK_MB = 400;
@@ -23,7 +21,7 @@ afterEach(() => {
  * Runs the real bin/data; a module loaded before it writes the process's peak resident memory
  * (VmHWM, all its threads) to a file as it exits. `onErr` sees stderr as it grows.
  */
-function data(
+async function data(
   args: string[],
   onErr?: (err: string, child: ChildProcess) => void,
 ): Promise<{ code: number | null; out: string; err: string; peakMb: number }> {
@@ -39,24 +37,15 @@ process.on('exit', () => {
 });
 `,
   );
-  const child = spawn(process.execPath, ['--import', pathToFileURL(hook).href, BIN, ...args], {
+  const run = await runBin(args, {
+    nodeArgs: ['--import', pathToFileURL(hook).href],
     cwd: dir,
-    env: { ...process.env, NO_COLOR: '1', CI: 'true', DATA_CONFIG_DIR: join(dir, '.config') },
+    env: { CI: 'true', DATA_CONFIG_DIR: join(dir, '.config') },
+    onSpawn: (child) => started.push(child),
+    ...(onErr ? { onErr } : {}),
   });
-  started.push(child);
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => {
-    err += chunk.toString();
-    onErr?.(err, child);
-  });
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      const kb = Number(readFileSync(peakFile, { encoding: 'utf8', flag: 'a+' }) || NaN);
-      resolve({ code, out, err, peakMb: kb / 1024 });
-    }),
-  );
+  const kb = Number(readFileSync(peakFile, { encoding: 'utf8', flag: 'a+' }) || NaN);
+  return { ...run, peakMb: kb / 1024 };
 }
 
 /** The CPU time a running process has had, all its threads, in clock ticks (1/100 s). */

@@ -4,16 +4,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const BIN = join(import.meta.dirname, '../../bin/data');
+import { runBinSync } from '../helpers/cli.js';
 const has = (shell: string) =>
   spawnSync(shell, ['--version']).status === 0 || Boolean(process.env.CI);
 
 function script(shell: string): string {
-  const run = spawnSync(process.execPath, [BIN, 'completion', shell], { encoding: 'utf8' });
-  expect(run.status).toBe(0);
+  const run = runBinSync(['completion', shell]);
+  expect(run.code).toBe(0);
   const file = join(mkdtempSync(join(tmpdir(), 'data-completion-')), `data.${shell}`);
-  writeFileSync(file, run.stdout);
+  writeFileSync(file, run.out);
   return file;
 }
 
@@ -66,8 +65,8 @@ describe('shell completion', () => {
   });
 
   it('refuses a shell it has no script for', () => {
-    const run = spawnSync(process.execPath, [BIN, 'completion', 'tcsh'], { encoding: 'utf8' });
-    expect(run.status).toBe(2);
-    expect(run.stderr).toContain('choose bash, zsh or fish');
+    const run = runBinSync(['completion', 'tcsh']);
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('choose bash, zsh or fish');
   });
 });
