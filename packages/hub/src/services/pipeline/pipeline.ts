@@ -18,7 +18,7 @@ import { detectVersion, unsafeReason } from '@data/core';
 import { SAMPLE_BYTES } from '@data/core';
 import { textReading } from '@data/core';
 import { formatOf, noteContentFormat } from '@data/core';
-import { localPaths, type FlowSpec, type Resource } from '@data/core';
+import { derivedName, localPaths, zipName, type FlowSpec, type Resource } from '@data/core';
 import { fileHead } from '@data/core';
 import { fileDigest } from '@data/core';
 import type { Report } from '@data/core';
@@ -263,14 +263,14 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
   for (const table of work.derived ?? []) {
     const source = list[table.index];
     if (!source) continue;
-    const path = copyPath(`${table.name}_csv_preview`, 'json');
+    const path = copyPath(derivedName(table.name, { suffix: 'csv_preview' }), 'json');
     const { length, md5 } = await fileDigest(table.preview);
     const hex = Buffer.from(md5, 'base64').toString('hex');
-    if (!taken.has(`${table.name}_csv_preview`))
+    if (!taken.has(derivedName(table.name, { suffix: 'csv_preview' })))
       previews.push({ key: `${prefix}${path}`, file: table.preview, bytes: length, md5 });
     const sameAsOriginal = await originalAsCopy(work, source);
-    if (sameAsOriginal && !taken.has(`${table.name}_csv`))
-      work.files[copyPath(`${table.name}_csv`, 'csv')] = sameAsOriginal.key;
+    if (sameAsOriginal && !taken.has(derivedName(table.name, { suffix: 'csv' })))
+      work.files[copyPath(derivedName(table.name, { suffix: 'csv' }), 'csv')] = sameAsOriginal.key;
     added.push(
       ...derivedResources(
         { table, preview: { path, bytes: length, md5: hex }, sameAsOriginal },
@@ -281,7 +281,7 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
     );
   }
   list.push(...added);
-  if (!taken.has(`${work.dataset}_zip`)) list.push(zipResource(work.dataset));
+  if (!taken.has(zipName(work.dataset))) list.push(zipResource(work.dataset));
   const descriptor = `${JSON.stringify(work.descriptor, null, 2)}\n`;
   const report = JSON.stringify(work.report);
   const written =
