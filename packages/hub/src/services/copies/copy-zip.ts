@@ -1,14 +1,12 @@
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import yazl from 'yazl';
-import { isDerived } from '@data/core';
+import { isDerived, type Resource } from '@data/core';
 import type { HubParts } from '../../parts.js';
 import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
 import { addStreamEntry, entryOptions, entryTime, zipOutput } from './dataset-zip.js';
 import type { Published } from '../published.js';
 import { DERIVED_FOLDER, objectPath } from '../../engines/storage/types.js';
-
-type Resource = Record<string, unknown>;
 
 /**
  * Left out of the zip: the zip itself, and the Parquet copies, which are for readers that
