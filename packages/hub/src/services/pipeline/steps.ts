@@ -1,3 +1,4 @@
+import type { FlowStatus } from '@data/core';
 import type { PipelineStatus, Revision } from '../../engines/metadata/types.js';
 
 /** The identity pipeline: each step is one entry of a revision's status. */
@@ -24,8 +25,8 @@ export function flowId(revision: Pick<Revision, 'ownerid' | 'dataset' | 'revisio
   return `${revision.ownerid}/${revision.dataset}/${String(revision.revision)}`;
 }
 
-/** The status document of the protocol for one revision. */
-export function statusOf(revision: Revision): Record<string, unknown> {
+/** The status document of the protocol (core's FlowStatus) for one revision, with its number. */
+export function statusOf(revision: Revision): FlowStatus & { revision: number } {
   const id = flowId(revision);
   const pipelines = JSON.parse(revision.pipelines) as Record<string, PipelineStatus>;
   return {
