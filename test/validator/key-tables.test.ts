@@ -30,6 +30,22 @@ describe('key tables', () => {
     expect(table.firstRowOrAdd(-0, 9)).toBe(1); // -0 is 0, as in a Map
   });
 
+  it('make room for the keys they are told to expect, within the bytes they may take', () => {
+    const table = new NumberRowTable();
+    table.firstRowOrAdd(7, 1);
+    const small = table.bytes;
+    table.reserve(90_000, small);
+    expect(table.bytes).toBe(small);
+    table.reserve(90_000, 4 * 1024 * 1024);
+    // 16 segments of 8,192 slots of 8 bytes: 90,000 keys leave them at most 3/4 full.
+    expect(table.bytes).toBe(16 * 8192 * 8);
+    for (let key = 0; key < 90_000; key++) table.firstRowOrAdd(key, key + 2);
+    expect(table.bytes).toBe(16 * 8192 * 8);
+    expect(table.firstRowOrAdd(7, 0)).toBe(1);
+    expect(table.firstRowOrAdd(89_999, 0)).toBe(90_001);
+    expect(table.size).toBe(90_000);
+  });
+
   it("find the keys two tables share, below, among and above the first one's keys", () => {
     const first = new NumberRowTable();
     for (let key = 1000; key < 2000; key += 2) first.firstRowOrAdd(key, key);

@@ -211,7 +211,12 @@ async function validateTable(
   );
   let result: ReadResult | undefined;
   try {
-    result = await guard(collector, () => feed(resource, { ...read, split }, validator), validator);
+    const onBytes = split ? split.expectingRows(read.onBytes) : read.onBytes;
+    result = await guard(
+      collector,
+      () => feed(resource, { ...read, split, onBytes }, validator),
+      validator,
+    );
     // A source that could not be read at all (missing, empty) is that one error: no header
     // was read, so there are no label errors to add to it.
     if (result || validator.rowNumber > 0) validator.finish();

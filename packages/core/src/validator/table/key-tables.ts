@@ -51,6 +51,11 @@ class NumberSegment {
     return undefined;
   }
 
+  /** Grows the segment to `capacity` slots at once, when it has fewer. */
+  reserve(capacity: number): void {
+    if (capacity > this.keys.length) this.rebuild(capacity, false);
+  }
+
   find(key: number, hash: number): number | undefined {
     const keys = this.keys;
     if (keys instanceof Int32Array && !isInt32Key(key)) return undefined;
@@ -117,6 +122,18 @@ export class NumberRowTable {
     const hash = numberHash(key);
     const segment = this.segments[hash & (SEGMENTS - 1)] as NumberSegment;
     return segment.firstRowOrAdd(key, hash >>> SEGMENT_BITS, row);
+  }
+
+  /**
+   * Makes room for about `keys` keys at once, in at most `maxBytes`: a table grown slot
+   * by slot doubles each segment again and again, and each step copies it.
+   */
+  reserve(keys: number, maxBytes: number): void {
+    let capacity = 64;
+    while (capacity * MAX_LOAD * SEGMENTS < keys) capacity *= 2;
+    const slotBytes = (this.segments[0]?.keys.BYTES_PER_ELEMENT ?? 4) + 4;
+    if (capacity * SEGMENTS * slotBytes > maxBytes) return;
+    for (const segment of this.segments) segment.reserve(capacity);
   }
 
   /** The first row of a key that is there, without adding one that is not. */

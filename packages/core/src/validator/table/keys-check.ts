@@ -108,6 +108,15 @@ export class KeyTracker {
     return (this.numbers ??= new NumberRowTable()).firstRowOrAdd(value, rowNumber) === undefined;
   }
 
+  /**
+   * Told that about `keys` more keys will come: a table of numbers, the only kind held so
+   * far, makes room for them at once in at most `maxBytes`.
+   */
+  expectKeys(keys: number, maxBytes: number): void {
+    if (this.spilled || this.strings || this.tagged) return;
+    this.numbers?.reserve(this.numbers.size + keys, maxBytes);
+  }
+
   private keyOf(values: readonly unknown[]): Key | null {
     const fields = this.fields;
     if (fields.length === 1) {

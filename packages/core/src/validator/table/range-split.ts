@@ -21,7 +21,7 @@ import {
   type RangeRequest,
   type RangeResult,
 } from './ranges.js';
-import type { TableKeys, TableValidator } from './table-validator.js';
+import { rowsLeft, type TableKeys, type TableValidator } from './table-validator.js';
 
 export interface RangeSetup {
   schema: SchemaDescriptor;
@@ -131,6 +131,22 @@ export class RangeSplit {
       else settle(message.result);
     });
     this.channel = channel;
+  }
+
+  /**
+   * `onBytes` for the first range's reader, which tells it the bytes of both ranges: once
+   * the first rows are read, it also tells the validator how many rows the first range holds.
+   */
+  expectingRows(onBytes: ((read: number) => void) | undefined): (read: number) => void {
+    let told = false;
+    return (read) => {
+      const own = read - this.read;
+      if (!told && this.validator.rowNumber > 0 && own > 0) {
+        told = true;
+        this.validator.expectRows(rowsLeft(this.validator.rowNumber, own, this.plan.at));
+      }
+      onBytes?.(read);
+    };
   }
 
   /** True from the request sent to the second range until it is joined or abandoned. */

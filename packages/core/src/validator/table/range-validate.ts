@@ -6,7 +6,7 @@ import { CsvParser, type CsvOptions, type SpanHandler } from './csv-parser.js';
 import { ChunkDecoder } from './encoding.js';
 import { checkRow, checkSpans, rowTooLong, type RowLimits } from './row-limits.js';
 import { rangeLayout, type RangeRequest, type RangeResult } from './ranges.js';
-import { TableValidator, type ErrorPlace } from './table-validator.js';
+import { rowsLeft, TableValidator, type ErrorPlace } from './table-validator.js';
 
 interface RangeSource {
   location: string;
@@ -92,6 +92,14 @@ export async function validateRange(
     places,
   );
   validator.adoptHeader(request.map);
+  let rowsExpected = false;
+  const bytesRead = (read: number): void => {
+    if (!rowsExpected && validator.rowNumber > 0) {
+      rowsExpected = true;
+      validator.expectRows(rowsLeft(validator.rowNumber, read, request.end - request.start));
+    }
+    onBytes(read);
+  };
   try {
     const goOn = (): boolean => collector.open && !stopped();
     await readRangeRecords(
@@ -100,7 +108,7 @@ export async function validateRange(
         validator.record(cells);
         return goOn();
       },
-      onBytes,
+      bytesRead,
       (text, bounds, count) => {
         validator.spans(text, bounds, count);
         return goOn();

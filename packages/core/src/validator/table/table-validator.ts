@@ -92,6 +92,11 @@ export function cellText(raw: unknown): string {
  * Checks a table record by record: header labels, then each row's cells against the
  * schema. Only the key trackers grow with the table.
  */
+/** The rows in the `size - read` bytes left, at the rate of `rows` in the `read` bytes read. */
+export function rowsLeft(rows: number, read: number, size: number): number {
+  return read > 0 ? Math.ceil((rows * Math.max(0, size - read)) / read) : 0;
+}
+
 export class TableValidator {
   rowNumber = 0;
   rows = 0;
@@ -289,6 +294,17 @@ export class TableValidator {
       if (valueKept[index]) values[index] = value;
     }
     return present > 0;
+  }
+
+  /**
+   * Told about how many rows are still to come (read from the bytes read so far and the
+   * bytes left): key tables of numbers make room for their keys at once, each in at most a
+   * quarter of its share of the key memory, rather than doubling again and again.
+   */
+  expectRows(rows: number): void {
+    const trackers = this.trackers.filter((tracker) => !tracker.isSpilled);
+    const maxBytes = (this.share?.bytes ?? this.keyMemory) / 4 / Math.max(1, trackers.length);
+    for (const tracker of trackers) tracker.expectKeys(rows, maxBytes);
   }
 
   /** The column map of a header read by another validator, for one that reads on after it. */
