@@ -63,6 +63,20 @@ describe('key tables', () => {
     expect(expected.map(([row]) => keys[row - 1])).toEqual([-5.5, 1000, 1500, 1998]);
   });
 
+  it('find a key shared at the edge of two ranges of ids, and none in ranges apart', () => {
+    const first = new NumberRowTable();
+    for (let key = 1; key <= 1000; key++) first.firstRowOrAdd(key, key);
+    const sharedWith = (from: number): [number, number][] => {
+      const second = new NumberRowTable();
+      for (let key = from; key <= 2000; key++) second.firstRowOrAdd(key, key - from + 1);
+      const shared: [number, number][] = [];
+      first.shared(second.slots(), (row, firstRow) => shared.push([row, firstRow]));
+      return shared;
+    };
+    expect(sharedWith(1000)).toEqual([[1, 1000]]);
+    expect(sharedWith(1001)).toEqual([]);
+  });
+
   it('keep every key when 32-bit keys give way to wider ones in a full table', () => {
     const table = new NumberRowTable();
     for (let key = 0; key < 100_000; key++) table.firstRowOrAdd(key, key + 1);

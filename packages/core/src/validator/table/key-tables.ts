@@ -159,11 +159,13 @@ export class NumberRowTable {
    * For each key held in `slots` that this table holds too: its row there, then here. One
    * loop over the slots rather than a generator and a lookup per key: the first range's
    * worker waits on this for every key of the second range. Keys outside this table's
-   * smallest and largest are not looked up: the second range's ids mostly all are.
+   * smallest and largest are not looked up, and slots whose keys all are are not read: the
+   * second range's ids, in a table in their order, all lie above the first range's.
    */
   shared(slots: readonly NumberSlots[], visit: (row: number, first: number) => void): void {
     const { low, high } = this;
-    for (const { keys, rows } of slots) {
+    for (const { keys, rows, low: theirLow, high: theirHigh } of slots) {
+      if (theirLow > high || theirHigh < low) continue;
       const ints = keys instanceof Int32Array;
       for (let slot = 0; slot < keys.length; slot++) {
         const key = keys[slot] as number;
@@ -180,14 +182,18 @@ export class NumberRowTable {
 
   /** The table's slots as they are, empty ones included: cheap to send to another thread. */
   slots(): NumberSlots[] {
-    return this.segments.map((segment) => ({ keys: segment.keys, rows: segment.rows }));
+    const { low, high } = this;
+    return this.segments.map((segment) => ({ keys: segment.keys, rows: segment.rows, low, high }));
   }
 }
 
-/** The slots of one segment of a NumberRowTable. */
+/** The slots of one segment of a NumberRowTable, and the smallest and largest key it holds. */
 export interface NumberSlots {
   keys: Int32Array | Float64Array;
   rows: Uint32Array;
+  /** The smallest and largest key of the whole table: no key of the segment lies outside. */
+  low: number;
+  high: number;
 }
 
 /** FNV-1a over the UTF-16 code units, mixed at the end so that short keys spread too. */
