@@ -10,8 +10,10 @@ import {
   casterFor,
   castsToText,
   spanCasterFor,
+  spanCheckFor,
   type Caster,
   type SpanCaster,
+  type SpanCheck,
 } from './types/index.js';
 
 export interface CompiledField {
@@ -23,6 +25,8 @@ export interface CompiledField {
   readonly cast: Caster;
   /** Casts a cell where it lies in the text, when the field's type has such a caster. */
   readonly castSpan: SpanCaster | undefined;
+  /** Tells whether a cell where it lies casts, making no value: for a value nothing reads. */
+  readonly checkSpan: SpanCheck | undefined;
   /** True when a cell's value is its own text: no cast can fail. */
   readonly castsToText: boolean;
   readonly checks: readonly ConstraintCheck[];
@@ -51,6 +55,7 @@ export function compileField(
     missingMaxLength: Math.max(-1, ...[...missing].map((value) => value.length)),
     cast,
     castSpan: spanCasterFor(field, version),
+    checkSpan: spanCheckFor(field, version),
     castsToText: castsToText(field, version),
     checks: compileConstraints(constraints, cast),
     required: constraints.required === true,

@@ -283,8 +283,10 @@ export class TableValidator {
         continue;
       }
       present++;
-      // A text nothing reads is left uncast: its cast cannot fail.
-      if (field.castsToText && !valueRead[index]) continue;
+      // A text nothing reads is left uncast: its cast cannot fail; another value nothing
+      // reads is only checked, where it can be.
+      if (!valueRead[index] && (field.castsToText || field.checkSpan?.(text, start, end) === true))
+        continue;
       let value = field.castSpan?.(text, start, end);
       if (value === undefined) value = field.cast(text.slice(start, end));
       if (value === INVALID) return false;

@@ -1,6 +1,6 @@
 import type { FieldDescriptor, StandardVersion } from '../../descriptor/types.js';
 import { fieldType } from '../../descriptor/field-rules.js';
-import { INVALID, type Caster, type SpanCaster } from './invalid.js';
+import { INVALID, type Caster, type SpanCaster, type SpanCheck } from './invalid.js';
 import {
   integerCaster,
   integerSpanCaster,
@@ -12,6 +12,7 @@ import {
 import {
   dateCaster,
   dateSpanCaster,
+  dateSpanCheck,
   datetimeCaster,
   durationCaster,
   timeCaster,
@@ -25,7 +26,7 @@ import {
   objectCaster,
 } from './structured.js';
 
-export { INVALID, type Caster, type SpanCaster };
+export { INVALID, type Caster, type SpanCaster, type SpanCheck };
 
 const FACTORIES: Record<string, (field: FieldDescriptor) => Caster> = {
   string: stringCaster,
@@ -70,6 +71,14 @@ export function spanCasterFor(
   version: StandardVersion,
 ): SpanCaster | undefined {
   return SPAN_FACTORIES[fieldType(field, version)]?.(field);
+}
+
+/** The check of a cell where it lies that makes no value, for the types that have one. */
+export function spanCheckFor(
+  field: FieldDescriptor,
+  version: StandardVersion,
+): SpanCheck | undefined {
+  return fieldType(field, version) === 'date' ? dateSpanCheck(field) : undefined;
 }
 
 /** True when a cell's value is its text: a string of no format, or any. */

@@ -11,3 +11,9 @@ export type Caster = (raw: unknown) => unknown;
  * Whatever it returns for a cell, the `Caster` returns for that cell's string.
  */
 export type SpanCaster = (text: string, start: number, end: number) => unknown;
+
+/**
+ * Tells whether the cell text[start..end) casts, where it lies, without making its value:
+ * for a cell whose value nothing reads. False when it cannot tell: the caller then casts it.
+ */
+export type SpanCheck = (text: string, start: number, end: number) => boolean;

@@ -1,7 +1,7 @@
 import type { FieldDescriptor } from '../../descriptor/types.js';
 import { normalizeFormat } from '../../descriptor/field-rules.js';
 import { SheetDate } from '../../sheets/cells.js';
-import { INVALID, type Caster, type SpanCaster } from './invalid.js';
+import { INVALID, type Caster, type SpanCaster, type SpanCheck } from './invalid.js';
 import { compilePattern, dateParts, offsetMinutes, type DateParts } from './strptime.js';
 
 const DATE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
@@ -57,11 +57,11 @@ function digitAt(text: string, at: number): number {
 }
 
 /**
- * A date written YYYY-MM-DD at text[start..start + 10), or undefined: the digits read one
- * by one and the month's first day looked up, as this runs for every cell of a date column.
+ * A date written YYYY-MM-DD at text[start..start + 10), as the integer YYYYMMDD, or -1: the
+ * digits read one by one, as this runs for every cell of a date column.
  */
-function isoDay(text: string, start: number): number | undefined {
-  if (text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45) return undefined;
+function isoDate(text: string, start: number): number {
+  if (text.charCodeAt(start + 4) !== 45 || text.charCodeAt(start + 7) !== 45) return -1;
   const y1 = digitAt(text, start);
   const y2 = digitAt(text, start + 1);
   const y3 = digitAt(text, start + 2);
@@ -70,11 +70,21 @@ function isoDay(text: string, start: number): number | undefined {
   const m2 = digitAt(text, start + 6);
   const d1 = digitAt(text, start + 8);
   const d2 = digitAt(text, start + 9);
-  if (Math.max(y1, y2, y3, y4, m1, m2, d1, d2) > 9) return undefined;
+  if (Math.max(y1, y2, y3, y4, m1, m2, d1, d2) > 9) return -1;
   const year = y1 * 1000 + y2 * 100 + y3 * 10 + y4;
   const month = m1 * 10 + m2;
   const day = d1 * 10 + d2;
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return -1;
+  return year * 10_000 + month * 100 + day;
+}
+
+/** A date written YYYY-MM-DD at text[start..start + 10), or undefined: its month's first day looked up. */
+function isoDay(text: string, start: number): number | undefined {
+  const date = isoDate(text, start);
+  if (date < 0) return undefined;
+  const year = Math.floor(date / 10_000);
+  const month = Math.floor(date / 100) % 100;
+  const day = date % 100;
   const index = (year - MONTHS_FROM) * 12 + month - 1;
   if (index < 0 || index >= MONTH_STARTS.length) return daysFromCivil(year, month, day) * DAY_MS;
   let first = MONTH_STARTS[index] as number;
@@ -193,6 +203,15 @@ export const dateCaster = (field: FieldDescriptor): Caster => {
 export const dateSpanCaster = (field: FieldDescriptor): SpanCaster | undefined =>
   normalizeFormat(field.format) === 'default'
     ? (text, start, end) => (end - start === 10 ? isoDay(text, start) : undefined)
+    : undefined;
+
+/**
+ * The same dates told apart where they lie, with no value made: a date's milliseconds are
+ * too large for a small integer, and each made a heap number that nothing read.
+ */
+export const dateSpanCheck = (field: FieldDescriptor): SpanCheck | undefined =>
+  normalizeFormat(field.format) === 'default'
+    ? (text, start, end) => end - start === 10 && isoDate(text, start) >= 0
     : undefined;
 
 export const timeCaster = (field: FieldDescriptor): Caster =>
