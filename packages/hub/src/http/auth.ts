@@ -1,4 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type {
+  AuthCheck,
+  AuthorizeAnswer,
+  LogoutAnswer,
+  ResolveAnswer,
+  TokenAnswer,
+} from '@data/core';
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
 import { liveClaims, tokenOf, userOf } from './callers.js';
@@ -68,11 +75,15 @@ function providerUrls(hub: Hub, request: SignInRequest): Record<string, { url: s
 
 export async function check(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const user = await userOf(hub, request);
-  if (user) return sendJson(response, 200, { authenticated: true, profile: profile(user) });
+  if (user)
+    return sendJson(response, 200, {
+      authenticated: true,
+      profile: profile(user),
+    } satisfies AuthCheck);
   sendJson(response, 200, {
     authenticated: false,
     providers: providerUrls(hub, signInRequest(hub, request.url.searchParams)),
-  });
+  } satisfies AuthCheck);
 }
 
 export async function authorize(
@@ -86,7 +97,7 @@ export async function authorize(
   const service = request.url.searchParams.get('service');
   // The protocol answers 200 without a token when the caller is not authenticated.
   if (!user || (service !== 'rawstore' && service !== 'source'))
-    return sendJson(response, 200, { permissions: {} });
+    return sendJson(response, 200, { permissions: {} } satisfies AuthorizeAnswer);
   const permissions = {
     max_storage: hub.options.maxStorageBytes,
     max_datasets: hub.options.maxDatasets,
@@ -100,12 +111,19 @@ export async function authorize(
     parent: claims?.jti,
     exp,
   });
-  sendJson(response, 200, { userid: user.userid, permissions, service, token: serviceToken });
+  sendJson(response, 200, {
+    userid: user.userid,
+    permissions,
+    service,
+    token: serviceToken,
+  } satisfies AuthorizeAnswer);
 }
 
 export async function resolve(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const username = request.url.searchParams.get('username') ?? '';
-  sendJson(response, 200, { userid: (await hub.store.userByName(username))?.userid ?? null });
+  sendJson(response, 200, {
+    userid: (await hub.store.userByName(username))?.userid ?? null,
+  } satisfies ResolveAnswer);
 }
 
 export function publicKey(hub: Hub, _request: Request, response: ServerResponse): void {
@@ -316,7 +334,7 @@ export async function exchangeCode(
     return sendJson(response, 400, { error: 'invalid_grant' });
   const user = await hub.store.userById(saved.userid);
   if (!user) return sendJson(response, 400, { error: 'invalid_grant' });
-  sendJson(response, 200, { token: issueUserToken(hub, user) });
+  sendJson(response, 200, { token: issueUserToken(hub, user) } satisfies TokenAnswer);
 }
 
 /**
@@ -337,7 +355,8 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
   }
   if (claims?.kind === 'user' && typeof claims.jti === 'string')
     await hub.store.revoke(claims.jti, claims.exp);
-  if (!fromCookie) return sendJson(response, 200, { revoked: claims !== undefined });
+  if (!fromCookie)
+    return sendJson(response, 200, { revoked: claims !== undefined } satisfies LogoutAnswer);
   addCookie(response, sessionCookie(hub, '', 0));
   redirect(response, '/');
 }
