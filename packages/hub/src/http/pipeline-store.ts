@@ -4,7 +4,7 @@ import { serviceClaims, userOf } from './callers.js';
 import { HttpError, readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
 import type { Dataset, Revision } from '../engines/metadata/types.js';
-import type { ChangeSummary, FlowSpec } from '@data/core';
+import type { ChangeSummary, FlowSpec, SourceUploadAnswer } from '@data/core';
 import { flowSpecErrors } from '@data/core';
 import { packagePath } from '../engines/storage/types.js';
 import { objectKeyOfUrl, quotaMessage } from '../services/objects.js';
@@ -54,16 +54,17 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
     return sendJson(response, 401, {
       success: false,
       errors: ['a valid source service token is required'],
-    });
+    } satisfies SourceUploadAnswer);
   const body = await readJson(request, hub.options.limits.specBytes);
   const errors = flowSpecErrors(body);
-  if (errors.length > 0) return sendJson(response, 400, { success: false, errors });
+  if (errors.length > 0)
+    return sendJson(response, 400, { success: false, errors } satisfies SourceUploadAnswer);
   const spec = body as FlowSpec;
   if (spec.meta.ownerid !== claims.userid)
     return sendJson(response, 403, {
       success: false,
       errors: ['"meta.ownerid" is not the owner of the token'],
-    });
+    } satisfies SourceUploadAnswer);
   const dataset = spec.meta.dataset;
   const same =
     spec.meta.force === true ? undefined : await unchangedRevision(hub, claims.userid, spec);
@@ -74,7 +75,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       flow_id: flowId({ ownerid: claims.userid, dataset, revision: same }),
       errors: [],
       unchanged: true,
-    });
+    } satisfies SourceUploadAnswer);
   const created = await hub.store.createRevision(
     claims.userid,
     dataset,
@@ -90,7 +91,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: [
         `you already have a dataset "${created.existing}", and names must differ in more than case: publish to "${created.existing}" or choose another name`,
       ],
-    });
+    } satisfies SourceUploadAnswer);
   if ('refused' in created)
     return sendJson(response, 403, {
       success: false,
@@ -99,7 +100,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
           ? `Max datasets for user exceeded plan limit (${String(hub.options.maxDatasets)})`
           : quotaMessage(hub),
       ],
-    });
+    } satisfies SourceUploadAnswer);
   const revision = created.revision;
   hub.enqueue();
   sendJson(response, 200, {
@@ -107,7 +108,7 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
     dataset_id: `${claims.userid}/${dataset}`,
     flow_id: flowId({ ownerid: claims.userid, dataset, revision }),
     errors: [],
-  });
+  } satisfies SourceUploadAnswer);
 }
 
 async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<boolean> {
