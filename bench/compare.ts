@@ -21,14 +21,17 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
+  realpathSync,
   rmSync,
   symlinkSync,
   writeFileSync,
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { browserLogin } from '../test/hub/protocol.ts';
 import { changedCopy, generatePackage, rowValues, SCHEMA } from './generate.ts';
@@ -75,8 +78,49 @@ function step(command: string, args: string[], cwd: string, env = process.env): 
 }
 
 /**
+ * node_modules for a worktree whose package-lock.json is this checkout's. Without workspaces:
+ * a link to this checkout's folder. With them, that folder's links to the workspace packages
+ * (data, @data/*) are relative and would resolve to THIS checkout's packages/, so that REF would
+ * build with HEAD's core: the worktree gets a real folder instead, each entry an absolute link
+ * to this checkout's, except the links into packages/, which name the worktree's own packages,
+ * and .bin, whose relative links are made again as they are, so that they resolve inside the
+ * worktree's folder (not `npm ci --ignore-scripts --offline`: it copies every package, and
+ * fails when npm's cache lacks one).
+ */
+function linkModules(dir: string): void {
+  const ours = join(ROOT, 'node_modules');
+  const theirs = join(dir, 'node_modules');
+  const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    workspaces?: unknown;
+  };
+  if (manifest.workspaces === undefined) {
+    symlinkSync(ours, theirs);
+    return;
+  }
+  const packages = join(ROOT, 'packages') + sep;
+  const mirror = (from: string, to: string): void => {
+    mkdirSync(to);
+    for (const entry of readdirSync(from, { withFileTypes: true })) {
+      const source = join(from, entry.name);
+      const target = join(to, entry.name);
+      if (entry.name === '.bin') {
+        mkdirSync(target);
+        for (const bin of readdirSync(source)) {
+          symlinkSync(readlinkSync(join(source, bin)), join(target, bin));
+        }
+      } else if (entry.isSymbolicLink()) {
+        const real = realpathSync(source);
+        symlinkSync(real.startsWith(packages) ? join(dir, relative(ROOT, real)) : real, target);
+      } else if (from === ours && entry.name.startsWith('@')) mirror(source, target);
+      else symlinkSync(source, target);
+    }
+  };
+  mirror(ours, theirs);
+}
+
+/**
  * REF built in a worktree under the temporary folder: node_modules is this checkout's when the
- * two lockfiles are the same, else installed there without install scripts (the registry is
+ * two lockfiles are the same (linkModules), else installed there without install scripts (the registry is
  * asked then). A worktree already built is used again.
  */
 function builtWorktree(ref: string): string {
@@ -91,7 +135,7 @@ function builtWorktree(ref: string): string {
   const ourLock = readFileSync(join(ROOT, 'package-lock.json'), 'utf8');
   const theirLock = readFileSync(join(dir, 'package-lock.json'), 'utf8');
   if (!existsSync(join(dir, 'node_modules'))) {
-    if (ourLock === theirLock) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    if (ourLock === theirLock) linkModules(dir);
     else {
       say(`${ref}: its package-lock.json differs from this checkout's: npm ci --ignore-scripts`);
       step('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], dir);
