@@ -10,12 +10,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { V2_PROFILE } from '../../packages/core/src/validator/reading.js';
-import {
-  isReservedName,
-  RESERVED_NAMES,
-  usernameFrom,
-} from '../../packages/hub/src/services/names.js';
-import { firstLiteralSegment, ROUTES } from '../../packages/hub/src/http/routes.js';
+import { isReservedName, RESERVED_NAMES, usernameFrom } from '../../packages/hub/src/names.js';
+import { firstLiteralSegment, ROUTES } from '../../packages/hub/src/routes.js';
 import { HttpBrowser, oidcSignIn } from '../helpers/identity.js';
 import {
   browserLogin,

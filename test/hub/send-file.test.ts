@@ -5,9 +5,8 @@ import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { charsetOf, contentType } from '../../packages/hub/src/content-type.js';
 import {
-  charsetOf,
-  contentType,
   dispositionOf,
   MAX_RANGES,
   sendLocalFile,

@@ -8,7 +8,7 @@ import type { Storage } from './engines/storage/types.js';
 import type { HubLog } from './logger.js';
 import type { HubMetrics } from './metrics.js';
 import type { HubOptions } from './options.js';
-import type { BoundedCache } from './services/bounded-cache.js';
+import type { BoundedCache } from './bounded-cache.js';
 import type { Keys } from './services/tokens.js';
 
 export interface HubParts {

@@ -13,7 +13,7 @@ import {
   type MetricsAccess,
 } from './options.js';
 import { Copies } from './services/copies/copies.js';
-import { BoundedCache } from './services/bounded-cache.js';
+import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './engines/providers/types.js';
 import * as frontend from './http/frontend.js';
 import * as health from './http/health.js';
@@ -21,14 +21,8 @@ import { HubMetrics } from './metrics.js';
 import { hubLog, type HubLog, type LogFormat } from './logger.js';
 import { randomUUID } from 'node:crypto';
 import { revisionDiff } from './http/revision-diff.js';
-import {
-  HttpError,
-  redirect,
-  segmentsOf,
-  sendJson,
-  sendText,
-  type Request,
-} from './http/request.js';
+import { HttpError } from './http-error.js';
+import { redirect, segmentsOf, sendJson, sendText, type Request } from './http/request.js';
 import * as metastore from './http/metastore.js';
 import * as pipelineStore from './http/pipeline-store.js';
 import * as rawstore from './http/rawstore.js';
@@ -42,8 +36,8 @@ import { scratchFolder } from './services/scratch.js';
 import { openStorage } from './engines/storage/open.js';
 import { StorageAddressError, type Storage } from './engines/storage/types.js';
 import { loadKeys } from './services/tokens.js';
-import { ROUTES, type FixedRoute, type PATTERNS } from './http/routes.js';
-import { isReservedName } from './services/names.js';
+import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
+import { isReservedName } from './names.js';
 import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
 import { revisionParam, versionedAddress } from './http/published.js';
 import { isRevisionNumber } from './services/published.js';

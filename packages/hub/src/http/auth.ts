@@ -9,9 +9,9 @@ import type {
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
 import { liveClaims, tokenOf, userOf } from './callers.js';
+import { HttpError } from '../http-error.js';
 import {
   HTML,
-  HttpError,
   isObject,
   readForm,
   readJson,
@@ -20,7 +20,7 @@ import {
   sendText,
   type Request,
 } from './request.js';
-import { isReservedName, USERNAME } from '../services/names.js';
+import { isReservedName, USERNAME } from '../names.js';
 import { SignInRefused } from '../engines/providers/types.js';
 import {
   addCookie,

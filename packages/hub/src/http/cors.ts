@@ -10,7 +10,7 @@
  * Routes that change state, sign in or upload get no CORS header at all.
  */
 import type { ServerResponse } from 'node:http';
-import { isReservedName } from '../services/names.js';
+import { isReservedName } from '../names.js';
 import { isRevisionNumber } from '../services/published.js';
 
 /** The headers a reader needs besides those every browser lets scripts read. */

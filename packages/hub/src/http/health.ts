@@ -5,7 +5,8 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
-import { HttpError, sendJson, type Request } from './request.js';
+import { HttpError } from '../http-error.js';
+import { sendJson, type Request } from './request.js';
 import { sameSecret } from '../services/tokens.js';
 
 /** How long the database and the store each have to answer a readiness check. */

@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
 import { userOf } from './callers.js';
-import { HttpError, sendJson, type Request } from './request.js';
+import { HttpError } from '../http-error.js';
+import { sendJson, type Request } from './request.js';
 
 /** `q` is a JSON string in the protocol; a bare word is taken as it is. */
 export function searchText(q: string | null): string {

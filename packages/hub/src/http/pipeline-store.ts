@@ -1,7 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
 import { serviceClaims, userOf } from './callers.js';
-import { HttpError, readJson, sendJson, type Request } from './request.js';
+import { HttpError } from '../http-error.js';
+import { readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
 import type { Dataset, Revision } from '../engines/metadata/types.js';
 import type { ChangeSummary, FlowSpec, SourceUploadAnswer } from '@data/core';

@@ -4,7 +4,8 @@
  */
 import type { HubParts } from '../parts.js';
 import { userOf, type TokenCheck } from './callers.js';
-import { HttpError, type Request } from './request.js';
+import { HttpError } from '../http-error.js';
+import { type Request } from './request.js';
 import type { Dataset, Revision, User } from '../engines/metadata/types.js';
 import { isRevisionNumber, storedPackage, type Published } from '../services/published.js';
 

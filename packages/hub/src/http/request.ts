@@ -1,15 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
-/** An error that becomes an HTTP answer: a status and a message, never a stack. */
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly asText = false,
-  ) {
-    super(message);
-  }
-}
+import { HttpError } from '../http-error.js';
 
 export interface Request {
   readonly raw: IncomingMessage;

@@ -11,7 +11,8 @@ import { rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { BytesDigest, digestOf, type Digest } from '../services/bytes-digest.js';
 import type { Hub } from '../context.js';
-import { HttpError, isObject, readJson, sendJson, type Request } from './request.js';
+import { HttpError } from '../http-error.js';
+import { isObject, readJson, sendJson, type Request } from './request.js';
 import { objectKey, objectsUrl, storeFile, takeIn, type FileEntry } from '../services/objects.js';
 import {
   PartialWriteError,
@@ -20,7 +21,7 @@ import {
   type PartialFiles,
 } from '../engines/storage/types.js';
 import { hmac, sameSecret } from '../services/tokens.js';
-import { BoundedCache } from '../services/bounded-cache.js';
+import { BoundedCache } from '../bounded-cache.js';
 
 /** Smaller files are sent again whole sooner than they would be resumed. */
 const RESUMABLE_MIN_BYTES = 8 * 1024 * 1024;

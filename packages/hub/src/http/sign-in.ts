@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
-import { HTML, HttpError, redirect, sendText, type Request } from './request.js';
+import { HttpError } from '../http-error.js';
+import { HTML, redirect, sendText, type Request } from './request.js';
 import type { User } from '../engines/metadata/types.js';
 import { hmac, sameSecret, signToken } from '../services/tokens.js';
 import { continuePage } from '../views/login.js';

@@ -7,7 +7,7 @@ import { SqliteMetadata } from '../engines/metadata/sqlite.js';
 import { MOVED_TABLES, type MovedTable, type Row } from '../engines/metadata/rules.js';
 import type { Metadata } from '../engines/metadata/types.js';
 import { OBJECT_KEY } from './objects.js';
-import { contentType } from '../http/send-file.js';
+import { contentType } from '../content-type.js';
 import { FolderStorage } from '../engines/storage/folder.js';
 import { openStorage } from '../engines/storage/open.js';
 import type { Storage } from '../engines/storage/types.js';

@@ -4,7 +4,7 @@
  * within the owner's quota. The routes that receive them are in http/rawstore.ts and
  * http/resumable.ts; the pipeline takes in what was put at presigned URLs.
  */
-import { HttpError } from '../http/request.js';
+import { HttpError } from '../http-error.js';
 import type { HubParts } from '../parts.js';
 import { objectPath, stagedPath } from '../engines/storage/types.js';
 

@@ -6,7 +6,7 @@
 import { basename } from 'node:path';
 import { derivedOf, formatOf, type DiffSide, type PackageLike } from '@data/core';
 import type { HubParts } from '../parts.js';
-import { HttpError } from '../http/request.js';
+import { HttpError } from '../http-error.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
 import type { Dataset, Revision, User } from '../engines/metadata/types.js';
 

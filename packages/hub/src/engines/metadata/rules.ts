@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isReservedName } from '../../services/names.js';
+import { isReservedName } from '../../names.js';
 import type { MovedTable, Row } from './tables.js';
 import type {
   CachedCopy,

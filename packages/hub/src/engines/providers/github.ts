@@ -1,5 +1,5 @@
 import * as client from 'openid-client';
-import { usernameFrom } from '../../services/names.js';
+import { usernameFrom } from '../../names.js';
 import { SignInRefused, type Attempt, type Provider } from './types.js';
 
 export interface GitHubSettings {

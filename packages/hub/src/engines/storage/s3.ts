@@ -23,7 +23,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { eachLimited } from '@data/core';
-import { BoundedCache } from '../../services/bounded-cache.js';
+import { BoundedCache } from '../../bounded-cache.js';
 import {
   BUCKET_HINT,
   StorageAddressError,

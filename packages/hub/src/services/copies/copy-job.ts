@@ -3,7 +3,7 @@ import { open } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { HttpError } from '../../http/request.js';
+import { HttpError } from '../../http-error.js';
 
 /** Read from a copy's file and sent on in pieces of this size: one per reader at a time. */
 const PIECE_BYTES = 64 * 1024;

@@ -6,7 +6,7 @@ import { validateAndDeriveIsolated } from '@data/core';
 import type { HubParts } from '../../parts.js';
 import type { CopyJob } from './copy-job.js';
 import { storedKey, type Published } from '../published.js';
-import { contentType } from '../../http/send-file.js';
+import { contentType } from '../../content-type.js';
 
 type Resource = Record<string, unknown>;
 

@@ -22,7 +22,7 @@ import { derivedName, localPaths, zipName, type FlowSpec, type Resource } from '
 import { fileHead } from '@data/core';
 import { fileDigest } from '@data/core';
 import type { Report } from '@data/core';
-import { HttpError } from '../../http/request.js';
+import { HttpError } from '../../http-error.js';
 import type { StepId } from './steps.js';
 import type { LogFields } from '../../logger.js';
 import { counted, grouped } from '@data/core';

@@ -1,4 +1,4 @@
-import { firstLiteralSegment, ROUTES } from '../http/routes.js';
+import { firstLiteralSegment, ROUTES } from './routes.js';
 
 /** Reserved besides the routes' own: addresses crawlers, tools and a future API expect. */
 const OTHER_RESERVED = ['search', 'api', 'robots.txt'];
