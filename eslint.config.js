@@ -128,5 +128,25 @@ export default tseslint.config(
     ignores: ['packages/cli/src/client/**', 'packages/cli/src/transfers/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: OTHER_PACKAGES_INSIDE }] },
   },
+  {
+    // A value taken from the hub statically would make the bundle require it at load, and a CLI
+    // installed alone would fail for every command: the serve commands import() it.
+    files: ['packages/cli/src/**'],
+    ignores: ['packages/cli/src/commands/serve-hub.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@data/hub',
+              allowTypeImports: true,
+              message: 'load it through loadHub() (commands/serve-hub.ts)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['**/*.js'], ...tseslint.configs.disableTypeChecked },
 );

@@ -70,6 +70,26 @@ describe('imports across the packages', () => {
       expect(await broken(file, source), source).toContain('no-restricted-imports');
   });
 
+  it('refuses a value imported statically from the hub in the CLI, but in serve-hub.ts', async () => {
+    for (const source of [
+      "import { startHub } from '@data/hub';",
+      "export { startHub } from '@data/hub';",
+      "import * as hub from '@data/hub';",
+    ])
+      expect(await broken('packages/cli/src/commands/serve.ts', source), source).toContain(
+        '@typescript-eslint/no-restricted-imports',
+      );
+    expect(
+      await broken('packages/cli/src/output/x.ts', "export type { GcReport } from '@data/hub';"),
+    ).toEqual([]);
+    expect(
+      await broken(
+        'packages/cli/src/commands/serve-hub.ts',
+        "export { startHub } from '@data/hub';",
+      ),
+    ).toEqual([]);
+  });
+
   it('holds import() to the same rules, which no-restricted-imports does not look at', async () => {
     expect(
       await broken(
