@@ -72,14 +72,36 @@ const NOT_ERRORS = [
 const isErrorClass = (node: ts.NewExpression): boolean =>
   ts.isIdentifier(node.expression) && /(Error|Failure|Refused)$/.test(node.expression.text);
 
-/** The hints the code writes: `hint:` properties, and a hint given after the message. */
-function hints(file: ts.SourceFile): ts.Node[] {
-  const found: ts.Node[] = [];
+/** The initializers of the file's consts, by name (every one of a name declared twice). */
+function constants(file: ts.SourceFile): Map<string, ts.Expression[]> {
+  const found = new Map<string, ts.Expression[]>();
   walk(file, (node) => {
-    if (ts.isPropertyAssignment(node) && node.name.getText(file) === 'hint')
-      found.push(node.initializer);
+    if (!ts.isVariableDeclarationList(node) || !(node.flags & ts.NodeFlags.Const)) return;
+    for (const declaration of node.declarations)
+      if (ts.isIdentifier(declaration.name) && declaration.initializer)
+        found.set(declaration.name.text, [
+          ...(found.get(declaration.name.text) ?? []),
+          declaration.initializer,
+        ]);
+  });
+  return found;
+}
+
+/**
+ * The hints the code writes: `hint:` properties, and a hint given after the message; a hint
+ * held in a const of the same file is read where the const is written.
+ */
+function hints(file: ts.SourceFile): ts.Node[] {
+  const consts = constants(file);
+  const found: ts.Node[] = [];
+  const hint = (node: ts.Node): void => {
+    found.push(...(ts.isIdentifier(node) ? (consts.get(node.text) ?? [node]) : [node]));
+  };
+  walk(file, (node) => {
+    if (ts.isPropertyAssignment(node) && node.name.getText(file) === 'hint') hint(node.initializer);
+    if (ts.isShorthandPropertyAssignment(node) && node.name.text === 'hint') hint(node.name);
     if (ts.isNewExpression(node) && isErrorClass(node))
-      found.push(...(node.arguments ?? []).slice(1));
+      (node.arguments ?? []).slice(1).forEach(hint);
   });
   return found;
 }
@@ -117,5 +139,22 @@ describe('the domain errors', () => {
       ts.ScriptTarget.Latest,
     );
     expect(offences(file, hints(file))).toEqual(['x.ts: pass --force to replace it']);
+  });
+
+  it('would be caught naming a flag in a const given as the hint', () => {
+    const file = ts.createSourceFile(
+      'x.ts',
+      [
+        "const DATABASE_HINT = 'start it with --database';",
+        'const hint = `or --force`;',
+        'throw new HubRefused(message, DATABASE_HINT, 503);',
+        'throw new UsageError(message, { hint });',
+      ].join('\n'),
+      ts.ScriptTarget.Latest,
+    );
+    expect(offences(file, hints(file))).toEqual([
+      'x.ts: or --force',
+      'x.ts: start it with --database',
+    ]);
   });
 });
