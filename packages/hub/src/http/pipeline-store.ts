@@ -11,7 +11,6 @@ import { packagePath } from '../engines/storage/types.js';
 import { objectKeyOfUrl, quotaMessage } from '../services/objects.js';
 
 // The flow spec and its checks are the protocol's, in core (protocol/), shared with the client.
-export type { FlowSpec } from '@data/core';
 
 /**
  * What makes two publications the same: the descriptor, the bytes of every file (their

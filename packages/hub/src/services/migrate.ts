@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { eachLimited } from '@data/core';
 import { hashFile } from '@data/core';
 import { SqliteMetadata } from '../engines/metadata/sqlite.js';
-import { MOVED_TABLES, type MovedTable, type Row } from '../engines/metadata/rules.js';
+import { MOVED_TABLES, type MovedTable, type Row } from '../engines/metadata/tables.js';
 import type { Metadata } from '../engines/metadata/types.js';
 import { OBJECT_KEY } from './objects.js';
 import { contentType } from '../content-type.js';

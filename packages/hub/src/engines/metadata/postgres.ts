@@ -2,7 +2,6 @@ import pg from 'pg';
 import {
   freshness,
   listingOrder,
-  MOVED_TABLES,
   portableRow,
   waitingRevision,
   findableBy,
@@ -12,12 +11,10 @@ import {
   revisionNameKey,
   runAwaiting,
   unexpired,
-  type CachedCopy,
-  type MovedTable,
-  type Row,
   type Tables,
 } from './rules.js';
 import * as rules from './rules.js';
+import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
   SEARCH_FIELDS,
@@ -27,6 +24,7 @@ import {
   type SearchSource,
 } from './search.js';
 import type {
+  CachedCopy,
   CreatedRevision,
   Dataset,
   DatasetSort,

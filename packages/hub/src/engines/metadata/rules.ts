@@ -13,18 +13,13 @@ import type {
   User,
 } from './types.js';
 
-export { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
-export type { CachedCopy } from './types.js';
-
 /** The user name to try at `attempt` (from 1): `wanted`, then `wanted-2`, `wanted-3`… */
-export function usernameCandidate(wanted: string, attempt: number): string {
+function usernameCandidate(wanted: string, attempt: number): string {
   return attempt === 1 ? wanted : `${wanted.slice(0, 36)}-${String(attempt)}`;
 }
 
-export { isReservedName };
-
 /** A new user of an identity, under a user name nobody holds. */
-export function newUser(identity: Identity, username: string): User {
+function newUser(identity: Identity, username: string): User {
   return {
     userid: randomBytes(16).toString('hex'),
     username,
@@ -39,7 +34,7 @@ export function newUser(identity: Identity, username: string): User {
  * The findability a succeeded revision is published with: its own if it named one, else
  * what the dataset had, and published for a dataset's first publication.
  */
-export function publishedFindability(
+function publishedFindability(
   asked: Findability | null | undefined,
   current: Dataset | undefined,
 ): Findability {
@@ -47,7 +42,7 @@ export function publishedFindability(
 }
 
 /** Whether a revision becomes the dataset's published one: not when a later one already is. */
-export function supersedes(current: Dataset | undefined, revision: number): boolean {
+function supersedes(current: Dataset | undefined, revision: number): boolean {
   return current?.published_revision == null || current.published_revision <= revision;
 }
 
@@ -151,7 +146,7 @@ const ABANDONED_MS = 10 * 60 * 1000;
  * abandoned reservations first, then kept copies, least recently used first. Undefined
  * when the copy cannot fit even in an empty cache.
  */
-export function copiesToEvict(
+function copiesToEvict(
   rows: readonly CachedCopy[],
   bytes: number,
   budget: number,
@@ -290,7 +285,7 @@ export interface Tables {
 }
 
 /** Whether `bytes` more fit a quota of which `used` is taken. */
-export function fitsQuota(used: number, bytes: number, quota: number): boolean {
+function fitsQuota(used: number, bytes: number, quota: number): boolean {
   return used + bytes <= quota;
 }
 

@@ -5,7 +5,6 @@ import { openSqliteFile } from './sqlite-file.js';
 import {
   freshness,
   listingOrder,
-  MOVED_TABLES,
   portableRow,
   waitingRevision,
   findableBy,
@@ -15,11 +14,10 @@ import {
   revisionNameKey,
   runNow,
   unexpired,
-  type MovedTable,
-  type Row,
   type Tables,
 } from './rules.js';
 import * as rules from './rules.js';
+import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
   SEARCH_FIELDS,

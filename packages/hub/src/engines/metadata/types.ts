@@ -1,4 +1,5 @@
 import type { Findability, FlowState } from '@data/core';
+import type { MovedTable, Row } from './tables.js';
 
 // The protocol's (core protocol/types.ts), which the hub stores as they travel.
 export type { Findability } from '@data/core';
@@ -108,10 +109,6 @@ export interface SearchPage {
   rows: (Dataset & { username: string })[];
   total: number;
 }
-
-import type { MovedTable, Row } from './tables.js';
-
-export type { MovedTable, Row };
 
 /** A derived copy the cache counts: kept (`ready`) or being stored. */
 export interface CachedCopy {
