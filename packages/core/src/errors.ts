@@ -20,13 +20,13 @@ export type ErrorReason =
   | 'unresolved'
   /** The server went quiet for longer than allowed. */
   | 'silent'
-  /** The folder to write into holds files already (`existing`). */
+  /** The folder to write into holds files already. */
   | 'folder-not-empty'
-  /** What stands at the path to write (`existing`) is no file. */
+  /** What stands at the path to write is no file. */
   | 'not-a-file'
-  /** The file to write (`existing`) holds other bytes than those to be written. */
+  /** The file to write holds other bytes than those to be written. */
   | 'file-differs'
-  /** The file to write (`existing`) is there already. */
+  /** The file to write is there already. */
   | 'file-exists'
   /** The hub offers no zip of a dataset. */
   | 'no-zip'
@@ -65,8 +65,6 @@ export interface DataErrorOptions {
   /** What to check, true wherever the error is shown: never a flag, a command or a setting. */
   hint?: string;
   reason?: ErrorReason;
-  /** The path that is in the way, for `folder-not-empty`, `not-a-file`, `file-differs`, `file-exists`. */
-  existing?: string;
   /** Whether a token went with the request, for `no-dataset` and `dataset-unreadable`. */
   signedIn?: boolean;
   cause?: unknown;
@@ -78,7 +76,6 @@ export abstract class DataError extends Error {
   readonly code: string;
   readonly hint: string | undefined;
   readonly reason: ErrorReason | undefined;
-  readonly existing: string | undefined;
   readonly signedIn: boolean | undefined;
 
   protected constructor(message: string, code: string, options: DataErrorOptions = {}) {
@@ -86,7 +83,6 @@ export abstract class DataError extends Error {
     this.code = options.code ?? code;
     this.hint = options.hint;
     this.reason = options.reason;
-    this.existing = options.existing;
     this.signedIn = options.signedIn;
   }
 }
@@ -174,10 +170,8 @@ export class InvalidDataError extends DataError {
 /** The command was stopped by Ctrl-C (SIGINT), or by SIGTERM. */
 export class InterruptedError extends DataError {
   readonly kind = 'interrupted';
-  readonly signal: 'SIGINT' | 'SIGTERM';
   constructor(by: unknown = 'SIGINT') {
     const terminated = by === 'SIGTERM';
     super(terminated ? 'terminated' : 'interrupted', terminated ? 'E_TERMINATED' : 'E_INTERRUPTED');
-    this.signal = terminated ? 'SIGTERM' : 'SIGINT';
   }
 }

@@ -185,10 +185,7 @@ async function readDescriptor(
 export async function getDataset(target: Target, options: GetOptions): Promise<GetResult> {
   const folder = options.out;
   if (!options.force && !(await isEmptyFolder(folder))) {
-    throw new UsageError(`${folder} is not empty`, {
-      reason: 'folder-not-empty',
-      existing: folder,
-    });
+    throw new UsageError(`${folder} is not empty`, { reason: 'folder-not-empty' });
   }
   const { descriptor, target: at } = await fetchDescriptor(target, options);
   const jobs: { url: string; path: string; resource: Resource }[] = [];
@@ -288,7 +285,7 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
   const existing = await stat(path).catch(() => undefined);
   // A folder, a FIFO (which reading to compare would wait on forever), a device…
   if (existing && !existing.isFile())
-    throw new UsageError(`${path} exists and is no file`, { reason: 'not-a-file', existing: path });
+    throw new UsageError(`${path} exists and is no file`, { reason: 'not-a-file' });
   const incoming = existing ? `${path}.incoming` : path;
   options.onEvent?.({ type: 'plan', files: [{ path: name, bytes: undefined }] });
   const download = (url: string) =>
@@ -314,7 +311,6 @@ export async function getFile(target: Target, options: GetOptions): Promise<GetR
       await rm(incoming, { force: true });
       throw new UsageError(`${path} exists and differs from ${name} on the hub: left as it is`, {
         reason: 'file-differs',
-        existing: path,
       });
     }
     await replaceFile(incoming, path);
@@ -348,7 +344,7 @@ export async function getZip(target: Target, options: GetOptions): Promise<GetRe
   const name = `${typeof descriptor.name === 'string' ? descriptor.name : 'dataset'}.zip`;
   const path = inside(options.out, name);
   if (!options.force && (await stat(path).catch(() => undefined)))
-    throw new UsageError(`${path} exists`, { reason: 'file-exists', existing: path });
+    throw new UsageError(`${path} exists`, { reason: 'file-exists' });
   const url = new URL(zip.path, at.url);
   const revision = new URL(at.url).searchParams.get('v');
   if (revision) url.searchParams.set('v', revision);
