@@ -16,7 +16,9 @@ const WORK = join(ROOT, '.sea');
 const OUT = join(ROOT, 'dist', 'data');
 const NODE = join(ROOT, 'node_modules', 'node', 'bin', 'node');
 const version = (
-  JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(join(ROOT, 'packages/cli/package.json'), 'utf8')) as {
+    version: string;
+  }
 ).version;
 
 rmSync(WORK, { recursive: true, force: true });

@@ -33,7 +33,9 @@ describe('the single executable', () => {
     const system = spawnSync('node', ['--version'], { env, encoding: 'utf8' });
     if (system.status === 0) expect(system.stdout).not.toMatch(/^v2[4-9]\./);
     const version = (
-      JSON.parse(spawnSync('cat', [join(ROOT, 'package.json')], { encoding: 'utf8' }).stdout) as {
+      JSON.parse(
+        spawnSync('cat', [join(ROOT, 'packages/cli/package.json')], { encoding: 'utf8' }).stdout,
+      ) as {
         version: string;
       }
     ).version;
