@@ -5,6 +5,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as auth from './http/auth.js';
 import type { Hub } from './context.js';
+import type { HubParts } from './parts.js';
 import {
   DEFAULT_DERIVED_CACHE_MB,
   DEFAULT_LIMITS,
@@ -523,23 +524,25 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     options.log ?? ((line: string) => void process.stderr.write(`${shown(line)}\n`)),
   );
   const queue: { runner?: Runner } = {};
-  const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
+  const parts: HubParts = {
     options: settings,
     store,
     keys,
     base: '',
     ...dirs,
-    providers,
-    devSignIn,
     log,
     lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
-    enqueue: () => queue.runner?.enqueue(),
-    copies: undefined as unknown as Copies,
-    lifecycle: { stopping: false },
     metrics: new HubMetrics(store),
+  };
+  const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
+    ...parts,
+    providers,
+    devSignIn,
+    enqueue: () => queue.runner?.enqueue(),
+    copies: new Copies(parts),
+    lifecycle: { stopping: false },
     metricsAccess: metricsAccess(options, host),
   };
-  hub.copies = new Copies(hub);
   const runner = new Runner(hub, options.hooks, options.pipeline);
   queue.runner = runner;
   const role = options.role ?? 'all';
