@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { HubApi } from '../../packages/cli/src/client/api.js';
-import { ApiError } from '../../packages/core/src/errors.js';
+import { ServerError } from '../../packages/core/src/errors.js';
 import type { HttpFetch } from '../../packages/core/src/http/http.js';
 
 const API = 'https://hub.test/api';
@@ -16,13 +16,13 @@ function answering(document: unknown): HttpFetch {
     );
 }
 
-async function failure(call: Promise<unknown>): Promise<ApiError> {
+async function failure(call: Promise<unknown>): Promise<ServerError> {
   const error: unknown = await call.then(
     () => undefined,
     (thrown: unknown) => thrown,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(ServerError);
+  return error as ServerError;
 }
 
 describe('what the client reads from a hub', () => {
@@ -40,31 +40,33 @@ describe('what the client reads from a hub', () => {
       'a status in no state it knows',
       (api: HubApi) => api.status('u/d/1'),
       { id: 'u/d/1', state: 'DONE' },
-      'publication status: 200 answered a document that is not a publication status',
+      'publication status: answered a document that is not a publication status',
     ],
     [
       'a sign-in check without its answer',
       (api: HubApi) => api.check(),
       { profile: {} },
-      'auth check: 200 answered a document that is not a sign-in check',
+      'auth check: answered a document that is not a sign-in check',
     ],
     [
       'a search result without its owner',
       (api: HubApi) => api.search('x', { size: 1 }),
       { results: [{ id: 'a', name: 'a' }] },
-      'search: 200 answered a document that is not a search result',
+      'search: answered a document that is not a search result',
     ],
     [
       'a revision without its number',
       (api: HubApi) => api.revisions('u', 'd'),
       { revisions: [{ state: 'SUCCEEDED' }] },
-      'history: 200 answered a document that is not a revision',
+      'history: answered a document that is not a revision',
     ],
   ])(
     'gives a clear error for %s, not a crash further on',
     async (_what, call, document, message) => {
       const error = await failure(call(new HubApi(API, answering(document))));
       expect(error.message).toBe(message);
+      expect(error.code).toBe('E_API');
+      expect(error.kind).toBe('server');
     },
   );
 });

@@ -1,5 +1,5 @@
 import type { AuthCheck, FlowStatus, RevisionEntry, SearchResult, UploadTarget } from '@data/core';
-import { ApiError, AuthError } from '@data/core';
+import { ApiError, AuthError, ServerError } from '@data/core';
 import { isAuthCheck, isFlowStatus, isRevisionEntry, isSearchResult } from '@data/core';
 import type { Profile } from '../credentials/store.js';
 import { credentialHeaders } from '@data/core';
@@ -11,7 +11,7 @@ export type CheckResult = AuthCheck;
 
 function record(value: unknown, step: string): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
-    throw new ApiError(step, 200, 'answered an unexpected document');
+    throw new ServerError(`${step}: answered an unexpected document`);
   return value as Record<string, unknown>;
 }
 
@@ -22,7 +22,7 @@ function answer<T>(
   guard: (value: unknown) => value is T,
   what: string,
 ): T {
-  if (!guard(value)) throw new ApiError(step, 200, `answered a document that is not ${what}`);
+  if (!guard(value)) throw new ServerError(`${step}: answered a document that is not ${what}`);
   return value;
 }
 
