@@ -3,6 +3,7 @@
  * code that keeps tokens out of URLs, revocation, and where the development sign-in is offered.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { gitHubProvider } from '../../packages/hub/src/engines/providers/github.js';
@@ -261,9 +262,12 @@ describe('the development sign-in', () => {
     await expect(
       startHub({ dataDir: tempDir(), host: '0.0.0.0', log: () => undefined }),
     ).rejects.toThrow(HubRefused);
-    await expect(
-      startHub({ dataDir: tempDir(), devSignIn: false, log: () => undefined }),
-    ).rejects.toThrow(/needs a sign-in provider/);
+    const dataDir = tempDir();
+    await expect(startHub({ dataDir, devSignIn: false, log: () => undefined })).rejects.toThrow(
+      /needs a sign-in provider/,
+    );
+    // Refused before the storage and the database were opened: neither was left open or made.
+    expect(readdirSync(dataDir)).toEqual([]);
   });
 
   it('is not offered, nor answered, when turned off beside a provider', async () => {

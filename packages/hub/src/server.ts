@@ -482,6 +482,16 @@ async function listen(hub: Hub, log: HubLog, host: string, port: number): Promis
 
 /** Starts the hub: every service of the protocol on one origin, all state under dataDir. */
 export async function startHub(options: StartOptions): Promise<RunningHub> {
+  // Refused before the data folder, storage or database is touched: nothing to close.
+  const host = options.host ?? '127.0.0.1';
+  const providers = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
+  const devSignIn = options.devSignIn ?? isLoopback(host);
+  if (!devSignIn && providers.size === 0)
+    throw new HubRefused(
+      `a hub listening on ${host} needs a sign-in provider`,
+      'configure one in the hub configuration, or allow the development sign-in for a development hub',
+      'sign-in',
+    );
   const dataDir = options.dataDir;
   makeDirectorySync(dataDir);
   const storage = await openHubStorage(options.storage ?? dataDir, dataDir);
@@ -506,15 +516,6 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,
   };
-  const host = options.host ?? '127.0.0.1';
-  const providers = new Map((options.providers ?? []).map((provider) => [provider.name, provider]));
-  const devSignIn = options.devSignIn ?? isLoopback(host);
-  if (!devSignIn && providers.size === 0)
-    throw new HubRefused(
-      `a hub listening on ${host} needs a sign-in provider`,
-      'configure one in the hub configuration, or allow the development sign-in for a development hub',
-      'sign-in',
-    );
   // Log lines quote what users sent (names, paths, messages): shown on the operator's
   // terminal with their control characters escaped, stack traces keeping their lines.
   const logFormat = settings.logFormat;
