@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { openMetadata } from '../packages/hub/dist/engines/metadata/open.js';
-import type { Metadata, Row } from '../packages/hub/dist/engines/metadata/types.js';
+import type { Row } from '../packages/hub/dist/engines/metadata/tables.js';
+import type { Metadata } from '../packages/hub/dist/engines/metadata/types.js';
 import { postgresBin, startPostgres } from '../test/helpers/postgres.ts';
 
 const WORDS = ['rain', 'river', 'census', 'prices', 'schools', 'traffic', 'energy', 'forest'];
