@@ -1,7 +1,8 @@
 import { UsageError } from '@data/core';
 import type * as HubPackage from '@data/hub';
 
-type Hub = typeof HubPackage;
+/** The hub package's module, as loadHub() gives it. */
+export type Hub = typeof HubPackage;
 
 /**
  * The hub package, which the `serve` commands import when they run: it is an optional peer of

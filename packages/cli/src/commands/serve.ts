@@ -3,8 +3,8 @@ import { locationOf, port, whole } from './arguments.js';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
-import { loadHub } from './serve-hub.js';
-import type { hubLog, LogFormat } from '@data/hub';
+import { loadHub, type Hub } from './serve-hub.js';
+import type { LogFormat } from '@data/hub';
 import type { ContextFor, SetExitCode } from './types.js';
 import { registerServeBackup } from './serve-backup.js';
 import { registerServeGc } from './serve-gc.js';
@@ -108,8 +108,8 @@ function defined<T extends Record<string, string | undefined>>(
   ) as Partial<Record<keyof T, string>>;
 }
 
-async function startConfigured(options: ServeOptions, ctx: Context) {
-  const { startHub, HubRefused, readHubConfig, ConfigError, hubLog } = await loadHub();
+async function startConfigured(hubPackage: Hub, options: ServeOptions, ctx: Context) {
+  const { startHub, HubRefused, readHubConfig, ConfigError } = hubPackage;
   try {
     const config = options.config
       ? readHubConfig(resolve(ctx.io.cwd, options.config), ctx.io.env)
@@ -118,10 +118,10 @@ async function startConfigured(options: ServeOptions, ctx: Context) {
     const logFormat = options.logFormat ?? config.logFormat ?? 'text';
     if (devSignIn)
       notice(
+        hubPackage,
         ctx,
         logFormat,
         'warn',
-        hubLog,
       )(
         'warning: the development sign-in is on: anyone who reaches this hub may sign in under any name',
       );
@@ -219,8 +219,8 @@ function startFailure(error: unknown, options: ServeOptions): UsageError | undef
 }
 
 /** A line of the command's own on stderr: as it is, or a JSON object of the hub's log. */
-function notice(ctx: Context, format: LogFormat, level: 'info' | 'warn', logOf: typeof hubLog) {
-  const json = logOf('json', (line) => void ctx.io.stderr.write(`${line}\n`));
+function notice(hubPackage: Hub, ctx: Context, format: LogFormat, level: 'info' | 'warn') {
+  const json = hubPackage.hubLog('json', (line) => void ctx.io.stderr.write(`${line}\n`));
   return (line: string): void => {
     if (format === 'text') ctx.io.stderr.write(`${line}\n`);
     else json(line, { level });
@@ -228,8 +228,10 @@ function notice(ctx: Context, format: LogFormat, level: 'info' | 'warn', logOf: 
 }
 
 export async function runServe(options: ServeOptions, ctx: Context): Promise<number> {
-  const hub = await startConfigured(options, ctx);
-  const info = notice(ctx, hub.hub.options.logFormat, 'info', (await loadHub()).hubLog);
+  // The hub's package, loaded once for the whole command.
+  const hubPackage = await loadHub();
+  const hub = await startConfigured(hubPackage, options, ctx);
+  const info = notice(hubPackage, ctx, hub.hub.options.logFormat, 'info');
   const storage = {
     quotaMb: options.maxStorageMb,
     derivedCacheMb: hub.hub.options.derivedCacheBytes / 1024 / 1024,
