@@ -24,7 +24,7 @@ import { hmac, sameSecret } from '../services/tokens.js';
 import { resumableEntry } from './resumable.js';
 import {
   claimStaged,
-  extensionOf,
+  keyExtension,
   OBJECT_KEY,
   objectKey,
   objectsUrl,
@@ -127,8 +127,8 @@ export async function authorize(
         : {
             digest: 'after',
             may_exist: await hub.store.mayHold(userid, entry.length, entry.headMd5),
-            ...postForm(hub, form, entry, extensionOf(path)),
-            ...(canResume ? await resumableEntry(hub, form, entry, extensionOf(path)) : {}),
+            ...postForm(hub, form, entry, keyExtension(path)),
+            ...(canResume ? await resumableEntry(hub, form, entry, keyExtension(path)) : {}),
           };
       continue;
     }

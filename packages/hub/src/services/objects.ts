@@ -13,11 +13,11 @@ export const OBJECT_KEY = /^[0-9a-f]{32}(\.[a-z0-9]{1,10})?$/;
 
 /** Object key: hex MD5 of the bytes plus the file's extension. */
 export function objectKey(md5Base64: string, path: string): string {
-  return `${Buffer.from(md5Base64, 'base64').toString('hex')}${extensionOf(path)}`;
+  return `${Buffer.from(md5Base64, 'base64').toString('hex')}${keyExtension(path)}`;
 }
 
 /** The extension of a file's path as a key ends with it: lower case, up to ten characters. */
-export function extensionOf(path: string): string {
+export function keyExtension(path: string): string {
   return /\.([a-z0-9]{1,10})$/i.exec(path)?.[0]?.toLowerCase() ?? '';
 }
 
@@ -52,13 +52,13 @@ export function quotaMessage(hub: Pick<HubParts, 'options'>): string {
   return `Max storage for user exceeded plan limit (${String(Math.round(limit / 1e6))}MB)`;
 }
 
-/** What a verified file is stored as, and for whom. */
 /**
  * What taking bytes in takes: the database (holdings and quotas), the storage, and the
  * operator's limits.
  */
 export type Intake = Pick<HubParts, 'options' | 'storage' | 'store'>;
 
+/** What a verified file is stored as, and for whom. */
 export interface Verified {
   key: string;
   /** Base64 MD5 of the bytes, checked. */
