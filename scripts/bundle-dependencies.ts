@@ -17,8 +17,11 @@
 import { isBuiltin } from 'node:module';
 import type { Metafile } from 'esbuild';
 
-/** Packages whose code is bundled in on purpose (see bundle.ts). */
-export const BUNDLED_IN = ['commander', 'fastest-levenshtein', 'ajv'];
+/** The dependencies that every command loads, bundled in whole (see bundle.ts). */
+export const BUNDLED_WHOLE = ['commander', 'fastest-levenshtein'];
+
+/** Packages whose code is bundled in on purpose: those, and ajv's one runtime helper. */
+export const BUNDLED_IN = [...BUNDLED_WHOLE, 'ajv'];
 
 export interface CliManifest {
   dependencies?: Record<string, string>;

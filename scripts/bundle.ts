@@ -1,17 +1,22 @@
 /**
- * Run by `npm run build`, after tsc and the profiles, into dist/bundle:
- * - cli.cjs and worker.cjs, the CLI and the validation worker each as one script, which
- *   src/code-cache.ts runs under a code cache; the first line of each names a hash of the
- *   rest, the key of that cache;
+ * Run by `npm run build`, after tsc and the profiles, into packages/cli/dist/bundle:
+ * - cli.cjs and worker.cjs, the CLI (packages/cli/src/cli.ts) and the validation worker
+ *   (packages/core/src/validator/worker.ts) each as one script, which
+ *   packages/cli/src/code-cache.ts runs under a code cache; the first line of each names a hash
+ *   of the rest, the key of that cache;
  * - cli-validate.cjs, the CLI with no other command than validate (OWN_BUNDLE), which
- *   src/start.ts runs for it;
- * - worker.js (src/worker-start.ts), which starts worker.cjs in a worker thread,
+ *   packages/cli/src/start.ts runs for it;
+ * - worker.js (packages/cli/src/worker-start.ts), which starts worker.cjs in a worker thread,
  *   and keychain-helper.js: modules the CLI starts by path, under the names it looks for;
- * - and, over tsc's dist/start.js, src/start.ts with the modules it imports in one module
- *   (START).
- * Dependencies stay in node_modules, loaded as they are, and only when the code that imports
- * them first runs; but commander and fastest-levenshtein, which every command loads, and the
- * precompiled descriptor profiles are bundled in, so that their code is in the cache too.
+ * - and, over tsc's packages/cli/dist/start.js, packages/cli/src/start.ts with the modules it
+ *   imports in one module (START).
+ * @data/core is bundled in from its sources, through core-slices.ts, which links each import of
+ * it to the modules defining the names it takes, so that lazy imports stay lazy. The hub stays
+ * outside: `data serve` imports it when it is installed. Other dependencies stay in node_modules,
+ * loaded as they are, and only when the code that imports them first runs; but BUNDLED_WHOLE
+ * (commander and fastest-levenshtein), which every command loads, and the precompiled
+ * descriptor profiles are bundled in, so that their code is in the cache too. worker.cjs and
+ * worker.js are also copied to packages/core/dist/bundle, where the hub's validation finds them.
  */
 import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,7 +24,12 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { OWN_BUNDLE } from '../packages/cli/src/own-bundles.ts';
-import { dependencyProblems, missingFromCli, type CliManifest } from './bundle-dependencies.ts';
+import {
+  BUNDLED_WHOLE,
+  dependencyProblems,
+  missingFromCli,
+  type CliManifest,
+} from './bundle-dependencies.ts';
 import { coreSlices } from './core-slices.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -52,9 +62,7 @@ const metafiles: { name: string; metafile: Metafile }[] = [];
  * bundles never hold it.
  */
 const EXTERNAL = [
-  ...Object.keys(manifest.dependencies).filter(
-    (name) => !['commander', 'fastest-levenshtein'].includes(name),
-  ),
+  ...Object.keys(manifest.dependencies).filter((name) => !BUNDLED_WHOLE.includes(name)),
   '@data/hub',
 ];
 
