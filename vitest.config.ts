@@ -16,11 +16,6 @@ process.env.TMPDIR = runFolder;
 process.on('exit', () => rmSync(runFolder, { recursive: true, force: true }));
 
 /**
- * The hub's tests run twice: on the embedded default (SQLite and a folder) and on
- * PostgreSQL and OpenStack Swift (S3), both started for the run. Without them installed the
- * second run is left out, except under CI, where it then fails.
- */
-/**
  * The tests that take minutes or gigabytes, or install packages: a run of their own (`heavy`),
  * after the others and one file at a time. `npm test` runs every project; `--project default`
  * leaves them out of a developer's quick run.
@@ -36,6 +31,11 @@ const HEAVY = [
   'test/packaging/cli-alone.test.ts',
 ];
 
+/**
+ * The hub's tests run twice: on the embedded default (SQLite and a folder) and on
+ * PostgreSQL and OpenStack Swift (S3), both started for the run. Without them installed the
+ * second run is left out, except under CI, where it then fails.
+ */
 const withServices =
   Boolean(process.env.CI) ||
   (existsSync('/usr/lib/postgresql') && existsSync('/usr/bin/swift-proxy-server'));
