@@ -1,4 +1,4 @@
-import { makeDirectorySync } from '@data/core';
+import { makeDirectorySync, visibleLayout } from '@data/core';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { rmSync } from 'node:fs';
@@ -43,7 +43,6 @@ import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './ht
 import { revisionParam, versionedAddress } from './http/published.js';
 import { isRevisionNumber } from './services/published.js';
 import { notFoundPage } from './views/layout.js';
-import { visibleLayout } from '@data/core';
 
 export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
   dataDir: string;

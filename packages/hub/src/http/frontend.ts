@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Report } from '@data/core';
-import { derivedOf, formatOf, isDerived } from '@data/core';
+import { casterFor, derivedOf, detectVersion, formatOf, isDerived, summaryText } from '@data/core';
+import type { FieldDescriptor, Report } from '@data/core';
 import type { Hub } from '../context.js';
 import { userOf } from './callers.js';
 import { HttpError } from '../http-error.js';
@@ -12,7 +12,6 @@ import { readAll } from './send-file.js';
 import { packagePath, type Storage } from '../engines/storage/types.js';
 import { searchText } from './metastore.js';
 import { shownChanges, visibleToOthers } from './pipeline-store.js';
-import { summaryText } from '@data/core';
 import { eachRecord, rowsPage } from '../services/copies/table-rows.js';
 import { DATASET_SORTS, type DatasetSort, type Revision } from '../engines/metadata/types.js';
 import { datasetPage, type DatasetView, type ResourceRow } from '../views/dataset.js';
@@ -20,9 +19,6 @@ import { listingPage, type DatasetCard } from '../views/listing.js';
 import { FAVICON, SCRIPT, STYLESHEET, escape } from '../views/layout.js';
 import { humanBytes, count, day } from '../views/format.js';
 import { inOrderOfX, type ChartData, type SimpleView } from '../views/chart.js';
-import { casterFor } from '@data/core';
-import { detectVersion } from '@data/core';
-import type { FieldDescriptor } from '@data/core';
 import { schemaRows } from '../views/schema.js';
 
 const PAGE_SIZE = 20;

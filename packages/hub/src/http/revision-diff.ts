@@ -6,9 +6,7 @@
  * the command.
  */
 import type { ServerResponse } from 'node:http';
-import { diffPackages, type PackageDiff } from '@data/core';
-import { NO_COLORS } from '@data/core';
-import { diffText } from '@data/core';
+import { diffPackages, diffText, NO_COLORS, type PackageDiff } from '@data/core';
 import type { Report } from '@data/core';
 import type { Hub } from '../context.js';
 import { userOf } from './callers.js';

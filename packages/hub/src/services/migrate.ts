@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { eachLimited } from '@data/core';
-import { hashFile } from '@data/core';
+import { eachLimited, hashFile } from '@data/core';
 import { SqliteMetadata } from '../engines/metadata/sqlite.js';
 import { MOVED_TABLES, type MovedTable, type Row } from '../engines/metadata/tables.js';
 import type { Metadata } from '../engines/metadata/types.js';

@@ -1,5 +1,4 @@
-import { humanBytes as sized } from '@data/core';
-import { grouped } from '@data/core';
+import { grouped, humanBytes as sized } from '@data/core';
 
 /** Bytes as the CLI prints them, or a dash when not known. */
 export function humanBytes(bytes: number | null | undefined): string {

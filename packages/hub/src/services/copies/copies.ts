@@ -11,16 +11,13 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { makeDirectory } from '@data/core';
-import { fileDigest } from '@data/core';
-import { isDerived } from '@data/core';
+import { fileDigest, isDerived, makeDirectory, version } from '@data/core';
 import { copyFailure, CopyJob, sendJob } from './copy-job.js';
 import { makeTableCopy, tableFiles, type CopyWanted } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
 import type { HubParts } from '../../parts.js';
 import { HttpError } from '../../http-error.js';
 import { storedKey, type Published } from '../published.js';
-import { version } from '@data/core';
 // The one HTTP module a service imports: Copies.send answers a download itself (a stored copy,
 // a copy still being written, or a 202 while it is made); moving that answer to http/ is a
 // larger change than the move of the shared pieces (HttpError, contentType) out of http/.

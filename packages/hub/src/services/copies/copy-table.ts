@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
-import { formatOf, makeDirectory } from '@data/core';
+import { formatOf, makeDirectory, validateAndDeriveIsolated } from '@data/core';
 import type { SchemaDescriptor } from '@data/core';
-import { validateAndDeriveIsolated } from '@data/core';
 import type { HubParts } from '../../parts.js';
 import type { CopyJob } from './copy-job.js';
 import { storedKey, type Published } from '../published.js';

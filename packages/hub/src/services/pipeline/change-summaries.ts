@@ -3,8 +3,7 @@
  * in the background after publication (by the process that published it) and kept with the
  * revision, for `data history` and the dataset's pages.
  */
-import { diffPackages } from '@data/core';
-import { changeSummary, type ChangeSummary } from '@data/core';
+import { changeSummary, type ChangeSummary, diffPackages } from '@data/core';
 import type { HubParts } from '../../parts.js';
 import type { Revision } from '../../engines/metadata/types.js';
 import { revisionSide, storedPackage } from '../published.js';

@@ -1,12 +1,23 @@
 import { join } from 'node:path';
-import { fileHead } from '@data/core';
-import { DERIVED_COPIES, derivedName, localPaths, zipName, type Resource } from '@data/core';
-import { PREVIEW_ROWS, typedField, writtenFromValue, type DerivedTable } from '@data/core';
-import type { FieldDescriptor, SchemaDescriptor } from '@data/core';
-import { textReading } from '@data/core';
-import { formatOf, inferResourceSchema, noteContentFormat } from '@data/core';
-import { bomOf, SAMPLE_BYTES } from '@data/core';
-import type { Report } from '@data/core';
+import {
+  bomOf,
+  DERIVED_COPIES,
+  derivedName,
+  type DerivedTable,
+  fileHead,
+  formatOf,
+  inferResourceSchema,
+  localPaths,
+  noteContentFormat,
+  PREVIEW_ROWS,
+  type Resource,
+  SAMPLE_BYTES,
+  textReading,
+  typedField,
+  writtenFromValue,
+  zipName,
+} from '@data/core';
+import type { FieldDescriptor, Report, SchemaDescriptor } from '@data/core';
 import { DERIVED_FOLDER } from '../../engines/storage/types.js';
 
 /** Dialect properties a CSV copy writes as they are, and the values it writes. */

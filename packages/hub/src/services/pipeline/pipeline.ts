@@ -1,7 +1,27 @@
-import { makeDirectory } from '@data/core';
+import {
+  counted,
+  derivedName,
+  detectVersion,
+  fileDigest,
+  fileHead,
+  type FlowSpec,
+  formatOf,
+  grouped,
+  isDerived,
+  localPaths,
+  makeDirectory,
+  noteContentFormat,
+  OutOfMemory,
+  RemoteUnreachable,
+  type Resource,
+  SAMPLE_BYTES,
+  textReading,
+  unsafeReason,
+  validateAndDeriveIsolated,
+  zipName,
+} from '@data/core';
+import type { DerivedTable, Report } from '@data/core';
 import { dirname, join, sep } from 'node:path';
-import { OutOfMemory, validateAndDeriveIsolated } from '@data/core';
-import type { DerivedTable } from '@data/core';
 import { stat } from 'node:fs/promises';
 import {
   copyPath,
@@ -10,22 +30,11 @@ import {
   zipResource,
   type TableCopiesInfo,
 } from './derived-resources.js';
-import { RemoteUnreachable } from '@data/core';
 import { claimStaged, objectKeyOfUrl, quotaMessage, type Intake } from '../objects.js';
 import { objectPath, packagePath } from '../../engines/storage/types.js';
-import { isDerived } from '@data/core';
-import { detectVersion, unsafeReason } from '@data/core';
-import { SAMPLE_BYTES } from '@data/core';
-import { textReading } from '@data/core';
-import { formatOf, noteContentFormat } from '@data/core';
-import { derivedName, localPaths, zipName, type FlowSpec, type Resource } from '@data/core';
-import { fileHead } from '@data/core';
-import { fileDigest } from '@data/core';
-import type { Report } from '@data/core';
 import { HttpError } from '../../http-error.js';
 import type { StepId } from './steps.js';
 import type { LogFields } from '../../logger.js';
-import { counted, grouped } from '@data/core';
 
 /** What the steps of one revision share. */
 export interface Work {
