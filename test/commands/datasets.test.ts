@@ -56,6 +56,21 @@ describe('datasets on the hub', () => {
   });
 });
 
+describe('history and delete of an argument that is no owner/dataset', () => {
+  it('say so before reading the hub address, which may be wrong too', async () => {
+    for (const command of [
+      ['history', 'bad'],
+      ['delete', 'bad', '--yes'],
+    ]) {
+      const { code, out, err } = await runCli(command, {
+        env: { DATA_API: 'notaurl', DATA_TOKEN: 'a-token' },
+      });
+      expect({ code, out }, err).toEqual({ code: 2, out: '' });
+      expect(err).toContain('"bad" is not owner/dataset');
+    }
+  });
+});
+
 /** A table as a terminal shows it: its headings (split where two spaces are), and its rows. */
 function headed(table: string): { headings: string[]; rows: number } {
   const [head = '', ...rows] = stripVTControlCharacters(table).trimEnd().split('\n');

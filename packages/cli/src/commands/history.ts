@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { hubApi, storedToken, writeJson } from './auth-common.js';
+import { ownerAndName, runHistory } from '../client/datasets.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerHistory(
@@ -22,7 +23,8 @@ export function registerHistory(
 }
 
 export async function showHistory(dataset: string, ctx: Context): Promise<number> {
-  const { runHistory } = await import('../client/datasets.js');
+  // The argument is checked before the hub's address and the token are read, as delete does.
+  ownerAndName(dataset);
   const history = await runHistory(
     { dataset },
     { api: hubApi(ctx), token: await storedToken(ctx) },
