@@ -272,14 +272,16 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
   for (const table of work.derived ?? []) {
     const source = list[table.index];
     if (!source) continue;
-    const path = copyPath(derivedName(table.name, { suffix: 'csv_preview' }), 'json');
+    const previewName = derivedName(table.name, { suffix: 'csv_preview' });
+    const csvName = derivedName(table.name, { suffix: 'csv' });
+    const path = copyPath(previewName, 'json');
     const { length, md5 } = await fileDigest(table.preview);
     const hex = Buffer.from(md5, 'base64').toString('hex');
-    if (!taken.has(derivedName(table.name, { suffix: 'csv_preview' })))
+    if (!taken.has(previewName))
       previews.push({ key: `${prefix}${path}`, file: table.preview, bytes: length, md5 });
     const sameAsOriginal = await originalAsCopy(work, source);
-    if (sameAsOriginal && !taken.has(derivedName(table.name, { suffix: 'csv' })))
-      work.files[copyPath(derivedName(table.name, { suffix: 'csv' }), 'csv')] = sameAsOriginal.key;
+    if (sameAsOriginal && !taken.has(csvName))
+      work.files[copyPath(csvName, 'csv')] = sameAsOriginal.key;
     added.push(
       ...derivedResources(
         { table, preview: { path, bytes: length, md5: hex }, sameAsOriginal },
