@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answering, runCli, type CliOptions } from '../helpers/cli.js';
@@ -94,6 +95,31 @@ describe('data cat -', () => {
   });
 });
 
+/**
+ * Standard input that stays open and sends nothing (a FIFO no one writes to), and a signal
+ * that aborts, as Ctrl-C does, once the command reads it.
+ */
+function silentStdin(): { stdin: PassThrough; signal: AbortSignal } {
+  const stdin = new PassThrough();
+  const controller = new AbortController();
+  stdin.on('newListener', (event) => {
+    if (event === 'readable' || event === 'data') setImmediate(() => controller.abort('SIGINT'));
+  });
+  return { stdin, signal: controller.signal };
+}
+
+describe('Ctrl-C while standard input is read', () => {
+  it('stops data login --with-token, exit 130', { timeout: 5000 }, async () => {
+    const { code, out } = await data(['login', '--with-token'], freshConfig(), silentStdin());
+    expect({ code, out }).toEqual({ code: 130, out: '' });
+  });
+
+  it('stops data cat -, exit 130', { timeout: 5000 }, async () => {
+    const { code, out } = await data(['cat', '-'], freshConfig(), silentStdin());
+    expect({ code, out }).toEqual({ code: 130, out: '' });
+  });
+});
+
 describe('a question answered on standard input', () => {
   const ask = (answer: string, config: string) =>
     data(['delete', 'ada/old-prices'], config, {
@@ -119,6 +145,14 @@ describe('a question answered on standard input', () => {
     expect(code, err).toBe(1);
     expect(out).toBe('');
     expect(err).toContain('nothing deleted');
+    expect(deleted).toEqual([]);
+  });
+
+  it('deletes nothing, exit 130, when the answer is Ctrl-C', async () => {
+    const deleted: string[] = [];
+    server.use(userIds(), deletion('u1', 'old-prices', deleted));
+    const { code, out } = await ask('\x03', freshConfig());
+    expect({ code, out }).toEqual({ code: 130, out: '' });
     expect(deleted).toEqual([]);
   });
 });

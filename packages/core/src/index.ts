@@ -105,6 +105,7 @@ export { catSource } from './sources/cat.js';
 export { packageShape } from './sources/descriptor-shape.js';
 export { atRevision, olderHubTarget, parseTarget } from './sources/target.js';
 export type { Target } from './sources/target.js';
+export { untilAborted } from './sources/until-aborted.js';
 export { describeBytes, humanBytes } from './text/bytes.js';
 export { counted, grouped, noun, roundSeconds } from './text/numbers.js';
 export { COLORS, NO_COLORS, colorEnabled } from './text/palette.js';

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { positive } from './arguments.js';
 import type { Context } from '../context.js';
 import type { InputStream } from '../output/io.js';
-import { UsageError } from '@data/core';
+import { UsageError, untilAborted } from '@data/core';
 import { hubApi, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
@@ -37,10 +37,13 @@ export function registerLogin(
     });
 }
 
-/** What standard input holds, to its end, as trimmed text. */
-async function readStdin(stdin: InputStream): Promise<string> {
+/**
+ * What standard input holds, to its end, as trimmed text. Ctrl-C stops the read, even where
+ * nothing comes and standard input stays open.
+ */
+async function readStdin(stdin: InputStream, signal: AbortSignal): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stdin) chunks.push(chunk);
+  for await (const chunk of untilAborted(stdin, signal)) chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8').trim();
 }
 
@@ -48,7 +51,7 @@ export async function showLogin(options: LoginOptions, ctx: Context): Promise<nu
   const api = hubApi(ctx);
   let token: string | undefined;
   if (options.withToken) {
-    token = await readStdin(ctx.rawIO.stdin);
+    token = await readStdin(ctx.rawIO.stdin, ctx.signal);
     if (!token) throw new UsageError('no token on standard input');
   }
   const { runLogin } = await import('../client/auth.js');

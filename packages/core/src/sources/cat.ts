@@ -13,6 +13,7 @@ import { isRemote } from '../model/paths.js';
 import { formatOf, isTableFormat } from '../model/format.js';
 import type { Base, Fetch } from '../validator/location.js';
 import { json, send, type HttpFetch } from '../http/http.js';
+import { untilAborted } from './until-aborted.js';
 
 /** A table to print: its resource, where its relative paths start, and how to fetch. */
 export interface CatSource {
@@ -85,9 +86,13 @@ export async function catSource(
 ): Promise<CatSource> {
   const none: Fetch = () => Promise.reject(new Error('nothing to fetch'));
   if (source === '-') {
-    const stdin: Fetch = (url) =>
+    const stdin: Fetch = (url, init) =>
       url === STDIN_URL
-        ? Promise.resolve({ ok: true, status: 200, body: context.stdin })
+        ? Promise.resolve({
+            ok: true,
+            status: 200,
+            body: untilAborted(context.stdin, init?.signal),
+          })
         : Promise.reject(new Error('standard input only'));
     return { resource: { name: 'stdin', path: STDIN_URL, format: 'csv' }, base: {}, fetch: stdin };
   }
