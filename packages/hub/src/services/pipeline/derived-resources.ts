@@ -156,7 +156,8 @@ export function derivedResources(
  * empty cell, or null). Types the copies keep as written keep all of it.
  */
 function typedSchema(schema: Resource['schema']): Resource['schema'] {
-  if (typeof schema !== 'object') return schema;
+  // A descriptor's JSON may say null where its type says it cannot: kept as it is.
+  if (typeof schema !== 'object' || schema === null) return schema;
   const { missingValues: _missing, ...rest } = schema;
   const fields: FieldDescriptor[] = Array.isArray(rest.fields) ? rest.fields : [];
   return { ...rest, fields: fields.map(typedField) };
