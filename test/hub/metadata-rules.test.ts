@@ -28,9 +28,16 @@ describe('the metadata rules, on this run’s engine', () => {
   });
 
   afterAll(async () => {
-    await store.close();
-    await database?.drop();
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      // Unset when beforeAll failed: its error is the one to see, not one thrown here.
+      await (store as Metadata | undefined)?.close();
+    } finally {
+      try {
+        await database?.drop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 
   const queue = (ownerid: string, dataset: string, spec = '{}') =>
@@ -57,13 +64,20 @@ describe('the metadata rules, on this run’s engine', () => {
 
   it('count a spec’s own bytes and the objects held against the storage quota', async () => {
     const owner = (await store.userForIdentity(identity('20', 'linus'))).userid;
+    const isPrivate = async (key: string): Promise<boolean | undefined> => {
+      for await (const row of store.exportRows('holdings'))
+        if (row.ownerid === owner && row.key === key) return Boolean(row.private);
+      return undefined;
+    };
     expect(await store.addHolding('a'.repeat(32), owner, 600, true, LIMITS.maxStorageBytes)).toBe(
       true,
     );
+    expect(await isPrivate('a'.repeat(32))).toBe(true);
     // Held already: counted once, and public once stored as public.
     expect(await store.addHolding('a'.repeat(32), owner, 600, false, LIMITS.maxStorageBytes)).toBe(
       true,
     );
+    expect(await isPrivate('a'.repeat(32))).toBe(false);
     expect(await store.storageUsed(owner)).toBe(600);
     expect(await store.addHolding('b'.repeat(32), owner, 401, false, LIMITS.maxStorageBytes)).toBe(
       false,
@@ -103,6 +117,16 @@ describe('the metadata rules, on this run’s engine', () => {
       findability: 'published',
     });
     expect((await store.revision(owner, 'graphs', '1'))?.findability).toBe('unlisted');
+    // A later revision that asks for none keeps what the published dataset has.
+    await store.createRevision(owner, 'charts', 'unlisted', '{}', '[]', null, LIMITS);
+    await store.publish({ ownerid: owner, dataset: 'charts', revision: 1 }, summary);
+    await queue(owner, 'charts');
+    await store.publish({ ownerid: owner, dataset: 'charts', revision: 2 }, summary);
+    expect(await store.dataset(owner, 'charts')).toMatchObject({
+      published_revision: 2,
+      findability: 'unlisted',
+    });
+    expect((await store.revision(owner, 'charts', '2'))?.findability).toBe('unlisted');
   });
 
   it('let everyone find a listed dataset, and its owner alone an unlisted one', async () => {
