@@ -110,13 +110,19 @@ function silentStdin(): { stdin: PassThrough; signal: AbortSignal } {
 
 describe('Ctrl-C while standard input is read', () => {
   it('stops data login --with-token, exit 130', { timeout: 5000 }, async () => {
-    const { code, out } = await data(['login', '--with-token'], freshConfig(), silentStdin());
+    const silent = silentStdin();
+    const { code, out } = await data(['login', '--with-token'], freshConfig(), silent);
     expect({ code, out }).toEqual({ code: 130, out: '' });
+    // Closed, or it would keep the process from ending.
+    expect(silent.stdin.destroyed).toBe(true);
   });
 
   it('stops data cat -, exit 130', { timeout: 5000 }, async () => {
-    const { code, out } = await data(['cat', '-'], freshConfig(), silentStdin());
+    const silent = silentStdin();
+    const { code, out } = await data(['cat', '-'], freshConfig(), silent);
     expect({ code, out }).toEqual({ code: 130, out: '' });
+    // Closed, or it would keep the process from ending.
+    expect(silent.stdin.destroyed).toBe(true);
   });
 });
 

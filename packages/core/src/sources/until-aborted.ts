@@ -32,7 +32,17 @@ export async function* untilAborted<T>(
     }
   } finally {
     signal.removeEventListener('abort', stop);
-    // A read still waiting is not waited for: closing the stream ends it.
-    if (!done) void iterator.return?.()?.catch(() => undefined);
+    if (!done) close(chunks, iterator);
   }
+}
+
+/**
+ * Closes what was read before its end, without waiting on the read still pending. A Node
+ * stream is destroyed: its iterator, an async generator, would take return() only after that
+ * read, and a stream left open (standard input) keeps the process from ending.
+ */
+function close<T>(chunks: AsyncIterable<T>, iterator: AsyncIterator<T>): void {
+  const stream = chunks as { destroy?: unknown };
+  if (typeof stream.destroy === 'function') (stream as { destroy: () => void }).destroy();
+  else void iterator.return?.()?.catch(() => undefined);
 }
