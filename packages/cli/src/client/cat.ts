@@ -11,8 +11,8 @@ export interface CatOptions {
 }
 
 export interface CatDeps {
-  /** What `-` reads. */
-  stdin: AsyncIterable<Uint8Array>;
+  /** What `-` reads: opened only then. */
+  stdin: () => AsyncIterable<Uint8Array>;
   /** Carries the hub's token to the hub and nowhere else. */
   fetch: HttpFetch;
   /** The hub's site, where owner/dataset is read (it throws where no hub is set up right). */

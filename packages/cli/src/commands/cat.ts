@@ -62,7 +62,7 @@ export async function showCat(options: CatCommandOptions, ctx: Context): Promise
   await runCat(
     { ...options, typed: format === 'json' || format === 'ndjson' },
     {
-      stdin: ctx.rawIO.stdin,
+      stdin: () => ctx.rawIO.stdin,
       fetch,
       site: () => ctx.hub().site,
       signedIn: (url) => token !== undefined && tokenBelongsTo(url, ctx.hub()),

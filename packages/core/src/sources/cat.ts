@@ -75,7 +75,8 @@ export async function catSource(
   source: string,
   resource: string | undefined,
   context: {
-    stdin: AsyncIterable<Uint8Array>;
+    /** Standard input, opened only for `-` (opening it takes a few ms, and may wait). */
+    stdin: () => AsyncIterable<Uint8Array>;
     /** Carries the hub's token where it belongs (see credential.ts). */
     fetch: HttpFetch;
     /** The hub's URL for owner/dataset, its site for reads. */
@@ -91,7 +92,7 @@ export async function catSource(
         ? Promise.resolve({
             ok: true,
             status: 200,
-            body: untilAborted(context.stdin, init?.signal),
+            body: untilAborted(context.stdin(), init?.signal),
           })
         : Promise.reject(new Error('standard input only'));
     return { resource: { name: 'stdin', path: STDIN_URL, format: 'csv' }, base: {}, fetch: stdin };
