@@ -87,11 +87,11 @@ describe('data cat -', () => {
     ]);
   });
 
-  it('passes the CSV piped in through byte for byte to a pipe', async () => {
-    const csv = 'a,b\r\n"x, y",2\r\n';
+  it('writes control characters in cells unescaped to a pipe, and CRLF line ends as LF', async () => {
+    const csv = 'a,b\r\n"x, y",\x1b[2Jclear\r\n';
     const { code, out } = await data(['cat', '-'], freshConfig(), { stdin: csv });
     expect(code).toBe(0);
-    expect(out).toBe('a,b\n"x, y",2\n');
+    expect(out).toBe('a,b\n"x, y",\x1b[2Jclear\n');
   });
 });
 
