@@ -147,16 +147,22 @@ export function runBin(
   });
 }
 
+/** How long `runBinSync` waits for the process, unless told, before it kills it. */
+const SYNC_TIMEOUT_MS = 60_000;
+
 /** `runBin`, waiting for the process in this thread: for runs with nothing to serve them. */
 export function runBinSync(
   argv: readonly string[],
-  options: Omit<BinOptions, 'onErr' | 'onSpawn'> = {},
+  options: Omit<BinOptions, 'onErr' | 'onSpawn'> & { timeoutMs?: number } = {},
 ): CliResult<number | null> {
   const child = spawnSync(process.execPath, [...(options.nodeArgs ?? []), BIN, ...argv], {
     cwd: options.cwd ?? ROOT,
     env: binEnv(options.env),
     input: options.stdin ?? '',
     encoding: 'utf8',
+    // A run that hangs is killed, and fails the test, rather than holding the worker.
+    timeout: options.timeoutMs ?? SYNC_TIMEOUT_MS,
+    killSignal: 'SIGKILL',
   });
   if (child.error) throw child.error;
   return { code: child.status, out: child.stdout, err: child.stderr };
