@@ -3,7 +3,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
 import { confirmOnTerminal } from '../output/prompt.js';
 import { hubApi, requireToken, writeJson } from './auth-common.js';
-import { ownerAndName } from '../client/datasets.js';
+import { ownerAndName, runDelete } from '../client/datasets.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export function registerDelete(
@@ -44,7 +44,6 @@ export async function deleteAsked(target: string, yes: boolean, ctx: Context): P
     ctx.io.stderr.write('nothing deleted\n');
     return 1;
   }
-  const { runDelete } = await import('../client/datasets.js');
   const result = await runDelete({ dataset: target }, { api: hubApi(ctx), token: found.token });
   if (ctx.globals.json) writeJson(ctx, result);
   else ctx.io.stdout.write(`deleted ${result.deleted}\n`);

@@ -1,9 +1,7 @@
 import type { Command } from 'commander';
 import { firstWord } from './first-word.js';
-
 import type { ContextFor, SetExitCode } from './types.js';
 
-export type { ContextFor, SetExitCode } from './types.js';
 type Register = (program: Command, contextFor: ContextFor, setExitCode: SetExitCode) => void;
 
 /** Each command's module, loaded only when the command may run (in the order help lists them). */
