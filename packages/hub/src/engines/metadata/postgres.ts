@@ -14,6 +14,7 @@ import {
   type Tables,
 } from './rules.js';
 import * as rules from './rules.js';
+import { numbered, SQL, sharedTables } from './statements.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
@@ -192,6 +193,9 @@ pg.types.setTypeParser(pg.types.builtins.INT8, Number);
 
 const WAITING = waitingRevision('$3');
 
+/** The statements both engines share, with PostgreSQL's placeholders: turned once, here. */
+const POSTGRES_SQL = numbered(SQL);
+
 /**
  * The hub's metadata in PostgreSQL, for a hub of several processes on several machines:
  * pooled connections, transactions that lock what they count (one owner's quota, the user
@@ -264,6 +268,13 @@ export class PostgresMetadata implements Metadata {
       await client.query(sql, params);
     };
     return {
+      ...sharedTables(
+        {
+          run: async (sql, params) => (await client.query(sql, params)).rowCount ?? 0,
+          get: (sql, params) => this.one(sql, params, client),
+        },
+        POSTGRES_SQL,
+      ),
       userOfSubject: (provider, subject) =>
         this.one<User>(
           `select ${PostgresMetadata.USER_COLUMNS} from users where provider = $1 and subject = $2`,
@@ -273,42 +284,8 @@ export class PostgresMetadata implements Metadata {
       usernameTaken: async (username) =>
         (await this.one('select 1 from users where username = $1', [username], client)) !==
         undefined,
-      insertUser: (user, subject) =>
-        run(
-          'insert into users (userid, username, email, name, provider, subject, join_date) values ($1, $2, $3, $4, $5, $6, $7)',
-          [
-            user.userid,
-            user.username,
-            user.email,
-            user.name,
-            user.provider,
-            subject,
-            user.join_date,
-          ],
-        ),
       holds: (ownerid, key) => this.holds(ownerid, key, client),
-      makeHoldingPublic: (ownerid, key) =>
-        run('update holdings set private = 0 where ownerid = $1 and key = $2', [ownerid, key]),
       usedBytes: (ownerid) => this.storageUsed(ownerid, client),
-      keepObject: async (holding) => {
-        await run(
-          'insert into objects (key, ownerid, bytes, private, created) values ($1, $2, $3, $4, $5) on conflict do nothing',
-          [holding.key, holding.ownerid, holding.bytes, holding.isPrivate ? 1 : 0, holding.created],
-        );
-        await run('update objects set collecting = null where key = $1', [holding.key]);
-      },
-      insertHolding: (holding) =>
-        run(
-          'insert into holdings (ownerid, key, bytes, private, created, head_md5) values ($1, $2, $3, $4, $5, $6)',
-          [
-            holding.ownerid,
-            holding.key,
-            holding.bytes,
-            holding.isPrivate ? 1 : 0,
-            holding.created,
-            holding.headMd5,
-          ],
-        ),
       dataset: (ownerid, name) => this.dataset(ownerid, name, client),
       datasetsInAnyCase: (ownerid, name) => this.datasetsInAnyCase(ownerid, name, client),
       datasetCount: async (ownerid) =>
@@ -319,80 +296,11 @@ export class PostgresMetadata implements Metadata {
             client,
           )
         )?.n ?? 0,
-      insertDataset: (ownerid, name, findability, modified) =>
-        run('insert into datasets (ownerid, name, findability, modified) values ($1, $2, $3, $4)', [
-          ownerid,
-          name,
-          findability,
-          modified,
-        ]),
       lastRevisionUsed: (ownerid, dataset) => this.lastRevisionUsed(ownerid, dataset, client),
-      insertRevision: (row) =>
-        run(
-          'insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)',
-          [
-            row.ownerid,
-            row.dataset,
-            row.revision,
-            row.state,
-            row.spec,
-            row.specBytes,
-            row.findability,
-            row.pipelines,
-            row.errorLog,
-            row.created,
-            row.created,
-            row.requestId,
-          ],
-        ),
-      revisionFindability: async (revision) =>
-        (
-          await this.one<{ findability: Findability | null }>(
-            'select findability from revisions where ownerid = $1 and dataset = $2 and revision = $3',
-            [revision.ownerid, revision.dataset, revision.revision],
-            client,
-          )
-        )?.findability,
-      setRevisionFindability: (revision, findability) =>
-        run(
-          'update revisions set findability = $1 where ownerid = $2 and dataset = $3 and revision = $4',
-          [findability, revision.ownerid, revision.dataset, revision.revision],
-        ),
-      setPublished: (ownerid, dataset, fields) =>
-        run(
-          'update datasets set published_revision = $1, findability = $2, title = $3, description = $4, bytes = $5, row_count = $6, license = $7, modified = $8 where ownerid = $9 and name = $10',
-          [
-            fields.revision,
-            fields.findability,
-            fields.title,
-            fields.description,
-            fields.bytes,
-            fields.rows,
-            fields.license,
-            fields.modified,
-            ownerid,
-            dataset,
-          ],
-        ),
       index: (ownerid, dataset) => this.index([{ ownerid, name: dataset }], client),
       // The search vectors are columns of the dataset's row: they go with it.
       unindex: () => undefined,
-      rememberName: (ownerid, nameKey, last) =>
-        run(
-          'insert into deleted_names (ownerid, name, last_revision) values ($1, $2, $3) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
-          [ownerid, nameKey, last],
-        ),
-      deleteRevisions: (ownerid, dataset) =>
-        run('delete from revisions where ownerid = $1 and dataset = $2', [ownerid, dataset]),
-      deleteDataset: async (ownerid, dataset) =>
-        ((
-          await client.query('delete from datasets where ownerid = $1 and name = $2', [
-            ownerid,
-            dataset,
-          ])
-        ).rowCount ?? 0) > 0,
-      cachedCopies: async () =>
-        (await client.query<CachedCopy>('select key, bytes, used, ready from cached_copies')).rows,
+      cachedCopies: async () => (await client.query<CachedCopy>(POSTGRES_SQL.cachedCopies)).rows,
       deleteCopies: (keys) => run('delete from cached_copies where key = any($1)', [keys]),
       insertCopy: (key, bytes, used) =>
         run('insert into cached_copies (key, bytes, used, ready) values ($1, $2, $3, false)', [
@@ -480,8 +388,7 @@ export class PostgresMetadata implements Metadata {
   ): Promise<boolean> {
     return this.transaction(async (client) => {
       await this.lockOwner(client, ownerid);
-      const created = new Date().toISOString();
-      const holding = { key, ownerid, bytes, isPrivate, created, headMd5: headMd5 ?? null };
+      const holding = { key, ownerid, bytes, isPrivate, headMd5: headMd5 ?? null };
       return runAwaiting(rules.addHolding(this.tables(client), holding, quota));
     });
   }
@@ -541,8 +448,7 @@ export class PostgresMetadata implements Metadata {
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<CreatedRevision> {
-    const created = new Date().toISOString();
-    const asked = { ownerid, dataset, findability, spec, pipelines, requestId, created };
+    const asked = { ownerid, dataset, findability, spec, pipelines, requestId };
     return this.transaction(async (client) => {
       // Under the owner's lock: a dataset of the owner is made by one transaction at a time.
       await this.lockOwner(client, ownerid);

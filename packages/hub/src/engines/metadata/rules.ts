@@ -233,8 +233,9 @@ export interface NewHolding {
 }
 
 /**
- * The statements the rules run, each engine in its own SQL (placeholders, types, upserts).
- * None decides anything: what to check, in which order, and what to write is the rules'.
+ * The statements the rules run: those whose SQL is the same in both engines are written once
+ * (statements.ts), the others by each engine in its own SQL (search, types, upserts). None
+ * decides anything: what to check, in which order, and what to write is the rules'.
  */
 export interface Tables {
   userOfSubject(provider: string, subject: string): Answer<User | undefined>;
@@ -308,8 +309,13 @@ export function* userForIdentity(tables: Tables, identity: Identity): Rule<User>
  * Records that a user stored bytes, if the user's quota allows them: false when over it.
  * Bytes the user holds already are held once (public if they were stored public once).
  */
-export function* addHolding(tables: Tables, holding: NewHolding, quota: number): Rule<boolean> {
-  const { ownerid, key } = holding;
+export function* addHolding(
+  tables: Tables,
+  asked: Omit<NewHolding, 'created'>,
+  quota: number,
+): Rule<boolean> {
+  const { ownerid, key } = asked;
+  const holding = { ...asked, created: new Date().toISOString() };
   if (yield* answer(tables.holds(ownerid, key))) {
     if (!holding.isPrivate) yield* answer(tables.makeHoldingPublic(ownerid, key));
     return true;
@@ -328,10 +334,11 @@ export function* addHolding(tables: Tables, holding: NewHolding, quota: number):
  */
 export function* createRevision(
   tables: Tables,
-  asked: Omit<QueuedRevision, 'revision' | 'state' | 'specBytes' | 'errorLog'>,
+  asked: Omit<QueuedRevision, 'revision' | 'state' | 'specBytes' | 'errorLog' | 'created'>,
   limits: { maxDatasets: number; maxStorageBytes: number },
 ): Rule<CreatedRevision> {
   const { ownerid, dataset } = asked;
+  const created = new Date().toISOString();
   const specBytes = Buffer.byteLength(asked.spec);
   const existing = yield* answer(tables.dataset(ownerid, dataset));
   if (!existing) {
@@ -342,10 +349,17 @@ export function* createRevision(
   }
   if (!fitsQuota(yield* answer(tables.usedBytes(ownerid)), specBytes, limits.maxStorageBytes))
     return { refused: 'storage' };
-  if (!existing) yield* answer(tables.insertDataset(ownerid, dataset, 'private', asked.created));
+  if (!existing) yield* answer(tables.insertDataset(ownerid, dataset, 'private', created));
   const revision = (yield* answer(tables.lastRevisionUsed(ownerid, dataset))) + 1;
   yield* answer(
-    tables.insertRevision({ ...asked, revision, state: 'QUEUED', specBytes, errorLog: '[]' }),
+    tables.insertRevision({
+      ...asked,
+      revision,
+      state: 'QUEUED',
+      specBytes,
+      errorLog: '[]',
+      created,
+    }),
   );
   return { revision };
 }

@@ -17,6 +17,7 @@ import {
   type Tables,
 } from './rules.js';
 import * as rules from './rules.js';
+import { SQL, sharedTables } from './statements.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
@@ -191,128 +192,30 @@ export class SqliteMetadata implements Metadata {
 
   /** The statements the rules run (rules.ts), in SQLite's SQL: each answered at once. */
   private readonly tables: Tables = {
+    ...sharedTables(
+      {
+        run: (sql, params) => Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes),
+        get: (sql, params) => this.prepare(sql).get(...(params as SQLInputValue[])),
+      },
+      SQL,
+    ),
     userOfSubject: (provider, subject) =>
       this.prepare('select * from users where provider = ? and subject = ?').get(
         provider,
         subject,
       ) as User | undefined,
     usernameTaken: (username) => this.findUserByName(username) !== undefined,
-    insertUser: (user, subject) => {
-      this.prepare(
-        'insert into users (userid, username, email, name, provider, subject, join_date) values (?, ?, ?, ?, ?, ?, ?)',
-      ).run(
-        user.userid,
-        user.username,
-        user.email,
-        user.name,
-        user.provider,
-        subject,
-        user.join_date,
-      );
-    },
     holds: (ownerid, key) => this.holdsNow(ownerid, key),
-    makeHoldingPublic: (ownerid, key) => {
-      this.prepare('update holdings set private = 0 where ownerid = ? and key = ?').run(
-        ownerid,
-        key,
-      );
-    },
     usedBytes: (ownerid) => this.usedBytes(ownerid),
-    keepObject: (holding) => {
-      this.prepare(
-        'insert or ignore into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?)',
-      ).run(
-        holding.key,
-        holding.ownerid,
-        holding.bytes,
-        holding.isPrivate ? 1 : 0,
-        holding.created,
-      );
-      this.prepare('update objects set collecting = null where key = ?').run(holding.key);
-    },
-    insertHolding: (holding) => {
-      this.prepare(
-        'insert into holdings (ownerid, key, bytes, private, created, head_md5) values (?, ?, ?, ?, ?, ?)',
-      ).run(
-        holding.ownerid,
-        holding.key,
-        holding.bytes,
-        holding.isPrivate ? 1 : 0,
-        holding.created,
-        holding.headMd5,
-      );
-    },
     dataset: (ownerid, name) => this.findDataset(ownerid, name),
     datasetsInAnyCase: (ownerid, name) => this.alikeDatasets(ownerid, name),
     datasetCount: (ownerid) => this.datasetCount(ownerid),
-    insertDataset: (ownerid, name, findability, modified) => {
-      this.prepare(
-        'insert into datasets (ownerid, name, findability, modified) values (?, ?, ?, ?)',
-      ).run(ownerid, name, findability, modified);
-    },
     lastRevisionUsed: (ownerid, dataset) => this.lastRevisionUsed(ownerid, dataset),
-    insertRevision: (row) => {
-      this.prepare(
-        'insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      ).run(
-        row.ownerid,
-        row.dataset,
-        row.revision,
-        row.state,
-        row.spec,
-        row.specBytes,
-        row.findability,
-        row.pipelines,
-        row.errorLog,
-        row.created,
-        row.created,
-        row.requestId,
-      );
-    },
-    revisionFindability: (revision) =>
-      (
-        this.prepare(
-          'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
-        ).get(revision.ownerid, revision.dataset, revision.revision) as
-          { findability: Findability | null } | undefined
-      )?.findability,
-    setRevisionFindability: (revision, findability) => {
-      this.prepare(
-        'update revisions set findability = ? where ownerid = ? and dataset = ? and revision = ?',
-      ).run(findability, revision.ownerid, revision.dataset, revision.revision);
-    },
-    setPublished: (ownerid, dataset, fields) => {
-      this.prepare(
-        'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, bytes = ?, row_count = ?, license = ?, modified = ? where ownerid = ? and name = ?',
-      ).run(
-        fields.revision,
-        fields.findability,
-        fields.title,
-        fields.description,
-        fields.bytes,
-        fields.rows,
-        fields.license,
-        fields.modified,
-        ownerid,
-        dataset,
-      );
-    },
     index: (ownerid, dataset) => this.index(ownerid, dataset),
     unindex: (ownerid, dataset) => this.unindex(ownerid, dataset),
-    rememberName: (ownerid, nameKey, last) => {
-      this.prepare(
-        'insert into deleted_names (ownerid, name, last_revision) values (?, ?, ?) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
-      ).run(ownerid, nameKey, last);
-    },
-    deleteRevisions: (ownerid, dataset) => {
-      this.prepare('delete from revisions where ownerid = ? and dataset = ?').run(ownerid, dataset);
-    },
-    deleteDataset: (ownerid, dataset) =>
-      this.prepare('delete from datasets where ownerid = ? and name = ?').run(ownerid, dataset)
-        .changes > 0,
     cachedCopies: () =>
       (
-        this.prepare('select key, bytes, used, ready from cached_copies').all() as {
+        this.prepare(SQL.cachedCopies).all() as {
           key: string;
           bytes: number;
           used: number;
@@ -435,8 +338,7 @@ export class SqliteMetadata implements Metadata {
     headMd5?: string,
   ): Promise<boolean> {
     return this.transaction(() => {
-      const created = new Date().toISOString();
-      const holding = { key, ownerid, bytes, isPrivate, created, headMd5: headMd5 ?? null };
+      const holding = { key, ownerid, bytes, isPrivate, headMd5: headMd5 ?? null };
       return runNow(rules.addHolding(this.tables, holding, quota));
     });
   }
@@ -493,8 +395,7 @@ export class SqliteMetadata implements Metadata {
     requestId: string | null,
     limits: { maxDatasets: number; maxStorageBytes: number },
   ): Promise<CreatedRevision> {
-    const created = new Date().toISOString();
-    const asked = { ownerid, dataset, findability, spec, pipelines, requestId, created };
+    const asked = { ownerid, dataset, findability, spec, pipelines, requestId };
     return this.transaction(() => runNow(rules.createRevision(this.tables, asked, limits)));
   }
 

@@ -1,0 +1,176 @@
+import type { Findability } from './types.js';
+import type { Answer, Tables } from './rules.js';
+
+/**
+ * The statements of the rules' `Tables` whose SQL both engines share, written once with `?`
+ * placeholders (SQLite's); PostgreSQL runs them as `numbered` turns them, `$1…$n`. What
+ * differs between the engines (search, locks, upserts, types such as booleans) stays with
+ * each engine.
+ */
+export const SQL = {
+  insertUser:
+    'insert into users (userid, username, email, name, provider, subject, join_date) values (?, ?, ?, ?, ?, ?, ?)',
+  makeHoldingPublic: 'update holdings set private = 0 where ownerid = ? and key = ?',
+  insertObject:
+    'insert into objects (key, ownerid, bytes, private, created) values (?, ?, ?, ?, ?) on conflict do nothing',
+  unmarkCollecting: 'update objects set collecting = null where key = ?',
+  insertHolding:
+    'insert into holdings (ownerid, key, bytes, private, created, head_md5) values (?, ?, ?, ?, ?, ?)',
+  insertDataset: 'insert into datasets (ownerid, name, findability, modified) values (?, ?, ?, ?)',
+  insertRevision:
+    'insert into revisions (ownerid, dataset, revision, state, spec, spec_bytes, findability, pipelines, error_log, created, modified, request_id) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  revisionFindability:
+    'select findability from revisions where ownerid = ? and dataset = ? and revision = ?',
+  setRevisionFindability:
+    'update revisions set findability = ? where ownerid = ? and dataset = ? and revision = ?',
+  setPublished:
+    'update datasets set published_revision = ?, findability = ?, title = ?, description = ?, bytes = ?, row_count = ?, license = ?, modified = ? where ownerid = ? and name = ?',
+  rememberName:
+    'insert into deleted_names (ownerid, name, last_revision) values (?, ?, ?) on conflict (ownerid, name) do update set last_revision = excluded.last_revision',
+  deleteRevisions: 'delete from revisions where ownerid = ? and dataset = ?',
+  deleteDataset: 'delete from datasets where ownerid = ? and name = ?',
+  cachedCopies: 'select key, bytes, used, ready from cached_copies',
+} as const;
+
+export type Statements = { readonly [name in keyof typeof SQL]: string };
+
+/**
+ * The same statements with PostgreSQL's placeholders: each `?` becomes `$1`, `$2`, … in turn
+ * (every `?` is one: none of these statements has one in a quoted string). Turned once.
+ */
+export function numbered(statements: Statements): Statements {
+  const each = (sql: string): string => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  };
+  return Object.fromEntries(
+    Object.entries(statements).map(([name, sql]) => [name, each(sql)]),
+  ) as unknown as Statements;
+}
+
+/** How an engine runs one statement: its answer at once (SQLite) or as a promise (PostgreSQL). */
+export interface Runner {
+  /** Runs a write; answers how many rows it changed. */
+  run(sql: string, params: unknown[]): Answer<number>;
+  /** The first row a query answers, if any. */
+  get(sql: string, params: unknown[]): Answer<unknown>;
+}
+
+function then<T, U>(value: Answer<T>, next: (value: T) => U): Answer<U> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+function done(value: Answer<number>): Answer<void> {
+  return then(value, () => undefined);
+}
+
+/** The part of `Tables` both engines run alike: the shared SQL, its arguments in order. */
+export type SharedTables = Pick<
+  Tables,
+  | 'insertUser'
+  | 'makeHoldingPublic'
+  | 'keepObject'
+  | 'insertHolding'
+  | 'insertDataset'
+  | 'insertRevision'
+  | 'revisionFindability'
+  | 'setRevisionFindability'
+  | 'setPublished'
+  | 'rememberName'
+  | 'deleteRevisions'
+  | 'deleteDataset'
+>;
+
+/** The shared statements of `Tables`, run by `db` in its dialect's `sql`. */
+export function sharedTables(db: Runner, sql: Statements): SharedTables {
+  return {
+    insertUser: (user, subject) =>
+      done(
+        db.run(sql.insertUser, [
+          user.userid,
+          user.username,
+          user.email,
+          user.name,
+          user.provider,
+          subject,
+          user.join_date,
+        ]),
+      ),
+    makeHoldingPublic: (ownerid, key) => done(db.run(sql.makeHoldingPublic, [ownerid, key])),
+    keepObject: (holding) =>
+      then(
+        db.run(sql.insertObject, [
+          holding.key,
+          holding.ownerid,
+          holding.bytes,
+          holding.isPrivate ? 1 : 0,
+          holding.created,
+        ]),
+        () => done(db.run(sql.unmarkCollecting, [holding.key])),
+      ) as Answer<void>,
+    insertHolding: (holding) =>
+      done(
+        db.run(sql.insertHolding, [
+          holding.ownerid,
+          holding.key,
+          holding.bytes,
+          holding.isPrivate ? 1 : 0,
+          holding.created,
+          holding.headMd5,
+        ]),
+      ),
+    insertDataset: (ownerid, name, findability, modified) =>
+      done(db.run(sql.insertDataset, [ownerid, name, findability, modified])),
+    insertRevision: (row) =>
+      done(
+        db.run(sql.insertRevision, [
+          row.ownerid,
+          row.dataset,
+          row.revision,
+          row.state,
+          row.spec,
+          row.specBytes,
+          row.findability,
+          row.pipelines,
+          row.errorLog,
+          row.created,
+          row.created,
+          row.requestId,
+        ]),
+      ),
+    revisionFindability: (revision) =>
+      then(
+        db.get(sql.revisionFindability, [revision.ownerid, revision.dataset, revision.revision]),
+        (row) => (row as { findability: Findability | null } | undefined)?.findability,
+      ),
+    setRevisionFindability: (revision, findability) =>
+      done(
+        db.run(sql.setRevisionFindability, [
+          findability,
+          revision.ownerid,
+          revision.dataset,
+          revision.revision,
+        ]),
+      ),
+    setPublished: (ownerid, dataset, fields) =>
+      done(
+        db.run(sql.setPublished, [
+          fields.revision,
+          fields.findability,
+          fields.title,
+          fields.description,
+          fields.bytes,
+          fields.rows,
+          fields.license,
+          fields.modified,
+          ownerid,
+          dataset,
+        ]),
+      ),
+    rememberName: (ownerid, nameKey, last) =>
+      done(db.run(sql.rememberName, [ownerid, nameKey, last])),
+    deleteRevisions: (ownerid, dataset) => done(db.run(sql.deleteRevisions, [ownerid, dataset])),
+    deleteDataset: (ownerid, dataset) =>
+      then(db.run(sql.deleteDataset, [ownerid, dataset]), (changed) => changed > 0),
+  };
+}
