@@ -70,6 +70,12 @@ export interface DataErrorOptions {
   cause?: unknown;
 }
 
+/** A hint alone, or the options. */
+type HintOr = string | DataErrorOptions | undefined;
+
+const optionsOf = (given: HintOr): DataErrorOptions =>
+  typeof given === 'string' ? { hint: given } : (given ?? {});
+
 /** An error the user can act on: shown without a stack. */
 export abstract class DataError extends Error {
   abstract readonly kind: ErrorKind;
@@ -78,7 +84,8 @@ export abstract class DataError extends Error {
   readonly reason: ErrorReason | undefined;
   readonly signedIn: boolean | undefined;
 
-  protected constructor(message: string, code: string, options: DataErrorOptions = {}) {
+  protected constructor(message: string, code: string, given?: HintOr) {
+    const options = optionsOf(given);
     super(message, { cause: options.cause });
     this.code = options.code ?? code;
     this.hint = options.hint;
@@ -87,17 +94,11 @@ export abstract class DataError extends Error {
   }
 }
 
-/** A hint alone, or the options. */
-type HintOr = string | DataErrorOptions | undefined;
-
-const optionsOf = (given: HintOr): DataErrorOptions =>
-  typeof given === 'string' ? { hint: given } : (given ?? {});
-
 /** What was asked cannot be: a bad argument, a bad setting, a place that is taken. */
 export class UsageError extends DataError {
   readonly kind = 'usage';
   constructor(message: string, options?: HintOr) {
-    super(message, 'E_USAGE', optionsOf(options));
+    super(message, 'E_USAGE', options);
   }
 }
 
@@ -105,7 +106,7 @@ export class UsageError extends DataError {
 export class InputError extends DataError {
   readonly kind = 'input';
   constructor(message: string, options?: HintOr) {
-    super(message, 'E_INPUT', optionsOf(options));
+    super(message, 'E_INPUT', options);
   }
 }
 
@@ -113,7 +114,7 @@ export class InputError extends DataError {
 export class NotFoundError extends DataError {
   readonly kind = 'not-found';
   constructor(message: string, options?: HintOr) {
-    super(message, 'E_NOT_FOUND', optionsOf(options));
+    super(message, 'E_NOT_FOUND', options);
   }
 }
 
@@ -133,7 +134,7 @@ export class NetworkError extends DataError {
 export class ServerError extends DataError {
   readonly kind = 'server';
   constructor(message: string, options?: HintOr) {
-    super(message, 'E_API', optionsOf(options));
+    super(message, 'E_API', options);
   }
 }
 
@@ -155,7 +156,7 @@ export class ApiError extends DataError {
 export class AuthError extends DataError {
   readonly kind = 'auth';
   constructor(message: string, options?: HintOr) {
-    super(message, 'E_AUTH', optionsOf(options));
+    super(message, 'E_AUTH', options);
   }
 }
 
@@ -163,7 +164,7 @@ export class AuthError extends DataError {
 export class InvalidDataError extends DataError {
   readonly kind = 'invalid-data';
   constructor(message: string, options?: HintOr) {
-    super(message, 'E_DATA', optionsOf(options));
+    super(message, 'E_DATA', options);
   }
 }
 
