@@ -4,6 +4,7 @@ import { crc32 } from 'node:zlib';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import type { UploadTarget } from '@data/core';
 
 /** The hidden fields of a page's form, as a browser would send them. */
 export function hiddenFields(html: string): Record<string, string> {
@@ -114,19 +115,7 @@ export function readPackage(dir: string): LocalPackage {
 }
 
 export interface AuthorizeReply {
-  filedata: Record<
-    string,
-    {
-      upload_url: string;
-      upload_query: Record<string, string>;
-      upload_method?: string;
-      upload_headers?: Record<string, string>;
-      object_url?: string;
-      digest?: string;
-      may_exist?: boolean;
-      exists: boolean;
-    }
-  >;
+  filedata: Record<string, UploadTarget>;
 }
 
 export async function authorizeUploads(
