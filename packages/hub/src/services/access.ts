@@ -1,0 +1,72 @@
+/**
+ * The one access rule of the hub: what a caller may do to an owner's datasets. Every route
+ * asks it; nothing else compares a caller with an owner.
+ *
+ * A caller's role on an owner: the owner itself may do everything; in an organisation, an
+ * admin reads, publishes, deletes and manages members, a maintainer reads, publishes and
+ * deletes, a reader reads; anyone else nothing (the public datasets anyone reads are not a
+ * matter of roles). The credential's scope caps the role: `read` reads, `publish` reads and
+ * publishes, `admin` is all the user can do. A credential limited to some datasets writes
+ * (publishes, deletes) only those, and manages nothing.
+ *
+ * Roles are read from the database on every question, never cached, so that a change of
+ * role holds at once on every hub process.
+ */
+import type { Action, Caller, Role, Scope } from './caller.js';
+
+/** What the rule reads: a user's role in an organisation, if they are its member. */
+export interface MemberRoles {
+  roleOf(orgid: string, userid: string): Promise<Role | undefined>;
+}
+
+const ROLE_ALLOWS: Readonly<Record<Role, readonly Action[]>> = {
+  admin: ['read', 'publish', 'delete', 'manage'],
+  maintainer: ['read', 'publish', 'delete'],
+  reader: ['read'],
+};
+
+const SCOPE_ALLOWS: Readonly<Record<Scope, readonly Action[]>> = {
+  read: ['read'],
+  publish: ['read', 'publish'],
+  admin: ['read', 'publish', 'delete', 'manage'],
+};
+
+/** Whether a credential of this scope and these datasets may ask for this action at all. */
+function credentialAllows(
+  caller: Caller,
+  action: Action,
+  ownerid: string,
+  dataset: string | undefined,
+): boolean {
+  if (!SCOPE_ALLOWS[caller.scope].includes(action)) return false;
+  if (action === 'read' || caller.datasets.length === 0) return true;
+  if (action === 'manage' || dataset === undefined) return false;
+  return caller.datasets.includes(`${ownerid}/${dataset}`);
+}
+
+/** The caller's role on an owner: `admin` for the owner itself, else the member's role. */
+export async function roleOn(
+  store: MemberRoles,
+  caller: Caller | undefined,
+  ownerid: string,
+): Promise<Role | undefined> {
+  if (!caller) return undefined;
+  if (caller.userid === ownerid) return 'admin';
+  return await store.roleOf(ownerid, caller.userid);
+}
+
+/**
+ * Whether the caller may do this to the owner's datasets (to `dataset` when it is named).
+ * `read` here is the reading of what the owner keeps private; what is public needs no rule.
+ */
+export async function may(
+  store: MemberRoles,
+  caller: Caller | undefined,
+  action: Action,
+  ownerid: string,
+  dataset?: string,
+): Promise<boolean> {
+  if (!caller || !credentialAllows(caller, action, ownerid, dataset)) return false;
+  const role = await roleOn(store, caller, ownerid);
+  return role !== undefined && ROLE_ALLOWS[role].includes(action);
+}
