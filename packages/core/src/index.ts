@@ -80,6 +80,21 @@ export {
 export type {
   AuthCheck,
   AuthorizeAnswer,
+export {
+  isTokenCreated,
+  isTokenRecord,
+  isTokenScope,
+  NAMED_TOKEN,
+  TOKEN_NAME_MAX,
+  TOKEN_SCOPES,
+  tokenNameProblem,
+} from './protocol/tokens.js';
+export type {
+  TokenCreated,
+  TokenRecord,
+  TokenRequest,
+  TokenScope,
+} from './protocol/tokens.js';
   Findability,
   FlowSpec,
   FlowState,

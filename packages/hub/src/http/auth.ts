@@ -8,7 +8,7 @@ import type {
 } from '@data/core';
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
-import { liveClaims, tokenOf, userOf } from './callers.js';
+import { callerOf, credentialOf, liveClaims, tokenOf } from './callers.js';
 import { HttpError } from '../http-error.js';
 import {
   HTML,
@@ -73,8 +73,10 @@ function providerUrls(hub: Hub, request: SignInRequest): Record<string, { url: s
   );
 }
 
+/** Who the token is: any live credential, a sign-in's or a named token (`dt_…`). */
 export async function check(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const user = await userOf(hub, request);
+  const caller = await callerOf(hub, request);
+  const user = caller && (await hub.store.userById(caller.userid));
   if (user)
     return sendJson(response, 200, {
       authenticated: true,
@@ -92,23 +94,30 @@ export async function authorize(
   response: ServerResponse,
 ): Promise<void> {
   const token = tokenOf(request);
-  const claims = token ? await liveClaims(hub, token) : undefined;
-  const user = claims?.kind === 'user' ? await userOf(hub, request) : undefined;
+  const credential = token ? await credentialOf(hub, token) : undefined;
+  const user = credential && (await hub.store.userById(credential.caller.userid));
   const service = request.url.searchParams.get('service');
   // The protocol answers 200 without a token when the caller is not authenticated.
-  if (!user || (service !== 'rawstore' && service !== 'source'))
+  if (!credential || !user || (service !== 'rawstore' && service !== 'source'))
     return sendJson(response, 200, { permissions: {} } satisfies AuthorizeAnswer);
+  request.userId = user.userid;
   const permissions = {
     max_storage: hub.options.maxStorageBytes,
     max_datasets: hub.options.maxDatasets,
   };
-  const exp = Math.min(Math.floor(Date.now() / 1000) + DAY, claims?.exp ?? 0);
+  // A service token allows what its credential allows, and dies with it: when it is
+  // revoked (its id is the `parent`), and at the latest when it expires.
+  const { scope, datasets, via } = credential.caller;
+  const exp = Math.min(Math.floor(Date.now() / 1000) + DAY, credential.expires);
   const serviceToken = signToken(hub.keys, {
     kind: 'service',
     service,
     userid: user.userid,
     permissions,
-    parent: claims?.jti,
+    parent: credential.id,
+    scope,
+    datasets,
+    via,
     exp,
   });
   sendJson(response, 200, {

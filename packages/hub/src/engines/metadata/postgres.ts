@@ -15,6 +15,7 @@ import {
 } from './rules.js';
 import * as rules from './rules.js';
 import { numbered, SQL, sharedTables } from './statements.js';
+import { namedTokens, POSTGRES_TOKEN_SQL, tokensTable, type NamedTokens } from './named-tokens.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
@@ -149,6 +150,9 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   `create table if not exists deleted_names (
     ownerid text not null, name text not null, last_revision integer not null,
     primary key (ownerid, name));`,
+  // Named tokens (`data token create`): a SHA-256 of each, never the token, with its
+  // scope, the datasets it may publish to (JSON), when it was last used and when it expires.
+  tokensTable('bigint'),
 ];
 
 /** The last revision number a dataset name used: $1 the owner, $2 the dataset, $3 its key. */
@@ -645,6 +649,18 @@ export class PostgresMetadata implements Metadata {
     if (found !== undefined) return found;
     await this.pool.query(
       'insert into shared_values (name, value) values ($1, $2) on conflict (name) do nothing',
+  readonly namedTokens: NamedTokens = namedTokens(
+    {
+      run: async (sql, params) => {
+        this.writes++;
+        return (await this.pool.query(sql, params)).rowCount ?? 0;
+      },
+      all: async (sql, params) =>
+        (await this.pool.query<Record<string, unknown>>(sql, params)).rows,
+    },
+    POSTGRES_TOKEN_SQL,
+  );
+
       [name, offer()],
     );
     return (await read()) ?? '';

@@ -18,6 +18,7 @@ import {
 } from './rules.js';
 import * as rules from './rules.js';
 import { SQL, sharedTables } from './statements.js';
+import { namedTokens, tokensTable, TOKEN_SQL, type NamedTokens } from './named-tokens.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
@@ -141,6 +142,9 @@ const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
   `create table if not exists deleted_names (
     ownerid text not null, name text not null, last_revision integer not null,
     primary key (ownerid, name));`,
+  // Named tokens (`data token create`): a SHA-256 of each, never the token, with its
+  // scope, the datasets it may publish to (JSON), when it was last used and when it expires.
+  tokensTable('integer'),
 ];
 
 /** The last revision number a dataset name used: ?1 the owner, ?2 the dataset, ?3 its key. */
@@ -598,6 +602,17 @@ export class SqliteMetadata implements Metadata {
     if (found !== undefined) return found;
     this.prepare('insert or ignore into shared_values (name, value) values (?, ?)').run(
       name,
+  readonly namedTokens: NamedTokens = namedTokens(
+    {
+      run: async (sql, params) => {
+        this.writes++;
+        return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+      },
+      all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
+    },
+    TOKEN_SQL,
+  );
+
       offer(),
     );
     return read() ?? '';

@@ -40,6 +40,7 @@ export const MOVED_TABLES = {
     'request_id',
   ],
   revoked_tokens: ['jti', 'expires'],
+  tokens: ['id', 'userid', 'name', 'hash', 'scope', 'datasets', 'created', 'last_used', 'expires'],
   shared_values: ['name', 'value'],
   deleted_names: ['ownerid', 'name', 'last_revision'],
 } as const;

@@ -1,5 +1,7 @@
 import type { Findability, FlowState } from '@data/core';
 import type { MovedTable, Row } from './tables.js';
+import type { Organisations, OwnerKind } from './organisations.js';
+import type { NamedTokens } from './named-tokens.js';
 
 // The protocol's (core protocol/types.ts), which the hub stores as they travel.
 export type { Findability } from '@data/core';
@@ -225,6 +227,10 @@ export interface Metadata {
   exportRows(table: MovedTable): AsyncIterable<Row>;
   /** Rows copied from another engine; rows already here (by primary key) stay as they are. */
   importRows(table: MovedTable, rows: Row[]): Promise<void>;
+  /** Organisations and their members' roles (`data org`). */
+  readonly organisations: Organisations;
+  /** The named tokens users made (`data token create`): hashes and records, never a token. */
+  readonly namedTokens: NamedTokens;
   saveLoginCode(code: LoginCode): Promise<void>;
   takeLoginCode(code: string): Promise<LoginCode | undefined>;
   saveLoginState(state: LoginState): Promise<void>;

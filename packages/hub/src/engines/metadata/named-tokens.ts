@@ -1,0 +1,117 @@
+import type { Scope } from '../../services/caller.js';
+
+/**
+ * Named tokens (`data token create`): what the hub keeps of each. Never the token itself,
+ * only its SHA-256 (`hash`), so that a copy of the database opens nothing.
+ */
+export interface NamedToken {
+  /** Random, never shown as a secret: the `parent` of the service tokens issued from it. */
+  id: string;
+  userid: string;
+  name: string;
+  scope: Scope;
+  /** `ownerid/dataset` pairs it may publish to; empty when not limited. */
+  datasets: string[];
+  /** ISO 8601. */
+  created: string;
+  /** ISO 8601; null until first used. */
+  last_used: string | null;
+  /** Seconds since the epoch: from then on the token is refused. */
+  expires: number;
+}
+
+/** The tokens table of one engine: both engines run the same statements. */
+export interface NamedTokens {
+  /** Keeps a token's record and hash; false, with nothing kept, when its user has one of that name. */
+  add(token: NamedToken, hash: string): Promise<boolean>;
+  /** The record of the token with this hash, expired or not. */
+  byHash(hash: string): Promise<NamedToken | undefined>;
+  /** A user's tokens, by name. */
+  list(userid: string): Promise<NamedToken[]>;
+  /** Removes a user's token of this name; its record, or undefined when there was none. */
+  remove(userid: string, name: string): Promise<NamedToken | undefined>;
+  /**
+   * Records that a token was used at `now` (ISO), unless it was recorded since `since`
+   * (ISO): a token used many times a second is written at most once a minute.
+   */
+  used(id: string, now: string, since: string): Promise<void>;
+}
+
+/** The table, as each engine's migration makes it (`expires`'s type is the engine's). */
+export function tokensTable(bigint: string): string {
+  return `create table tokens (
+    id text primary key, userid text not null, name text not null, hash text not null unique,
+    scope text not null, datasets text not null, created text not null, last_used text,
+    expires ${bigint} not null, unique (userid, name));`;
+}
+
+/** The statements, with `?` placeholders (PostgreSQL's engine numbers them). */
+export const TOKEN_SQL = {
+  add: 'insert into tokens (id, userid, name, hash, scope, datasets, created, last_used, expires) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+  byHash:
+    'select id, userid, name, scope, datasets, created, last_used, expires from tokens where hash = ?',
+  list: 'select id, userid, name, scope, datasets, created, last_used, expires from tokens where userid = ? order by name',
+  remove:
+    'delete from tokens where userid = ? and name = ? returning id, userid, name, scope, datasets, created, last_used, expires',
+  used: 'update tokens set last_used = ? where id = ? and (last_used is null or last_used < ?)',
+} as const;
+
+/** The same statements with PostgreSQL's placeholders, `$1…$n`. */
+export const POSTGRES_TOKEN_SQL = Object.fromEntries(
+  Object.entries(TOKEN_SQL).map(([name, sql]) => {
+    let n = 0;
+    return [name, sql.replace(/\?/g, () => `$${String(++n)}`)];
+  }),
+) as unknown as typeof TOKEN_SQL;
+
+/** How an engine runs a statement of TOKEN_SQL. */
+export interface TokenRunner {
+  run(sql: string, params: unknown[]): Promise<number>;
+  all(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
+}
+
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function record(row: Record<string, unknown>): NamedToken {
+  return {
+    id: text(row.id),
+    userid: text(row.userid),
+    name: text(row.name),
+    scope: text(row.scope) as Scope,
+    datasets: JSON.parse(text(row.datasets)) as string[],
+    created: text(row.created),
+    last_used: typeof row.last_used === 'string' ? row.last_used : null,
+    expires: Number(row.expires),
+  };
+}
+
+/** The tokens table over an engine's runner and its dialect of the statements. */
+export function namedTokens(
+  runner: TokenRunner,
+  sql: Readonly<Record<keyof typeof TOKEN_SQL, string>>,
+): NamedTokens {
+  const first = async (statement: string, params: unknown[]) => {
+    const [row] = await runner.all(statement, params);
+    return row ? record(row) : undefined;
+  };
+  return {
+    add: async (token, hash) =>
+      (await runner.run(sql.add, [
+        token.id,
+        token.userid,
+        token.name,
+        hash,
+        token.scope,
+        JSON.stringify(token.datasets),
+        token.created,
+        token.last_used,
+        token.expires,
+      ])) === 1,
+    byHash: (hash) => first(sql.byHash, [hash]),
+    list: async (userid) => (await runner.all(sql.list, [userid])).map(record),
+    remove: (userid, name) => first(sql.remove, [userid, name]),
+    used: async (id, now, since) => {
+      await runner.run(sql.used, [now, id, since]);
+    },
+  };
+}
