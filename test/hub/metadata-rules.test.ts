@@ -12,6 +12,14 @@ import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata
 import { tempDir, testDatabase } from './helpers.js';
 
 const LIMITS = { maxDatasets: 2, maxStorageBytes: 1000 };
+/** A revision with nothing asked of it: each test names its owner and dataset. */
+const REVISION = {
+  findability: null,
+  spec: '{}',
+  pipelines: '[]',
+  requestId: null,
+  limits: LIMITS,
+};
 
 function identity(subject: string, username: string): Identity {
   return { provider: 'test', subject, username, email: `${subject}@example.org`, name: subject };
@@ -41,7 +49,7 @@ describe('the metadata rules, on this run’s engine', () => {
   });
 
   const queue = (ownerid: string, dataset: string, spec = '{}') =>
-    store.createRevision(ownerid, dataset, null, spec, '[]', null, LIMITS);
+    store.createRevision({ ...REVISION, ownerid, dataset, spec });
 
   it('give a signed-in identity a user name nobody holds, never a reserved one', async () => {
     const ada = await store.userForIdentity(identity('1', 'ada'));
@@ -104,7 +112,12 @@ describe('the metadata rules, on this run’s engine', () => {
   it('publish a revision unless a later one is published, with the findability it asked for', async () => {
     const owner = (await store.userForIdentity(identity('40', 'edsger'))).userid;
     const summary = { title: 't', description: null, bytes: 1, rows: 1, license: null };
-    await store.createRevision(owner, 'graphs', 'unlisted', '{}', '[]', null, LIMITS);
+    await store.createRevision({
+      ...REVISION,
+      ownerid: owner,
+      dataset: 'graphs',
+      findability: 'unlisted',
+    });
     await queue(owner, 'graphs');
     await store.publish({ ownerid: owner, dataset: 'graphs', revision: 2 }, summary);
     expect(await store.dataset(owner, 'graphs')).toMatchObject({
@@ -118,7 +131,12 @@ describe('the metadata rules, on this run’s engine', () => {
     });
     expect((await store.revision(owner, 'graphs', '1'))?.findability).toBe('unlisted');
     // A later revision that asks for none keeps what the published dataset has.
-    await store.createRevision(owner, 'charts', 'unlisted', '{}', '[]', null, LIMITS);
+    await store.createRevision({
+      ...REVISION,
+      ownerid: owner,
+      dataset: 'charts',
+      findability: 'unlisted',
+    });
     await store.publish({ ownerid: owner, dataset: 'charts', revision: 1 }, summary);
     await queue(owner, 'charts');
     await store.publish({ ownerid: owner, dataset: 'charts', revision: 2 }, summary);
@@ -137,7 +155,7 @@ describe('the metadata rules, on this run’s engine', () => {
       ['atlas', 'published'],
       ['sketch', 'unlisted'],
     ] as const) {
-      await store.createRevision(owner, name, findability, '{}', '[]', null, LIMITS);
+      await store.createRevision({ ...REVISION, ownerid: owner, dataset: name, findability });
       await store.publish({ ownerid: owner, dataset: name, revision: 1 }, summary);
     }
     await queue(owner, 'draft');

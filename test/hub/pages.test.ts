@@ -29,18 +29,15 @@ async function listed(
   });
   for (let index = 0; index < how; index++) {
     const dataset = `set-${String(index).padStart(2, '0')}`;
-    const made = await hub.store.createRevision(
-      user.userid,
+    const made = await hub.store.createRevision({
+      ownerid: user.userid,
       dataset,
       findability,
-      '{}',
-      '[]',
-      null,
-      {
-        maxDatasets: 1000,
-        maxStorageBytes: 1e12,
-      },
-    );
+      spec: '{}',
+      pipelines: '[]',
+      requestId: null,
+      limits: { maxDatasets: 1000, maxStorageBytes: 1e12 },
+    });
     if (!('revision' in made)) throw new Error('refused');
     const revision = { ownerid: user.userid, dataset, revision: made.revision };
     await hub.store.updateRevision(revision, { state: 'SUCCEEDED', descriptor: '{}' });

@@ -76,15 +76,15 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       errors: [],
       unchanged: true,
     } satisfies SourceUploadAnswer);
-  const created = await hub.store.createRevision(
-    claims.userid,
+  const created = await hub.store.createRevision({
+    ownerid: claims.userid,
     dataset,
-    spec.meta.findability ?? null,
-    JSON.stringify(spec),
-    JSON.stringify(initialPipelines()),
-    request.id,
-    hub.options,
-  );
+    findability: spec.meta.findability ?? null,
+    spec: JSON.stringify(spec),
+    pipelines: JSON.stringify(initialPipelines()),
+    requestId: request.id,
+    limits: hub.options,
+  });
   if ('existing' in created)
     return sendJson(response, 409, {
       success: false,

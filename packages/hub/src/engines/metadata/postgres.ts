@@ -16,6 +16,19 @@ import {
 import * as rules from './rules.js';
 import { numbered, SQL, sharedTables } from './statements.js';
 import { namedTokens, POSTGRES_TOKEN_SQL, tokensTable, type NamedTokens } from './named-tokens.js';
+import {
+  POSTGRES_PUBLISHER_SQL,
+  PUBLISHERS_TABLE,
+  publishers,
+  type Publishers,
+} from './publishers.js';
+import {
+  ORGANISATIONS_TABLES,
+  organisations,
+  POSTGRES_ORG_SQL,
+  type Organisations,
+  type OrgRunner,
+} from './organisations.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
@@ -31,11 +44,11 @@ import type {
   Dataset,
   DatasetSort,
   DatasetSummary,
-  Findability,
   Identity,
   LoginCode,
   LoginState,
   Metadata,
+  NewRevision,
   Revision,
   SearchPage,
   User,
@@ -153,6 +166,11 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   // Named tokens (`data token create`): a SHA-256 of each, never the token, with its
   // scope, the datasets it may publish to (JSON), when it was last used and when it expires.
   tokensTable('bigint'),
+  // Organisations (`data org`): rows of users that never sign in, and their members' roles.
+  ORGANISATIONS_TABLES,
+  // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
+  // that may publish a dataset, which may not exist yet.
+  PUBLISHERS_TABLE,
 ];
 
 /** The last revision number a dataset name used: $1 the owner, $2 the dataset, $3 its key. */
@@ -335,7 +353,7 @@ export class PostgresMetadata implements Metadata {
     });
   }
 
-  private static readonly USER_COLUMNS = 'userid, username, email, name, provider, join_date';
+  private static readonly USER_COLUMNS = 'userid, username, email, name, provider, join_date, kind';
 
   userById(userid: string): Promise<User | undefined> {
     return this.one<User>(`select ${PostgresMetadata.USER_COLUMNS} from users where userid = $1`, [
@@ -443,20 +461,11 @@ export class PostgresMetadata implements Metadata {
     return found.rows;
   }
 
-  async createRevision(
-    ownerid: string,
-    dataset: string,
-    findability: Findability | null,
-    spec: string,
-    pipelines: string,
-    requestId: string | null,
-    limits: { maxDatasets: number; maxStorageBytes: number },
-  ): Promise<CreatedRevision> {
-    const asked = { ownerid, dataset, findability, spec, pipelines, requestId };
+  async createRevision(asked: NewRevision): Promise<CreatedRevision> {
     return this.transaction(async (client) => {
       // Under the owner's lock: a dataset of the owner is made by one transaction at a time.
-      await this.lockOwner(client, ownerid);
-      return runAwaiting(rules.createRevision(this.tables(client), asked, limits));
+      await this.lockOwner(client, asked.ownerid);
+      return runAwaiting(rules.createRevision(this.tables(client), asked));
     });
   }
 
@@ -649,6 +658,15 @@ export class PostgresMetadata implements Metadata {
     if (found !== undefined) return found;
     await this.pool.query(
       'insert into shared_values (name, value) values ($1, $2) on conflict (name) do nothing',
+      [name, offer()],
+    );
+    return (await read()) ?? '';
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return (await this.one('select 1 from revoked_tokens where jti = $1', [jti])) !== undefined;
+  }
+
   readonly namedTokens: NamedTokens = namedTokens(
     {
       run: async (sql, params) => {
@@ -661,13 +679,43 @@ export class PostgresMetadata implements Metadata {
     POSTGRES_TOKEN_SQL,
   );
 
-      [name, offer()],
-    );
-    return (await read()) ?? '';
-  }
+  readonly publishers: Publishers = publishers(
+    {
+      run: async (sql, params) => {
+        this.writes++;
+        return (await this.pool.query(sql, params)).rowCount ?? 0;
+      },
+      all: async (sql, params) =>
+        (await this.pool.query<Record<string, unknown>>(sql, params)).rows,
+    },
+    POSTGRES_PUBLISHER_SQL,
+  );
 
-  async isRevoked(jti: string): Promise<boolean> {
-    return (await this.one('select 1 from revoked_tokens where jti = $1', [jti])) !== undefined;
+  /** Each write in a transaction holding the organisation's lock (its owner lock). */
+  readonly organisations: Organisations = organisations(
+    {
+      // Read when asked: the pool is not there yet while the fields are made.
+      reads: {
+        run: (sql, params) => this.orgRunner(this.pool).run(sql, params),
+        all: (sql, params) => this.orgRunner(this.pool).all(sql, params),
+      },
+      write: (orgid, rule) =>
+        this.transaction(async (client) => {
+          await this.lockOwner(client, orgid);
+          return runAwaiting(rule(this.orgRunner(client)));
+        }),
+    },
+    POSTGRES_ORG_SQL,
+  );
+
+  private orgRunner(client: Client): OrgRunner {
+    return {
+      run: async (sql, params) => {
+        this.writes++;
+        return (await client.query(sql, params)).rowCount ?? 0;
+      },
+      all: async (sql, params) => (await client.query(sql, params)).rows,
+    };
   }
 
   async saveLoginCode(code: LoginCode): Promise<void> {

@@ -9,6 +9,7 @@ import type {
   DatasetSummary,
   Findability,
   Identity,
+  NewRevision,
   Revision,
   User,
 } from './types.js';
@@ -79,13 +80,20 @@ export function waitingRevision(now: string): string {
 }
 
 /**
- * SQL: whether a dataset `d` is found by a viewer, in either engine's dialect (`viewer` the
- * placeholder of the viewer's user id, '' for none; `owner` and `ownerAgain` those of the
- * owner searched in, '' for every owner): a published dataset, listed for everyone or the
- * viewer's own. Unlisted and private datasets are found by their owner only.
+ * SQL: whether a dataset `d` is found by a viewer, in either engine's dialect (`viewer` and
+ * `viewerAgain` the placeholders of the viewer's user id, '' for none; `owner` and
+ * `ownerAgain` those of the owner searched in, '' for every owner): a published dataset,
+ * listed for everyone, or the viewer's own or an organisation's the viewer is a member of.
+ * Unlisted and private datasets are found by their owner (and its members) only.
  */
-export function findableBy(viewer: string, owner: string, ownerAgain = owner): string {
-  return `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ${viewer})
+export function findableBy(
+  viewer: string,
+  owner: string,
+  ownerAgain = owner,
+  viewerAgain = viewer,
+): string {
+  return `d.published_revision is not null and (d.findability = 'published' or d.ownerid = ${viewer}
+        or exists (select 1 from members m where m.orgid = d.ownerid and m.userid = ${viewerAgain}))
       and (${owner} = '' or d.ownerid = ${ownerAgain})`;
 }
 
@@ -332,12 +340,8 @@ export function* addHolding(
  * the spec's own bytes would pass the storage quota. A new dataset stays private until a
  * revision of it succeeds. A revision's number is never given again to other bytes.
  */
-export function* createRevision(
-  tables: Tables,
-  asked: Omit<QueuedRevision, 'revision' | 'state' | 'specBytes' | 'errorLog' | 'created'>,
-  limits: { maxDatasets: number; maxStorageBytes: number },
-): Rule<CreatedRevision> {
-  const { ownerid, dataset } = asked;
+export function* createRevision(tables: Tables, asked: NewRevision): Rule<CreatedRevision> {
+  const { ownerid, dataset, limits } = asked;
   const created = new Date().toISOString();
   const specBytes = Buffer.byteLength(asked.spec);
   const existing = yield* answer(tables.dataset(ownerid, dataset));
@@ -353,7 +357,12 @@ export function* createRevision(
   const revision = (yield* answer(tables.lastRevisionUsed(ownerid, dataset))) + 1;
   yield* answer(
     tables.insertRevision({
-      ...asked,
+      ownerid,
+      dataset,
+      findability: asked.findability,
+      spec: asked.spec,
+      pipelines: asked.pipelines,
+      requestId: asked.requestId,
       revision,
       state: 'QUEUED',
       specBytes,

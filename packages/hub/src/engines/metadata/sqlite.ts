@@ -19,6 +19,14 @@ import {
 import * as rules from './rules.js';
 import { SQL, sharedTables } from './statements.js';
 import { namedTokens, tokensTable, TOKEN_SQL, type NamedTokens } from './named-tokens.js';
+import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';
+import {
+  ORG_SQL,
+  ORGANISATIONS_TABLES,
+  organisations,
+  type Organisations,
+  type OrgRunner,
+} from './organisations.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
 import {
   queryWords,
@@ -33,11 +41,11 @@ import type {
   Dataset,
   DatasetSort,
   DatasetSummary,
-  Findability,
   Identity,
   LoginCode,
   LoginState,
   Metadata,
+  NewRevision,
   Revision,
   SearchPage,
   User,
@@ -145,6 +153,11 @@ const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
   // Named tokens (`data token create`): a SHA-256 of each, never the token, with its
   // scope, the datasets it may publish to (JSON), when it was last used and when it expires.
   tokensTable('integer'),
+  // Organisations (`data org`): rows of users that never sign in, and their members' roles.
+  ORGANISATIONS_TABLES,
+  // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
+  // that may publish a dataset, which may not exist yet.
+  PUBLISHERS_TABLE,
 ];
 
 /** The last revision number a dataset name used: ?1 the owner, ?2 the dataset, ?3 its key. */
@@ -390,17 +403,8 @@ export class SqliteMetadata implements Metadata {
    * Creates the next revision of a dataset and returns its number, or why it may not
    * (rules.ts): the dataset count and the storage quota are checked in the same transaction.
    */
-  async createRevision(
-    ownerid: string,
-    dataset: string,
-    findability: Findability | null,
-    spec: string,
-    pipelines: string,
-    requestId: string | null,
-    limits: { maxDatasets: number; maxStorageBytes: number },
-  ): Promise<CreatedRevision> {
-    const asked = { ownerid, dataset, findability, spec, pipelines, requestId };
-    return this.transaction(() => runNow(rules.createRevision(this.tables, asked, limits)));
+  async createRevision(asked: NewRevision): Promise<CreatedRevision> {
+    return this.transaction(() => runNow(rules.createRevision(this.tables, asked)));
   }
 
   private lastRevisionUsed(ownerid: string, dataset: string): number {
@@ -602,6 +606,15 @@ export class SqliteMetadata implements Metadata {
     if (found !== undefined) return found;
     this.prepare('insert or ignore into shared_values (name, value) values (?, ?)').run(
       name,
+      offer(),
+    );
+    return read() ?? '';
+  }
+
+  async isRevoked(jti: string): Promise<boolean> {
+    return this.prepare('select 1 from revoked_tokens where jti = ?').get(jti) !== undefined;
+  }
+
   readonly namedTokens: NamedTokens = namedTokens(
     {
       run: async (sql, params) => {
@@ -613,14 +626,34 @@ export class SqliteMetadata implements Metadata {
     TOKEN_SQL,
   );
 
-      offer(),
-    );
-    return read() ?? '';
-  }
+  readonly publishers: Publishers = publishers(
+    {
+      run: async (sql, params) => {
+        this.writes++;
+        return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+      },
+      all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
+    },
+    PUBLISHER_SQL,
+  );
 
-  async isRevoked(jti: string): Promise<boolean> {
-    return this.prepare('select 1 from revoked_tokens where jti = ?').get(jti) !== undefined;
-  }
+  private readonly orgRunner: OrgRunner = {
+    run: (sql, params) => {
+      this.writes++;
+      return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+    },
+    all: (sql, params) =>
+      this.prepare(sql).all(...(params as SQLInputValue[])) as Record<string, unknown>[],
+  };
+
+  /** Each write in a transaction: SQLite's `begin immediate` holds every other writer. */
+  readonly organisations: Organisations = organisations(
+    {
+      reads: this.orgRunner,
+      write: async (_orgid, rule) => this.transaction(() => runNow(rule(this.orgRunner))),
+    },
+    ORG_SQL,
+  );
 
   async saveLoginCode(code: LoginCode): Promise<void> {
     this.prepare('delete from login_codes where expires < ?').run(Date.now());
@@ -786,8 +819,8 @@ export class SqliteMetadata implements Metadata {
   ): Promise<SearchPage> {
     const words = queryWords(text);
     if (text.trim() !== '' && words.length === 0) return { rows: [], total: 0 };
-    const visible = findableBy('?', '?', '?');
-    const params = [viewer ?? '', ownerid, ownerid];
+    const visible = findableBy('?', '?', '?', '?');
+    const params = [viewer ?? '', viewer ?? '', ownerid, ownerid];
     // Each word quoted: whatever it holds is text to find, never FTS5's syntax.
     const match = words.map((word) => `"${word}"*`).join(' ');
     const [source, where, order] =

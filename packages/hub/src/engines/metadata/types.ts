@@ -2,6 +2,7 @@ import type { Findability, FlowState } from '@data/core';
 import type { MovedTable, Row } from './tables.js';
 import type { Organisations, OwnerKind } from './organisations.js';
 import type { NamedTokens } from './named-tokens.js';
+import type { Publishers } from './publishers.js';
 
 // The protocol's (core protocol/types.ts), which the hub stores as they travel.
 export type { Findability } from '@data/core';
@@ -14,6 +15,8 @@ export interface User {
   name: string;
   provider: string;
   join_date: string;
+  /** A user signs in; an organisation (organisations.ts) never does. Rows always say. */
+  kind?: OwnerKind;
 }
 
 export interface Dataset {
@@ -70,6 +73,21 @@ export interface Revision {
   changes: string | null;
   /** The id of the request that queued it (X-Request-Id), for the pipeline's log lines. */
   request_id: string | null;
+}
+
+/** A revision to queue (`createRevision`): its dataset, what it carries, the owner's limits. */
+export interface NewRevision {
+  ownerid: string;
+  dataset: string;
+  /** The findability its spec names, applied once it succeeds; null for none. */
+  findability: Findability | null;
+  /** JSON of its flow spec. */
+  spec: string;
+  /** JSON of its pipelines' initial statuses. */
+  pipelines: string;
+  /** The id of the request that queues it. */
+  requestId: string | null;
+  limits: { maxDatasets: number; maxStorageBytes: number };
 }
 
 /** What `createRevision` did: queued a revision, or refused with the reason. */
@@ -168,15 +186,7 @@ export interface Metadata {
    * are decided in the transaction that makes the dataset, so that racing publications
    * cannot both pass.
    */
-  createRevision(
-    ownerid: string,
-    dataset: string,
-    findability: Findability | null,
-    spec: string,
-    pipelines: string,
-    requestId: string | null,
-    limits: { maxDatasets: number; maxStorageBytes: number },
-  ): Promise<CreatedRevision>;
+  createRevision(asked: NewRevision): Promise<CreatedRevision>;
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined>;
   updateRevision(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
@@ -218,6 +228,12 @@ export interface Metadata {
   ): Promise<void>;
   revoke(jti: string, expires: number): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
+  /** Organisations and their members' roles (`data org`). */
+  readonly organisations: Organisations;
+  /** The named tokens users made (`data token create`): hashes and records, never a token. */
+  readonly namedTokens: NamedTokens;
+  /** Trusted publishers: the CI workflows that may publish each dataset (`data publisher`). */
+  readonly publishers: Publishers;
   /**
    * A value every hub process shares, set once: the first process to offer one sets it,
    * and every process, then and later, reads that one.
@@ -227,10 +243,6 @@ export interface Metadata {
   exportRows(table: MovedTable): AsyncIterable<Row>;
   /** Rows copied from another engine; rows already here (by primary key) stay as they are. */
   importRows(table: MovedTable, rows: Row[]): Promise<void>;
-  /** Organisations and their members' roles (`data org`). */
-  readonly organisations: Organisations;
-  /** The named tokens users made (`data token create`): hashes and records, never a token. */
-  readonly namedTokens: NamedTokens;
   saveLoginCode(code: LoginCode): Promise<void>;
   takeLoginCode(code: string): Promise<LoginCode | undefined>;
   saveLoginState(state: LoginState): Promise<void>;
