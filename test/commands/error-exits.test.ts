@@ -13,6 +13,7 @@ import {
   InvalidDataError,
   NetworkError,
   NotFoundError,
+  RefusedError,
   ServerError,
   UsageError,
   type DataError,
@@ -33,6 +34,7 @@ const EXITS: [DataError, ErrorKind, string, number][] = [
   [new NotFoundError('n'), 'not-found', 'E_NOT_FOUND', 2],
   [new InvalidDataError('d'), 'invalid-data', 'E_DATA', 1],
   [new InvalidDataError('d', { code: 'E_UNSAFE' }), 'invalid-data', 'E_UNSAFE', 1],
+  [new RefusedError('r'), 'refused', 'E_REFUSED', 1],
   [new NetworkError('n'), 'network', 'E_NETWORK', 3],
   [new NetworkError('n', undefined, { code: 'E_TIMEOUT' }), 'network', 'E_TIMEOUT', 3],
   [new ServerError('s'), 'server', 'E_API', 3],
@@ -53,6 +55,7 @@ const KINDS = {
   server: true,
   auth: true,
   'invalid-data': true,
+  refused: true,
   interrupted: true,
 } satisfies Record<ErrorKind, true>;
 

@@ -50,6 +50,7 @@ export function exitCodeOf(error: DataError): number {
     case 'not-found':
       return EXIT.usage;
     case 'invalid-data':
+    case 'refused':
       return EXIT.invalid;
     case 'network':
     case 'server':

@@ -7,7 +7,15 @@
 
 /** What a program tells apart to answer an error: the CLI picks its exit code by it. */
 export type ErrorKind =
-  'usage' | 'input' | 'not-found' | 'network' | 'server' | 'auth' | 'invalid-data' | 'interrupted';
+  | 'usage'
+  | 'input'
+  | 'not-found'
+  | 'network'
+  | 'server'
+  | 'auth'
+  | 'invalid-data'
+  | 'refused'
+  | 'interrupted';
 
 /**
  * What happened, where a program would advise differently than for others of its kind: a
@@ -165,6 +173,17 @@ export class InvalidDataError extends DataError {
   readonly kind = 'invalid-data';
   constructor(message: string, options?: HintOr) {
     super(message, 'E_DATA', options);
+  }
+}
+
+/**
+ * A server understood what was asked and will not do it: a name that is taken, a limit
+ * passed, something the credential may not do. Asking again the same way cannot help.
+ */
+export class RefusedError extends DataError {
+  readonly kind = 'refused';
+  constructor(message: string, options?: HintOr) {
+    super(message, 'E_REFUSED', options);
   }
 }
 

@@ -16,6 +16,7 @@ export {
   NotFoundError,
   ServerError,
   UsageError,
+  RefusedError,
 } from './errors.js';
 export type { DataErrorOptions, ErrorKind, ErrorReason } from './errors.js';
 export {
@@ -90,11 +91,8 @@ export {
   tokenNameProblem,
 } from './protocol/tokens.js';
 export type {
-  TokenCreated,
-  TokenRecord,
-  TokenRequest,
-  TokenScope,
-} from './protocol/tokens.js';
+  AuthCheck,
+  AuthorizeAnswer,
   Findability,
   FlowSpec,
   FlowState,
@@ -104,6 +102,7 @@ export type {
   PresignAnswer,
   ResolveAnswer,
   RevisionEntry,
+export type { TokenCreated, TokenRecord, TokenRequest, TokenScope } from './protocol/tokens.js';
   SearchAnswer,
   SearchResult,
   SourceUploadAnswer,
