@@ -11,6 +11,9 @@ import {
 } from '@data/core';
 import type { PublishSource } from './publish.js';
 import { kindOfNonFile } from '@data/core';
+import type { Report } from '@data/core';
+import type { HeldDescriptor } from './validate.js';
+import type { Draft } from '../init/draft.js';
 
 /** A publish source and what to remove once it is published. */
 export interface ResolvedSource extends PublishSource {
@@ -140,4 +143,60 @@ export async function replaceInferred(
 ): Promise<void> {
   source.descriptor = descriptor;
   await writeFile(source.descriptorFile, `${JSON.stringify(descriptor, null, 2)}\n`);
+}
+
+/**
+ * The source of `data publish` read, and the sheets chosen on the command line (a list as
+ * parseSheets takes it) put in its descriptor: all of it on this computer, before the hub is
+ * asked anything. What it made is removed if choosing the sheets fails.
+ */
+export async function openPublishSource(
+  path: string,
+  name: string | undefined,
+  sheets: string | undefined,
+): Promise<ResolvedSource> {
+  const source = await resolvePublishSource(path, name);
+  if (sheets === undefined) return source;
+  try {
+    const { chooseSheets, parseSheets } = await import('./sheets.js');
+    source.descriptor = await chooseSheets(source.descriptor, source.dir, parseSheets(sheets));
+    return source;
+  } catch (error) {
+    await source.cleanup();
+    throw error;
+  }
+}
+
+/** Validates a source as `data validate` does, or a descriptor held in memory. */
+export type ValidatePublished = (held?: HeldDescriptor) => Promise<Report>;
+
+/**
+ * The validation that decides whether to publish. A single data file's inferred schema is
+ * loosened until the whole file validates, as `data init` does (its first rows may suggest
+ * integers that a later row contradicts), and written in place of the inferred one; sheets
+ * chosen on the command line, like that schema, are in the descriptor held here, not in a file.
+ */
+export async function validateForPublish(
+  source: ResolvedSource,
+  sheetsChosen: boolean,
+  validate: ValidatePublished,
+  signal: AbortSignal,
+): Promise<Report> {
+  if (sheetsChosen) return validate({ descriptor: source.descriptor, dir: source.dir });
+  // A file that is no table is judged as `data validate` judges it (a PDF alone is no package).
+  if (!source.inferred || !describesTable(source.descriptor)) return validate();
+  const { settleWith } = await import('../init/settle.js');
+  const settled = await settleWith(
+    source.descriptor as unknown as Draft,
+    (draft) =>
+      validate({ descriptor: draft as unknown as Record<string, unknown>, dir: source.dir }),
+    signal,
+  );
+  await replaceInferred(source, settled.draft as unknown as Record<string, unknown>);
+  return settled.report;
+}
+
+function describesTable(descriptor: Record<string, unknown>): boolean {
+  const [resource] = Array.isArray(descriptor.resources) ? (descriptor.resources as unknown[]) : [];
+  return typeof resource === 'object' && resource !== null && 'schema' in resource;
 }

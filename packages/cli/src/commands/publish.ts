@@ -7,12 +7,11 @@ import { carryingToken } from '@data/core';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './types.js';
-import { printReport, validateSource } from './validate.js';
+import { printReport, validateWithProgress } from './validate.js';
 import type { Findability, PublishSource } from '../client/publish.js';
 import type { Found } from '../credentials/store.js';
 import type { Report } from '@data/core';
 import type { ResolvedSource } from '../client/publish-source.js';
-import type { Draft } from '../init/draft.js';
 
 export interface PublishCommandOptions {
   path: string;
@@ -75,18 +74,11 @@ export async function runPublish(
   ctx: Context,
   pollMs?: number,
 ): Promise<number> {
-  const found = await requireToken(ctx);
-  const { resolvePublishSource } = await import('../client/publish-source.js');
-  const source = await resolvePublishSource(options.path, options.name);
+  // The source is read before the hub is asked anything: a path that is not there says so.
+  const { openPublishSource } = await import('../client/publish-source.js');
+  const source = await openPublishSource(options.path, options.name, options.sheets);
   try {
-    if (options.sheets !== undefined) {
-      const { chooseSheets, parseSheets } = await import('../client/sheets.js');
-      source.descriptor = await chooseSheets(
-        source.descriptor,
-        source.dir,
-        parseSheets(options.sheets),
-      );
-    }
+    const found = await requireToken(ctx);
     return await validateAndPublish(options, source, found, ctx, pollMs);
   } finally {
     await source.cleanup();
@@ -100,14 +92,14 @@ async function validateAndPublish(
   ctx: Context,
   pollMs: number | undefined,
 ): Promise<number> {
-  const check = {
-    source: options.path,
-    limitErrors: 1000,
-    pickErrors: undefined,
-    skipErrors: undefined,
-    format: 'text' as const,
-  };
-  const report = await validatePublished(options, source, check, ctx);
+  const check = { source: options.path, limitErrors: 1000, format: 'text' as const };
+  const { validateForPublish } = await import('../client/publish-source.js');
+  const report = await validateForPublish(
+    source,
+    options.sheets !== undefined,
+    (held) => validateWithProgress(check, ctx, held),
+    ctx.signal,
+  );
   if (!report.valid) {
     ctx.io.stderr.write('error: the package is invalid; nothing was uploaded\n');
     await printReport(report, check, ctx);
@@ -152,46 +144,7 @@ async function validateAndPublish(
   }
 }
 
-/**
- * The validation that decides whether to publish. A single data file's inferred schema is
- * loosened until the whole file validates, as `data init` does (its first rows may suggest
- * integers that a later row contradicts); sheets chosen on the command line, like that
- * schema, are in the descriptor held here, not in a file.
- */
-async function validatePublished(
-  options: PublishCommandOptions,
-  source: ResolvedSource,
-  check: Parameters<typeof validateSource>[0],
-  ctx: Context,
-): Promise<Report> {
-  if (options.sheets !== undefined)
-    return validateSource(check, ctx, { descriptor: source.descriptor, dir: source.dir });
-  // A file that is no table is judged as `data validate` judges it (a PDF alone is no package).
-  if (!source.inferred || !describesTable(source.descriptor)) return validateSource(check, ctx);
-  const { settleWith } = await import('../init/settle.js');
-  const { replaceInferred } = await import('../client/publish-source.js');
-  const settled = await settleWith(
-    source.descriptor as unknown as Draft,
-    (draft) =>
-      validateSource(check, ctx, {
-        descriptor: draft as unknown as Record<string, unknown>,
-        dir: source.dir,
-      }),
-    ctx.signal,
-  );
-  await replaceInferred(source, settled.draft as unknown as Record<string, unknown>);
-  return settled.report;
-}
-
-function describesTable(descriptor: Record<string, unknown>): boolean {
-  const [resource] = Array.isArray(descriptor.resources) ? (descriptor.resources as unknown[]) : [];
-  return typeof resource === 'object' && resource !== null && 'schema' in resource;
-}
-
-/**
- * What publishing would change, against the revision the hub has published: nothing is
- * uploaded. A dataset not published yet is all new.
- */
+/** --dry-run: what publishing would change (client/publish-dry-run.ts), uploading nothing. */
 async function dryRun(
   options: PublishCommandOptions,
   source: PublishSource,
@@ -200,34 +153,19 @@ async function dryRun(
   token: string,
   ctx: Context,
 ): Promise<number> {
-  const { diffSide, folderSide } = await import('@data/core');
-  const { diffPackages } = await import('@data/core');
-  const { diffText } = await import('@data/core');
-  const { AuthError } = await import('@data/core');
-  const dataset = `${owner}/${String(source.descriptor.name)}`;
-  const local = folderSide(options.path, source.descriptor, source.dir);
-  const published = await diffSide(dataset, {
+  const { dryRunPublish } = await import('../client/publish-dry-run.js');
+  const plan = await dryRunPublish(options.path, source, report, owner, {
     fetch: carryingToken(ctx.fetch, ctx.hub(), token),
     site: ctx.hub().site,
-    signedIn: () => true,
     signal: ctx.signal,
-    isLocal: () => false,
-  }).catch((error: unknown) => {
-    if (error instanceof AuthError) return undefined;
-    throw error;
   });
-  if (!published) {
-    const { plannedResources } = await import('../client/publish.js');
-    const resources = await plannedResources(source, report);
-    if (ctx.globals.json) writeJson(ctx, { dataset, published: false, diff: null, resources });
-    else {
-      const { newDatasetText } = await import('../output/publish.js');
-      ctx.io.stdout.write(newDatasetText(dataset, resources, ctx.colors));
-    }
-    return EXIT.ok;
+  if (ctx.globals.json) writeJson(ctx, plan);
+  else if (!plan.published) {
+    const { newDatasetText } = await import('../output/publish.js');
+    ctx.io.stdout.write(newDatasetText(plan.dataset, plan.resources, ctx.colors));
+  } else {
+    const { diffText } = await import('@data/core');
+    ctx.io.stdout.write(`${diffText(plan.diff, ctx.colors)}nothing was uploaded (--dry-run)\n`);
   }
-  const diff = await diffPackages(published, local, { limit: 10, signal: ctx.signal });
-  if (ctx.globals.json) writeJson(ctx, { dataset, published: true, diff });
-  else ctx.io.stdout.write(`${diffText(diff, ctx.colors)}nothing was uploaded (--dry-run)\n`);
   return EXIT.ok;
 }

@@ -1,27 +1,17 @@
 import type { Command } from 'commander';
 import { positive, whole } from './arguments.js';
 import { Option } from 'commander';
-import { statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Context } from '../context.js';
 import type { Report } from '@data/core';
-import { InputError, NetworkError, UsageError } from '@data/core';
+import { NetworkError, UsageError } from '@data/core';
 import { EXIT } from '../exit-codes.js';
 import { ERROR_TYPES as ERROR_TYPE_NAMES } from '@data/core';
 import type { ContextFor, SetExitCode } from './types.js';
+import type { HeldDescriptor, ValidationOptions } from '../client/validate.js';
 
-export interface ValidateCommandOptions {
-  source: string;
-  limitErrors: number;
-  pickErrors: string[] | undefined;
-  skipErrors: string[] | undefined;
+export interface ValidateCommandOptions extends ValidationOptions {
   format: 'text' | 'json' | 'github';
-  /** Likely typos of standard properties are errors. */
-  strict?: boolean | undefined;
-  /** The sheet of a single workbook, by name or number. */
-  sheet?: string | undefined;
-  /** Megabytes unique and primary keys may take in memory before they go to disk. */
-  keyMemory?: number | undefined;
 }
 
 const TAGS = ['#table', '#header', '#label', '#row', '#cell', '#file'];
@@ -137,72 +127,49 @@ export async function runValidate(options: ValidateCommandOptions, ctx: Context)
       'use one: --json (or --format json) for the report, --format github for annotations',
     );
   if (options.sheet !== undefined) checkSheetSource(options.source);
-  const report = await validateSource(options, ctx);
+  const report = await validateWithProgress(options, ctx);
   await printReport(report, options, ctx);
   return report.valid ? EXIT.ok : EXIT.invalid;
 }
 
 /**
- * Validates with progress on a terminal, in a worker for the real CLI (in this thread for a
- * small local package, which a worker would only slow); shared with publish.
+ * The validation of the use case (client/validate.ts), with progress on a terminal; shared
+ * with publish, which may hold the descriptor in memory.
  */
-/** A descriptor held in memory (changed by `data publish --sheets`) and its package's folder. */
-export interface HeldDescriptor {
-  descriptor: Record<string, unknown>;
-  dir: string;
-}
-
-export async function validateSource(
-  options: Omit<ValidateCommandOptions, 'format'>,
+export async function validateWithProgress(
+  options: ValidationOptions,
   ctx: Context,
   held?: HeldDescriptor,
 ): Promise<Report> {
-  const { validate, validateDescriptor, SourceNotFound, RemoteUnreachable } =
-    await import('@data/core');
-  const { validateIsolated } = await import('@data/core');
-  const { isSmallLocal } = await import('@data/core');
-  const { proxySettings } = await import('@data/core');
-  const isolate = ctx.isolate && !(await isSmallLocal(held ?? options.source));
-  // The hub's token goes with a URL of the hub (a private dataset's) and nowhere else; a
-  // local package's remote files are read without one, which spares it the keychain.
-  const url = !held && /^https?:\/\//i.test(options.source);
-  const reader = url ? await (await import('./auth-common.js')).hubReader(ctx) : undefined;
-  const fetch = reader?.fetch ?? ctx.fetch;
-  const credential = reader?.token ? { token: reader.token, hub: ctx.hub() } : undefined;
-  const run = isolate
-    ? (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
-        validateIsolated(held ?? input, {
-          ...settings,
-          proxy: proxySettings(ctx.io.env),
-          ...(credential ? { credential, onWithheld: reader?.withheld } : {}),
-        })
-    : (input: string, settings: Parameters<typeof validateIsolated>[1]) =>
-        held
-          ? validateDescriptor(structuredClone(held.descriptor), held.dir, {
-              ...settings,
-              fetch,
-            })
-          : validate(input, { ...settings, fetch });
+  const { RemoteUnreachable, proxySettings } = await import('@data/core');
+  const { validateSource } = await import('../client/validate.js');
   const { startProgress } = await import('../output/spinner.js');
-  const progress = await startProgress(ctx, `validating ${options.source}`);
   const { validateProgress } = await import('../output/validate-progress.js');
+  const progress = await startProgress(ctx, `validating ${options.source}`);
   try {
-    return await run(options.source, {
-      signal: ctx.signal,
-      silenceMs: ctx.silenceMs,
-      limitErrors: options.limitErrors,
-      ...(options.pickErrors ? { pickErrors: options.pickErrors } : {}),
-      ...(options.skipErrors ? { skipErrors: options.skipErrors } : {}),
-      ...(options.strict ? { strict: true } : {}),
-      ...(options.sheet === undefined ? {} : { sheet: options.sheet }),
-      ...(options.keyMemory === undefined
-        ? {}
-        : { keyMemory: Math.round(options.keyMemory * 1024 * 1024) }),
-      onProgress: validateProgress(
-        progress.update,
-        ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
-      ),
-    });
+    return await validateSource(
+      options,
+      {
+        isolate: ctx.isolate,
+        fetch: ctx.fetch,
+        hubReading: async () => {
+          const reader = await (await import('./auth-common.js')).hubReader(ctx);
+          return {
+            fetch: reader.fetch,
+            credential: reader.token ? { token: reader.token, hub: ctx.hub() } : undefined,
+            withheld: reader.withheld,
+          };
+        },
+        proxy: proxySettings(ctx.io.env),
+        signal: ctx.signal,
+        silenceMs: ctx.silenceMs,
+        onProgress: validateProgress(
+          progress.update,
+          ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+        ),
+      },
+      held,
+    );
   } catch (error) {
     if (error instanceof RemoteUnreachable)
       throw new NetworkError(
@@ -210,12 +177,6 @@ export async function validateSource(
         error,
         'check the address and the connection, then run it again: exit 3 is an outage, not bad data',
       );
-    if (error instanceof SourceNotFound) {
-      throw new InputError(
-        error.message,
-        'give a folder with a datapackage.json, a datapackage.json path, an http(s) URL, a CSV file or a workbook (.xlsx, .xls, .ods)',
-      );
-    }
     throw error;
   } finally {
     progress.stop();
@@ -224,23 +185,17 @@ export async function validateSource(
 
 export async function printReport(
   report: Report,
-  options: ValidateCommandOptions,
+  options: Pick<ValidateCommandOptions, 'source' | 'format'>,
   ctx: Context,
 ): Promise<void> {
-  const { renderGithub, renderHuman, renderPlain } = await import('../output/report.js');
+  const { renderGithub, renderHuman, renderPlain, verdict } = await import('../output/report.js');
+  const { onlyStaleSizes } = await import('../client/validate.js');
   const out = ctx.io.stdout;
   if (ctx.globals.json || options.format === 'json') {
     out.write(`${JSON.stringify(report, null, 2)}\n`);
   } else if (options.format === 'github') {
-    const isFolder = statSync(options.source, { throwIfNoEntry: false })?.isDirectory() ?? false;
-    const base = isFolder ? options.source : dirname(options.source);
-    const { descriptorIn } = await import('@data/core');
-    const inFolder = isFolder
-      ? await descriptorIn(options.source).catch(() => undefined)
-      : undefined;
-    const descriptor = isFolder
-      ? (inFolder ?? join(options.source, 'datapackage.json'))
-      : options.source;
+    const { annotationPlaces } = await import('../client/validate.js');
+    const { descriptor, base } = await annotationPlaces(options.source);
     out.write(
       renderGithub(report, descriptor, (task) =>
         task.place === '<memory>'
@@ -248,9 +203,7 @@ export async function printReport(
           : join(base, task.place.replace(/ \(multipart\)$/, '')),
       ),
     );
-    ctx.io.stderr.write(
-      `${(await import('../output/report.js')).verdict(report, ctx.errColors)}\n`,
-    );
+    ctx.io.stderr.write(`${verdict(report, ctx.errColors)}\n`);
   } else if (ctx.io.isStdoutTTY) {
     out.write(renderHuman(report, ctx.colors));
   } else {
@@ -260,13 +213,4 @@ export async function printReport(
     ctx.io.stderr.write(
       `the files changed since their bytes and hash were written: \`data init --refresh ${options.source}\` updates them\n`,
     );
-}
-
-/** Whether every error is a file's size or hash that its descriptor has out of date. */
-function onlyStaleSizes(report: Report): boolean {
-  const errors = [...report.errors, ...report.tasks.flatMap((task) => task.errors)];
-  return (
-    errors.length > 0 &&
-    errors.every((error) => error.type === 'byte-count' || error.type === 'hash-count')
-  );
 }
