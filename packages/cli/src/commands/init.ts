@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError, writeFileAtomic } from '@data/core';
-import type { Draft, DraftNotes } from '../init/draft.js';
+import { UsageError } from '@data/core';
+import type { DraftNotes } from '../init/draft.js';
+import type { SettledDraft } from '../client/init.js';
 import { visible } from '@data/core';
 import { counted } from '@data/core';
 import type { Report } from '@data/core';
@@ -61,45 +62,42 @@ export function registerInit(
     );
 }
 
-/** Drafts, validates and loosens until the data agrees with the descriptor (a few rounds). */
-async function settledDraft(
-  dir: string,
-  name: string,
-  ctx: Context,
-): Promise<{ draft: Draft; report: Report; notes: DraftNotes }> {
-  const { draftPackage } = await import('../init/draft.js');
-  const { settle } = await import('../init/settle.js');
+/** The draft of client/init.ts, with its progress and what it found told on stderr. */
+async function settledDraft(dir: string, name: string, ctx: Context): Promise<SettledDraft> {
+  const { draftDescriptor } = await import('../client/init.js');
   const { startProgress } = await import('../output/spinner.js');
   const { validateProgress } = await import('../output/validate-progress.js');
   const progress = await startProgress(ctx, `reading ${dir}`);
+  const validating = validateProgress(
+    progress.update,
+    ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
+  );
   try {
-    const { draft, notes } = await draftPackage(dir, name, ctx.signal, (path, index, total) =>
-      progress.update(`reading ${path} (${String(index + 1)}/${String(total)})`),
-    );
-    for (const { path, reason } of notes.leftOut)
-      ctx.io.stderr.write(`warning: left out ${visible(path)}: ${visible(reason)}\n`);
-    for (const { path, label, field } of notes.renamed)
-      ctx.io.stderr.write(
-        `note: ${visible(path)} names the column "${visible(label)}" twice: the second is field "${visible(field)}", and its header row is read as a comment row\n`,
-      );
-    // A package lists at least one resource: a descriptor of nothing would not validate.
-    if (draft.resources.length === 0)
-      throw new UsageError(
-        `${dir} holds no data file to describe`,
-        'put the data files in the folder first (hidden files are left out)',
-      );
-    const settled = await settle(draft, dir, {
+    return await draftDescriptor(dir, name, {
       fetch: ctx.fetch,
       signal: ctx.signal,
-      onProgress: validateProgress(
-        progress.update,
-        ctx.globals.debug ? (line) => ctx.io.stderr.write(`debug: ${line}\n`) : undefined,
-      ),
+      onEvent: (event) => {
+        if (event.type === 'reading')
+          progress.update(
+            `reading ${event.path} (${String(event.index + 1)}/${String(event.total)})`,
+          );
+        else if (event.type === 'drafted') printNotes(event.notes, ctx);
+        else validating(event.event);
+      },
     });
-    return { ...settled, notes };
   } finally {
     progress.stop();
   }
+}
+
+/** The files left out of the draft and the columns renamed in it. */
+function printNotes(notes: DraftNotes, ctx: Context): void {
+  for (const { path, reason } of notes.leftOut)
+    ctx.io.stderr.write(`warning: left out ${visible(path)}: ${visible(reason)}\n`);
+  for (const { path, label, field } of notes.renamed)
+    ctx.io.stderr.write(
+      `note: ${visible(path)} names the column "${visible(label)}" twice: the second is field "${visible(field)}", and its header row is read as a comment row\n`,
+    );
 }
 
 /** The errors no descriptor can mend, each naming its resource, row and field. */
@@ -136,13 +134,8 @@ async function runRefresh(options: InitOptions, ctx: Context): Promise<number> {
             )
           : new UsageError(message),
       );
-  const { refreshDescriptor } = await import('../init/refresh.js');
-  let changes;
-  try {
-    changes = await refreshDescriptor(file);
-  } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : ''}`);
-  }
+  const { refreshSizes } = await import('../client/init.js');
+  const changes = await refreshSizes(file);
   if (ctx.globals.json) {
     writeJson(ctx, { descriptor: file, changed: changes });
     return 0;
@@ -181,12 +174,8 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
     writeJson(ctx, descriptor);
     return 0;
   }
-  // Written whole or not at all: nothing is there until the rename, and an interrupted
-  // init (Ctrl-C, SIGTERM) writes nothing.
-  const text = options.yaml
-    ? (await import('yaml')).stringify(descriptor)
-    : `${JSON.stringify(descriptor, null, 2)}\n`;
-  await writeFileAtomic(target, text, { signal: ctx.signal });
+  const { writeDescriptor } = await import('../client/init.js');
+  await writeDescriptor(target, descriptor, options.yaml === true, ctx.signal);
   const count = (descriptor.resources as unknown[]).length;
   ctx.io.stdout.write(`wrote ${target}: ${counted(count, 'resource')}\n`);
   if (!report.valid) {
