@@ -82,6 +82,21 @@ export type {
   AuthCheck,
   AuthorizeAnswer,
 export {
+  isPublisherRecord,
+  isTrustedAnswer,
+  isTrustRefusal,
+  parseClaim,
+  TRUST_CHECKS,
+} from './protocol/publishers.js';
+export type {
+  PublisherRecord,
+  PublisherRequest,
+  TrustCheck,
+  TrustedAnswer,
+  TrustedRequest,
+  TrustRefusal,
+} from './protocol/publishers.js';
+export {
   isTokenCreated,
   isTokenRecord,
   isTokenScope,

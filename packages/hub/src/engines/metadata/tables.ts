@@ -41,6 +41,7 @@ export const MOVED_TABLES = {
   ],
   revoked_tokens: ['jti', 'expires'],
   tokens: ['id', 'userid', 'name', 'hash', 'scope', 'datasets', 'created', 'last_used', 'expires'],
+  publishers: ['id', 'ownerid', 'dataset', 'issuer', 'claims', 'created', 'created_by'],
   shared_values: ['name', 'value'],
   deleted_names: ['ownerid', 'name', 'last_revision'],
 } as const;
