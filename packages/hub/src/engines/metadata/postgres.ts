@@ -378,30 +378,19 @@ export class PostgresMetadata implements Metadata {
   }
 
   async holds(ownerid: string, key: string, client: Client = this.pool): Promise<boolean> {
-    return (
-      (await this.one(
-        'select 1 from holdings where ownerid = $1 and key = $2',
-        [ownerid, key],
-        client,
-      )) !== undefined
-    );
+    return (await this.one(POSTGRES_SQL.holds, [ownerid, key], client)) !== undefined;
   }
 
   async mayHold(ownerid: string, bytes: number, headMd5: string | undefined): Promise<boolean> {
-    const sameLength = 'select 1 from holdings where ownerid = $1 and bytes = $2';
     const row =
       headMd5 === undefined
-        ? await this.one(`${sameLength} limit 1`, [ownerid, bytes])
-        : await this.one(`${sameLength} and (head_md5 is null or head_md5 = $3) limit 1`, [
-            ownerid,
-            bytes,
-            headMd5,
-          ]);
+        ? await this.one(POSTGRES_SQL.holdingOfLength, [ownerid, bytes])
+        : await this.one(POSTGRES_SQL.holdingOfLengthAndHead, [ownerid, bytes, headMd5]);
     return row !== undefined;
   }
 
   async hasObject(key: string): Promise<boolean> {
-    return (await this.one('select 1 from objects where key = $1', [key])) !== undefined;
+    return (await this.one(POSTGRES_SQL.hasObject, [key])) !== undefined;
   }
 
   /** Serializes what counts one owner's quota, across every process. */
@@ -425,19 +414,11 @@ export class PostgresMetadata implements Metadata {
   }
 
   async recordUpload(ownerid: string, path: string, key: string): Promise<void> {
-    await this.pool.query(
-      'insert into uploads (ownerid, path, key) values ($1, $2, $3) on conflict (ownerid, path) do update set key = excluded.key',
-      [ownerid, path, key],
-    );
+    await this.pool.query(POSTGRES_SQL.recordUpload, [ownerid, path, key]);
   }
 
   async lastUpload(ownerid: string, path: string): Promise<string | undefined> {
-    return (
-      await this.one<{ key: string }>('select key from uploads where ownerid = $1 and path = $2', [
-        ownerid,
-        path,
-      ])
-    )?.key;
+    return (await this.one<{ key: string }>(POSTGRES_SQL.lastUpload, [ownerid, path]))?.key;
   }
 
   async storageUsed(ownerid: string, client: Client = this.pool): Promise<number> {
@@ -451,11 +432,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   dataset(ownerid: string, name: string, client: Client = this.pool): Promise<Dataset | undefined> {
-    return this.one<Dataset>(
-      'select * from datasets where ownerid = $1 and name = $2',
-      [ownerid, name],
-      client,
-    );
+    return this.one<Dataset>(POSTGRES_SQL.dataset, [ownerid, name], client);
   }
 
   async datasetsInAnyCase(
@@ -535,10 +512,12 @@ export class PostgresMetadata implements Metadata {
     bytes: number,
   ): Promise<void> {
     this.writes++;
-    await this.pool.query(
-      'update revisions set spec_bytes = spec_bytes + $1 where ownerid = $2 and dataset = $3 and revision = $4',
-      [bytes, revision.ownerid, revision.dataset, revision.revision],
-    );
+    await this.pool.query(POSTGRES_SQL.addRevisionBytes, [
+      bytes,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+    ]);
   }
 
   async saveChanges(
@@ -546,10 +525,12 @@ export class PostgresMetadata implements Metadata {
     changes: string,
   ): Promise<void> {
     this.writes++;
-    await this.pool.query(
-      'update revisions set changes = $1 where ownerid = $2 and dataset = $3 and revision = $4',
-      [changes, revision.ownerid, revision.dataset, revision.revision],
-    );
+    await this.pool.query(POSTGRES_SQL.saveChanges, [
+      changes,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+    ]);
   }
 
   /** Row locks skipped, not waited for: workers on other processes take other revisions. */
@@ -569,15 +550,18 @@ export class PostgresMetadata implements Metadata {
     worker: string,
     leaseUntil: number,
   ): Promise<boolean> {
-    const changed = await this.pool.query(
-      "update revisions set lease_until = $1 where ownerid = $2 and dataset = $3 and revision = $4 and lease_owner = $5 and state = 'INPROGRESS'",
-      [leaseUntil, revision.ownerid, revision.dataset, revision.revision, worker],
-    );
+    const changed = await this.pool.query(POSTGRES_SQL.renewLease, [
+      leaseUntil,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+      worker,
+    ]);
     return (changed.rowCount ?? 0) > 0;
   }
 
   async ping(): Promise<void> {
-    await this.pool.query('select 1');
+    await this.pool.query(POSTGRES_SQL.ping);
   }
 
   async hasWaiting(): Promise<boolean> {
@@ -605,13 +589,8 @@ export class PostgresMetadata implements Metadata {
   }
 
   async revoke(jti: string, expires: number): Promise<void> {
-    await this.pool.query(
-      'insert into revoked_tokens (jti, expires) values ($1, $2) on conflict do nothing',
-      [jti, expires],
-    );
-    await this.pool.query('delete from revoked_tokens where expires < $1', [
-      Math.floor(Date.now() / 1000),
-    ]);
+    await this.pool.query(POSTGRES_SQL.revoke, [jti, expires]);
+    await this.pool.query(POSTGRES_SQL.dropExpiredRevocations, [Math.floor(Date.now() / 1000)]);
   }
 
   async *exportRows(table: MovedTable): AsyncIterable<Row> {
@@ -661,19 +640,15 @@ export class PostgresMetadata implements Metadata {
 
   async sharedValue(name: string, offer: () => string): Promise<string> {
     const read = async () =>
-      (await this.one<{ value: string }>('select value from shared_values where name = $1', [name]))
-        ?.value;
+      (await this.one<{ value: string }>(POSTGRES_SQL.sharedValue, [name]))?.value;
     const found = await read();
     if (found !== undefined) return found;
-    await this.pool.query(
-      'insert into shared_values (name, value) values ($1, $2) on conflict (name) do nothing',
-      [name, offer()],
-    );
+    await this.pool.query(POSTGRES_SQL.offerSharedValue, [name, offer()]);
     return (await read()) ?? '';
   }
 
   async isRevoked(jti: string): Promise<boolean> {
-    return (await this.one('select 1 from revoked_tokens where jti = $1', [jti])) !== undefined;
+    return (await this.one(POSTGRES_SQL.isRevoked, [jti])) !== undefined;
   }
 
   readonly namedTokens: NamedTokens = namedTokens(
@@ -740,11 +715,14 @@ export class PostgresMetadata implements Metadata {
   }
 
   async saveLoginCode(code: LoginCode): Promise<void> {
-    await this.pool.query('delete from login_codes where expires < $1', [Date.now()]);
-    await this.pool.query(
-      'insert into login_codes (code, challenge, next, userid, expires) values ($1, $2, $3, $4, $5)',
-      [code.code, code.challenge, code.next, code.userid, code.expires],
-    );
+    await this.pool.query(POSTGRES_SQL.dropExpiredLoginCodes, [Date.now()]);
+    await this.pool.query(POSTGRES_SQL.insertLoginCode, [
+      code.code,
+      code.challenge,
+      code.next,
+      code.userid,
+      code.expires,
+    ]);
   }
 
   /** The code's record, removed in the same statement: a code is good once, on any process. */
@@ -756,11 +734,15 @@ export class PostgresMetadata implements Metadata {
   }
 
   async saveLoginState(state: LoginState): Promise<void> {
-    await this.pool.query('delete from login_states where expires < $1', [Date.now()]);
-    await this.pool.query(
-      'insert into login_states (state, provider, verifier, nonce, request, expires) values ($1, $2, $3, $4, $5, $6)',
-      [state.state, state.provider, state.verifier, state.nonce, state.request, state.expires],
-    );
+    await this.pool.query(POSTGRES_SQL.dropExpiredLoginStates, [Date.now()]);
+    await this.pool.query(POSTGRES_SQL.insertLoginState, [
+      state.state,
+      state.provider,
+      state.verifier,
+      state.nonce,
+      state.request,
+      state.expires,
+    ]);
   }
 
   async takeLoginState(state: string): Promise<LoginState | undefined> {
@@ -811,11 +793,7 @@ export class PostgresMetadata implements Metadata {
 
   async touchHolding(ownerid: string, key: string): Promise<void> {
     this.writes++;
-    await this.pool.query('update holdings set created = $1 where ownerid = $2 and key = $3', [
-      new Date().toISOString(),
-      ownerid,
-      key,
-    ]);
+    await this.pool.query(POSTGRES_SQL.touchHolding, [new Date().toISOString(), ownerid, key]);
   }
 
   async unusedHoldings(before: string): Promise<{ ownerid: string; key: string; bytes: number }[]> {
@@ -853,19 +831,13 @@ export class PostgresMetadata implements Metadata {
 
   async markCollecting(key: string): Promise<boolean> {
     this.writes++;
-    const result = await this.pool.query(
-      'update objects set collecting = $1 where key = $2 and not exists (select 1 from holdings h where h.key = objects.key)',
-      [Date.now(), key],
-    );
+    const result = await this.pool.query(POSTGRES_SQL.markCollecting, [Date.now(), key]);
     return (result.rowCount ?? 0) > 0;
   }
 
   async dropCollected(key: string): Promise<boolean> {
     this.writes++;
-    const result = await this.pool.query(
-      'delete from objects where key = $1 and collecting is not null',
-      [key],
-    );
+    const result = await this.pool.query(POSTGRES_SQL.dropCollected, [key]);
     return (result.rowCount ?? 0) > 0;
   }
 

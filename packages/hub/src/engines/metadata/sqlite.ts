@@ -295,10 +295,7 @@ export class SqliteMetadata implements Metadata {
 
   /** Whether this user holds the object: stored it, or stored the same bytes. */
   private holdsNow(ownerid: string, key: string): boolean {
-    return (
-      this.prepare('select 1 from holdings where ownerid = ? and key = ?').get(ownerid, key) !==
-      undefined
-    );
+    return this.prepare(SQL.holds).get(ownerid, key) !== undefined;
   }
 
   async holds(ownerid: string, key: string): Promise<boolean> {
@@ -306,15 +303,10 @@ export class SqliteMetadata implements Metadata {
   }
 
   async mayHold(ownerid: string, bytes: number, headMd5: string | undefined): Promise<boolean> {
-    const sameLength = 'select 1 from holdings where ownerid = ? and bytes = ?';
     const row =
       headMd5 === undefined
-        ? this.prepare(`${sameLength} limit 1`).get(ownerid, bytes)
-        : this.prepare(`${sameLength} and (head_md5 is null or head_md5 = ?) limit 1`).get(
-            ownerid,
-            bytes,
-            headMd5,
-          );
+        ? this.prepare(SQL.holdingOfLength).get(ownerid, bytes)
+        : this.prepare(SQL.holdingOfLengthAndHead).get(ownerid, bytes, headMd5);
     return row !== undefined;
   }
 
@@ -343,7 +335,7 @@ export class SqliteMetadata implements Metadata {
 
   /** Whether the bytes are stored at all, by anyone: only storage itself may ask this. */
   async hasObject(key: string): Promise<boolean> {
-    return this.prepare('select 1 from objects where key = ?').get(key) !== undefined;
+    return this.prepare(SQL.hasObject).get(key) !== undefined;
   }
 
   /**
@@ -366,16 +358,11 @@ export class SqliteMetadata implements Metadata {
 
   /** Remembers the object last authorized for a path, for flow specs that omit it. */
   async recordUpload(ownerid: string, path: string, key: string): Promise<void> {
-    this.prepare(
-      'insert into uploads (ownerid, path, key) values (?, ?, ?) on conflict do update set key = excluded.key',
-    ).run(ownerid, path, key);
+    this.prepare(SQL.recordUpload).run(ownerid, path, key);
   }
 
   async lastUpload(ownerid: string, path: string): Promise<string | undefined> {
-    const row = this.prepare('select key from uploads where ownerid = ? and path = ?').get(
-      ownerid,
-      path,
-    ) as { key: string } | undefined;
+    const row = this.prepare(SQL.lastUpload).get(ownerid, path) as { key: string } | undefined;
     return row?.key;
   }
 
@@ -397,10 +384,7 @@ export class SqliteMetadata implements Metadata {
   }
 
   private findDataset(ownerid: string, name: string): Dataset | undefined {
-    return this.prepare('select * from datasets where ownerid = ? and name = ?').get(
-      ownerid,
-      name,
-    ) as Dataset | undefined;
+    return this.prepare(SQL.dataset).get(ownerid, name) as Dataset | undefined;
   }
 
   /**
@@ -462,9 +446,12 @@ export class SqliteMetadata implements Metadata {
     bytes: number,
   ): Promise<void> {
     this.writes++;
-    this.prepare(
-      'update revisions set spec_bytes = spec_bytes + ? where ownerid = ? and dataset = ? and revision = ?',
-    ).run(bytes, revision.ownerid, revision.dataset, revision.revision);
+    this.prepare(SQL.addRevisionBytes).run(
+      bytes,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+    );
   }
 
   async saveChanges(
@@ -472,9 +459,12 @@ export class SqliteMetadata implements Metadata {
     changes: string,
   ): Promise<void> {
     this.writes++;
-    this.prepare(
-      'update revisions set changes = ? where ownerid = ? and dataset = ? and revision = ?',
-    ).run(changes, revision.ownerid, revision.dataset, revision.revision);
+    this.prepare(SQL.saveChanges).run(
+      changes,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+    );
   }
 
   async claimRevision(worker: string, leaseUntil: number): Promise<Revision | undefined> {
@@ -495,14 +485,18 @@ export class SqliteMetadata implements Metadata {
     worker: string,
     leaseUntil: number,
   ): Promise<boolean> {
-    const changed = this.prepare(
-      "update revisions set lease_until = ? where ownerid = ? and dataset = ? and revision = ? and lease_owner = ? and state = 'INPROGRESS'",
-    ).run(leaseUntil, revision.ownerid, revision.dataset, revision.revision, worker);
+    const changed = this.prepare(SQL.renewLease).run(
+      leaseUntil,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+      worker,
+    );
     return changed.changes > 0;
   }
 
   async ping(): Promise<void> {
-    this.prepare('select 1').get();
+    this.prepare(SQL.ping).get();
   }
 
   async hasWaiting(): Promise<boolean> {
@@ -563,11 +557,8 @@ export class SqliteMetadata implements Metadata {
   }
 
   async revoke(jti: string, expires: number): Promise<void> {
-    this.prepare('insert or ignore into revoked_tokens (jti, expires) values (?, ?)').run(
-      jti,
-      expires,
-    );
-    this.prepare('delete from revoked_tokens where expires < ?').run(Math.floor(Date.now() / 1000));
+    this.prepare(SQL.revoke).run(jti, expires);
+    this.prepare(SQL.dropExpiredRevocations).run(Math.floor(Date.now() / 1000));
   }
 
   async *exportRows(table: MovedTable): AsyncIterable<Row> {
@@ -602,21 +593,15 @@ export class SqliteMetadata implements Metadata {
 
   async sharedValue(name: string, offer: () => string): Promise<string> {
     const read = () =>
-      (
-        this.prepare('select value from shared_values where name = ?').get(name) as
-          { value: string } | undefined
-      )?.value;
+      (this.prepare(SQL.sharedValue).get(name) as { value: string } | undefined)?.value;
     const found = read();
     if (found !== undefined) return found;
-    this.prepare('insert or ignore into shared_values (name, value) values (?, ?)').run(
-      name,
-      offer(),
-    );
+    this.prepare(SQL.offerSharedValue).run(name, offer());
     return read() ?? '';
   }
 
   async isRevoked(jti: string): Promise<boolean> {
-    return this.prepare('select 1 from revoked_tokens where jti = ?').get(jti) !== undefined;
+    return this.prepare(SQL.isRevoked).get(jti) !== undefined;
   }
 
   readonly namedTokens: NamedTokens = namedTokens(
@@ -671,10 +656,14 @@ export class SqliteMetadata implements Metadata {
   );
 
   async saveLoginCode(code: LoginCode): Promise<void> {
-    this.prepare('delete from login_codes where expires < ?').run(Date.now());
-    this.prepare(
-      'insert into login_codes (code, challenge, next, userid, expires) values (?, ?, ?, ?, ?)',
-    ).run(code.code, code.challenge, code.next, code.userid, code.expires);
+    this.prepare(SQL.dropExpiredLoginCodes).run(Date.now());
+    this.prepare(SQL.insertLoginCode).run(
+      code.code,
+      code.challenge,
+      code.next,
+      code.userid,
+      code.expires,
+    );
   }
 
   /** The code's record, removed in the same step: a code is good once. */
@@ -683,10 +672,15 @@ export class SqliteMetadata implements Metadata {
   }
 
   async saveLoginState(state: LoginState): Promise<void> {
-    this.prepare('delete from login_states where expires < ?').run(Date.now());
-    this.prepare(
-      'insert into login_states (state, provider, verifier, nonce, request, expires) values (?, ?, ?, ?, ?, ?)',
-    ).run(state.state, state.provider, state.verifier, state.nonce, state.request, state.expires);
+    this.prepare(SQL.dropExpiredLoginStates).run(Date.now());
+    this.prepare(SQL.insertLoginState).run(
+      state.state,
+      state.provider,
+      state.verifier,
+      state.nonce,
+      state.request,
+      state.expires,
+    );
   }
 
   /** The sign-in attempt of a `state`, removed in the same step: a callback is good once. */
@@ -739,11 +733,7 @@ export class SqliteMetadata implements Metadata {
 
   async touchHolding(ownerid: string, key: string): Promise<void> {
     this.writes++;
-    this.prepare('update holdings set created = ? where ownerid = ? and key = ?').run(
-      new Date().toISOString(),
-      ownerid,
-      key,
-    );
+    this.prepare(SQL.touchHolding).run(new Date().toISOString(), ownerid, key);
   }
 
   async unusedHoldings(before: string): Promise<{ ownerid: string; key: string; bytes: number }[]> {
@@ -777,19 +767,12 @@ export class SqliteMetadata implements Metadata {
 
   async markCollecting(key: string): Promise<boolean> {
     this.writes++;
-    return (
-      this.prepare(
-        'update objects set collecting = ? where key = ? and not exists (select 1 from holdings h where h.key = objects.key)',
-      ).run(Date.now(), key).changes > 0
-    );
+    return this.prepare(SQL.markCollecting).run(Date.now(), key).changes > 0;
   }
 
   async dropCollected(key: string): Promise<boolean> {
     this.writes++;
-    return (
-      this.prepare('delete from objects where key = ? and collecting is not null').run(key)
-        .changes > 0
-    );
+    return this.prepare(SQL.dropCollected).run(key).changes > 0;
   }
 
   async queue(): Promise<{ depth: number; oldest: number | undefined }> {

@@ -2,10 +2,10 @@ import type { Findability } from './types.js';
 import type { Answer, Tables } from './rules.js';
 
 /**
- * The statements of the rules' `Tables` whose SQL both engines share, written once with `?`
- * placeholders (SQLite's); PostgreSQL runs them as `numbered` turns them, `$1…$n`. What
- * differs between the engines (search, locks, upserts, types such as booleans) stays with
- * each engine.
+ * The statements whose SQL both engines share, those of the rules' `Tables` and those of the
+ * engines' own methods, written once with `?` placeholders (SQLite's); PostgreSQL runs them
+ * as `numbered` turns them, `$1…$n`. What differs between the engines (search, locks, casts
+ * of counts and sums, booleans, the columns of a row read whole) stays with each engine.
  */
 export const SQL = {
   insertUser:
@@ -30,6 +30,39 @@ export const SQL = {
   deleteRevisions: 'delete from revisions where ownerid = ? and dataset = ?',
   deleteDataset: 'delete from datasets where ownerid = ? and name = ?',
   cachedCopies: 'select key, bytes, used, ready from cached_copies',
+  // Those of the engines' own methods, which both run alike.
+  holds: 'select 1 from holdings where ownerid = ? and key = ?',
+  holdingOfLength: 'select 1 from holdings where ownerid = ? and bytes = ? limit 1',
+  holdingOfLengthAndHead:
+    'select 1 from holdings where ownerid = ? and bytes = ? and (head_md5 is null or head_md5 = ?) limit 1',
+  hasObject: 'select 1 from objects where key = ?',
+  recordUpload:
+    'insert into uploads (ownerid, path, key) values (?, ?, ?) on conflict (ownerid, path) do update set key = excluded.key',
+  lastUpload: 'select key from uploads where ownerid = ? and path = ?',
+  dataset: 'select * from datasets where ownerid = ? and name = ?',
+  addRevisionBytes:
+    'update revisions set spec_bytes = spec_bytes + ? where ownerid = ? and dataset = ? and revision = ?',
+  saveChanges:
+    'update revisions set changes = ? where ownerid = ? and dataset = ? and revision = ?',
+  renewLease:
+    "update revisions set lease_until = ? where ownerid = ? and dataset = ? and revision = ? and lease_owner = ? and state = 'INPROGRESS'",
+  ping: 'select 1',
+  revoke: 'insert into revoked_tokens (jti, expires) values (?, ?) on conflict do nothing',
+  dropExpiredRevocations: 'delete from revoked_tokens where expires < ?',
+  isRevoked: 'select 1 from revoked_tokens where jti = ?',
+  sharedValue: 'select value from shared_values where name = ?',
+  offerSharedValue:
+    'insert into shared_values (name, value) values (?, ?) on conflict (name) do nothing',
+  dropExpiredLoginCodes: 'delete from login_codes where expires < ?',
+  insertLoginCode:
+    'insert into login_codes (code, challenge, next, userid, expires) values (?, ?, ?, ?, ?)',
+  dropExpiredLoginStates: 'delete from login_states where expires < ?',
+  insertLoginState:
+    'insert into login_states (state, provider, verifier, nonce, request, expires) values (?, ?, ?, ?, ?, ?)',
+  touchHolding: 'update holdings set created = ? where ownerid = ? and key = ?',
+  markCollecting:
+    'update objects set collecting = ? where key = ? and not exists (select 1 from holdings h where h.key = objects.key)',
+  dropCollected: 'delete from objects where key = ? and collecting is not null',
 } as const;
 
 export type Statements = { readonly [name in keyof typeof SQL]: string };
