@@ -29,6 +29,7 @@ import {
   type Publishers,
 } from './publishers.js';
 import {
+  KIND_COLUMN,
   ORGANISATIONS_TABLES,
   organisations,
   POSTGRES_ORG_SQL,
@@ -176,7 +177,7 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   // that may publish a dataset, which may not exist yet.
   PUBLISHERS_TABLE,
   // Organisations (`data org`): rows of users that never sign in, and their members' roles.
-  ORGANISATIONS_TABLES,
+  `alter table users add column if not exists ${KIND_COLUMN}; ${ORGANISATIONS_TABLES}`,
   // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
   // that may publish a dataset, which may not exist yet.
   PUBLISHERS_TABLE,

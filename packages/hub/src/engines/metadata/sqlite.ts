@@ -22,6 +22,7 @@ import { namedTokens, tokensTable, TOKEN_SQL, type NamedTokens } from './named-t
 import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';
 import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';
 import {
+  KIND_COLUMN,
   ORG_SQL,
   ORGANISATIONS_TABLES,
   organisations,
@@ -158,7 +159,12 @@ const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
   // that may publish a dataset, which may not exist yet.
   PUBLISHERS_TABLE,
   // Organisations (`data org`): rows of users that never sign in, and their members' roles.
-  ORGANISATIONS_TABLES,
+  (store) => {
+    const columns = store.db.prepare('pragma table_info(users)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'kind'))
+      store.db.exec(`alter table users add column ${KIND_COLUMN}`);
+    store.db.exec(ORGANISATIONS_TABLES);
+  },
   // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
   // that may publish a dataset, which may not exist yet.
   PUBLISHERS_TABLE,

@@ -16,8 +16,8 @@ export interface User {
   name: string;
   provider: string;
   join_date: string;
-  /** A user signs in; an organisation (organisations.ts) never does. Rows always say. */
-  kind?: OwnerKind;
+  /** A user signs in; an organisation (organisations.ts) never does. Null or absent: a user. */
+  kind?: OwnerKind | null;
 }
 
 export interface Dataset {

@@ -1,0 +1,197 @@
+/**
+ * Organisations and their members, alike in both engines. An organisation is a row of
+ * `users` of kind `organisation`: it shares the one namespace of owner names, and every
+ * table keyed by an owner id (datasets, holdings, quotas) holds its datasets as a user's.
+ * It has no identity at any provider, so nobody signs in as one. `members` says who is in
+ * it and with which role; an organisation always keeps an admin.
+ *
+ * The writes are rules over a thin runner (rules.ts's way): SQLite runs them at once in its
+ * transaction, PostgreSQL awaits each answer in a transaction that holds the organisation's
+ * lock, so that two admins leaving at once cannot leave it with none.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Role } from '../../services/caller.js';
+import type { MemberRoles } from '../../services/access.js';
+import type { Answer, Rule } from './rules.js';
+
+/** What `users.kind` says of an owner. */
+export type OwnerKind = 'user' | 'organisation';
+
+/** The `provider` of an organisation's row: no sign-in provider's name has a colon (config.ts). */
+export const ORGANISATION_PROVIDER = ':organisation';
+
+/** A member as listed: the user's id and name, and the role. */
+export interface Member {
+  userid: string;
+  username: string;
+  role: Role;
+}
+
+/** An organisation's row as it is made. */
+interface NewOrganisation {
+  userid: string;
+  username: string;
+  name: string;
+  join_date: string;
+}
+
+/** What a change of members did: done, refused for leaving no admin, or no such member. */
+export type MemberChange = 'done' | 'last-admin' | 'not-member';
+
+export interface Organisations extends MemberRoles {
+  /** Makes an organisation with its first admin: its id, or undefined when an owner holds the name. */
+  create(username: string, adminid: string): Promise<string | undefined>;
+  /** Its members, by name. */
+  members(orgid: string): Promise<Member[]>;
+  /** Adds a member with a role, or changes a member's role. */
+  setRole(orgid: string, userid: string, role: Role): Promise<MemberChange>;
+  remove(orgid: string, userid: string): Promise<MemberChange>;
+}
+
+/**
+ * The migration that makes them, after `users` gains its `kind` (KIND_COLUMN): `if not
+ * exists`, as a test that takes a hub back to an earlier version may run it again.
+ */
+export const ORGANISATIONS_TABLES = `create table if not exists members (
+    orgid text not null, userid text not null, role text not null, primary key (orgid, userid));
+  create index if not exists members_userid on members (userid);`;
+
+/**
+ * What a user row's `kind` column is: null (rows copied from a hub before it) is a user.
+ * Each engine adds it only where it is missing.
+ */
+export const KIND_COLUMN = `kind text default 'user'`;
+
+/** The statements, with `?` placeholders (PostgreSQL's engine numbers them: POSTGRES_ORG_SQL). */
+export const ORG_SQL = {
+  nameTaken: 'select 1 as taken from users where username = ?',
+  insertOrganisation: `insert into users (userid, username, email, name, provider, subject, join_date, kind)
+    values (?, ?, '', ?, '${ORGANISATION_PROVIDER}', ?, ?, 'organisation') on conflict do nothing`,
+  roleOf: 'select role from members where orgid = ? and userid = ?',
+  members: `select m.userid, u.username, m.role from members m join users u on u.userid = m.userid
+    where m.orgid = ? order by u.username`,
+  admins: `select count(*) as n from members where orgid = ? and role = 'admin'`,
+  setRole:
+    'insert into members (orgid, userid, role) values (?, ?, ?) on conflict (orgid, userid) do update set role = excluded.role',
+  remove: 'delete from members where orgid = ? and userid = ?',
+} as const;
+
+/** The same statements with PostgreSQL's placeholders, `$1…$n`. */
+export const POSTGRES_ORG_SQL = Object.fromEntries(
+  Object.entries(ORG_SQL).map(([name, sql]) => {
+    let n = 0;
+    return [name, sql.replace(/\?/g, () => `$${String(++n)}`)];
+  }),
+) as unknown as typeof ORG_SQL;
+
+/** How an engine runs a statement: at once (SQLite) or as a promise (PostgreSQL). */
+export interface OrgRunner {
+  run(sql: string, params: unknown[]): Answer<number>;
+  all(sql: string, params: unknown[]): Answer<Record<string, unknown>[]>;
+}
+
+/** An engine's side: reads outside a transaction, and writes in one holding the organisation. */
+export interface OrgEngine {
+  reads: OrgRunner;
+  /** Runs a rule in a transaction that holds the organisation (`orgid`) against other writers. */
+  write<T>(orgid: string, rule: (runner: OrgRunner) => Rule<T>): Promise<T>;
+}
+
+function* rows(value: Answer<Record<string, unknown>[]>): Rule<Record<string, unknown>[]> {
+  return (yield value) as Record<string, unknown>[];
+}
+
+function* changed(value: Answer<number>): Rule<number> {
+  return (yield value) as number;
+}
+
+const ROLES_KNOWN: ReadonlySet<string> = new Set<Role>(['admin', 'maintainer', 'reader']);
+
+/** A stored role, or undefined for none (or one this version does not know). */
+function roleIn(found: readonly Record<string, unknown>[]): Role | undefined {
+  const role = found[0]?.role;
+  return typeof role === 'string' && ROLES_KNOWN.has(role) ? (role as Role) : undefined;
+}
+
+function* createRule(
+  runner: OrgRunner,
+  sql: typeof ORG_SQL,
+  org: NewOrganisation,
+  adminid: string,
+): Rule<string | undefined> {
+  if ((yield* rows(runner.all(sql.nameTaken, [org.username]))).length > 0) return undefined;
+  const made = yield* changed(
+    runner.run(sql.insertOrganisation, [
+      org.userid,
+      org.username,
+      org.name,
+      org.userid,
+      org.join_date,
+    ]),
+  );
+  if (made !== 1) return undefined;
+  yield* changed(runner.run(sql.setRole, [org.userid, adminid, 'admin']));
+  return org.userid;
+}
+
+/** Whether taking `userid`'s admin role away leaves the organisation no admin. */
+function* lastAdmin(runner: OrgRunner, sql: typeof ORG_SQL, orgid: string): Rule<boolean> {
+  const [count] = yield* rows(runner.all(sql.admins, [orgid]));
+  return Number(count?.n ?? 0) <= 1;
+}
+
+function* setRoleRule(
+  runner: OrgRunner,
+  sql: typeof ORG_SQL,
+  orgid: string,
+  userid: string,
+  role: Role,
+): Rule<MemberChange> {
+  const current = roleIn(yield* rows(runner.all(sql.roleOf, [orgid, userid])));
+  if (current === 'admin' && role !== 'admin' && (yield* lastAdmin(runner, sql, orgid)))
+    return 'last-admin';
+  yield* changed(runner.run(sql.setRole, [orgid, userid, role]));
+  return 'done';
+}
+
+function* removeRule(
+  runner: OrgRunner,
+  sql: typeof ORG_SQL,
+  orgid: string,
+  userid: string,
+): Rule<MemberChange> {
+  const current = roleIn(yield* rows(runner.all(sql.roleOf, [orgid, userid])));
+  if (current === undefined) return 'not-member';
+  if (current === 'admin' && (yield* lastAdmin(runner, sql, orgid))) return 'last-admin';
+  yield* changed(runner.run(sql.remove, [orgid, userid]));
+  return 'done';
+}
+
+/** Reads a rule's answer outside a transaction: the engine's runner answers or awaits. */
+async function read<T>(rule: Rule<T>): Promise<T> {
+  let step = rule.next();
+  while (!step.done) step = rule.next(await step.value);
+  return step.value;
+}
+
+/** The organisations of an engine, over its runner and its dialect of the statements. */
+export function organisations(engine: OrgEngine, sql: typeof ORG_SQL): Organisations {
+  return {
+    roleOf: async (orgid, userid) =>
+      roleIn(await read(rows(engine.reads.all(sql.roleOf, [orgid, userid])))),
+    members: async (orgid) =>
+      (await read(rows(engine.reads.all(sql.members, [orgid])))).flatMap((row) => {
+        const role = roleIn([row]);
+        return role ? [{ userid: String(row.userid), username: String(row.username), role }] : [];
+      }),
+    create: (username, adminid) => {
+      const userid = randomBytes(16).toString('hex');
+      const org = { userid, username, name: username, join_date: new Date().toISOString() };
+      return engine.write(userid, (runner) => createRule(runner, sql, org, adminid));
+    },
+    setRole: (orgid, userid, role) =>
+      engine.write(orgid, (runner) => setRoleRule(runner, sql, orgid, userid, role)),
+    remove: (orgid, userid) =>
+      engine.write(orgid, (runner) => removeRule(runner, sql, orgid, userid)),
+  };
+}

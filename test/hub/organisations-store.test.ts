@@ -1,0 +1,118 @@
+/**
+ * Organisations and members in the metadata (engines/metadata/organisations.ts), on this
+ * run's engine: SQLite on the default run, PostgreSQL on the postgres-swift one.
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
+import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata/types.js';
+import { tempDir, testDatabase } from './helpers.js';
+
+function identity(subject: string, username: string): Identity {
+  return { provider: 'test', subject, username, email: `${subject}@example.org`, name: subject };
+}
+
+describe('organisations in the metadata, on this run’s engine', () => {
+  const dir = tempDir();
+  let store: Metadata;
+  let database: Awaited<ReturnType<typeof testDatabase>>;
+
+  beforeAll(async () => {
+    database = await testDatabase();
+    store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
+  });
+
+  afterAll(async () => {
+    try {
+      await (store as Metadata | undefined)?.close();
+    } finally {
+      try {
+        await database?.drop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+
+  it('make an organisation in the owners’ namespace, with its maker as admin', async () => {
+    const ada = await store.userForIdentity(identity('ada', 'ada'));
+    expect((await store.userById(ada.userid))?.kind).toBe('user');
+    const orgid = await store.organisations.create('acme', ada.userid);
+    expect(orgid).toMatch(/^[0-9a-f]{32}$/);
+    const org = await store.userByName('acme');
+    expect(org).toMatchObject({ userid: orgid, username: 'acme', kind: 'organisation' });
+    expect(await store.organisations.members(orgid ?? '')).toEqual([
+      { userid: ada.userid, username: 'ada', role: 'admin' },
+    ]);
+    expect(await store.organisations.roleOf(orgid ?? '', ada.userid)).toBe('admin');
+    // A user's name, and an organisation's, are taken for both.
+    expect(await store.organisations.create('ada', ada.userid)).toBeUndefined();
+    expect(await store.organisations.create('acme', ada.userid)).toBeUndefined();
+    // Someone signing in as "acme" gets another name, as for a user's.
+    expect((await store.userForIdentity(identity('acme', 'acme'))).username).toBe('acme-2');
+  });
+
+  it('change roles, and never leave an organisation without an admin', async () => {
+    const grace = await store.userForIdentity(identity('grace', 'grace'));
+    const linus = await store.userForIdentity(identity('linus', 'linus'));
+    const orgid = (await store.organisations.create('lab', grace.userid)) ?? '';
+    const orgs = store.organisations;
+    expect(await orgs.setRole(orgid, grace.userid, 'reader')).toBe('last-admin');
+    expect(await orgs.remove(orgid, grace.userid)).toBe('last-admin');
+    expect(await orgs.setRole(orgid, linus.userid, 'maintainer')).toBe('done');
+    expect(await orgs.roleOf(orgid, linus.userid)).toBe('maintainer');
+    expect(await orgs.setRole(orgid, linus.userid, 'admin')).toBe('done');
+    expect(await orgs.setRole(orgid, grace.userid, 'reader')).toBe('done');
+    expect((await orgs.members(orgid)).map((m) => [m.username, m.role])).toEqual([
+      ['grace', 'reader'],
+      ['linus', 'admin'],
+    ]);
+    expect(await orgs.remove(orgid, linus.userid)).toBe('last-admin');
+    expect(await orgs.remove(orgid, grace.userid)).toBe('done');
+    expect(await orgs.remove(orgid, grace.userid)).toBe('not-member');
+    expect(await orgs.roleOf(orgid, grace.userid)).toBeUndefined();
+  });
+
+  it('keep one admin when two admins step down at once', async () => {
+    const a = await store.userForIdentity(identity('a1', 'a1'));
+    const b = await store.userForIdentity(identity('b1', 'b1'));
+    const orgid = (await store.organisations.create('pair', a.userid)) ?? '';
+    await store.organisations.setRole(orgid, b.userid, 'admin');
+    const results = await Promise.all([
+      store.organisations.remove(orgid, a.userid),
+      store.organisations.remove(orgid, b.userid),
+    ]);
+    expect(results.sort()).toEqual(['done', 'last-admin']);
+    expect((await store.organisations.members(orgid)).map((m) => m.role)).toEqual(['admin']);
+  });
+
+  it('let a member find the organisation’s private datasets, and nobody else', async () => {
+    const owner = await store.userForIdentity(identity('own', 'own'));
+    const reader = await store.userForIdentity(identity('rd', 'rd'));
+    const stranger = await store.userForIdentity(identity('st', 'st'));
+    const orgid = (await store.organisations.create('hidden', owner.userid)) ?? '';
+    await store.organisations.setRole(orgid, reader.userid, 'reader');
+    const limits = { maxDatasets: 10, maxStorageBytes: 1e9 };
+    const created = await store.createRevision({
+      ownerid: orgid,
+      dataset: 'secret',
+      findability: 'private',
+      spec: '{}',
+      pipelines: '[]',
+      requestId: null,
+      limits,
+    });
+    expect(created).toEqual({ revision: 1 });
+    await store.publish(
+      { ownerid: orgid, dataset: 'secret', revision: 1 },
+      { title: 'Secret', description: null, bytes: 1, rows: 1, license: null },
+    );
+    const names = async (viewer: string | undefined) =>
+      (await store.search('', viewer, 10, 0, orgid)).rows.map((row) => row.name);
+    expect(await names(owner.userid)).toEqual(['secret']);
+    expect(await names(reader.userid)).toEqual(['secret']);
+    expect(await names(stranger.userid)).toEqual([]);
+    expect(await names(undefined)).toEqual([]);
+  });
+});
