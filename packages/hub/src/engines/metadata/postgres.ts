@@ -23,12 +23,6 @@ import {
   type Publishers,
 } from './publishers.js';
 import {
-  POSTGRES_PUBLISHER_SQL,
-  PUBLISHERS_TABLE,
-  publishers,
-  type Publishers,
-} from './publishers.js';
-import {
   KIND_COLUMN,
   ORGANISATIONS_TABLES,
   organisations,
@@ -173,9 +167,6 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   // Named tokens (`data token create`): a SHA-256 of each, never the token, with its
   // scope, the datasets it may publish to (JSON), when it was last used and when it expires.
   tokensTable('bigint'),
-  // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
-  // that may publish a dataset, which may not exist yet.
-  PUBLISHERS_TABLE,
   // Organisations (`data org`): rows of users that never sign in, and their members' roles.
   `alter table users add column if not exists ${KIND_COLUMN}; ${ORGANISATIONS_TABLES}`,
   // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
@@ -662,18 +653,6 @@ export class PostgresMetadata implements Metadata {
         (await this.pool.query<Record<string, unknown>>(sql, params)).rows,
     },
     POSTGRES_TOKEN_SQL,
-  );
-
-  readonly publishers: Publishers = publishers(
-    {
-      run: async (sql, params) => {
-        this.writes++;
-        return (await this.pool.query(sql, params)).rowCount ?? 0;
-      },
-      all: async (sql, params) =>
-        (await this.pool.query<Record<string, unknown>>(sql, params)).rows,
-    },
-    POSTGRES_PUBLISHER_SQL,
   );
 
   readonly publishers: Publishers = publishers(

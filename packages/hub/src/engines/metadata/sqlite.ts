@@ -20,7 +20,6 @@ import * as rules from './rules.js';
 import { SQL, sharedTables } from './statements.js';
 import { namedTokens, tokensTable, TOKEN_SQL, type NamedTokens } from './named-tokens.js';
 import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';
-import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';
 import {
   KIND_COLUMN,
   ORG_SQL,
@@ -155,9 +154,6 @@ const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
   // Named tokens (`data token create`): a SHA-256 of each, never the token, with its
   // scope, the datasets it may publish to (JSON), when it was last used and when it expires.
   tokensTable('integer'),
-  // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
-  // that may publish a dataset, which may not exist yet.
-  PUBLISHERS_TABLE,
   // Organisations (`data org`): rows of users that never sign in, and their members' roles.
   (store) => {
     const columns = store.db.prepare('pragma table_info(users)').all() as { name: string }[];
@@ -619,17 +615,6 @@ export class SqliteMetadata implements Metadata {
       all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
     },
     TOKEN_SQL,
-  );
-
-  readonly publishers: Publishers = publishers(
-    {
-      run: async (sql, params) => {
-        this.writes++;
-        return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
-      },
-      all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
-    },
-    PUBLISHER_SQL,
   );
 
   readonly publishers: Publishers = publishers(
