@@ -3,7 +3,6 @@ import type { MovedTable, Row } from './tables.js';
 import type { Organisations, OwnerKind } from './organisations.js';
 import type { NamedTokens } from './named-tokens.js';
 import type { Publishers } from './publishers.js';
-import type { Publishers } from './publishers.js';
 
 // The protocol's (core protocol/types.ts), which the hub stores as they travel.
 export type { Findability } from '@data/core';
@@ -233,8 +232,6 @@ export interface Metadata {
   readonly organisations: Organisations;
   /** The named tokens users made (`data token create`): hashes and records, never a token. */
   readonly namedTokens: NamedTokens;
-  /** Trusted publishers: the CI workflows that may publish each dataset (`data publisher`). */
-  readonly publishers: Publishers;
   /** Trusted publishers: the CI workflows that may publish each dataset (`data publisher`). */
   readonly publishers: Publishers;
   /**
