@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   list: async () => (await import('./list.js')).registerList,
   history: async () => (await import('./history.js')).registerHistory,
   delete: async () => (await import('./delete.js')).registerDelete,
+  token: async () => (await import('./token.js')).registerToken,
   config: async () => (await import('./config.js')).registerConfig,
   completion: async () => (await import('./completion.js')).registerCompletion,
   serve: async () => (await import('./serve.js')).registerServe,

@@ -19,7 +19,8 @@ export function isTokenScope(value: unknown): value is TokenScope {
 
 /**
  * Why a token name is refused, or undefined when it is a name: any text of 1 to 100
- * characters but control and format characters (shown escaped wherever it is shown).
+ * characters but control and format characters, "/" and "\\" (shown escaped wherever it is
+ * shown).
  */
 export function tokenNameProblem(name: string): string | undefined {
   // Characters as code points: a name's length is not its UTF-16 units.
@@ -28,6 +29,9 @@ export function tokenNameProblem(name: string): string | undefined {
   if (length > TOKEN_NAME_MAX)
     return `a token name is at most ${String(TOKEN_NAME_MAX)} characters long`;
   if (/\p{C}/u.test(name)) return 'a token name cannot hold control or format characters';
+  // A name is a segment of its address (`DELETE /api/tokens/:name`).
+  if (/[/\\]/.test(name) || name === '.' || name === '..')
+    return 'a token name cannot hold "/" or "\\", nor be "." or ".."';
   return undefined;
 }
 

@@ -1,0 +1,162 @@
+/**
+ * `data token create|list|revoke` in-process against the hub's /api/tokens (msw): the token
+ * alone on stdout, once; lists without it; the hub's refusals and the usage errors with
+ * their exit codes; names shown escaped.
+ */
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { signedIn } from '../helpers/msw/auth.js';
+import { HUB } from '../helpers/msw/hub.js';
+import { tokenHub, tokensApi, type TokenHub } from '../helpers/msw/tokens.js';
+
+const server = setupServer();
+beforeAll(() => server.listen());
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+function data(args: string[], options: { tty?: boolean; token?: string } = {}) {
+  return runCli(args, {
+    tty: options.tty ?? false,
+    env: { DATA_API: HUB, DATA_TOKEN: options.token ?? 'session-token' },
+    fetch: globalThis.fetch,
+  });
+}
+
+function hub(maxDays?: number): TokenHub {
+  const state = tokenHub();
+  server.use(signedIn(), ...tokensApi(state, maxDays));
+  return state;
+}
+
+describe('data token create', () => {
+  it('prints the token alone on stdout, once, and what it may do on stderr', async () => {
+    const state = hub();
+    const made = await data([
+      'token',
+      'create',
+      'ci',
+      '--scope',
+      'publish',
+      '--dataset',
+      'ada/cities',
+      '--dataset',
+      'ada/towns',
+      '--expires',
+      '90',
+    ]);
+    expect(made.code).toBe(0);
+    expect(made.out).toBe(`${state.made[0] ?? ''}\n`);
+    expect(made.err).toContain('"ci" (publish on ada/cities, ada/towns)');
+    expect(made.err).toContain('expires 2027-02-24');
+    expect(made.err).not.toContain(state.made[0] ?? '');
+    expect(state.records.get('ci')).toMatchObject({
+      scope: 'publish',
+      datasets: ['ada/cities', 'ada/towns'],
+    });
+    expect(state.seen).toEqual(['session-token']);
+  });
+
+  it('prints one JSON document with --json: the token and its record', async () => {
+    const state = hub();
+    const made = await data(['token', 'create', 'ci', '--scope', 'read', '--json']);
+    expect(made.code).toBe(0);
+    expect(JSON.parse(made.out)).toEqual({ token: state.made[0], record: state.records.get('ci') });
+  });
+
+  it('is refused with the reason, exit 1, for a name taken or days past the maximum', async () => {
+    hub(60);
+    expect((await data(['token', 'create', 'ci', '--scope', 'read'])).code).toBe(0);
+    const again = await data(['token', 'create', 'ci', '--scope', 'admin']);
+    expect(again.code).toBe(1);
+    expect(again.out).toBe('');
+    expect(again.err).toContain('you already have a token named "ci"');
+    for (const days of ['0', '61']) {
+      const long = await data([
+        'token',
+        'create',
+        `d${days}`,
+        '--scope',
+        'read',
+        '--expires',
+        days,
+      ]);
+      expect(long.code).toBe(1);
+      expect(long.err).toContain('from 1 to 60 days');
+    }
+    const json = await data(['token', 'create', 'ci', '--scope', 'read', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_REFUSED' } });
+  });
+
+  it('is a usage error, exit 2, with an unknown scope, no scope, a bad name, --dataset or --expires', async () => {
+    const state = hub();
+    for (const args of [
+      ['ci', '--scope', 'write'],
+      ['ci'],
+      ['ci', '--scope', 'publish', '--dataset', 'cities'],
+      ['ci', '--scope', 'read', '--expires', 'soon'],
+      ['ci', '--scope', 'read', '--expires', '1.5'],
+      ['a\u001b[2Jb', '--scope', 'read'],
+      ['x'.repeat(101), '--scope', 'read'],
+    ]) {
+      const refused = await data(['token', 'create', ...args]);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.out).toBe('');
+    }
+    expect(state.made).toEqual([]);
+  });
+
+  it('needs a sign-in: exit 4 when the hub refuses the token', async () => {
+    const state = tokenHub();
+    server.use(signedIn(), ...tokensApi(state));
+    const { http, HttpResponse } = await import('msw');
+    server.use(
+      http.post(`${HUB}/api/tokens`, () =>
+        HttpResponse.json({ error: 'sign in' }, { status: 401 }),
+      ),
+    );
+    const refused = await data(['token', 'create', 'ci', '--scope', 'read']);
+    expect(refused.code).toBe(4);
+    expect(refused.err).toContain('DATA_TOKEN');
+  });
+});
+
+describe('data token list and revoke', () => {
+  it('list the records, never a token, with names escaped', async () => {
+    const state = hub();
+    await data(['token', 'create', 'ci', '--scope', 'publish', '--dataset', 'ada/cities']);
+    state.records.set('odd\u001b[2J', {
+      ...(state.records.get('ci') ?? ({} as never)),
+      name: 'odd\u001b[2J',
+    });
+    const listed = await data(['token', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.out).not.toContain(state.made[0] ?? '');
+    expect(listed.out).toContain(
+      'ci\tpublish\tada/cities\t2026-11-26 21:00Z\tnever\t2026-12-26 21:00Z\n',
+    );
+    expect(listed.out).toContain('odd\\x1b[2J\t');
+    expect(listed.out).not.toContain('\u001b');
+    const json = await data(['token', 'list', '--json']);
+    const records = JSON.parse(json.out) as { name: string }[];
+    expect(records.map((record) => record.name)).toEqual(['ci', 'odd\u001b[2J']);
+    expect(json.out).not.toContain(state.made[0] ?? '');
+    const table = await data(['token', 'list'], { tty: true });
+    expect(table.out).toMatch(/name\s+scope\s+datasets\s+created\s+last used\s+expires/);
+  });
+
+  it('revoke one by name, and say so when there is none', async () => {
+    const state = hub();
+    await data(['token', 'create', 'ci', '--scope', 'read']);
+    const revoked = await data(['token', 'revoke', 'ci']);
+    expect(revoked.code).toBe(0);
+    expect(revoked.out).toBe('revoked "ci"\n');
+    expect(state.records.size).toBe(0);
+    const again = await data(['token', 'revoke', 'ci', '--json']);
+    expect(again.code).toBe(1);
+    const error = (JSON.parse(again.out) as { error: { code: string; message: string } }).error;
+    expect(error.code).toBe('E_REFUSED');
+    expect(error.message).toContain('no token named "ci"');
+  });
+});
