@@ -4,6 +4,7 @@ import { gitHubProvider } from './engines/providers/github.js';
 import { oidcProvider } from './engines/providers/oidc.js';
 import type { Provider } from './engines/providers/types.js';
 import type { RunnerOptions } from './services/pipeline/runner.js';
+import { issuerProblem } from './services/trusted-publishing.js';
 
 /** The hub configuration file is wrong: what is wrong, and where. */
 export class ConfigError extends Error {
@@ -26,6 +27,8 @@ export interface HubConfig {
   logFormat?: 'text' | 'json';
   /** `/metrics`: on or off, and the bearer token that reads it (a secret). */
   metrics?: { enabled?: boolean; token?: string };
+  /** The OpenID issuers whose ID tokens trusted publishing takes (https; http on loopback). */
+  trustedIssuers?: string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -158,7 +161,23 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     ...(parsed.storage === undefined ? {} : { storage: text('storage', parsed.storage) }),
     ...(parsed.metrics === undefined ? {} : { metrics: metricsConfig(parsed.metrics, env) }),
     ...(parsed.logFormat === undefined ? {} : { logFormat: logFormat(parsed.logFormat) }),
+    ...(parsed.trustedIssuers === undefined
+      ? {}
+      : { trustedIssuers: trustedIssuers(parsed.trustedIssuers) }),
   };
+}
+
+/** `trustedIssuers`: each an https URL, or http on loopback, as its tokens' `iss` says it. */
+function trustedIssuers(value: unknown): string[] {
+  if (!Array.isArray(value) || value.some((issuer) => typeof issuer !== 'string'))
+    throw new ConfigError(
+      'trustedIssuers must be a list of issuer URLs, e.g. ["https://token.actions.githubusercontent.com"]',
+    );
+  for (const issuer of value as string[]) {
+    const problem = issuerProblem(issuer);
+    if (problem !== undefined) throw new ConfigError(`trustedIssuers: ${problem}`);
+  }
+  return value as string[];
 }
 
 function logFormat(value: unknown): 'text' | 'json' {

@@ -6,6 +6,7 @@ import type { Copies } from './services/copies/copies.js';
 import type { Provider } from './engines/providers/types.js';
 import type { MetricsAccess } from './options.js';
 import type { HubParts } from './parts.js';
+import type { IdTokenVerifier } from './services/trusted-publishing.js';
 
 export interface Hub extends HubParts {
   /** Identity providers the operator configured, by name. */
@@ -20,4 +21,6 @@ export interface Hub extends HubParts {
   readonly lifecycle: { stopping: boolean };
   /** Who may read /metrics: nobody (off), anyone who reaches the hub, or bearers of a token. */
   readonly metricsAccess: MetricsAccess;
+  /** Checks the ID tokens trusted publishing trades, against the issuers the operator trusts. */
+  readonly idTokens: IdTokenVerifier;
 }

@@ -18,6 +18,8 @@ export interface LogFields {
   userId?: string;
   /** owner id/dataset/revision, for the pipeline's lines. */
   revision?: string;
+  /** A line the operator keeps in either format, info or not: who trusted publishing let in. */
+  audit?: boolean;
 }
 
 export type HubLog = (line: string, fields?: LogFields) => void;
@@ -27,7 +29,7 @@ export function hubLog(format: LogFormat, write: (line: string) => void): HubLog
   if (format === 'text')
     return (line, fields) => {
       // Requests answered are logged in JSON only: a terminal shows problems.
-      if (fields?.level !== 'info') write(line);
+      if (fields?.level !== 'info' || fields.audit) write(line);
     };
   return (line, fields = {}) =>
     write(

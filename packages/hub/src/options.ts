@@ -11,6 +11,11 @@ export interface HubOptions {
   maxDatasets: number;
   /** Hosts the pipeline may fetch remote resources and schemas from: none by default. */
   fetchHosts: string[];
+  /**
+   * The OpenID issuers whose ID tokens the hub trades for a token that may publish one
+   * dataset (trusted publishing): none by default, which turns it off.
+   */
+  trustedIssuers: string[];
   limits: HubLimits;
   /**
    * Bytes the cache of derived copies (CSV, JSON, zip made when asked for) may keep in all,

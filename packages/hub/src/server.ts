@@ -26,6 +26,7 @@ import { HttpError } from './http-error.js';
 import { redirect, segmentsOf, sendJson, sendText, type Request } from './http/request.js';
 import * as metastore from './http/metastore.js';
 import * as pipelineStore from './http/pipeline-store.js';
+import * as publishers from './http/publishers.js';
 import * as rawstore from './http/rawstore.js';
 import * as resumable from './http/resumable.js';
 import { OBJECT_KEY } from './services/objects.js';
@@ -42,6 +43,7 @@ import { isReservedName } from './names.js';
 import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
 import { revisionParam, versionedAddress } from './http/published.js';
 import { isRevisionNumber } from './services/published.js';
+import { IdTokenVerifier, issuerProblem } from './services/trusted-publishing.js';
 import { notFoundPage } from './views/layout.js';
 
 export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
@@ -110,6 +112,7 @@ const API: Record<FixedRoute, Route> = {
   'POST /auth/continue': auth.continueSignIn,
   'POST /auth/token': auth.exchangeCode,
   'POST /auth/logout': auth.logout,
+  'POST /auth/trusted': publishers.trade,
   'GET /auth/logout': auth.signOutForm,
   'GET /static/hub.css': frontend.stylesheet,
   'GET /static/hub.js': frontend.script,
@@ -144,6 +147,8 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   }
   const [first, second, third, fourth] = request.segments;
   const count = request.segments.length;
+  if (first === 'api' && second === 'publishers' && third && fourth && count <= 5)
+    return publishersRoute(hub, request, response);
   if (method === 'DELETE' && first === 'source' && second && third && count === 3) {
     at('/source/:ownerid/:dataset');
     return pipelineStore.remove(hub, request, response, second, third);
@@ -180,6 +185,21 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     if (moved === undefined) throw error;
     redirect(response, moved, 301);
   }
+}
+
+/** `/api/publishers/:owner/:dataset` (GET, POST) and `…/:id` (DELETE): trusted publishers. */
+function publishersRoute(hub: Hub, request: Request, response: ServerResponse) {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const [, , owner = '', dataset = '', id] = request.segments;
+  if (id === undefined) {
+    request.route = '/api/publishers/:owner/:dataset';
+    if (method === 'GET') return publishers.list(hub, request, response, owner, dataset);
+    if (method === 'POST') return publishers.add(hub, request, response, owner, dataset);
+  } else {
+    request.route = '/api/publishers/:owner/:dataset/:id';
+    if (method === 'DELETE') return publishers.remove(hub, request, response, owner, dataset, id);
+  }
+  throw new HttpError(405, 'method not allowed');
 }
 
 /** The reads of `/<owner>/…`: pages, descriptors, files and their copies. */
@@ -491,6 +511,14 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
       'configure one in the hub configuration, or allow the development sign-in for a development hub',
       'sign-in',
     );
+  for (const issuer of options.trustedIssuers ?? []) {
+    const problem = issuerProblem(issuer);
+    if (problem !== undefined)
+      throw new HubRefused(
+        `a trusted issuer cannot be used: ${problem}`,
+        'list in trustedIssuers the https address of each issuer, as its tokens say it',
+      );
+  }
   const dataDir = options.dataDir;
   makeDirectorySync(dataDir);
   const storage = await openHubStorage(options.storage ?? dataDir, dataDir);
@@ -514,6 +542,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     fetchHosts: options.fetchHosts ?? [],
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,
+    trustedIssuers: options.trustedIssuers ?? [],
   };
   // Log lines quote what users sent (names, paths, messages): shown on the operator's
   // terminal with their control characters escaped, stack traces keeping their lines.
@@ -542,6 +571,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     copies: new Copies(parts),
     lifecycle: { stopping: false },
     metricsAccess: metricsAccess(options, host),
+    idTokens: new IdTokenVerifier({ issuers: settings.trustedIssuers }),
   };
   const runner = new Runner(hub, options.hooks, options.pipeline);
   queue.runner = runner;

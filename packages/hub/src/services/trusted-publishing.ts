@@ -18,10 +18,7 @@ import {
   type JWTPayload,
   type RemoteJWKSet,
 } from 'jose';
-
-/** A check an ID token failed, named so that a client may tell them apart. */
-export type TrustCheck =
-  'token' | 'issuer' | 'discovery' | 'signature' | 'aud' | 'exp' | 'nbf' | 'claims' | 'dataset';
+import type { TrustCheck } from '@data/core';
 
 /** The hub will not trade this ID token: the HTTP status, the check that failed and why. */
 export class TrustRefused extends Error {

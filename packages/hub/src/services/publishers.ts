@@ -1,0 +1,215 @@
+/**
+ * Trusted publishers of a dataset, and the trade of a CI job's ID token for a hub token
+ * that may publish the one dataset whose publisher its claims match (kind `trusted`, scope
+ * `publish`, fifteen minutes; http/callers.ts makes it a Caller).
+ */
+import { randomBytes } from 'node:crypto';
+import type { PublisherRecord, TrustedAnswer } from '@data/core';
+import type { Publisher } from '../engines/metadata/publishers.js';
+import type { HubParts } from '../parts.js';
+import { HttpError } from '../http-error.js';
+import { signToken } from './tokens.js';
+import {
+  claimsMatch,
+  claimsProblem,
+  loggableClaims,
+  TrustRefused,
+  type IdTokenVerifier,
+} from './trusted-publishing.js';
+
+/** How long a trusted publisher's hub token lives: long enough for one publication. */
+export const TRUSTED_TOKEN_SECONDS = 15 * 60;
+
+/** Publishers one dataset may have. */
+export const MAX_PUBLISHERS = 20;
+
+/** An ID token longer than this is no ID token (GitHub's are about 1.5 KB). */
+const MAX_ID_TOKEN_CHARS = 16 * 1024;
+
+/** A publisher as the API shows it: its dataset by the owner's name, its maker's name. */
+export async function shownPublisher(
+  store: HubParts['store'],
+  owner: string,
+  publisher: Publisher,
+): Promise<PublisherRecord> {
+  const maker = await store.userById(publisher.created_by);
+  return {
+    id: publisher.id,
+    dataset: `${owner}/${publisher.dataset}`,
+    issuer: publisher.issuer,
+    claims: publisher.claims,
+    created: publisher.created,
+    created_by: maker?.username ?? null,
+  };
+}
+
+/**
+ * Adds a publisher to a dataset (which may not exist yet): its issuer must be one the hub
+ * trusts, its claims at least one that does not change with every token. The same issuer
+ * and claims given again answer the publisher kept already (`added` false).
+ */
+export async function addPublisher(
+  parts: Pick<HubParts, 'store'>,
+  verifier: IdTokenVerifier,
+  asked: { ownerid: string; dataset: string; issuer: unknown; claims: unknown; by: string },
+): Promise<{ publisher: Publisher; added: boolean }> {
+  const { store } = parts;
+  if (!verifier.enabled)
+    throw new HttpError(
+      400,
+      'this hub trusts no issuer of ID tokens: its operator lists them in trustedIssuers of the hub configuration',
+    );
+  const issuer = asked.issuer;
+  if (typeof issuer !== 'string' || !verifier.trusted.includes(issuer))
+    throw new HttpError(
+      400,
+      `the issuer must be one this hub trusts: ${verifier.trusted.join(', ')} (as its tokens' iss says it)`,
+    );
+  const problem = claimsProblem(asked.claims);
+  if (problem !== undefined) throw new HttpError(400, problem);
+  const claims = asked.claims as Record<string, string>;
+  const existing = await store.publishers.list(asked.ownerid, asked.dataset);
+  const same = existing.find(
+    (publisher) => publisher.issuer === issuer && sameClaims(publisher.claims, claims),
+  );
+  if (same) return { publisher: same, added: false };
+  if (existing.length >= MAX_PUBLISHERS)
+    throw new HttpError(
+      409,
+      `a dataset has at most ${String(MAX_PUBLISHERS)} trusted publishers: remove one first`,
+    );
+  // A dataset that exists is named as it is; one that does not yet, as given.
+  const [dataset] = await store.datasetsInAnyCase(asked.ownerid, asked.dataset);
+  const publisher: Publisher = {
+    id: randomBytes(6).toString('hex'),
+    ownerid: asked.ownerid,
+    dataset: dataset?.name ?? asked.dataset,
+    issuer,
+    claims: Object.fromEntries(Object.entries(claims).sort(([a], [b]) => (a < b ? -1 : 1))),
+    created: new Date().toISOString(),
+    created_by: asked.by,
+  };
+  if (!(await store.publishers.add(publisher)))
+    throw new HttpError(503, 'the publisher could not be kept: try again');
+  return { publisher, added: true };
+}
+
+function sameClaims(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
+}
+
+/** What a trade needs of the hub: its database, keys, log, address and verifier. */
+export type TradeParts = Pick<HubParts, 'store' | 'keys' | 'log' | 'base'> & {
+  readonly idTokens: IdTokenVerifier;
+};
+
+/**
+ * Trades an ID token for a hub token that may publish one dataset: the token must verify
+ * (issuer, signature, audience the hub's address, expiry), and a publisher of the dataset
+ * asked (`owner/dataset`), or of exactly one dataset when none is asked, must match its
+ * claims. Every trade, and every refusal of a verified token, is logged with its claims.
+ */
+export async function tradeIdToken(
+  hub: TradeParts,
+  body: unknown,
+  requestId: string,
+): Promise<TrustedAnswer> {
+  const { token, dataset: asked } = (body ?? {}) as Record<string, unknown>;
+  if (typeof token !== 'string' || token === '' || token.length > MAX_ID_TOKEN_CHARS)
+    throw new TrustRefused(400, 'token', 'give the ID token as "token" in a JSON object');
+  if (asked !== undefined && (typeof asked !== 'string' || !/^[^/]+\/[^/]+$/.test(asked)))
+    throw new TrustRefused(400, 'dataset', '"dataset" must be "owner/dataset"');
+  if (!hub.idTokens.enabled)
+    throw new TrustRefused(
+      401,
+      'issuer',
+      'this hub trusts no issuer of ID tokens: its operator lists them in trustedIssuers',
+    );
+  const { issuer, claims } = await hub.idTokens.verify(token, hub.base);
+  const shown = JSON.stringify(loggableClaims(claims));
+  const match = await matchingPublisher(hub, issuer, claims, asked);
+  if ('refused' in match) {
+    hub.log(
+      `trusted publishing refused (${match.refused.check}) a token of ${issuer} with ${shown}`,
+      {
+        level: 'warn',
+        requestId,
+      },
+    );
+    throw match.refused;
+  }
+  const { publisher, owner } = match;
+  const [existing] = await hub.store.datasetsInAnyCase(publisher.ownerid, publisher.dataset);
+  const name = existing?.name ?? publisher.dataset;
+  const exp = Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS;
+  const hubToken = signToken(hub.keys, {
+    kind: 'trusted',
+    userid: publisher.ownerid,
+    dataset: `${publisher.ownerid}/${name}`,
+    publisher: publisher.id,
+    jti: randomBytes(16).toString('hex'),
+    exp,
+  });
+  hub.log(
+    `trusted publishing: a token of ${issuer} with ${shown} may publish ${owner}/${name} until ${new Date(exp * 1000).toISOString()} (publisher ${publisher.id})`,
+    { level: 'info', audit: true, requestId, userId: publisher.ownerid },
+  );
+  return {
+    token: hubToken,
+    dataset: `${owner}/${name}`,
+    expires: new Date(exp * 1000).toISOString(),
+  };
+}
+
+/** The publisher a verified token's claims match, with its owner's name; or the refusal. */
+async function matchingPublisher(
+  hub: TradeParts,
+  issuer: string,
+  claims: Record<string, unknown>,
+  asked: string | undefined,
+): Promise<{ publisher: Publisher; owner: string } | { refused: TrustRefused }> {
+  const noMatch = (where: string) => ({
+    refused: new TrustRefused(
+      403,
+      'claims',
+      `no trusted publisher of ${where} matches this token's claims (${describeClaims(claims)})`,
+    ),
+  });
+  if (asked !== undefined) {
+    const [owner = '', name = ''] = asked.split('/');
+    const user = await hub.store.userByName(owner);
+    const publishers = user ? await hub.store.publishers.list(user.userid, name) : [];
+    const found = publishers.find(
+      (publisher) => publisher.issuer === issuer && claimsMatch(publisher.claims, claims),
+    );
+    return found && user ? { publisher: found, owner: user.username } : noMatch(asked);
+  }
+  const matching = (await hub.store.publishers.ofIssuer(issuer)).filter((publisher) =>
+    claimsMatch(publisher.claims, claims),
+  );
+  const datasets = new Set(
+    matching.map((publisher) => `${publisher.ownerid}/${publisher.dataset.toLowerCase()}`),
+  );
+  const [publisher] = matching;
+  if (!publisher) return noMatch('any dataset');
+  if (datasets.size > 1)
+    return {
+      refused: new TrustRefused(
+        400,
+        'dataset',
+        `this token may publish ${String(datasets.size)} datasets: name the one to publish ("dataset")`,
+      ),
+    };
+  const owner = (await hub.store.userById(publisher.ownerid))?.username;
+  return owner ? { publisher, owner } : noMatch('any dataset');
+}
+
+/** The claims a refusal names, so that the maker of the workflow sees what it carried. */
+function describeClaims(claims: Record<string, unknown>): string {
+  const shown = ['repository', 'ref', 'environment', 'workflow_ref', 'project_path', 'sub'];
+  const parts = shown
+    .filter((key) => typeof claims[key] === 'string')
+    .map((key) => `${key}=${String(claims[key]).slice(0, 200)}`);
+  return parts.length > 0 ? parts.join(', ') : 'none of repository, ref, environment, sub';
+}

@@ -1,0 +1,242 @@
+/**
+ * Trusted publishing (issue 49) over real HTTP, on both engine pairs: a dataset's trusted
+ * publishers at /api/publishers, and the trade at /auth/trusted of a CI job's ID token,
+ * signed by an issuer on loopback, for a hub token that publishes that one dataset.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, readHubConfig } from '../../packages/hub/src/config.js';
+import { HubRefused } from '../../packages/hub/src/server.js';
+import { gitHubClaims, startIdIssuer, type IdIssuer } from '../helpers/id-issuer.js';
+import { browserLogin, CITIES_DIR, publish, tempDir, waitForState, withHub } from './helpers.js';
+
+let issuer: IdIssuer;
+let untrusted: IdIssuer;
+beforeAll(async () => {
+  [issuer, untrusted] = await Promise.all([startIdIssuer(), startIdIssuer()]);
+});
+afterAll(async () => {
+  await Promise.all([issuer?.close(), untrusted?.close()]);
+});
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function call(
+  url: string,
+  method: string,
+  path: string,
+  auth?: string,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await fetch(`${url}${path}`, {
+    method,
+    headers: {
+      ...(auth ? { 'Auth-Token': auth } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+const REPO = 'octo/data';
+const MAIN = 'refs/heads/main';
+
+describe('trusted publishing', () => {
+  it('is configured with https issuers, or http ones on loopback only', async () => {
+    const folder = tempDir();
+    const file = join(folder, 'hub.json');
+    writeFileSync(file, JSON.stringify({ trustedIssuers: ['http://issuer.example.org'] }));
+    expect(() => readHubConfig(file, {})).toThrow(ConfigError);
+    expect(() => readHubConfig(file, {})).toThrow(/only on loopback/);
+    writeFileSync(file, JSON.stringify({ trustedIssuers: 'https://a.example' }));
+    expect(() => readHubConfig(file, {})).toThrow(/must be a list of issuer URLs/);
+    writeFileSync(
+      file,
+      JSON.stringify({
+        trustedIssuers: ['https://token.actions.githubusercontent.com', issuer.url],
+      }),
+    );
+    expect(readHubConfig(file, {}).trustedIssuers).toEqual([
+      'https://token.actions.githubusercontent.com',
+      issuer.url,
+    ]);
+    await expect(
+      withHub({ trustedIssuers: ['http://issuer.example.org'] }, () => Promise.resolve()),
+    ).rejects.toThrow(HubRefused);
+  });
+
+  it("keeps a dataset's publishers for those who may publish it, and trades a matching token for one that publishes it alone", async () => {
+    const lines: string[] = [];
+    await withHub(
+      { trustedIssuers: [issuer.url], log: (line) => lines.push(line) },
+      async ({ url }) => {
+        const ada = await browserLogin(url, 'ada');
+        const bob = await browserLogin(url, 'bob');
+        const path = '/api/publishers/ada/cities';
+        const wanted = { issuer: issuer.url, claims: { repository: REPO, ref: MAIN } };
+
+        // Who may not publish ada/cities may not say who may; the dataset need not exist.
+        expect((await call(url, 'GET', path)).status).toBe(401);
+        expect((await call(url, 'POST', path, bob, wanted)).status).toBe(403);
+        const added = await call(url, 'POST', path, ada, wanted);
+        expect(added.status).toBe(201);
+        expect(added.body).toMatchObject({
+          dataset: 'ada/cities',
+          issuer: issuer.url,
+          claims: { ref: MAIN, repository: REPO },
+          created_by: 'ada',
+        });
+        const again = await call(url, 'POST', path, ada, wanted);
+        expect(again).toMatchObject({ status: 200, body: { id: added.body.id } });
+        const listed = await call(url, 'GET', path, ada);
+        expect(listed.status).toBe(200);
+        expect(listed.body).toEqual([added.body]);
+        expect((await call(url, 'GET', path, bob)).status).toBe(403);
+        // Only an issuer the hub trusts, and at least one claim that names the workflow.
+        const refusals = [
+          { issuer: untrusted.url, claims: { repository: REPO } },
+          { issuer: issuer.url, claims: {} },
+          { issuer: issuer.url, claims: { exp: '1' } },
+        ];
+        for (const refused of refusals)
+          expect((await call(url, 'POST', path, ada, refused)).status).toBe(400);
+
+        // The right repository and branch: a token that publishes ada/cities.
+        const idToken = await issuer.sign(gitHubClaims(REPO, MAIN), { audience: url });
+        const traded = await call(url, 'POST', '/auth/trusted', undefined, {
+          token: idToken,
+          dataset: 'ada/cities',
+        });
+        expect(traded.status).toBe(200);
+        expect(traded.body).toMatchObject({ dataset: 'ada/cities' });
+        const expires = Date.parse(String(traded.body.expires));
+        expect(expires - Date.now()).toBeGreaterThan(14 * 60_000);
+        expect(expires - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+        const hubToken = String(traded.body.token);
+        const { flowId } = await publish(url, hubToken, CITIES_DIR, { dataset: 'cities' });
+        expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
+        expect((await fetch(`${url}/ada/cities/datapackage.json`)).status).toBe(200);
+        // Without naming the dataset: the one dataset whose publisher matches.
+        const unnamed = await call(url, 'POST', '/auth/trusted', undefined, { token: idToken });
+        expect(unnamed).toMatchObject({ status: 200, body: { dataset: 'ada/cities' } });
+
+        // That token publishes nothing else, manages no publisher and makes no token.
+        await expect(publish(url, hubToken, CITIES_DIR, { dataset: 'towns' })).rejects.toThrow();
+        expect((await fetch(`${url}/ada/towns/datapackage.json`)).status).toBe(404);
+        expect((await call(url, 'POST', path, hubToken, wanted)).status).toBe(403);
+        const made = await call(url, 'POST', '/api/tokens', hubToken, {
+          name: 'more',
+          scope: 'publish',
+        });
+        expect(made.status).toBe(403);
+
+        // Every trade is logged with its claims, never with a token.
+        const trades = lines.filter((line) => line.startsWith('trusted publishing:'));
+        expect(trades).toHaveLength(2);
+        expect(trades[0]).toContain(`"repository":"${REPO}"`);
+        expect(trades[0]).toContain('may publish ada/cities');
+        for (const line of lines) {
+          expect(line).not.toContain(idToken);
+          expect(line).not.toContain(hubToken);
+        }
+
+        // Removed: the same workflow's token is refused from then on.
+        const removed = await call(url, 'DELETE', `${path}/${String(added.body.id)}`, ada);
+        expect(removed.status).toBe(200);
+        expect((await call(url, 'DELETE', `${path}/${String(added.body.id)}`, ada)).status).toBe(
+          404,
+        );
+        const after = await call(url, 'POST', '/auth/trusted', undefined, {
+          token: idToken,
+          dataset: 'ada/cities',
+        });
+        expect(after).toMatchObject({ status: 403, body: { check: 'claims' } });
+      },
+    );
+  });
+
+  it('refuses each wrong token with the check that failed, never quoting it', async () => {
+    await withHub({ trustedIssuers: [issuer.url] }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const path = '/api/publishers/ada/cities';
+      const publisher = { issuer: issuer.url, claims: { repository: REPO, ref: MAIN } };
+      expect((await call(url, 'POST', path, ada, publisher)).status).toBe(201);
+      const cases: [string, Promise<string>, number, string][] = [
+        [
+          'another repository',
+          issuer.sign(gitHubClaims('evil/data'), { audience: url }),
+          403,
+          'claims',
+        ],
+        [
+          'another branch',
+          issuer.sign(gitHubClaims(REPO, 'refs/heads/dev'), { audience: url }),
+          403,
+          'claims',
+        ],
+        [
+          'a wrong audience',
+          issuer.sign(gitHubClaims(REPO), { audience: 'https://another-hub.example' }),
+          401,
+          'aud',
+        ],
+        [
+          'an expired token',
+          issuer.sign(gitHubClaims(REPO), { audience: url, expiresIn: -120 }),
+          401,
+          'exp',
+        ],
+        [
+          'a re-signed token',
+          issuer.sign(gitHubClaims(REPO), { audience: url, otherKey: true }),
+          401,
+          'signature',
+        ],
+        [
+          'an untrusted issuer',
+          untrusted.sign(gitHubClaims(REPO), { audience: url }),
+          401,
+          'issuer',
+        ],
+        ['no JWT', Promise.resolve('not-a-token'), 400, 'token'],
+      ];
+      for (const [what, signing, status, check] of cases) {
+        const token = await signing;
+        const answer = await call(url, 'POST', '/auth/trusted', undefined, {
+          token,
+          dataset: 'ada/cities',
+        });
+        expect({ what, ...answer }).toMatchObject({ what, status, body: { check } });
+        expect(typeof answer.body.error).toBe('string');
+        expect(JSON.stringify(answer.body)).not.toContain(token);
+      }
+      // The claims refusal says what the token carried, so that its workflow's maker sees why.
+      const other = await call(url, 'POST', '/auth/trusted', undefined, {
+        token: await issuer.sign(gitHubClaims(REPO, 'refs/heads/dev'), { audience: url }),
+        dataset: 'ada/cities',
+      });
+      expect(String(other.body.error)).toContain('ref=refs/heads/dev');
+    });
+  });
+
+  it('is off on a hub that trusts no issuer', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const added = await call(url, 'POST', '/api/publishers/ada/cities', ada, {
+        issuer: issuer.url,
+        claims: { repository: REPO },
+      });
+      expect(added.status).toBe(400);
+      expect(String(added.body.error)).toContain('trustedIssuers');
+      const traded = await call(url, 'POST', '/auth/trusted', undefined, {
+        token: await issuer.sign(gitHubClaims(REPO), { audience: url }),
+      });
+      expect(traded).toMatchObject({ status: 401, body: { check: 'issuer' } });
+    });
+  });
+});
