@@ -25,9 +25,11 @@ import {
   flowStatus,
   presignEcho,
   publicationDone,
+  presignAnswering,
   publishingHub,
   rawstoreReply,
   sourceAccepted,
+  sourceAnswering,
 } from '../helpers/msw/publish.js';
 
 const API = HUB;
@@ -432,13 +434,43 @@ describe('publish against a failing hub', () => {
       authenticated,
       authorizeOk,
       rawstoreReply(true),
-      http.post(`${API}/source/upload`, () =>
-        HttpResponse.json({ success: false, errors: ['dataset name is taken'] }),
-      ),
+      sourceAnswering({ success: false, errors: ['dataset name is taken'] }),
     );
     const { code, err } = await data(['publish', CITIES]);
     expect(code).toBe(3);
-    expect(err).toContain('source upload: 200 the hub refused the package: dataset name is taken');
+    expect(err.split('\n').find((line) => line.startsWith('error:'))).toBe(
+      'error: source upload: the hub refused the package: dataset name is taken',
+    );
+  });
+
+  // Answers of the wrong shape are the hub's fault (ServerError, E_API, exit 3) as on the
+  // other reads, where they were an ApiError of status 200 that no hub had sent.
+  it.each([
+    [
+      'a presign answer without a "url"',
+      presignAnswering({}),
+      'rawstore presign: answered a document that is not a presigned URL',
+    ],
+    [
+      'a presign answer whose "url" is not text',
+      presignAnswering({ url: 7 }),
+      'rawstore presign: answered a document that is not a presigned URL',
+    ],
+    [
+      'a source upload that succeeds without a revision',
+      sourceAnswering({ success: true, errors: [] }),
+      'source upload: answered a document that is not a publication',
+    ],
+  ])('names %s as a malformed answer, exit 3', async (_what, handler, message) => {
+    server.use(handler, authenticated, authorizeOk, rawstoreReply(true), sourceOk, statusDone);
+    const human = await data(['publish', CITIES]);
+    expect(human.code).toBe(3);
+    expect(human.err.split('\n').find((line) => line.startsWith('error:'))).toBe(
+      `error: ${message}`,
+    );
+    const json = await data(['publish', CITIES, '--json']);
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_API', message } });
   });
 
   it('retries uploads after a reset connection and a 503 with Retry-After', async () => {

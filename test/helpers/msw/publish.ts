@@ -1,5 +1,5 @@
 /** The hub's publication API: rawstore authorize and presign, uploads, source upload, status. */
-import { http, HttpResponse } from 'msw';
+import { http, HttpResponse, type JsonBodyType } from 'msw';
 import { serviceTokens, signedIn } from './auth.js';
 import { HUB } from './hub.js';
 
@@ -11,6 +11,11 @@ export function presignEcho() {
   return http.get(`${HUB}/rawstore/presign`, ({ request }) =>
     HttpResponse.json({ url: new URL(request.url).searchParams.get('url') }),
   );
+}
+
+/** /rawstore/presign answers this document, whatever it is asked: a hub of another shape. */
+export function presignAnswering(document: JsonBodyType) {
+  return http.get(`${HUB}/rawstore/presign`, () => HttpResponse.json(document));
 }
 
 /** /rawstore/authorize: every file to upload to /upload, or every one held already (`exists`). */
@@ -43,6 +48,11 @@ export function sourceAccepted() {
       errors: [],
     }),
   );
+}
+
+/** /source/upload answers this document (with a 200), whatever it is sent. */
+export function sourceAnswering(document: JsonBodyType) {
+  return http.post(`${HUB}/source/upload`, () => HttpResponse.json(document));
 }
 
 /** The publication status document of revision 1 in a given state. */

@@ -113,7 +113,7 @@ export class HubApi {
     }
     const body = record(await json('auth token', response), 'auth token');
     if (typeof body.token !== 'string' || body.token === '')
-      throw new ApiError('auth token', response.status, 'answered without a token');
+      throw new ServerError('auth token: answered a document that is not a token');
     return body.token;
   }
 
@@ -167,8 +167,8 @@ export class HubApi {
       await this.get('rawstore presign', `/rawstore/presign?${query.toString()}`, token),
       'rawstore presign',
     );
-    if (typeof reply.url !== 'string')
-      throw new ApiError('rawstore presign', 200, 'answered without a "url"');
+    if (typeof reply.url !== 'string' || reply.url === '')
+      throw new ServerError('rawstore presign: answered a document that is not a presigned URL');
     return reply.url;
   }
 
@@ -181,12 +181,16 @@ export class HubApi {
       await this.post('source upload', '/source/upload', token, spec),
       'source upload',
     );
-    if (reply.success !== true || typeof reply.flow_id !== 'string') {
+    // A refusal comes with an error status (send throws ApiError); one that says success
+    // false with a 200, or success without a revision, is an answer of the wrong shape.
+    if (reply.success !== true) {
       const errors = Array.isArray(reply.errors)
         ? reply.errors.map(String).join('; ')
         : 'no reason given';
-      throw new ApiError('source upload', 200, `the hub refused the package: ${errors}`);
+      throw new ServerError(`source upload: the hub refused the package: ${errors}`);
     }
+    if (typeof reply.flow_id !== 'string' || reply.flow_id === '')
+      throw new ServerError('source upload: answered a document that is not a publication');
     return { flowId: reply.flow_id, unchanged: reply.unchanged === true };
   }
 
