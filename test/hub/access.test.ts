@@ -79,7 +79,11 @@ describe('the access rule', () => {
     const limited = caller('u-maintainer', 'publish', ['org-1/cities']);
     expect(await may(store, limited, 'publish', 'org-1', 'cities')).toBe(true);
     expect(await may(store, limited, 'publish', 'org-1', 'rivers')).toBe(false);
-    expect(await may(store, limited, 'publish', 'org-1')).toBe(false);
+    // Without a dataset named: whether it may write one of the owner's (an upload's question).
+    expect(await may(store, limited, 'publish', 'org-1')).toBe(true);
+    expect(await may(store, caller('org-2', 'publish', ['org-1/cities']), 'publish', 'org-2')).toBe(
+      false,
+    );
     // Another owner's dataset of the same name is another dataset.
     expect(
       await may(

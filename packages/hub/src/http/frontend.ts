@@ -3,7 +3,9 @@ import type { Readable } from 'node:stream';
 import { casterFor, derivedOf, detectVersion, formatOf, isDerived, summaryText } from '@data/core';
 import type { FieldDescriptor, Report } from '@data/core';
 import type { Hub } from '../context.js';
-import { userOf } from './callers.js';
+import { callerOf, userOf } from './callers.js';
+import { may, roleOn } from '../services/access.js';
+import { organisationIntro } from '../views/organisation.js';
 import { HttpError } from '../http-error.js';
 import { HTML, sendText, type Request } from './request.js';
 import { visibleDataset } from './published.js';
@@ -101,7 +103,11 @@ export async function home(hub: Hub, request: Request, response: ServerResponse)
   sendText(response, 200, html, HTML);
 }
 
-/** `/<owner>`: the datasets of one owner; private and unlisted ones to that owner only. */
+/**
+ * `/<owner>`: the datasets of one owner, a user or an organisation; private and unlisted
+ * ones to that owner (and the organisation's members) only, and an organisation's members
+ * to its members.
+ */
 export async function owner(
   hub: Hub,
   request: Request,
@@ -112,7 +118,8 @@ export async function owner(
   if (!user) throw new HttpError(404, 'not found');
   const { sort, page } = listingParams(request);
   const viewer = await userOf(hub, request);
-  const isOwner = viewer?.userid === user.userid;
+  // The owner itself is `admin` of its own; an organisation's members have their role.
+  const role = await roleOn(hub.store.organisations, await callerOf(hub, request), user.userid);
   const { rows, total } = await hub.store.search(
     '',
     viewer?.userid,
@@ -124,9 +131,12 @@ export async function owner(
   const html = listingPage({
     path: `/${encodeURIComponent(user.username)}`,
     heading: `Datasets of ${user.username}`,
-    intro: isOwner
-      ? '<p class="muted">Your datasets, the private and unlisted ones too: only you see those.</p>'
-      : '',
+    intro:
+      role && user.kind === 'organisation'
+        ? organisationIntro(user.username, await hub.store.organisations.members(user.userid), role)
+        : role
+          ? '<p class="muted">Your datasets, the private and unlisted ones too: only you see those.</p>'
+          : '',
     query: '',
     sort,
     page,
@@ -494,7 +504,13 @@ export async function dataset(
     version === undefined ? 'latest' : String(version),
   );
   const viewer = await userOf(hub, request);
-  const isOwner = viewer?.userid === user.userid;
+  // The owner and an organisation's members see every revision; others the public ones.
+  const isOwner = await may(
+    hub.store.organisations,
+    await callerOf(hub, request),
+    'read',
+    user.userid,
+  );
   if (!latest || (!isOwner && !visibleToOthers(found.dataset, latest)))
     throw new HttpError(404, 'not found');
   const good =

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
-import { userOf } from './callers.js';
+import { callerOf } from './callers.js';
 import { HttpError } from '../http-error.js';
 import { sendJson, type Request } from './request.js';
 
@@ -24,7 +24,8 @@ function bounded(name: string, value: string | null, fallback: number, max: numb
 
 export async function search(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const params = request.url.searchParams;
-  const viewer = (await userOf(hub, request))?.userid;
+  // The viewer finds its own datasets and its organisations' private ones too (findableBy).
+  const viewer = (await callerOf(hub, request))?.userid;
   // Ours: `owner` keeps one user's datasets (all of them for that user, signed in).
   const owner = params.get('owner');
   const ownerid = owner ? ((await hub.store.userByName(owner))?.userid ?? '-') : '';

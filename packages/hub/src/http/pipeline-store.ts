@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
-import { serviceClaims, userOf } from './callers.js';
+import { callerOf, serviceCaller } from './callers.js';
+import { may } from '../services/access.js';
 import { HttpError } from '../http-error.js';
 import { readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
@@ -49,8 +50,8 @@ async function unchangedRevision(
 }
 
 export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const claims = await serviceClaims(hub, request, 'source');
-  if (!claims)
+  const caller = await serviceCaller(hub, request, 'source');
+  if (!caller)
     return sendJson(response, 401, {
       success: false,
       errors: ['a valid source service token is required'],
@@ -60,24 +61,28 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   if (errors.length > 0)
     return sendJson(response, 400, { success: false, errors } satisfies SourceUploadAnswer);
   const spec = body as FlowSpec;
-  if (spec.meta.ownerid !== claims.userid)
+  const { ownerid, dataset } = spec.meta;
+  // The owner may be the caller, or an organisation the caller may publish to.
+  if (!(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
     return sendJson(response, 403, {
       success: false,
-      errors: ['"meta.ownerid" is not the owner of the token'],
+      errors: [
+        ownerid === caller.userid
+          ? `this token may not publish ${ownerid}/${dataset}`
+          : '"meta.ownerid" is not the owner of the token, nor an organisation it may publish to',
+      ],
     } satisfies SourceUploadAnswer);
-  const dataset = spec.meta.dataset;
-  const same =
-    spec.meta.force === true ? undefined : await unchangedRevision(hub, claims.userid, spec);
+  const same = spec.meta.force === true ? undefined : await unchangedRevision(hub, ownerid, spec);
   if (same !== undefined)
     return sendJson(response, 200, {
       success: true,
-      dataset_id: `${claims.userid}/${dataset}`,
-      flow_id: flowId({ ownerid: claims.userid, dataset, revision: same }),
+      dataset_id: `${ownerid}/${dataset}`,
+      flow_id: flowId({ ownerid, dataset, revision: same }),
       errors: [],
       unchanged: true,
     } satisfies SourceUploadAnswer);
   const created = await hub.store.createRevision({
-    ownerid: claims.userid,
+    ownerid,
     dataset,
     findability: spec.meta.findability ?? null,
     spec: JSON.stringify(spec),
@@ -105,17 +110,16 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   hub.enqueue();
   sendJson(response, 200, {
     success: true,
-    dataset_id: `${claims.userid}/${dataset}`,
-    flow_id: flowId({ ownerid: claims.userid, dataset, revision }),
+    dataset_id: `${ownerid}/${dataset}`,
+    flow_id: flowId({ ownerid, dataset, revision }),
     errors: [],
   } satisfies SourceUploadAnswer);
 }
 
-async function isOwnerOf(hub: Hub, request: Request, ownerid: string): Promise<boolean> {
-  return (
-    (await userOf(hub, request))?.userid === ownerid ||
-    (await serviceClaims(hub, request, 'source'))?.userid === ownerid
-  );
+/** Whether the caller (a sign-in, a named token or a source service token) may read the owner's private datasets. */
+async function mayRead(hub: Hub, request: Request, ownerid: string): Promise<boolean> {
+  const caller = (await callerOf(hub, request)) ?? (await serviceCaller(hub, request, 'source'));
+  return await may(hub.store.organisations, caller, 'read', ownerid);
 }
 
 /**
@@ -161,7 +165,7 @@ export async function status(
   const visible =
     found &&
     revision &&
-    ((await isOwnerOf(hub, request, ownerid)) || visibleToOthers(found, revision));
+    ((await mayRead(hub, request, ownerid)) || visibleToOthers(found, revision));
   if (!revision || !visible) throw missing;
   sendJson(response, 200, statusOf(revision));
 }
@@ -176,7 +180,7 @@ async function history(
   response: ServerResponse,
   found: Dataset,
 ): Promise<boolean> {
-  const owner = await isOwnerOf(hub, request, found.ownerid);
+  const owner = await mayRead(hub, request, found.ownerid);
   const shown = (await hub.store.revisions(found.ownerid, found.name)).filter(
     (revision) => owner || visibleToOthers(found, revision),
   );
@@ -197,7 +201,7 @@ async function history(
   return true;
 }
 
-/** Ours: `DELETE /source/<ownerid>/<dataset>` with the owner's user token. */
+/** Ours: `DELETE /source/<ownerid>/<dataset>` by its owner or a member who may delete it. */
 export async function remove(
   hub: Hub,
   request: Request,
@@ -205,13 +209,15 @@ export async function remove(
   ownerid: string,
   dataset: string,
 ): Promise<void> {
-  const user = await userOf(hub, request);
-  if (!user) throw new HttpError(401, 'sign in to delete a dataset');
+  const caller = await callerOf(hub, request);
+  if (!caller) throw new HttpError(401, 'sign in to delete a dataset');
   const found = await hub.store.dataset(ownerid, dataset);
-  // A private dataset of someone else is not there, as for every other read.
-  if (!found || (user.userid !== ownerid && found.findability === 'private'))
+  const roles = hub.store.organisations;
+  // A private dataset the caller may not read is not there, as for every other read.
+  if (!found || (found.findability === 'private' && !(await may(roles, caller, 'read', ownerid))))
     throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
-  if (user.userid !== ownerid) throw new HttpError(403, 'only its owner may delete a dataset');
+  if (!(await may(roles, caller, 'delete', ownerid, dataset)))
+    throw new HttpError(403, 'only its owner, or a maintainer of its organisation, may delete it');
   await hub.store.deleteDataset(ownerid, dataset);
   // The revisions' own files go; the objects stay, held by the owner (and maybe by others).
   // The dataset is gone either way: files left by a failure here are only logged.

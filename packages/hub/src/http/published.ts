@@ -1,9 +1,10 @@
 /**
  * The published revision a request asks for, if the requester may see it: private datasets
- * and revisions are seen by their owner only, and `?v=` or `/v/<N>/` names a revision.
+ * and revisions are seen by those who may read them (access.ts), and `?v=` or `/v/<N>/` names a revision.
  */
 import type { HubParts } from '../parts.js';
-import { userOf, type TokenCheck } from './callers.js';
+import { callerOf, type TokenCheck } from './callers.js';
+import { may } from '../services/access.js';
 import { HttpError } from '../http-error.js';
 import { type Request } from './request.js';
 import type { Dataset, Revision, User } from '../engines/metadata/types.js';
@@ -13,8 +14,9 @@ import { isRevisionNumber, storedPackage, type Published } from '../services/pub
 export type Lookups = TokenCheck & Pick<HubParts, 'lookups'>;
 
 /**
- * Private datasets are seen by their owner only, and so is a revision published as private,
- * whatever the dataset's findability is now.
+ * Private datasets are seen only by those who may read their owner's (the owner, and an
+ * organisation's members), and so is a revision published as private, whatever the
+ * dataset's findability is now.
  */
 async function hiddenFrom(
   hub: TokenCheck,
@@ -23,7 +25,9 @@ async function hiddenFrom(
 ): Promise<boolean> {
   const isPrivate =
     found.dataset.findability === 'private' || found.revision?.findability === 'private';
-  return isPrivate && (await userOf(hub, request))?.userid !== found.owner.userid;
+  if (!isPrivate) return false;
+  const caller = await callerOf(hub, request);
+  return !(await may(hub.store.organisations, caller, 'read', found.owner.userid));
 }
 
 async function ownedDataset(

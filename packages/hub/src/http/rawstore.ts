@@ -15,7 +15,8 @@ import busboy from 'busboy';
 import { ALGORITHM_FIELD, CRC32_FIELD, counted, crc32Base64 } from '@data/core';
 import { BytesDigest } from '../services/bytes-digest.js';
 import type { Hub } from '../context.js';
-import { serviceClaims, userOf } from './callers.js';
+import { callerOf, serviceCaller } from './callers.js';
+import { may } from '../services/access.js';
 import { HttpError } from '../http-error.js';
 import { isObject, readJson, sendJson, sendText, type Request } from './request.js';
 import { sendStored } from './send-file.js';
@@ -79,14 +80,20 @@ export async function authorize(
   request: Request,
   response: ServerResponse,
 ): Promise<void> {
-  const claims = await serviceClaims(hub, request, 'rawstore');
-  if (!claims) throw new HttpError(401, 'a valid rawstore service token is required');
+  const caller = await serviceCaller(hub, request, 'rawstore');
+  if (!caller) throw new HttpError(401, 'a valid rawstore service token is required');
   const body = await readJson(request);
   if (!isObject(body) || !isObject(body.metadata) || !isObject(body.filedata))
     throw new HttpError(400, 'the body needs "metadata" and "filedata" objects');
   const owner = body.metadata.owner;
-  const userid = String(claims.userid);
-  if (owner !== userid) throw new HttpError(401, '"metadata.owner" is not the owner of the token');
+  // The files are held by, and counted against, the owner: the caller itself or an
+  // organisation the caller may publish to.
+  if (typeof owner !== 'string' || !(await may(hub.store.organisations, caller, 'publish', owner)))
+    throw new HttpError(
+      401,
+      '"metadata.owner" is not the owner of the token, nor an organisation it may publish to',
+    );
+  const userid = owner;
   const isPrivate = body.metadata.findability === 'private';
   const methods: unknown[] = Array.isArray(body.upload_methods) ? body.upload_methods : [];
   const canPut = methods.includes('PUT') && hub.storage.direct;
@@ -402,12 +409,16 @@ function presignature(hub: Pick<Hub, 'keys'>, key: string, expires: number): str
 }
 
 export async function presign(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const token =
-    (await serviceClaims(hub, request, 'rawstore')) ??
-    (await serviceClaims(hub, request, 'source'));
-  const user = token ? undefined : await userOf(hub, request);
-  const caller = token?.userid ?? user?.userid;
-  if (typeof caller !== 'string' || !caller) throw new HttpError(401, 'a valid token is required');
+  const who =
+    (await serviceCaller(hub, request, 'rawstore')) ??
+    (await serviceCaller(hub, request, 'source')) ??
+    (await callerOf(hub, request));
+  if (!who) throw new HttpError(401, 'a valid token is required');
+  // Ours: `ownerid`, whose objects to presign (an organisation the caller publishes to);
+  // the caller's own without it. Another owner's objects are not there for the caller.
+  const caller = request.url.searchParams.get('ownerid') || who.userid;
+  if (!(await may(hub.store.organisations, who, 'publish', caller)))
+    throw new HttpError(404, 'not found');
   const target = request.url.searchParams.get('url') ?? '';
   const prefix = `${objectsUrl(hub)}/`;
   if (!target.startsWith(prefix)) throw new HttpError(400, '"url" is not an object of this hub');

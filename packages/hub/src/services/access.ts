@@ -7,7 +7,8 @@
  * deletes, a reader reads; anyone else nothing (the public datasets anyone reads are not a
  * matter of roles). The credential's scope caps the role: `read` reads, `publish` reads and
  * publishes, `admin` is all the user can do. A credential limited to some datasets writes
- * (publishes, deletes) only those, and manages nothing.
+ * (publishes, deletes) only those, and manages nothing; asked of an owner without a dataset
+ * named (an upload's authorization), it may write when one of its datasets is the owner's.
  *
  * Roles are read from the database on every question, never cached, so that a change of
  * role holds at once on every hub process.
@@ -40,8 +41,11 @@ function credentialAllows(
 ): boolean {
   if (!SCOPE_ALLOWS[caller.scope].includes(action)) return false;
   if (action === 'read' || caller.datasets.length === 0) return true;
-  if (action === 'manage' || dataset === undefined) return false;
-  return caller.datasets.includes(`${ownerid}/${dataset}`);
+  if (action === 'manage') return false;
+  // Without a dataset named, the question is whether it may write any dataset of the owner.
+  return dataset === undefined
+    ? caller.datasets.some((pair) => pair.startsWith(`${ownerid}/`))
+    : caller.datasets.includes(`${ownerid}/${dataset}`);
 }
 
 /** The caller's role on an owner: `admin` for the owner itself, else the member's role. */
@@ -56,7 +60,8 @@ export async function roleOn(
 }
 
 /**
- * Whether the caller may do this to the owner's datasets (to `dataset` when it is named).
+ * Whether the caller may do this to the owner's datasets (to `dataset` when it is named; to
+ * one of them at least when it is not).
  * `read` here is the reading of what the owner keeps private; what is public needs no rule.
  */
 export async function may(
