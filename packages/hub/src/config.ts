@@ -24,6 +24,8 @@ export interface HubConfig {
   pipeline?: RunnerOptions;
   /** MB the cache of derived copies made when asked for may keep. */
   derivedCacheMb?: number;
+  /** Days a named token may live at most (365 when not set). */
+  maxTokenDays?: number;
   logFormat?: 'text' | 'json';
   /** `/metrics`: on or off, and the bearer token that reads it (a secret). */
   metrics?: { enabled?: boolean; token?: string };
@@ -111,6 +113,13 @@ function wholeNumber(key: 'derivedCacheMb', value: unknown): { derivedCacheMb?: 
   return { [key]: value };
 }
 
+function maxTokenDays(value: unknown): { maxTokenDays?: number } {
+  if (value === undefined) return {};
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new ConfigError('maxTokenDays must be a whole number of days above 0');
+  return { maxTokenDays: value };
+}
+
 const PIPELINE_KEYS = { leaseSeconds: 'leaseMs', pollSeconds: 'pollMs', workers: 'slots' } as const;
 
 /** `pipeline`: seconds a claimed revision's lease lasts, seconds between looks, workers. */
@@ -152,6 +161,7 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     ...(fetchHosts ? { fetchHosts: fetchHosts as string[] } : {}),
     limits: limits(parsed.limits),
     ...wholeNumber('derivedCacheMb', parsed.derivedCacheMb),
+    ...maxTokenDays(parsed.maxTokenDays),
     ...(typeof parsed.publicUrl === 'string' ? { publicUrl: parsed.publicUrl } : {}),
     ...(typeof parsed.devSignIn === 'boolean' ? { devSignIn: parsed.devSignIn } : {}),
     ...(parsed.pipeline === undefined ? {} : { pipeline: pipeline(parsed.pipeline) }),

@@ -7,6 +7,8 @@ export interface HubOptions {
   logFormat: LogFormat;
   /** User tokens live this many days. */
   tokenDays: number;
+  /** Named tokens (`data token create`) live this many days at most. */
+  maxTokenDays: number;
   maxStorageBytes: number;
   maxDatasets: number;
   /** Hosts the pipeline may fetch remote resources and schemas from: none by default. */

@@ -34,6 +34,11 @@ export const FIXED_ROUTES = [
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',
+  'POST /api/tokens',
+  'GET /api/tokens',
+  'GET /settings/tokens',
+  'POST /settings/tokens/revoke',
+  'POST /api/orgs',
 ] as const;
 
 export type FixedRoute = (typeof FIXED_ROUTES)[number];
@@ -41,6 +46,10 @@ export type FixedRoute = (typeof FIXED_ROUTES)[number];
 /** The routes with parameters, each as its method and template: docs/protocol.md has them all. */
 export const PATTERNS = [
   'DELETE /source/:ownerid/:dataset',
+  'DELETE /api/tokens/:name',
+  'GET /api/orgs/:org/members',
+  'PUT /api/orgs/:org/members/:user',
+  'DELETE /api/orgs/:org/members/:user',
   'GET /source/:ownerid/:dataset/revisions',
   'GET /source/:ownerid/:dataset/:revision',
   'GET /auth/login/:provider',

@@ -30,6 +30,8 @@ import * as publishers from './http/publishers.js';
 import * as rawstore from './http/rawstore.js';
 import * as resumable from './http/resumable.js';
 import { OBJECT_KEY } from './services/objects.js';
+import * as tokens from './http/tokens.js';
+import * as orgs from './http/orgs.js';
 import * as read from './http/read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './services/pipeline/runner.js';
 import { openMetadata } from './engines/metadata/open.js';
@@ -39,6 +41,7 @@ import { openStorage } from './engines/storage/open.js';
 import { StorageAddressError, type Storage } from './engines/storage/types.js';
 import { loadKeys } from './services/tokens.js';
 import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
+import { DEFAULT_MAX_TOKEN_DAYS } from './services/named-tokens.js';
 import { isReservedName } from './names.js';
 import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
 import { revisionParam, versionedAddress } from './http/published.js';
@@ -131,6 +134,11 @@ const API: Record<FixedRoute, Route> = {
   'GET /readyz': health.readyz,
   'GET /metrics': health.metrics,
 };
+  'POST /api/tokens': tokens.create,
+  'GET /api/tokens': tokens.list,
+  'GET /settings/tokens': tokens.page,
+  'POST /settings/tokens/revoke': tokens.revokeFromPage,
+  'POST /api/orgs': orgs.create,
 
 type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
 
@@ -156,6 +164,10 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   if (method !== 'GET') throw new HttpError(405, 'method not allowed');
   if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
     at(second === 'login' ? '/auth/login/:provider' : '/auth/callback/:provider');
+  if (method === 'DELETE' && first === 'api' && second === 'tokens' && third && count === 3) {
+    at('/api/tokens/:name');
+    return tokens.revoke(hub, request, response, third);
+  }
     return second === 'login'
       ? auth.beginProviderSignIn(hub, request, response, third)
       : auth.providerCallback(hub, request, response, third);
@@ -539,6 +551,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     tokenDays: options.tokenDays ?? 14,
     maxStorageBytes: options.maxStorageBytes ?? 10 * 1024 ** 3,
     maxDatasets: options.maxDatasets ?? 1000,
+    maxTokenDays: options.maxTokenDays ?? DEFAULT_MAX_TOKEN_DAYS,
     fetchHosts: options.fetchHosts ?? [],
     limits: { ...DEFAULT_LIMITS, ...options.limits },
     derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,

@@ -1,0 +1,189 @@
+/**
+ * Ours: `/api/tokens`, a user's named tokens (`data token create|list|revoke`), and the page
+ * that lists and revokes them (`/settings/tokens`). Only a credential that may do all its
+ * user may (a sign-in, or an `admin` token limited to no dataset) manages tokens.
+ */
+import type { ServerResponse } from 'node:http';
+import { DATASET_NAME, tokenNameProblem, type TokenRecord } from '@data/core';
+import type { Hub } from '../context.js';
+import { HttpError } from '../http-error.js';
+import { may } from '../services/access.js';
+import { SCOPES, type Caller, type Scope } from '../services/caller.js';
+import {
+  DEFAULT_TOKEN_DAYS,
+  makeNamedToken,
+  managesTokens,
+  revokeNamedToken,
+  shownRecord,
+} from '../services/named-tokens.js';
+import { hmac, sameSecret } from '../services/tokens.js';
+import { tokensPage } from '../views/tokens.js';
+import { callerOf, liveClaims } from './callers.js';
+import {
+  HTML,
+  isObject,
+  readForm,
+  readJson,
+  redirect,
+  sendJson,
+  sendText,
+  type Request,
+} from './request.js';
+import { cookieOf, sameOriginOnly, SESSION_COOKIE } from './sign-in.js';
+
+/** The caller, when it may manage its tokens; else the refusal that says why not. */
+async function manager(hub: Hub, request: Request): Promise<Caller> {
+  const caller = await callerOf(hub, request);
+  if (!caller) throw new HttpError(401, 'sign in (data login) to manage your tokens');
+  if (!managesTokens(caller))
+    throw new HttpError(
+      403,
+      'this token may not manage tokens: that takes a sign-in or an admin token for no one dataset',
+    );
+  return caller;
+}
+
+const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);
+
+/** Days the token lives: the maker's choice, from 1 to the hub's maximum. */
+function daysOf(hub: Hub, value: unknown): number {
+  const most = hub.options.maxTokenDays;
+  if (value === undefined || value === null) return Math.min(DEFAULT_TOKEN_DAYS, most);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > most)
+    throw new HttpError(
+      400,
+      `a token lives from 1 to ${String(most)} days on this hub ("expires_days" was ${JSON.stringify(value)})`,
+    );
+  return value;
+}
+
+/**
+ * The `ownerid/dataset` pairs of the datasets asked (`owner/dataset` by owner names), each
+ * one the caller may publish to: a token cannot be given what its maker may not do.
+ */
+async function datasetsOf(hub: Hub, caller: Caller, value: unknown): Promise<string[]> {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || !value.every((pair) => typeof pair === 'string'))
+    throw new HttpError(400, '"datasets" must be a list of "owner/dataset"');
+  const pairs = new Set<string>();
+  for (const pair of value) {
+    const [owner = '', dataset = '', ...more] = pair.split('/');
+    if (!owner || !DATASET_NAME.test(dataset) || more.length > 0)
+      throw new HttpError(400, `${JSON.stringify(pair)} is not "owner/dataset"`);
+    const ownerid = (await hub.store.userByName(owner))?.userid;
+    if (!ownerid || !(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
+      throw new HttpError(
+        403,
+        `you may not publish to ${pair}, so no token of yours may: name a dataset you may publish`,
+      );
+    pairs.add(`${ownerid}/${dataset}`);
+  }
+  return [...pairs];
+}
+
+/** `POST /api/tokens` `{name, scope, datasets, expires_days}`: the token, this once, and its record. */
+export async function create(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const caller = await manager(hub, request);
+  const body = await readJson(request, 64 * 1024);
+  if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
+  const { name, scope } = body;
+  if (typeof name !== 'string') throw new HttpError(400, '"name" must be a string');
+  const problem = tokenNameProblem(name);
+  if (problem) throw new HttpError(400, problem);
+  if (!isScope(scope)) throw new HttpError(400, '"scope" must be read, publish or admin');
+  const days = daysOf(hub, body.expires_days);
+  const datasets = await datasetsOf(hub, caller, body.datasets);
+  if (scope === 'read' && datasets.length > 0)
+    throw new HttpError(
+      400,
+      'a read token reads what you may read: datasets limit publishing, for publish and admin tokens',
+    );
+  const made = await makeNamedToken(hub.store, {
+    userid: caller.userid,
+    name,
+    scope,
+    datasets,
+    days,
+  });
+  if (!made)
+    throw new HttpError(
+      409,
+      `you already have a token named ${JSON.stringify(name)}: revoke it first, or choose another name`,
+    );
+  sendJson(response, 201, { token: made.token, record: await shownRecord(hub.store, made.record) });
+}
+
+/** `GET /api/tokens`: the caller's tokens' records, never a token nor its hash. */
+export async function list(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const caller = await manager(hub, request);
+  sendJson(response, 200, await records(hub, caller.userid));
+}
+
+async function records(hub: Hub, userid: string): Promise<TokenRecord[]> {
+  const kept = await hub.store.namedTokens.list(userid);
+  return Promise.all(kept.map((record) => shownRecord(hub.store, record)));
+}
+
+/** `DELETE /api/tokens/:name`: revoked at once, on every hub process. */
+export async function revoke(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  name: string,
+): Promise<void> {
+  const caller = await manager(hub, request);
+  if (!(await revokeNamedToken(hub.store, caller.userid, name)))
+    throw new HttpError(404, `you have no token named ${JSON.stringify(name)}`);
+  sendJson(response, 200, { revoked: name });
+}
+
+/** The signed-in browser's user and the CSRF value of its session, if it is signed in. */
+async function session(
+  hub: Hub,
+  request: Request,
+): Promise<{ userid: string; csrf: string } | undefined> {
+  const token = cookieOf(request, SESSION_COOKIE);
+  const claims = token ? await liveClaims(hub, token) : undefined;
+  if (claims?.kind !== 'user' || typeof claims.jti !== 'string') return undefined;
+  if (typeof claims.userid !== 'string') return undefined;
+  request.userId = claims.userid;
+  return { userid: claims.userid, csrf: hmac(hub.keys, `tokens:${claims.jti}`) };
+}
+
+/** `GET /settings/tokens`: the signed-in user's tokens, each with a button that revokes it. */
+export async function page(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
+  const signedIn = await session(hub, request);
+  if (!signedIn) return redirect(response, '/auth/login');
+  const user = await hub.store.userById(signedIn.userid);
+  if (!user) return redirect(response, '/auth/login');
+  const revoked = request.url.searchParams.get('revoked') ?? undefined;
+  response.setHeader('Cache-Control', 'no-store');
+  sendText(
+    response,
+    200,
+    tokensPage({
+      viewer: user.username,
+      tokens: await records(hub, user.userid),
+      csrf: signedIn.csrf,
+      revoked,
+    }),
+    HTML,
+  );
+}
+
+/** `POST /settings/tokens/revoke`, from the page: the session's cookie and its CSRF value. */
+export async function revokeFromPage(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+): Promise<void> {
+  sameOriginOnly(hub, request);
+  const form = await readForm(request);
+  const signedIn = await session(hub, request);
+  if (!signedIn || !sameSecret(form.get('csrf') ?? '', signedIn.csrf))
+    throw new HttpError(403, 'revoke tokens from the page of your tokens', true);
+  const name = form.get('name') ?? '';
+  if (!(await revokeNamedToken(hub.store, signedIn.userid, name)))
+    throw new HttpError(404, `you have no token named ${JSON.stringify(name)}`, true);
+  redirect(response, `/settings/tokens?${new URLSearchParams({ revoked: name }).toString()}`, 303);
+}

@@ -1,0 +1,44 @@
+import type { TokenRecord } from '@data/core';
+import { day } from './format.js';
+import { escape, page } from './layout.js';
+
+/** A token's datasets as the page shows them: every one it may publish to, or "any". */
+function datasets(record: TokenRecord): string {
+  if (record.datasets.length === 0) return '<span class="muted">any</span>';
+  return record.datasets.map((pair) => `<code>${escape(pair)}</code>`).join(', ');
+}
+
+/**
+ * The signed-in user's tokens (`/settings/tokens`): what each may do, when it was made, last
+ * used and expires, and a button that revokes it (a form posted with the page's CSRF value).
+ */
+export function tokensPage(options: {
+  viewer: string;
+  tokens: readonly TokenRecord[];
+  csrf: string;
+  revoked?: string | undefined;
+}): string {
+  const { tokens, csrf } = options;
+  const notice = options.revoked
+    ? `<p class="badge" role="status">Revoked the token ${escape(JSON.stringify(options.revoked))}.</p>`
+    : '';
+  const rows = tokens.map(
+    (record) =>
+      `<tr><th scope="row">${escape(record.name)}</th><td>${escape(record.scope)}</td><td>${datasets(record)}</td>` +
+      `<td>${escape(day(record.created))}</td><td>${escape(day(record.last_used))}</td><td>${escape(day(record.expires))}</td>` +
+      `<td><form method="post" action="/settings/tokens/revoke">` +
+      `<input type="hidden" name="csrf" value="${escape(csrf)}">` +
+      `<input type="hidden" name="name" value="${escape(record.name)}">` +
+      `<button type="submit" aria-label="${escape(`Revoke ${record.name}`)}">Revoke</button></form></td></tr>`,
+  );
+  const table =
+    tokens.length === 0
+      ? '<p class="muted">You have no tokens. Make one with <code>data token create NAME --scope read|publish|admin</code>.</p>'
+      : `<table><caption>Your tokens</caption><thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">May publish to</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Revoke</span></th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return page(
+    'Your tokens',
+    `<div class="card"><h1>Your tokens</h1>${notice}<p class="muted">Tokens let programs (a CI job, a script) act for you: <code>read</code> reads what you may read, <code>publish</code> also publishes (only to the datasets named, when any are), <code>admin</code> does all you can. A revoked token is refused at once.</p>${table}</div>`,
+    '',
+    options.viewer,
+  );
+}

@@ -1,0 +1,280 @@
+/**
+ * Named tokens (issue 49) over real HTTP, on both engine pairs: made, listed and revoked at
+ * /api/tokens; what each scope may do; revoked and expired tokens refused at once by every
+ * hub process; nothing in the database or the log that would open anything.
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeNamedToken } from '../../packages/hub/src/services/named-tokens.js';
+import type { RunningHub } from '../../packages/hub/src/server.js';
+import {
+  authorizeUploads,
+  browserLogin,
+  CITIES_DIR,
+  publish,
+  readPackage,
+  serviceToken,
+  tempDir,
+  waitForState,
+  withHub,
+} from './helpers.js';
+
+interface Made {
+  status: number;
+  body: {
+    token?: string;
+    record?: Record<string, unknown>;
+    error?: string;
+    message?: string;
+  };
+}
+
+async function makeToken(base: string, auth: string, request: unknown): Promise<Made> {
+  const response = await fetch(`${base}/api/tokens`, {
+    method: 'POST',
+    headers: { 'Auth-Token': auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+  return { status: response.status, body: (await response.json()) as Made['body'] };
+}
+
+/** A token made, or the test fails saying why not. */
+async function token(base: string, auth: string, request: unknown): Promise<string> {
+  const made = await makeToken(base, auth, request);
+  if (made.status !== 201 || !made.body.token) throw new Error(JSON.stringify(made));
+  return made.body.token;
+}
+
+async function checkOf(base: string, auth: string): Promise<{ authenticated: boolean }> {
+  const response = await fetch(`${base}/auth/check`, { headers: { 'Auth-Token': auth } });
+  return (await response.json()) as { authenticated: boolean };
+}
+
+/** Every row of the tokens table, as text. */
+async function tokenRows(hub: RunningHub): Promise<string> {
+  const rows: unknown[] = [];
+  for await (const row of hub.hub.store.exportRows('tokens')) rows.push(row);
+  return JSON.stringify(rows);
+}
+
+const message = (made: Made): string => JSON.stringify(made.body);
+
+describe('named tokens', () => {
+  it('are made once, listed without the token, refused when asked wrongly, and kept as a hash', async () => {
+    const lines: string[] = [];
+    await withHub({ log: (line) => lines.push(line) }, async (hub) => {
+      const { url } = hub;
+      const ada = await browserLogin(url, 'ada');
+      await browserLogin(url, 'bob');
+      const made = await makeToken(url, ada, {
+        name: 'CI <b>"deploy" &amp; ✓',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+        expires_days: 30,
+      });
+      expect(made.status).toBe(201);
+      const secret = made.body.token ?? '';
+      expect(secret).toMatch(/^dt_[A-Za-z0-9_-]{43}$/);
+      expect(made.body.record).toMatchObject({
+        name: 'CI <b>"deploy" &amp; ✓',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+        last_used: null,
+      });
+      const expires = Date.parse(String(made.body.record?.expires));
+      expect(Math.round((expires - Date.now()) / 86_400_000)).toBe(30);
+
+      // The token signs in as its user.
+      expect(await checkOf(url, secret)).toMatchObject({ authenticated: true });
+
+      const listed = await fetch(`${url}/api/tokens`, { headers: { 'Auth-Token': ada } });
+      const text = await listed.text();
+      expect(listed.status).toBe(200);
+      expect(text).not.toContain(secret);
+      const records = JSON.parse(text) as Record<string, unknown>[];
+      expect(records).toHaveLength(1);
+      expect(Object.keys(records[0] ?? {}).sort()).toEqual(
+        ['created', 'datasets', 'expires', 'last_used', 'name', 'scope'].sort(),
+      );
+      // Used (by /auth/check above): when, to the minute at least.
+      expect(records[0]?.last_used).toEqual(expect.any(String));
+
+      // The refusals, each with its reason.
+      const again = await makeToken(url, ada, { name: 'CI <b>"deploy" &amp; ✓', scope: 'read' });
+      expect(again.status).toBe(409);
+      expect(message(again)).toContain('already have a token named');
+      for (const days of [0, 366, 1.5, '7']) {
+        const refused = await makeToken(url, ada, {
+          name: `d${String(days)}`,
+          scope: 'read',
+          expires_days: days,
+        });
+        expect(refused.status).toBe(400);
+        expect(message(refused)).toContain('from 1 to 365 days');
+      }
+      const scope = await makeToken(url, ada, { name: 'x', scope: 'write' });
+      expect(scope.status).toBe(400);
+      expect(message(scope)).toContain('read, publish or admin');
+      const others = await makeToken(url, ada, {
+        name: 'x',
+        scope: 'publish',
+        datasets: ['bob/data'],
+      });
+      expect(others.status).toBe(403);
+      expect(message(others)).toContain('you may not publish to bob/data');
+      const nobody = await makeToken(url, ada, {
+        name: 'x',
+        scope: 'publish',
+        datasets: ['nobody/data'],
+      });
+      expect(nobody.status).toBe(403);
+      const control = await makeToken(url, ada, { name: 'a\u001b[2Jb', scope: 'read' });
+      expect(control.status).toBe(400);
+      const long = await makeToken(url, ada, { name: 'x'.repeat(101), scope: 'read' });
+      expect(long.status).toBe(400);
+      // A token that is not a sign-in nor an unlimited admin token manages no tokens.
+      const byToken = await makeToken(url, secret, { name: 'y', scope: 'read' });
+      expect(byToken.status).toBe(403);
+      expect((await fetch(`${url}/api/tokens`, { headers: { 'Auth-Token': secret } })).status).toBe(
+        403,
+      );
+      expect(
+        (await makeToken(url, 'dt_' + 'A'.repeat(43), { name: 'y', scope: 'read' })).status,
+      ).toBe(401);
+
+      // The database holds a hash, never the token.
+      const rows = await tokenRows(hub);
+      expect(rows).not.toContain(secret);
+      expect(rows).toContain(createHash('sha256').update(secret).digest('hex'));
+      // Nor does any file of a SQLite hub (its WAL included), nor any log line.
+      if (!process.env.DATA_TEST_DATABASE) {
+        for (const name of readdirSync(hub.hub.options.dataDir).filter((file) =>
+          file.startsWith('hub.sqlite'),
+        ))
+          expect(readFileSync(join(hub.hub.options.dataDir, name)).includes(secret)).toBe(false);
+      }
+      expect(lines.join('\n')).not.toContain(secret);
+    });
+  });
+
+  it('let a hub operator set the longest life of a token', async () => {
+    await withHub({ maxTokenDays: 7 }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const long = await makeToken(url, ada, { name: 'ci', scope: 'read', expires_days: 8 });
+      expect(long.status).toBe(400);
+      expect(message(long)).toContain('from 1 to 7 days');
+      // Without a choice: 30 days, or the maximum when it is less.
+      const made = await makeToken(url, ada, { name: 'ci', scope: 'read' });
+      const expires = Date.parse(String(made.body.record?.expires));
+      expect(Math.round((expires - Date.now()) / 86_400_000)).toBe(7);
+    });
+  });
+
+  it('publish only where their scope and datasets allow', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const bob = await browserLogin(url, 'bob');
+      const one = await token(url, ada, {
+        name: 'one',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+      });
+      const reader = await token(url, ada, { name: 'reader', scope: 'read' });
+
+      // Its own dataset: published.
+      const { flowId } = await publish(url, one, CITIES_DIR, {
+        dataset: 'cities',
+        findability: 'private',
+      });
+      expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
+      // Another dataset of the same user: refused.
+      await expect(publish(url, one, CITIES_DIR, { dataset: 'towns' })).rejects.toThrow(
+        /source upload failed: this token may not publish .*\/towns/,
+      );
+      // A read token publishes nothing.
+      const uploads = await authorizeUploads(
+        url,
+        await serviceToken(url, reader, 'rawstore'),
+        readPackage(CITIES_DIR).files,
+      );
+      expect(uploads.status).toBe(401);
+      await expect(publish(url, reader, CITIES_DIR, { dataset: 'cities' })).rejects.toThrow();
+      expect((await fetch(`${url}/ada/towns/datapackage.json`)).status).toBe(404);
+
+      // The read token reads its user's private dataset; the publish token too (publish
+      // includes read); neither reads another user's private dataset.
+      const bobs = await publish(url, bob, CITIES_DIR, {
+        dataset: 'secret',
+        findability: 'private',
+      });
+      expect((await waitForState(url, bobs.flowId, bob)).state).toBe('SUCCEEDED');
+      for (const secret of [reader, one]) {
+        const own = await fetch(`${url}/ada/cities/datapackage.json`, {
+          headers: { 'Auth-Token': secret },
+        });
+        expect(own.status).toBe(200);
+        const other = await fetch(`${url}/bob/secret/datapackage.json`, {
+          headers: { 'Auth-Token': secret },
+        });
+        expect(other.status).toBe(404);
+      }
+      // Deleting is more than publishing: neither token deletes.
+      for (const secret of [reader, one]) {
+        const deleted = await fetch(`${url}/source/ada/cities`, {
+          method: 'DELETE',
+          headers: { 'Auth-Token': secret },
+        });
+        expect(deleted.status).toBeGreaterThanOrEqual(401);
+        expect(deleted.status).toBeLessThan(405);
+      }
+      expect(
+        (await fetch(`${url}/ada/cities/datapackage.json`, { headers: { 'Auth-Token': ada } }))
+          .status,
+      ).toBe(200);
+    });
+  });
+
+  it('are refused at once by every hub process once revoked or expired, with their service tokens', async () => {
+    const dataDir = tempDir();
+    await withHub({ dataDir }, async (first) => {
+      await withHub({ dataDir }, async (second) => {
+        const ada = await browserLogin(first.url, 'ada');
+        const secret = await token(first.url, ada, { name: 'ci', scope: 'publish' });
+        expect(await checkOf(second.url, secret)).toMatchObject({ authenticated: true });
+        const rawstore = await serviceToken(second.url, secret, 'rawstore');
+        expect(rawstore.token).toEqual(expect.any(String));
+
+        const revoked = await fetch(`${first.url}/api/tokens/ci`, {
+          method: 'DELETE',
+          headers: { 'Auth-Token': ada },
+        });
+        expect(await revoked.json()).toEqual({ revoked: 'ci' });
+        expect(await checkOf(second.url, secret)).toMatchObject({ authenticated: false });
+        expect((await serviceToken(second.url, secret, 'rawstore')).token).toBeUndefined();
+        const authorize = await fetch(`${second.url}/rawstore/authorize`, {
+          method: 'POST',
+          headers: { 'Auth-Token': rawstore.token },
+          body: JSON.stringify({ metadata: { owner: rawstore.userid }, filedata: {} }),
+        });
+        expect(authorize.status).toBe(401);
+        const twice = await fetch(`${second.url}/api/tokens/ci`, {
+          method: 'DELETE',
+          headers: { 'Auth-Token': ada },
+        });
+        expect(twice.status).toBe(404);
+
+        // Expired: made two days ago to live one day.
+        const user = await first.hub.store.userByName('ada');
+        const old = await makeNamedToken(
+          first.hub.store,
+          { userid: user?.userid ?? '', name: 'old', scope: 'admin', datasets: [], days: 1 },
+          Date.now() - 2 * 86_400_000,
+        );
+        expect(await checkOf(second.url, old?.token ?? '')).toMatchObject({ authenticated: false });
+        expect((await serviceToken(second.url, old?.token ?? '', 'source')).token).toBeUndefined();
+      });
+    });
+  });
+});
