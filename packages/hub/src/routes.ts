@@ -38,7 +38,6 @@ export const FIXED_ROUTES = [
   'GET /api/tokens',
   'GET /settings/tokens',
   'POST /settings/tokens/revoke',
-  'POST /api/orgs',
 ] as const;
 
 export type FixedRoute = (typeof FIXED_ROUTES)[number];
@@ -47,9 +46,6 @@ export type FixedRoute = (typeof FIXED_ROUTES)[number];
 export const PATTERNS = [
   'DELETE /source/:ownerid/:dataset',
   'DELETE /api/tokens/:name',
-  'GET /api/orgs/:org/members',
-  'PUT /api/orgs/:org/members/:user',
-  'DELETE /api/orgs/:org/members/:user',
   'GET /source/:ownerid/:dataset/revisions',
   'GET /source/:ownerid/:dataset/:revision',
   'GET /auth/login/:provider',

@@ -31,7 +31,6 @@ import * as rawstore from './http/rawstore.js';
 import * as resumable from './http/resumable.js';
 import { OBJECT_KEY } from './services/objects.js';
 import * as tokens from './http/tokens.js';
-import * as orgs from './http/orgs.js';
 import * as read from './http/read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './services/pipeline/runner.js';
 import { openMetadata } from './engines/metadata/open.js';
@@ -138,7 +137,6 @@ const API: Record<FixedRoute, Route> = {
   'GET /api/tokens': tokens.list,
   'GET /settings/tokens': tokens.page,
   'POST /settings/tokens/revoke': tokens.revokeFromPage,
-  'POST /api/orgs': orgs.create,
 
 type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
 
