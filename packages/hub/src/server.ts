@@ -159,13 +159,13 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     at('/source/:ownerid/:dataset');
     return pipelineStore.remove(hub, request, response, second, third);
   }
-  if (method !== 'GET') throw new HttpError(405, 'method not allowed');
-  if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
-    at(second === 'login' ? '/auth/login/:provider' : '/auth/callback/:provider');
   if (method === 'DELETE' && first === 'api' && second === 'tokens' && third && count === 3) {
     at('/api/tokens/:name');
     return tokens.revoke(hub, request, response, third);
   }
+  if (method !== 'GET') throw new HttpError(405, 'method not allowed');
+  if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
+    at(second === 'login' ? '/auth/login/:provider' : '/auth/callback/:provider');
     return second === 'login'
       ? auth.beginProviderSignIn(hub, request, response, third)
       : auth.providerCallback(hub, request, response, third);
