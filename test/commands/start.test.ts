@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cacheDir, cacheFile } from '../../packages/cli/src/code-cache.js';
+import { cacheDir, cacheFile } from '../../packages/core/src/code-cache.js';
 import { guessCommand } from '../../packages/cli/src/start.js';
 
 describe('the code cache of bin/data', () => {

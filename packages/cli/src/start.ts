@@ -3,10 +3,9 @@
  * under a code cache per command (code-cache.ts), written after the command's first run.
  */
 import { fileURLToPath } from 'node:url';
-import { loadBundle, type LoadedBundle } from './code-cache.js';
 import { firstWord } from './commands/first-word.js';
 import { OWN_BUNDLE } from './own-bundles.js';
-import { asksVersion, nodeTooOld, version } from '@data/core';
+import { asksVersion, loadBundle, nodeTooOld, version, type LoadedBundle } from '@data/core';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

@@ -1,3 +1,5 @@
+export { loadBundle } from './code-cache.js';
+export type { LoadedBundle } from './code-cache.js';
 export { diffPackages, unchanged } from './diff/index.js';
 export type { DiffEvent, DiffSide, PackageDiff } from './diff/index.js';
 export { diffSide, folderSide } from './diff/side.js';
@@ -14,9 +16,9 @@ export {
   InvalidDataError,
   NetworkError,
   NotFoundError,
+  RefusedError,
   ServerError,
   UsageError,
-  RefusedError,
 } from './errors.js';
 export type { DataErrorOptions, ErrorKind, ErrorReason } from './errors.js';
 export {
@@ -39,6 +41,7 @@ export {
 export { fileDigest, hashFile, headDigest } from './files/digest.js';
 export { makeDirectory, makeDirectorySync } from './files/directories.js';
 export { ALGORITHM_FIELD, CRC32_FIELD, HEAD_BYTES, crc32Base64 } from './files/hash.js';
+export { dataFolder } from './files/home.js';
 export { rowWriter } from './files/row-formats.js';
 export type { RowFormat } from './files/row-formats.js';
 export { carryingToken, credentialHeaders, tokenBelongsTo } from './http/credential.js';
@@ -78,9 +81,6 @@ export {
   isRevisionEntry,
   isSearchResult,
 } from './protocol/guards.js';
-export type {
-  AuthCheck,
-  AuthorizeAnswer,
 export {
   isPublisherRecord,
   isTrustedAnswer,
@@ -105,6 +105,7 @@ export {
   TOKEN_SCOPES,
   tokenNameProblem,
 } from './protocol/tokens.js';
+export type { TokenCreated, TokenRecord, TokenRequest, TokenScope } from './protocol/tokens.js';
 export type {
   AuthCheck,
   AuthorizeAnswer,
@@ -117,7 +118,6 @@ export type {
   PresignAnswer,
   ResolveAnswer,
   RevisionEntry,
-export type { TokenCreated, TokenRecord, TokenRequest, TokenScope } from './protocol/tokens.js';
   SearchAnswer,
   SearchResult,
   SourceUploadAnswer,

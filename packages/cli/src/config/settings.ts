@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '@data/core';
-import { dataFolder } from './home.js';
+import { dataFolder, UsageError } from '@data/core';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -21,9 +21,9 @@ import {
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { dataFolder } from './config/home.js';
-import { makeDirectorySync } from '@data/core';
-import { regExpFlagsSet, resetRegExpFlags } from '@data/core';
+import { makeDirectorySync } from './files/directories.js';
+import { dataFolder } from './files/home.js';
+import { regExpFlagsSet, resetRegExpFlags } from './regexp-flags.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
