@@ -1,6 +1,7 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -14,6 +15,20 @@ const runFolder = mkdtempSync(join(tmpdir(), 'data-tests-'));
 chmodSync(runFolder, 0o755);
 process.env.TMPDIR = runFolder;
 process.on('exit', () => rmSync(runFolder, { recursive: true, force: true }));
+
+/**
+ * The validation worker of the run, bundled from the sources by the global setup
+ * (test/helpers/from-sources.ts, told where by the variable) and started by core's
+ * worker-url.ts when it runs from the sources (DATA_SOURCE_WORKER): the unit tests need no
+ * build. Under node_modules, where the bundle finds the packages it leaves outside; it goes
+ * when the run ends.
+ */
+const cache = join(import.meta.dirname, 'node_modules', '.cache');
+mkdirSync(cache, { recursive: true });
+const workerFolder = mkdtempSync(join(cache, 'data-source-worker-'));
+process.on('exit', () => rmSync(workerFolder, { recursive: true, force: true }));
+const sourceWorker = pathToFileURL(join(workerFolder, 'bundle', 'worker.js')).href;
+process.env.DATA_SOURCE_WORKER = sourceWorker;
 
 /**
  * The tests that take minutes or gigabytes, or install packages: a run of their own (`heavy`),
@@ -48,7 +63,9 @@ export default defineConfig({
       '@data/hub': join(import.meta.dirname, 'packages/hub/src/index.ts'),
     },
   },
+  define: { DATA_SOURCE_WORKER: JSON.stringify(sourceWorker) },
   test: {
+    globalSetup: ['test/helpers/from-sources.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     restoreMocks: true,

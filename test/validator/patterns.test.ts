@@ -12,8 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   isPlainPattern,
   linearPattern,
@@ -21,17 +20,20 @@ import {
 } from '../../packages/core/src/validator/schema/pattern.js';
 import { compilePattern } from '../../packages/core/src/validator/schema/types/strptime.js';
 import { check, schema, summary, tablePackage } from '../helpers/fixtures.js';
+import { sourceModule } from '../helpers/from-sources.js';
 
 const a = (count: number): string => 'a'.repeat(count);
 const DEADLINE_MS = 20_000;
-// The built module: a worker runs JavaScript, and npm test builds before it tests.
-const BUILT = pathToFileURL(
-  join(import.meta.dirname, '../../packages/core/dist/validator/schema/pattern.js'),
-);
+const CORE = join(import.meta.dirname, '../../packages/core/src');
+// The module bundled from the sources: a worker runs JavaScript.
+let patternModule = '';
+beforeAll(async () => {
+  patternModule = await sourceModule(join(CORE, 'validator/schema/pattern.ts'));
+});
 
 function matchInWorker(pattern: string, text: string): Promise<boolean> {
   const worker = new Worker(
-    `import('${BUILT.href}').then(({ linearPattern }) =>
+    `import('${patternModule}').then(({ linearPattern }) =>
       require('node:worker_threads').parentPort.postMessage(
         linearPattern(require('node:worker_threads').workerData.pattern).test(
           require('node:worker_threads').workerData.text)));`,
@@ -214,11 +216,15 @@ describe('pattern constraints', () => {
 });
 
 describe("V8's RegExp settings", () => {
-  // Process-wide, and costly to every thread started after them: a process of its own.
+  // Process-wide, and costly to every thread started after them: a process of its own, which
+  // runs core bundled from the sources.
+  let core = '';
+  beforeAll(async () => {
+    core = await sourceModule(join(CORE, 'index.ts'));
+  });
   const settingsAfter = (descriptor: string): string => {
     const script = `
-      const { validate } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../packages/core/dist/validator/index.js')).href)});
-      const { regExpFlagsSet } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, '../../packages/core/dist/regexp-flags.js')).href)});
+      const { validate, regExpFlagsSet } = await import(${JSON.stringify(core)});
       const report = await validate(process.argv[1], {});
       console.log(report.valid, regExpFlagsSet());`;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, descriptor], {

@@ -1,9 +1,15 @@
 import { embedded, singleExecutable } from '../runtime.js';
 
 /**
+ * Defined by the tests (vitest.config.ts): the address of the worker that their global setup
+ * (test/helpers/from-sources.ts) bundled from the sources of the run.
+ */
+declare const DATA_SOURCE_WORKER: string | undefined;
+
+/**
  * The validation worker's script: the build's (dist/bundle/worker.js, which runs the worker
- * bundle under its code cache), whether this module runs from the CLI bundle, the compiled
- * modules or the TypeScript sources (the tests, for which `npm test` builds it first).
+ * bundle under its code cache) from the CLI's bundles, core's compiled modules or a worker
+ * itself; from the TypeScript sources (the tests), the one bundled from them for the run.
  */
 export function workerUrl(): URL {
   // The single executable carries the worker inside it; a data: URL runs it as a module.
@@ -11,10 +17,14 @@ export function workerUrl(): URL {
     return new URL(
       `data:text/javascript;base64,${Buffer.from(embedded('worker.mjs')).toString('base64')}`,
     );
+  if (import.meta.url.endsWith('.ts')) {
+    // Never a build's, which may be of other sources than these.
+    if (typeof DATA_SOURCE_WORKER !== 'string')
+      throw new Error("from the sources, a worker needs the tests' DATA_SOURCE_WORKER");
+    return new URL(DATA_SOURCE_WORKER);
+  }
   // From dist/validator/ and from dist/bundle/ alike, ../bundle/ is dist/bundle/.
-  return import.meta.url.endsWith('.ts')
-    ? new URL('../../dist/bundle/worker.js', import.meta.url)
-    : new URL('../bundle/worker.js', import.meta.url);
+  return new URL('../bundle/worker.js', import.meta.url);
 }
 
 /** The young generation of a validation worker, in MB: see isolated.ts. */

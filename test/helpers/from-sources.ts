@@ -1,0 +1,60 @@
+/**
+ * The sources run in other threads and processes, with no build:
+ * - the global setup of every test project (vitest.config.ts, the default export) bundles
+ *   core's validation worker from the sources of the moment into the run's folder, the one core's
+ *   validator/worker-url.ts starts when it runs from the sources (DATA_SOURCE_WORKER). So the
+ *   unit tests need no `npm run build`, and never start a build made of other sources. It takes
+ *   a fraction of a second; the descriptor profiles are not precompiled in it, and are compiled
+ *   when first needed, as they are from the sources;
+ * - sourceModule bundles a module of the sources for a test to import in a thread or a process
+ *   of its own.
+ * Both are written under node_modules (vitest.config.ts), where they find the packages they leave
+ * outside, and removed when the run ends.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build } from 'esbuild';
+import { makeDirectorySync } from '../../packages/core/src/files/directories.js';
+import { bundleCoreWorker, commonOptions, ROOT } from '../../scripts/bundle-core.js';
+
+/** The worker's module (worker.js) in the run's folder, as vitest.config.ts names it. */
+function workerFile(): string {
+  const url = process.env.DATA_SOURCE_WORKER;
+  if (url === undefined) throw new Error('vitest.config.ts names no DATA_SOURCE_WORKER');
+  return fileURLToPath(url);
+}
+
+export default async function setup(): Promise<void> {
+  const worker = workerFile();
+  // Each project's setup may run this: the first one bundles (worker.js is written last).
+  if (existsSync(worker)) return;
+  makeDirectorySync(dirname(worker));
+  await bundleCoreWorker(dirname(worker));
+}
+
+let made = 0;
+
+/**
+ * The address of `source` (a TypeScript module of core) bundled with what it imports of
+ * the sources, into a module of the run's folder beside the worker's folder: a validation it
+ * runs starts the run's worker (worker-url.ts finds ../bundle/worker.js).
+ */
+export async function sourceModule(source: string): Promise<string> {
+  const out = join(
+    dirname(dirname(workerFile())),
+    'modules',
+    `${basename(source, '.ts')}-${String(process.pid)}-${String(++made)}.mjs`,
+  );
+  const { version } = JSON.parse(
+    readFileSync(join(ROOT, 'packages', 'core', 'package.json'), 'utf8'),
+  ) as { version: string };
+  await build({
+    ...commonOptions(version),
+    entryPoints: [source],
+    outfile: out,
+    format: 'esm',
+    packages: 'external',
+  });
+  return pathToFileURL(out).href;
+}
