@@ -132,11 +132,11 @@ const API: Record<FixedRoute, Route> = {
   'GET /healthz': health.healthz,
   'GET /readyz': health.readyz,
   'GET /metrics': health.metrics,
-};
   'POST /api/tokens': tokens.create,
   'GET /api/tokens': tokens.list,
   'GET /settings/tokens': tokens.page,
   'POST /settings/tokens/revoke': tokens.revokeFromPage,
+};
 
 type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
 
