@@ -50,7 +50,7 @@ describe('draftDescriptor, the use case of data init', () => {
     const { draft, report, notes } = await draftDescriptor(dir, 'mine', given);
     expect(draft.name).toBe('mine');
     expect(draft.resources.map((resource) => resource.name)).toEqual(['late', 'people']);
-    expect(draft.resources[0]?.schema?.fields).toEqual([{ name: 'n', type: 'string' }]);
+    expect(draft.resources[0]?.schema).toEqual({ fields: [{ name: 'n', type: 'string' }] });
     expect(report.valid).toBe(true);
     expect(notes.leftOut.map((note) => note.path)).toEqual(['broken.csv']);
     expect(notes.renamed).toEqual([
