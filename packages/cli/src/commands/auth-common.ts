@@ -27,6 +27,8 @@ export async function requireToken(ctx: Context): Promise<Found> {
 /** The hub refused a token: why, in the words that fit where the token came from. */
 export function refusedToken(ctx: Context, found: Found): AuthError {
   const hub = ctx.hub().api;
+  if (found.source === 'trusted')
+    return new AuthError(`${hub} refused the token it gave for ${found.location}`);
   if (found.source === 'env')
     return new AuthError(
       `${hub} refused the token in DATA_TOKEN`,

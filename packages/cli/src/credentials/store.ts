@@ -18,8 +18,11 @@ export interface Credential {
 }
 
 export interface Found extends Credential {
-  /** Where the token came from, for `data whoami`. */
-  source: 'env' | 'keychain' | 'file';
+  /**
+   * Where the token came from, for `data whoami`; `trusted`: given by the hub for a CI job's
+   * ID token, to publish one dataset (never stored).
+   */
+  source: 'env' | 'keychain' | 'file' | 'trusted';
   location: string;
 }
 

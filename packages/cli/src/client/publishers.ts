@@ -1,0 +1,224 @@
+/**
+ * The use cases of `data publisher add|list|remove` (the hub's `/api/publishers`, over the
+ * signed-in user's token), and of trusted publishing in CI: a job's OpenID Connect ID token,
+ * from GitHub Actions' token endpoint or DATA_ID_TOKEN, traded at the hub's `/auth/trusted`
+ * for a token that may publish one dataset. No terminal I/O; a refusal is a typed error
+ * with the hub's reason.
+ */
+import {
+  AuthError,
+  credentialHeaders,
+  errorDetail,
+  InputError,
+  isPublisherRecord,
+  isTrustedAnswer,
+  isTrustRefusal,
+  json,
+  RefusedError,
+  send,
+  ServerError,
+  type HttpFetch,
+  type HttpInit,
+  type PublisherRecord,
+  type PublisherRequest,
+  type TrustedAnswer,
+} from '@data/core';
+
+export interface PublishersDeps {
+  /** The hub's API address. */
+  api: string;
+  fetch: HttpFetch;
+  signal?: AbortSignal | undefined;
+  /** The user's token: a sign-in's, or a token that may publish the dataset. */
+  token: string;
+  /** The error of a token the hub refused, in the words that fit where it came from. */
+  refused: () => Error;
+}
+
+/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
+const REFUSALS = new Set([400, 403, 404, 409, 422]);
+
+async function call(
+  deps: PublishersDeps,
+  step: string,
+  path: string,
+  init: HttpInit,
+): Promise<unknown> {
+  const url = `${deps.api}${path}`;
+  const headers = {
+    ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
+    ...init.headers,
+  };
+  const response = await send(deps.fetch, step, url, {
+    ...init,
+    headers,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  if (response.status === 401) {
+    await response.text();
+    throw deps.refused();
+  }
+  if (response.status === 405) {
+    await response.text();
+    throw new ServerError(`${step}: ${deps.api} does not know trusted publishers (an older hub)`);
+  }
+  if (REFUSALS.has(response.status))
+    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
+  return json(step, response);
+}
+
+const datasetPath = (dataset: string): string =>
+  `/api/publishers/${dataset.split('/').map(encodeURIComponent).join('/')}`;
+
+/** Adds a trusted publisher to a dataset (`owner/dataset`): the publisher as the hub keeps it. */
+export async function runPublisherAdd(
+  dataset: string,
+  request: PublisherRequest,
+  deps: PublishersDeps,
+): Promise<PublisherRecord> {
+  const answer = await call(deps, 'publisher add', datasetPath(dataset), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+  if (!isPublisherRecord(answer))
+    throw new ServerError('publisher add: the hub answered something that is not a publisher');
+  return answer;
+}
+
+/** A dataset's trusted publishers, oldest first. */
+export async function runPublisherList(
+  dataset: string,
+  deps: PublishersDeps,
+): Promise<PublisherRecord[]> {
+  const answer = await call(deps, 'publisher list', datasetPath(dataset), {});
+  if (!Array.isArray(answer) || !answer.every(isPublisherRecord))
+    throw new ServerError(
+      'publisher list: the hub answered something that is not a list of publishers',
+    );
+  return answer;
+}
+
+/** Removes a dataset's trusted publisher by its id: the publisher removed. */
+export async function runPublisherRemove(
+  dataset: string,
+  id: string,
+  deps: PublishersDeps,
+): Promise<PublisherRecord> {
+  const answer = await call(
+    deps,
+    'publisher remove',
+    `${datasetPath(dataset)}/${encodeURIComponent(id)}`,
+    { method: 'DELETE' },
+  );
+  if (!isPublisherRecord(answer))
+    throw new ServerError('publisher remove: the hub answered something that is not a publisher');
+  return answer;
+}
+
+/** Where a CI job's ID token comes from, as its environment says. */
+export type IdTokenSource =
+  { kind: 'github'; requestUrl: string; requestToken: string } | { kind: 'env'; token: string };
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * The ID token a CI job may trade, if its environment offers one: GitHub Actions' token
+ * endpoint (a job with `permissions: id-token: write`), or DATA_ID_TOKEN (GitLab's
+ * `id_tokens`, or any issuer's token put there).
+ */
+export function idTokenSource(env: Env): IdTokenSource | undefined {
+  const requestUrl = env.ACTIONS_ID_TOKEN_REQUEST_URL;
+  const requestToken = env.ACTIONS_ID_TOKEN_REQUEST_TOKEN;
+  if (requestUrl && requestToken) return { kind: 'github', requestUrl, requestToken };
+  const token = env.DATA_ID_TOKEN?.trim();
+  return token ? { kind: 'env', token } : undefined;
+}
+
+/** Bytes of the Actions token endpoint's answer: an ID token is a few kilobytes. */
+const ANSWER_CHARS = 64 * 1024;
+
+/**
+ * The job's ID token for this audience (the hub's address): from the Actions endpoint,
+ * whose request token goes to that address only (no redirect is followed), or as given.
+ */
+export async function jobIdToken(
+  source: IdTokenSource,
+  audience: string,
+  fetch: HttpFetch,
+  signal?: AbortSignal,
+): Promise<string> {
+  if (source.kind === 'env') return source.token;
+  const step = 'ID token';
+  let url: URL;
+  try {
+    url = new URL(source.requestUrl);
+  } catch {
+    throw new InputError('ACTIONS_ID_TOKEN_REQUEST_URL is not a URL');
+  }
+  url.searchParams.set('audience', audience);
+  const response = await send(fetch, step, url.href, {
+    headers: { Authorization: `Bearer ${source.requestToken}`, Accept: 'application/json' },
+    redirect: 'manual',
+    ...(signal ? { signal } : {}),
+  });
+  const text = (await response.text()).slice(0, ANSWER_CHARS);
+  if (response.status === 401 || response.status === 403)
+    throw new AuthError(
+      `the CI job's ID token was refused to it (${String(response.status)}): its workflow needs the permission id-token: write`,
+    );
+  if (response.status !== 200)
+    throw new ServerError(
+      `${step}: the CI's token endpoint answered ${String(response.status)}: ${errorDetail(text)}`,
+    );
+  let value: unknown;
+  try {
+    value = (JSON.parse(text) as { value?: unknown }).value;
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== 'string' || value === '')
+    throw new ServerError(`${step}: the CI's token endpoint answered no ID token`);
+  return value;
+}
+
+/**
+ * Trades an ID token at the hub for a token that may publish one dataset (`dataset`: its
+ * name, or `owner/dataset`; without it, the one dataset whose publishers match). A refusal is an AuthError with the hub's reason (which check
+ * failed); an issuer the hub cannot reach, a ServerError.
+ */
+export async function tradeIdToken(
+  idToken: string,
+  dataset: string | undefined,
+  api: string,
+  fetch: HttpFetch,
+  signal?: AbortSignal,
+): Promise<TrustedAnswer> {
+  const step = 'trusted publishing';
+  const response = await send(fetch, step, `${api}/auth/trusted`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ token: idToken, ...(dataset ? { dataset } : {}) }),
+    ...(signal ? { signal } : {}),
+  });
+  if (response.status === 200) {
+    const answer = await json(step, response);
+    if (!isTrustedAnswer(answer))
+      throw new ServerError(`${step}: the hub answered something that is not a token`);
+    return answer;
+  }
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  if (isTrustRefusal(body) && response.status < 500)
+    throw new AuthError(`${api} refused the CI job's ID token: ${body.error}`);
+  if (response.status === 404 || response.status === 405)
+    throw new ServerError(`${step}: ${api} does not take ID tokens (an older hub)`);
+  throw new ServerError(
+    `${step}: ${api} answered ${String(response.status)}: ${errorDetail(text)}`,
+  );
+}

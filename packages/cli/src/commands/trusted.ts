@@ -1,0 +1,29 @@
+import { visible } from '@data/core';
+import type { Context } from '../context.js';
+import type { Found } from '../credentials/store.js';
+import { requireToken } from './auth-common.js';
+
+/**
+ * The token `data publish` publishes with: the stored one or DATA_TOKEN; else, in a CI job
+ * that offers an OpenID Connect ID token (GitHub Actions with `id-token: write`, or
+ * DATA_ID_TOKEN), a token the hub gives for it that may publish this one dataset for
+ * fifteen minutes (trusted publishing); else exit 4, naming the ways to get one.
+ */
+export async function publishCredential(ctx: Context, dataset: string | undefined): Promise<Found> {
+  const api = ctx.hub().api;
+  const stored = await ctx.credentials.get(api);
+  if (stored) return stored;
+  const { idTokenSource, jobIdToken, tradeIdToken } = await import('../client/publishers.js');
+  const source = idTokenSource(ctx.io.env);
+  if (!source) return await requireToken(ctx);
+  const where =
+    source.kind === 'github'
+      ? "this GitHub Actions job's ID token"
+      : 'the ID token in DATA_ID_TOKEN';
+  const idToken = await jobIdToken(source, api.replace(/\/+$/, ''), ctx.fetch, ctx.signal);
+  const traded = await tradeIdToken(idToken, dataset, api, ctx.fetch, ctx.signal);
+  ctx.io.stderr.write(
+    `note: publishing ${visible(traded.dataset)} as its trusted publisher, with ${where} (until ${visible(traded.expires)})\n`,
+  );
+  return { token: traded.token, profile: undefined, source: 'trusted', location: where };
+}

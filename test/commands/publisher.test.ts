@@ -1,0 +1,205 @@
+/**
+ * `data publisher add|list|remove` in-process against the hub's /api/publishers (msw), and
+ * `data publish` in CI with no token: the job's ID token (GitHub Actions' endpoint, or
+ * DATA_ID_TOKEN) traded at /auth/trusted, a refusal printed escaped with exit 4.
+ */
+import { join } from 'node:path';
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { signedIn } from '../helpers/msw/auth.js';
+import { HUB } from '../helpers/msw/hub.js';
+import { presignEcho, publishingHub, uploadsAccepted } from '../helpers/msw/publish.js';
+import {
+  actionsTokenEndpoint,
+  publisherHub,
+  publishersApi,
+  trustedTrade,
+  type PublisherHub,
+} from '../helpers/msw/publishers.js';
+
+const server = setupServer();
+beforeAll(() => server.listen());
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+const GITHUB = 'https://token.actions.githubusercontent.com';
+const CITIES = join(import.meta.dirname, '../../examples/cities');
+
+function data(args: string[], env: Record<string, string> = {}, tty = false) {
+  return runCli(args, {
+    tty,
+    env: { DATA_API: HUB, DATA_TOKEN: 'session-token', ...env },
+    fetch: globalThis.fetch,
+  });
+}
+
+function hub(): PublisherHub {
+  const state = publisherHub();
+  server.use(signedIn(), ...publishersApi(state));
+  return state;
+}
+
+describe('data publisher', () => {
+  it('adds a publisher with its claims, lists it and removes it', async () => {
+    const state = hub();
+    const args = ['--issuer', GITHUB, '--claim', 'repository=ada/cities'];
+    const added = await data([
+      'publisher',
+      'add',
+      'ada/cities',
+      ...args,
+      '--claim',
+      'ref=refs/heads/main',
+    ]);
+    expect(added.code).toBe(0);
+    expect(added.out).toBe(
+      `p1\tada/cities\t${GITHUB}\trepository=ada/cities,ref=refs/heads/main\n`,
+    );
+    expect(state.publishers[0]?.claims).toEqual({
+      repository: 'ada/cities',
+      ref: 'refs/heads/main',
+    });
+    expect(state.seen).toEqual(['session-token']);
+
+    const listed = await data(['publisher', 'list', 'ada/cities']);
+    expect(listed.code).toBe(0);
+    expect(listed.out).toBe(
+      `p1\t${GITHUB}\trepository=ada/cities,ref=refs/heads/main\t2026-11-26 21:00Z\tada\n`,
+    );
+    const json = await data(['publisher', 'list', 'ada/cities', '--json']);
+    expect(JSON.parse(json.out)).toEqual(state.publishers);
+    const table = await data(['publisher', 'list', 'ada/cities'], {}, true);
+    // eslint-disable-next-line no-control-regex
+    expect(table.out.replace(/\u001b\[\d+m/g, '')).toMatch(/^id +issuer +claims +added +by\n/);
+
+    const removed = await data(['publisher', 'remove', 'ada/cities', 'p1']);
+    expect(removed.code).toBe(0);
+    expect(removed.out).toContain('removed the publisher p1 of ada/cities');
+    expect(state.publishers).toEqual([]);
+    const again = await data(['publisher', 'remove', 'ada/cities', 'p1']);
+    expect(again.code).toBe(1);
+    expect(again.err).toContain('no trusted publisher "p1"');
+  });
+
+  it("says the hub's refusal, exit 1, for an issuer it does not trust", async () => {
+    const state = hub();
+    const refused = await data([
+      'publisher',
+      'add',
+      'ada/cities',
+      '--issuer',
+      'https://issuer.example.org',
+      '--claim',
+      'repository=ada/cities',
+    ]);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toBe('');
+    expect(refused.err).toContain(`the issuer must be one this hub trusts: ${GITHUB}`);
+    expect(state.publishers).toEqual([]);
+  });
+
+  it('is a usage error, exit 2, without a claim, with a bad claim, dataset or issuer', async () => {
+    const state = hub();
+    for (const args of [
+      ['ada/cities', '--issuer', GITHUB],
+      ['ada/cities', '--issuer', GITHUB, '--claim', 'repository'],
+      ['ada/cities', '--issuer', GITHUB, '--claim', '=x'],
+      ['ada/cities', '--issuer', GITHUB, '--claim', 'a=1', '--claim', 'a=2'],
+      ['cities', '--issuer', GITHUB, '--claim', 'repository=ada/cities'],
+      ['ada/cities', '--issuer', 'not a url', '--claim', 'repository=ada/cities'],
+    ]) {
+      const refused = await data(['publisher', 'add', ...args]);
+      expect(refused.code, args.join(' ')).toBe(2);
+      expect(refused.out).toBe('');
+    }
+    expect(state.seen).toEqual([]);
+  });
+});
+
+describe('data publish in CI with no token', () => {
+  const requestUrl = 'https://pipelines.actions.test/idtoken?api-version=2.0';
+
+  function ciHub(good: string) {
+    const state = publisherHub();
+    const asked: { audience: string | null; authorization: string | null }[] = [];
+    const seen: string[] = [];
+    server.use(
+      presignEcho(),
+      actionsTokenEndpoint(requestUrl, 'request-token', asked),
+      trustedTrade(state, good),
+      http.get(`${HUB}/auth/check`, ({ request }) => {
+        seen.push(request.headers.get('auth-token') ?? '');
+        return HttpResponse.json({ authenticated: true, profile: { id: 'u1', username: 'ada' } });
+      }),
+      ...publishingHub(),
+      uploadsAccepted(),
+    );
+    return { state, asked, seen };
+  }
+
+  it("trades the GitHub Actions job's ID token, for the hub as audience, and publishes", async () => {
+    const { state, asked, seen } = ciHub(`id-token-for:${HUB}`);
+    const published = await data(['--json', 'publish', CITIES], {
+      DATA_TOKEN: '',
+      ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'request-token',
+    });
+    expect(published.code, published.err).toBe(0);
+    expect(asked).toEqual([{ audience: HUB, authorization: 'Bearer request-token' }]);
+    expect(state.trades).toEqual([{ token: `id-token-for:${HUB}`, dataset: 'world-cities' }]);
+    expect(seen).toEqual(['trusted-hub-token']);
+    expect(JSON.parse(published.out)).toMatchObject({ state: 'SUCCEEDED' });
+    expect(published.err).toContain('as its trusted publisher');
+    expect(published.err).not.toContain('id-token-for');
+    expect(published.err).not.toContain('request-token');
+  });
+
+  it('takes the ID token from DATA_ID_TOKEN, and a stored token before either', async () => {
+    const { state } = ciHub('gitlab-id-token');
+    const published = await data(['publish', CITIES], {
+      DATA_TOKEN: '',
+      DATA_ID_TOKEN: 'gitlab-id-token',
+    });
+    expect(published.code, published.err).toBe(0);
+    expect(state.trades).toEqual([{ token: 'gitlab-id-token', dataset: 'world-cities' }]);
+    const withToken = await data(['publish', CITIES], { DATA_ID_TOKEN: 'gitlab-id-token' });
+    expect(withToken.code, withToken.err).toBe(0);
+    expect(state.trades).toHaveLength(1);
+  });
+
+  it("prints the hub's refusal, escaped, and exits 4, uploading nothing", async () => {
+    const { state } = ciHub('another-token');
+    let uploads = 0;
+    server.use(
+      http.post(`${HUB}/rawstore/authorize`, () => {
+        uploads++;
+        return HttpResponse.json({}, { status: 500 });
+      }),
+    );
+    const refused = await data(['publish', CITIES], {
+      DATA_TOKEN: '',
+      DATA_ID_TOKEN: 'gitlab-id-token',
+    });
+    expect(refused.code).toBe(4);
+    expect(refused.err).toContain(
+      "refused the CI job's ID token: no trusted publisher of cities matches this token's claims (repository=ada/cities, ref=refs/heads/dev\\x1b[2J)",
+    );
+    expect(refused.err).not.toContain('\u001b[2J');
+    expect(refused.err).not.toContain('gitlab-id-token');
+    expect(state.trades).toHaveLength(1);
+    expect(uploads).toBe(0);
+  });
+
+  it('exits 4 when the Actions endpoint refuses the request token (no id-token: write)', async () => {
+    ciHub('x');
+    const refused = await data(['publish', CITIES], {
+      DATA_TOKEN: '',
+      ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'wrong',
+    });
+    expect(refused.code).toBe(4);
+    expect(refused.err).toContain('id-token: write');
+  });
+});
