@@ -38,6 +38,7 @@ export const FIXED_ROUTES = [
   'GET /api/tokens',
   'GET /settings/tokens',
   'POST /settings/tokens/revoke',
+  'POST /api/orgs',
 ] as const;
 
 export type FixedRoute = (typeof FIXED_ROUTES)[number];
@@ -46,6 +47,9 @@ export type FixedRoute = (typeof FIXED_ROUTES)[number];
 export const PATTERNS = [
   'DELETE /source/:ownerid/:dataset',
   'DELETE /api/tokens/:name',
+  'GET /api/orgs/:org/members',
+  'PUT /api/orgs/:org/members/:user',
+  'DELETE /api/orgs/:org/members/:user',
   'GET /source/:ownerid/:dataset/revisions',
   'GET /source/:ownerid/:dataset/:revision',
   'GET /auth/login/:provider',

@@ -31,6 +31,7 @@ import * as rawstore from './http/rawstore.js';
 import * as resumable from './http/resumable.js';
 import { OBJECT_KEY } from './services/objects.js';
 import * as tokens from './http/tokens.js';
+import * as orgs from './http/orgs.js';
 import * as read from './http/read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './services/pipeline/runner.js';
 import { openMetadata } from './engines/metadata/open.js';
@@ -136,6 +137,7 @@ const API: Record<FixedRoute, Route> = {
   'GET /api/tokens': tokens.list,
   'GET /settings/tokens': tokens.page,
   'POST /settings/tokens/revoke': tokens.revokeFromPage,
+  'POST /api/orgs': orgs.create,
 };
 
 type Template = (typeof PATTERNS)[number] extends `${string} ${infer Path}` ? Path : never;
@@ -155,6 +157,8 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
   const count = request.segments.length;
   if (first === 'api' && second === 'publishers' && third && fourth && count <= 5)
     return publishersRoute(hub, request, response);
+  if (first === 'api' && second === 'orgs' && third && fourth === 'members' && count <= 5)
+    return orgsRoute(hub, request, response);
   if (method === 'DELETE' && first === 'source' && second && third && count === 3) {
     at('/source/:ownerid/:dataset');
     return pipelineStore.remove(hub, request, response, second, third);
@@ -208,6 +212,21 @@ function publishersRoute(hub: Hub, request: Request, response: ServerResponse) {
   } else {
     request.route = '/api/publishers/:owner/:dataset/:id';
     if (method === 'DELETE') return publishers.remove(hub, request, response, owner, dataset, id);
+  }
+  throw new HttpError(405, 'method not allowed');
+}
+
+/** `/api/orgs/:org/members` (GET) and `…/:user` (PUT, DELETE): an organisation's members. */
+function orgsRoute(hub: Hub, request: Request, response: ServerResponse) {
+  const method = request.method === 'HEAD' ? 'GET' : request.method;
+  const [, , org = '', , user] = request.segments;
+  if (user === undefined) {
+    request.route = '/api/orgs/:org/members';
+    if (method === 'GET') return orgs.members(hub, request, response, org);
+  } else {
+    request.route = '/api/orgs/:org/members/:user';
+    if (method === 'PUT') return orgs.setMember(hub, request, response, org, user);
+    if (method === 'DELETE') return orgs.removeMember(hub, request, response, org, user);
   }
   throw new HttpError(405, 'method not allowed');
 }

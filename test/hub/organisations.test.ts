@@ -1,0 +1,287 @@
+/**
+ * Organisations (issue 49) over real HTTP, on both engine pairs: made at /api/orgs, members
+ * added, changed and removed; each role does exactly what it allows (read a private
+ * dataset, publish a revision, delete, manage members) and a non-member nothing, a private
+ * dataset answering to them as a missing one on the API, the reads and the pages; a change
+ * of role holds at once on another hub process.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  authorizeUploads,
+  browserLogin,
+  CITIES_DIR,
+  readPackage,
+  serviceToken,
+  tempDir,
+  uploadForm,
+  waitForState,
+  withHub,
+  type AuthorizeReply,
+} from './helpers.js';
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+): Promise<Answer> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(token ? { 'Auth-Token': token } : {}),
+      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // A page, or text: kept as it is.
+  }
+  return { status: response.status, body: parsed };
+}
+
+/**
+ * Publishes examples/cities (world-cities) as `ownerid` (an organisation) with `jwt`'s user: the files
+ * authorized for that owner, the flow spec naming it. Returns the step that was refused,
+ * with its status, or the flow id.
+ */
+async function publishAs(
+  base: string,
+  jwt: string,
+  ownerid: string,
+  owner: string,
+  findability = 'private',
+): Promise<{ flowId: string } | { refused: string; status: number }> {
+  const pkg = readPackage(CITIES_DIR);
+  const rawstore = await serviceToken(base, jwt, 'rawstore');
+  const authorized = await authorizeUploads(
+    base,
+    { token: rawstore.token, userid: ownerid },
+    pkg.files,
+    findability,
+  );
+  if (authorized.status !== 200) {
+    await authorized.text();
+    return { refused: 'rawstore', status: authorized.status };
+  }
+  const reply = (await authorized.json()) as AuthorizeReply;
+  const urls: Record<string, string> = {};
+  for (const [path, bytes] of pkg.files) {
+    const entry = reply.filedata[path];
+    if (!entry) throw new Error(`no filedata for ${path}`);
+    urls[path] = `${entry.upload_url}/${entry.upload_query.key ?? ''}`;
+    if (entry.exists) continue;
+    const response = await fetch(entry.upload_url, {
+      method: 'POST',
+      body: uploadForm(entry.upload_query, bytes),
+    });
+    if (response.status !== 204) throw new Error(`upload of ${path}: ${String(response.status)}`);
+  }
+  const source = await serviceToken(base, jwt, 'source');
+  const { 'datapackage.json': descriptorUrl = '', ...mapping } = urls;
+  const response = await fetch(`${base}/source/upload`, {
+    method: 'POST',
+    headers: { 'Auth-Token': source.token, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      meta: { version: 1, ownerid, owner, dataset: pkg.descriptor.name, findability },
+      inputs: [
+        {
+          kind: 'datapackage',
+          url: descriptorUrl,
+          parameters: { descriptor: pkg.descriptor, 'resource-mapping': mapping },
+        },
+      ],
+    }),
+  });
+  const body = (await response.json()) as { success: boolean; flow_id: string };
+  return body.success ? { flowId: body.flow_id } : { refused: 'source', status: response.status };
+}
+
+describe('organisations', () => {
+  it('give each role exactly what it allows, and a non-member nothing', async () => {
+    const dataDir = tempDir();
+    await withHub({ dataDir }, async ({ url, hub }) => {
+      const ada = await browserLogin(url, 'ada');
+      const mia = await browserLogin(url, 'mia');
+      const rob = await browserLogin(url, 'rob');
+      const sam = await browserLogin(url, 'sam');
+
+      // Made by a signed-in user, in the namespace of owner names, in any case.
+      expect(await call(url, 'POST', '/api/orgs', undefined, { name: 'acme' })).toMatchObject({
+        status: 401,
+      });
+      expect(await call(url, 'POST', '/api/orgs', ada, { name: 'Acme' })).toEqual({
+        status: 201,
+        body: { name: 'acme', members: [{ user: 'ada', role: 'admin' }] },
+      });
+      for (const taken of ['acme', 'ACME', 'mia'])
+        expect((await call(url, 'POST', '/api/orgs', sam, { name: taken })).status).toBe(409);
+      for (const bad of ['healthz', 'api', 'no spaces', ''])
+        expect((await call(url, 'POST', '/api/orgs', sam, { name: bad })).status).toBe(400);
+      // Nobody signs in as an organisation, not even through the development sign-in.
+      await expect(browserLogin(url, 'acme')).rejects.toThrow('login did not redirect: 400');
+      const orgid = (await hub.store.userByName('acme'))?.userid ?? '';
+
+      // Members: added by the admin only; a user who never signed in is not there.
+      expect(
+        await call(url, 'PUT', '/api/orgs/acme/members/mia', ada, { role: 'maintainer' }),
+      ).toEqual({ status: 200, body: { user: 'mia', role: 'maintainer' } });
+      expect(
+        (await call(url, 'PUT', '/api/orgs/ACME/members/Rob', ada, { role: 'reader' })).status,
+      ).toBe(200);
+      const ghost = await call(url, 'PUT', '/api/orgs/acme/members/ghost', ada, { role: 'reader' });
+      expect(ghost.status).toBe(404);
+      expect((ghost.body as { error: string }).error).toContain('no user "ghost"');
+      expect(
+        (await call(url, 'PUT', '/api/orgs/acme/members/sam', ada, { role: 'owner' })).status,
+      ).toBe(400);
+      expect(
+        (await call(url, 'PUT', '/api/orgs/acme/members/sam', mia, { role: 'reader' })).status,
+      ).toBe(403);
+      expect(
+        (await call(url, 'PUT', '/api/orgs/acme/members/sam', rob, { role: 'reader' })).status,
+      ).toBe(403);
+      // Members see the members; anyone else finds no such organisation.
+      const listed = {
+        status: 200,
+        body: [
+          { user: 'ada', role: 'admin' },
+          { user: 'mia', role: 'maintainer' },
+          { user: 'rob', role: 'reader' },
+        ],
+      };
+      expect(await call(url, 'GET', '/api/orgs/acme/members', rob)).toEqual(listed);
+      expect(await call(url, 'GET', '/api/orgs/acme/members', mia)).toEqual(listed);
+      const strangers = await call(url, 'GET', '/api/orgs/acme/members', sam);
+      expect(strangers.status).toBe(404);
+      expect(strangers).toEqual({
+        ...(await call(url, 'GET', '/api/orgs/nothing/members', sam)),
+        body: { error: 'no organisation "acme" of yours' },
+      });
+      expect((await call(url, 'GET', '/api/orgs/ada/members', sam)).status).toBe(404);
+
+      // Publishing: a reader and a stranger may not; a maintainer may, under the organisation.
+      expect(await publishAs(url, rob, orgid, 'acme')).toEqual({
+        refused: 'rawstore',
+        status: 401,
+      });
+      expect(await publishAs(url, sam, orgid, 'acme')).toEqual({
+        refused: 'rawstore',
+        status: 401,
+      });
+      const published = await publishAs(url, mia, orgid, 'acme');
+      if (!('flowId' in published)) throw new Error(JSON.stringify(published));
+      expect(published.flowId).toBe(`${orgid}/world-cities/1`);
+      expect((await waitForState(url, published.flowId, mia)).state).toBe('SUCCEEDED');
+      // The files are the organisation's, counted against its storage, not mia's.
+      expect(await hub.store.storageUsed(orgid)).toBeGreaterThan(0);
+      expect(await hub.store.storageUsed((await hub.store.userByName('mia'))?.userid ?? '')).toBe(
+        0,
+      );
+
+      // Reading the private dataset: members may, a stranger and nobody find nothing there.
+      const reads = [
+        '/acme/world-cities',
+        '/acme/world-cities/datapackage.json',
+        '/acme/world-cities/validation_report.json',
+        `/source/${orgid}/world-cities/latest`,
+        `/source/${orgid}/world-cities/revisions`,
+      ];
+      for (const path of reads) {
+        for (const member of [ada, mia, rob])
+          expect((await call(url, 'GET', path, member)).status, path).toBe(200);
+        for (const outsider of [sam, undefined]) {
+          const answer = await call(url, 'GET', path, outsider);
+          const missing = await call(url, 'GET', path.replace('world-cities', 'towns'), outsider);
+          expect(answer.status, path).toBe(404);
+          // Exactly as a missing one: the same answer but for the name it repeats.
+          expect(JSON.stringify(answer.body).replaceAll('world-cities', 'X'), path).toBe(
+            JSON.stringify(missing.body).replaceAll('towns', 'X'),
+          );
+        }
+      }
+      const names = async (token?: string) =>
+        (
+          (await call(url, 'GET', '/metastore/search?owner=acme', token)).body as {
+            results: { name: string }[];
+          }
+        ).results.map((result) => result.name);
+      expect(await names(rob)).toEqual(['world-cities']);
+      expect(await names(sam)).toEqual([]);
+      // The organisation's page: its datasets and members to members, neither to others.
+      const page = String((await call(url, 'GET', '/acme', rob)).body);
+      expect(page).toContain('Members');
+      expect(page).toContain('>mia</a></td><td>maintainer</td>');
+      expect(page).toContain('/acme/world-cities');
+      for (const outsider of [sam, undefined]) {
+        const other = String((await call(url, 'GET', '/acme', outsider)).body);
+        expect(other).not.toContain('Members');
+        expect(other).not.toContain('mia');
+        expect(other).not.toContain('/acme/world-cities');
+      }
+
+      // Deleting: not a reader, nor a stranger (to whom it is not there); a maintainer may.
+      expect((await call(url, 'DELETE', `/source/${orgid}/world-cities`, rob)).status).toBe(403);
+      expect((await call(url, 'DELETE', `/source/${orgid}/world-cities`, sam)).status).toBe(404);
+      expect(await call(url, 'DELETE', `/source/${orgid}/world-cities`, mia)).toEqual({
+        status: 200,
+        body: { deleted: `${orgid}/world-cities` },
+      });
+
+      // The last admin neither steps down nor leaves; a member may leave.
+      expect(
+        (await call(url, 'PUT', '/api/orgs/acme/members/ada', ada, { role: 'reader' })).status,
+      ).toBe(409);
+      expect((await call(url, 'DELETE', '/api/orgs/acme/members/ada', ada)).status).toBe(409);
+      expect((await call(url, 'DELETE', '/api/orgs/acme/members/rob', mia)).status).toBe(403);
+      expect(await call(url, 'DELETE', '/api/orgs/acme/members/mia', mia)).toEqual({
+        status: 200,
+        body: { removed: 'mia' },
+      });
+      expect((await call(url, 'DELETE', '/api/orgs/acme/members/mia', ada)).status).toBe(404);
+      expect((await call(url, 'GET', '/api/orgs/acme/members', mia)).status).toBe(404);
+    });
+  });
+
+  it('apply a change of role at once on another hub process', async () => {
+    const dataDir = tempDir();
+    await withHub({ dataDir }, async (first) => {
+      const ada = await browserLogin(first.url, 'ada');
+      const rob = await browserLogin(first.url, 'rob');
+      expect((await call(first.url, 'POST', '/api/orgs', ada, { name: 'lab' })).status).toBe(201);
+      const orgid = (await first.hub.store.userByName('lab'))?.userid ?? '';
+      const set = (role: string) =>
+        call(first.url, 'PUT', '/api/orgs/lab/members/rob', ada, { role });
+      expect((await set('reader')).status).toBe(200);
+      await withHub({ dataDir }, async (second) => {
+        const published = await publishAs(second.url, ada, orgid, 'lab');
+        if (!('flowId' in published)) throw new Error(JSON.stringify(published));
+        expect((await waitForState(second.url, published.flowId, ada)).state).toBe('SUCCEEDED');
+        const read = async () =>
+          (await call(second.url, 'GET', '/lab/world-cities/datapackage.json', rob)).status;
+        expect(await read()).toBe(200);
+        expect(await publishAs(second.url, rob, orgid, 'lab')).toEqual({
+          refused: 'rawstore',
+          status: 401,
+        });
+        expect((await set('maintainer')).status).toBe(200);
+        const again = await publishAs(second.url, rob, orgid, 'lab');
+        // Accepted: the same package again is its published revision, unchanged.
+        expect(again).toEqual({ flowId: `${orgid}/world-cities/1` });
+        expect((await call(first.url, 'DELETE', '/api/orgs/lab/members/rob', ada)).status).toBe(
+          200,
+        );
+        expect(await read()).toBe(404);
+      });
+    });
+  });
+});
