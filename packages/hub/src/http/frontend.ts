@@ -1,7 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import { casterFor, derivedOf, detectVersion, formatOf, isDerived, summaryText } from '@data/core';
-import type { FieldDescriptor, Report } from '@data/core';
+import {
+  casterFor,
+  derivedOf,
+  detectVersion,
+  formatOf,
+  isDerived,
+  resourceName,
+  resourcesOf,
+  summaryText,
+} from '@data/core';
+import type { FieldDescriptor, Package, Report, Resource } from '@data/core';
 import type { Hub } from '../context.js';
 import { callerOf, userOf } from './callers.js';
 import { may, roleOn } from '../services/access.js';
@@ -162,7 +171,8 @@ async function head(storage: Storage, key: string, bytes: number): Promise<Buffe
   }
 }
 
-type Resource = Record<string, unknown>;
+/** A JSON object of a descriptor that is no resource: a view, a licence, a source. */
+type Json = Record<string, unknown>;
 type Locate = (path: string) => string | undefined;
 /** Opens the bytes of a derived resource, making the copy if it must. */
 type OpenDerived = (resource: Resource) => Promise<Readable>;
@@ -197,7 +207,7 @@ async function previewOf(
   source: Resource,
   offset: number,
 ): Promise<ResourceRow['preview']> {
-  const name = String(source.name);
+  const name = resourceName(source);
   const csv = derivedOf(resources, 'derived/csv', name);
   const preview = derivedOf(resources, 'derived/preview', name);
   const size = PREVIEW_ROWS;
@@ -244,20 +254,20 @@ async function previewFile(
 
 async function resourceRows(
   storage: Storage,
-  descriptor: Resource,
+  descriptor: Package,
   locate: Locate,
   openDerived: OpenDerived,
   paged: { index: number; offset: number } | undefined,
   report: Report | undefined,
 ): Promise<ResourceRow[]> {
-  const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
+  const resources = descriptor.resources;
   const originals = resources
     .map((resource, index) => ({ resource, index }))
     .filter(({ resource }) => !isDerived(resource));
   return Promise.all(
     originals.map(async ({ resource, index }) => {
       const path = text(resource.path) ?? '';
-      const name = String(resource.name);
+      const name = resourceName(resource);
       const format = formatOf(resource) ?? '';
       const task = report?.tasks.find((each) => each.name === name);
       const csv = derivedOf(resources, 'derived/csv', name);
@@ -349,11 +359,11 @@ function orderOf(
 
 /** The Data Package `views` the page can draw: simple line and bar charts of one table. */
 async function charts(
-  descriptor: Resource,
+  descriptor: Package,
   openDerived: OpenDerived,
 ): Promise<{ view: SimpleView; data: ChartData }[]> {
-  const views = Array.isArray(descriptor.views) ? (descriptor.views as Resource[]) : [];
-  const resources = Array.isArray(descriptor.resources) ? (descriptor.resources as Resource[]) : [];
+  const views = Array.isArray(descriptor.views) ? (descriptor.views as Json[]) : [];
+  const resources = descriptor.resources;
   const drawn: { view: SimpleView; data: ChartData }[] = [];
   for (const view of views.slice(0, 10)) {
     const spec = view.spec as { type?: unknown; group?: unknown; series?: unknown } | undefined;
@@ -368,7 +378,7 @@ async function charts(
       typeof wanted === 'number'
         ? resources[wanted]
         : resources.find((resource) => resource.name === wanted);
-    const csv = source ? derivedOf(resources, 'derived/csv', String(source.name)) : undefined;
+    const csv = source ? derivedOf(resources, 'derived/csv', resourceName(source)) : undefined;
     if (!source || !csv) continue;
     // The CSV copy's own schema reads its cells (a hub before typed copies named the table's).
     const fields =
@@ -407,7 +417,7 @@ async function charts(
 
 async function readme(
   storage: Storage,
-  descriptor: Resource,
+  descriptor: Package,
   key: string | undefined,
 ): Promise<string | null> {
   if (typeof descriptor.readme === 'string') return descriptor.readme;
@@ -430,8 +440,8 @@ function link(label: string, address: unknown): string {
     : escape(label);
 }
 
-function namedList(list: unknown, label: (item: Resource) => string | undefined): string[] {
-  return (Array.isArray(list) ? (list as Resource[]) : [])
+function namedList(list: unknown, label: (item: Json) => string | undefined): string[] {
+  return (Array.isArray(list) ? (list as Json[]) : [])
     .map((item) => {
       const name = typeof item === 'object' && item !== null ? label(item) : undefined;
       return name ? link(name, item.path ?? item.url ?? item.email) : undefined;
@@ -440,7 +450,7 @@ function namedList(list: unknown, label: (item: Resource) => string | undefined)
 }
 
 function facts(
-  descriptor: Resource,
+  descriptor: Package,
   dates: { created: string | undefined; updated: string | undefined },
   totals: { bytes: number | undefined; rows: number | undefined },
 ): DatasetView['facts'] {
@@ -487,6 +497,20 @@ function facts(
   return list;
 }
 
+/**
+ * The descriptor a dataset page shows: the one published with a revision that succeeded
+ * (validated then), else the one the shown revision's flow spec sent, whose resources are
+ * read as the model reads a descriptor not validated (resourcesOf).
+ */
+function shownDescriptor(good: Revision | undefined, shown: Revision): Package | undefined {
+  if (good?.descriptor) return JSON.parse(good.descriptor) as Package;
+  const spec = JSON.parse(shown.spec) as { inputs?: { parameters?: { descriptor?: unknown } }[] };
+  const sent = spec.inputs?.[0]?.parameters?.descriptor;
+  return typeof sent === 'object' && sent !== null && !Array.isArray(sent)
+    ? { ...sent, resources: resourcesOf(sent) }
+    : undefined;
+}
+
 export async function dataset(
   hub: Hub,
   request: Request,
@@ -520,15 +544,7 @@ export async function dataset(
         ? latest
         : undefined;
   const shown = good ?? latest;
-  const descriptor = (
-    good?.descriptor
-      ? JSON.parse(good.descriptor)
-      : (
-          JSON.parse(shown.spec) as {
-            inputs?: { parameters?: { descriptor?: unknown } }[];
-          }
-        ).inputs?.[0]?.parameters?.descriptor
-  ) as Resource | undefined;
+  const descriptor = shownDescriptor(good, shown);
   const locate = good
     ? locator(good, packagePath(user.userid, name, good.revision))
     : () => undefined;
@@ -538,7 +554,7 @@ export async function dataset(
       owner: user,
       dataset: found.dataset,
       revision: good,
-      descriptor: descriptor as Published['descriptor'],
+      descriptor,
       prefix: packagePath(user.userid, name, good.revision),
       files: good.files ? (JSON.parse(good.files) as Record<string, string>) : undefined,
     };
@@ -577,10 +593,7 @@ export async function dataset(
     values.some((value) => value !== undefined)
       ? values.reduce<number>((total, value) => total + (value ?? 0), 0)
       : undefined;
-  const zip = derivedOf(
-    Array.isArray(descriptor?.resources) ? (descriptor.resources as Resource[]) : [],
-    'derived/zip',
-  );
+  const zip = derivedOf(descriptor?.resources ?? [], 'derived/zip');
   const view: DatasetView = {
     owner: user.username,
     name,

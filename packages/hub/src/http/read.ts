@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Package } from '@data/core';
 import type { Hub } from '../context.js';
 import type { Request } from './request.js';
 import { wantedCopy } from '../services/copies/copies.js';
@@ -87,13 +88,12 @@ export async function sendDescriptorAt(
 }
 
 /** A descriptor whose relative paths begin with `v/<revision>/`; URLs are left as they are. */
-function underRevision<T extends { resources?: unknown }>(descriptor: T, revision: string): T {
-  const moved = (path: unknown) =>
+function underRevision(descriptor: Package, revision: string): Package {
+  const moved = <T>(path: T): T | string =>
     typeof path === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(path) && !path.startsWith('/')
       ? `v/${revision}/${path}`
       : path;
-  if (!Array.isArray(descriptor.resources)) return descriptor;
-  const resources = (descriptor.resources as Record<string, unknown>[]).map((resource) => ({
+  const resources = descriptor.resources.map((resource) => ({
     ...resource,
     ...('path' in resource
       ? { path: Array.isArray(resource.path) ? resource.path.map(moved) : moved(resource.path) }

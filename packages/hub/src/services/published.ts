@@ -4,7 +4,7 @@
  * which revision an address names) is in http/published.ts.
  */
 import { basename } from 'node:path';
-import { derivedOf, formatOf, type DiffSide, type PackageLike } from '@data/core';
+import { derivedOf, formatOf, type DiffSide, type Package, type Resource } from '@data/core';
 import type { HubParts } from '../parts.js';
 import { HttpError } from '../http-error.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
@@ -14,7 +14,8 @@ export interface Published {
   owner: User;
   dataset: Dataset;
   revision: Revision;
-  descriptor: Record<string, unknown> & { resources: Record<string, unknown>[] };
+  /** Validated when the revision was published: the model's package. */
+  descriptor: Package;
   /** The storage prefix of the files the hub wrote for the revision: descriptor and report. */
   prefix: string;
   /** Each local path and its object key; undefined for revisions of older hubs. */
@@ -37,7 +38,7 @@ export function storedPackage(
     owner,
     dataset,
     revision,
-    descriptor: JSON.parse(revision.descriptor) as Published['descriptor'],
+    descriptor: JSON.parse(revision.descriptor) as Package,
     prefix: packagePath(owner.userid, dataset.name, revision.revision),
     files: revision.files ? (JSON.parse(revision.files) as Record<string, string>) : undefined,
   };
@@ -65,7 +66,7 @@ function fileOf(pkg: Published, path: string): string {
 }
 
 /** The extension `/r/<name>.<ext>` serves a resource's own file at: its format (one rule). */
-function extensionOf(resource: Record<string, unknown>): string {
+function extensionOf(resource: Resource): string {
   // A multipart resource is no one file, unless its format says what its parts are.
   if (Array.isArray(resource.path) && !(typeof resource.format === 'string' && resource.format))
     return '';
@@ -89,7 +90,7 @@ export function resourceAtPath(pkg: Published, path: string): PickedFile {
 export interface PickedFile {
   key: string;
   name: string;
-  resource?: Record<string, unknown>;
+  resource?: Resource;
 }
 
 /**
@@ -102,7 +103,7 @@ export function resourceFile(pkg: Published, fileName: string): PickedFile {
   const extension = asked?.[2]?.toLowerCase() ?? '';
   const byIndex = /^\d+$/.test(asked?.[1] ?? '') ? resources[Number(asked?.[1])] : undefined;
   const byName = resources.find((candidate) => candidate.name === asked?.[1]);
-  let resource: Record<string, unknown> | undefined;
+  let resource: Resource | undefined;
   for (const source of [byIndex, byName]) {
     if (resource || !source) continue;
     resource =
@@ -128,7 +129,7 @@ export function revisionSide(
   const root = `http://hub.invalid/${pkg.dataset.name}/`;
   return {
     label,
-    descriptor: pkg.descriptor as PackageLike,
+    descriptor: pkg.descriptor,
     base: { url: root },
     fetch: async (url) => {
       const path = decodeURIComponent(new URL(url).pathname.slice(new URL(root).pathname.length));

@@ -11,7 +11,14 @@ import { rm } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { fileDigest, isDerived, makeDirectory, version } from '@data/core';
+import {
+  fileDigest,
+  isDerived,
+  makeDirectory,
+  resourceName,
+  version,
+  type Resource,
+} from '@data/core';
 import { copyFailure, CopyJob, sendJob } from './copy-job.js';
 import { makeTableCopy, tableFiles, type CopyWanted } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
@@ -22,8 +29,6 @@ import { storedKey, type Published } from '../published.js';
 // a copy still being written, or a 202 while it is made); moving that answer to http/ is a
 // larger change than the move of the shared pieces (HttpError, contentType) out of http/.
 import { CONDITIONS, dispositionOf, sendLocalFile, sendStored } from '../../http/send-file.js';
-
-type Resource = Record<string, unknown>;
 
 const TYPES = {
   csv: 'text/csv; charset=utf-8',
@@ -242,7 +247,7 @@ export class Copies {
     const dir = join(this.hub.tmpDir, 'copies', randomBytes(8).toString('hex'));
     const file = join(dir, wanted.kind === 'zip' ? 'copy.zip' : `0.${wanted.kind}`);
     const source = pkg.descriptor.resources[wanted.source];
-    const title = `${TITLES[wanted.kind]}${source ? ` of ${String(source.name)}` : ''}`;
+    const title = `${TITLES[wanted.kind]}${source ? ` of ${resourceName(source)}` : ''}`;
     const job = new CopyJob(file, title);
     this.made++;
     this.jobs.set(key, job);

@@ -1,13 +1,11 @@
 import { stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { formatOf, makeDirectory, validateAndDeriveIsolated } from '@data/core';
-import type { SchemaDescriptor } from '@data/core';
+import type { Package, Resource, SchemaDescriptor } from '@data/core';
 import type { HubParts } from '../../parts.js';
 import type { CopyJob } from './copy-job.js';
 import { storedKey, type Published } from '../published.js';
 import { contentType } from '../../content-type.js';
-
-type Resource = Record<string, unknown>;
 
 /** What a derived resource is a copy of, and in which form. */
 export interface CopyWanted {
@@ -25,15 +23,17 @@ const PACKAGE_RULES = ['$schema', 'profile'];
  * A table's schema as a copy needs it: its fields and how they are read, without the
  * constraints and keys the publication checked already (a copy only casts).
  */
-function castingSchema(schema: unknown): unknown {
-  if (typeof schema !== 'object' || schema === null) return schema;
-  const rest = without(schema as Resource, ['primaryKey', 'foreignKeys', 'uniqueKeys']);
-  const fields = Array.isArray(rest.fields) ? (rest.fields as Resource[]) : [];
+function castingSchema(schema: Resource['schema']): Resource['schema'] {
+  // A descriptor may say null, which the model's type does not (derived-resources.ts).
+  if (typeof schema !== 'object' || (schema as unknown) === null) return schema;
+  const rest = without(schema, ['primaryKey', 'foreignKeys', 'uniqueKeys']);
+  const fields = Array.isArray(rest.fields) ? rest.fields : [];
   return { ...rest, fields: fields.map((field) => without(field, ['constraints'])) };
 }
 
-function without(object: Resource, keys: readonly string[]): Resource {
-  return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key)));
+/** The object without these properties (none of them one its type requires). */
+function without<T extends object>(object: T, keys: readonly string[]): T {
+  return Object.fromEntries(Object.entries(object).filter(([key]) => !keys.includes(key))) as T;
 }
 
 /** Whether a table's rows are inline in its descriptor (`data`), with no file to read. */
@@ -72,7 +72,7 @@ async function locations(
 ): Promise<{ paths: string[]; hosts: string[] }> {
   const keys = tableFiles(pkg, source);
   if (!keys) throw new Error('a file of the table is not stored');
-  const given = Array.isArray(source.path) ? (source.path as string[]) : [source.path as string];
+  const given = Array.isArray(source.path) ? source.path : [source.path ?? ''];
   const paths: string[] = [];
   const hosts: string[] = [];
   for (const [index, key] of keys.entries()) {
@@ -104,7 +104,7 @@ function declaredSchema(copy: Resource): SchemaDescriptor | undefined {
 }
 
 /** The path and format a copy reads a stored table by: its files where `locations` put them. */
-function readFrom(source: Resource, paths: string[]): Resource {
+function readFrom(source: Resource, paths: string[]): Pick<Resource, 'path' | 'format'> {
   // Told by the original's name: a signed URL's ends in its query.
   const format = formatOf(source);
   return {
@@ -134,7 +134,7 @@ export async function makeTableCopy(
     ...(isInline(source) ? {} : readFrom(source, paths)),
     ...(source.schema !== undefined ? { schema: castingSchema(source.schema) } : {}),
   };
-  const descriptor: Resource = { resources: [resource] };
+  const descriptor: Package = { resources: [resource] };
   for (const rule of PACKAGE_RULES)
     if (pkg.descriptor[rule] !== undefined) descriptor[rule] = pkg.descriptor[rule];
   const { limits } = hub.options;

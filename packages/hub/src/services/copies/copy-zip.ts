@@ -18,9 +18,9 @@ const NOT_ZIPPED = new Set(['derived/zip', 'derived/parquet']);
 /** How the zip reads the other copies of a revision: the cache of copies (copies.ts). */
 export interface CopyReader {
   /** Whether the bytes of a derived resource can be had. */
-  has(pkg: Published, resource: Record<string, unknown>): Promise<boolean>;
+  has(pkg: Published, resource: Resource): Promise<boolean>;
   /** The bytes of a derived resource. */
-  read(pkg: Published, resource: Record<string, unknown>): Promise<Readable>;
+  read(pkg: Published, resource: Resource): Promise<Readable>;
 }
 
 /**
@@ -57,7 +57,7 @@ export async function makeZip(
   // A copy the hub cannot make (of a table whose file is not stored) is left out, and out of
   // the descriptor inside, which names only what the zip holds.
   const resources: Resource[] = [];
-  for (const resource of pkg.descriptor.resources as Resource[]) {
+  for (const resource of pkg.descriptor.resources) {
     const type = String((resource.datahub as { type?: unknown } | undefined)?.type);
     if (NOT_ZIPPED.has(type)) continue;
     if (!isDerived(resource) || (await copies.has(pkg, resource))) resources.push(resource);
