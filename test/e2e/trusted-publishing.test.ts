@@ -1,0 +1,119 @@
+/**
+ * Trusted publishing end to end: the real `data` against a real `data serve` whose
+ * configuration trusts an OpenID issuer on loopback (test/helpers/id-issuer.ts), in a "CI
+ * job" whose ID token comes from a stand-in for GitHub Actions' token endpoint. No token is
+ * stored anywhere: the right repository and branch publish; another branch is refused.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  gitHubClaims,
+  startActionsTokenEndpoint,
+  startIdIssuer,
+  type IdIssuer,
+} from '../helpers/id-issuer.js';
+import { startServe, type ServeProcess } from '../helpers/serve.js';
+import { browserLogin, CITIES_DIR, runData } from '../hub/helpers.js';
+
+const REPO = 'ada/world-cities';
+
+let issuer: IdIssuer;
+let hub: ServeProcess;
+let hubErr = '';
+beforeAll(async () => {
+  issuer = await startIdIssuer();
+  const folder = mkdtempSync(join(tmpdir(), 'data-trusted-'));
+  const config = join(folder, 'hub.json');
+  writeFileSync(config, JSON.stringify({ trustedIssuers: [issuer.url] }));
+  hub = await startServe(['--data-dir', join(folder, 'hub'), '--config', config]);
+  hub.child.stderr.on('data', (chunk: Buffer) => (hubErr += chunk.toString()));
+});
+afterAll(async () => {
+  await hub?.stop();
+  await issuer?.close();
+});
+
+/** `data` in a CI job: no stored token, no DATA_TOKEN, the job's ID token endpoint. */
+async function inJob(args: string[], ref: string) {
+  const endpoint = await startActionsTokenEndpoint(issuer, gitHubClaims(REPO, ref));
+  try {
+    const result = await runData(args, {
+      env: {
+        DATA_API: hub.url,
+        DATA_TOKEN: '',
+        DATA_ID_TOKEN: '',
+        ACTIONS_ID_TOKEN_REQUEST_URL: endpoint.requestUrl,
+        ACTIONS_ID_TOKEN_REQUEST_TOKEN: endpoint.requestToken,
+      },
+    });
+    return { ...result, requests: endpoint.requests };
+  } finally {
+    await endpoint.close();
+  }
+}
+
+describe('data publish in a CI job, as a trusted publisher', () => {
+  it('publishes from the trusted repository and branch, and is refused from another branch', async () => {
+    const ada = await browserLogin(hub.url, 'ada');
+    const added = await runData(
+      [
+        'publisher',
+        'add',
+        'ada/world-cities',
+        '--issuer',
+        issuer.url,
+        '--claim',
+        `repository=${REPO}`,
+        '--claim',
+        'ref=refs/heads/main',
+      ],
+      { env: { DATA_API: hub.url, DATA_TOKEN: ada } },
+    );
+    expect(added.code, added.err).toBe(0);
+    const id = added.out.split('\t')[0] ?? '';
+    expect(id).toMatch(/^[0-9a-f]{12}$/);
+    const listed = await runData(['publisher', 'list', 'ada/world-cities', '--json'], {
+      env: { DATA_API: hub.url, DATA_TOKEN: ada },
+    });
+    expect(JSON.parse(listed.out)).toMatchObject([{ id, issuer: issuer.url }]);
+
+    const published = await inJob(['--json', 'publish', CITIES_DIR], 'refs/heads/main');
+    expect(published.code, published.err).toBe(0);
+    expect(JSON.parse(published.out)).toMatchObject({
+      owner: 'ada',
+      dataset: 'world-cities',
+      state: 'SUCCEEDED',
+    });
+    expect(published.requests).toEqual([{ audience: hub.url, authorized: true }]);
+    expect(published.err).toContain('publishing ada/world-cities as its trusted publisher');
+    expect((await fetch(`${hub.url}/ada/world-cities/datapackage.json`)).status).toBe(200);
+    expect(hubErr).toContain('trusted publishing: a token of');
+    expect(hubErr).toContain(`"repository":"${REPO}"`);
+
+    const refused = await inJob(['publish', CITIES_DIR, '--force'], 'refs/heads/dev');
+    expect(refused.code).toBe(4);
+    expect(refused.err).toContain(
+      `refused the CI job's ID token: no trusted publisher of a dataset named world-cities matches this token's claims (repository=${REPO}, ref=refs/heads/dev`,
+    );
+    expect(refused.out).toBe('');
+  });
+
+  it('is refused by data serve for an issuer in clear off loopback', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'data-trusted-'));
+    const config = join(folder, 'hub.json');
+    writeFileSync(config, JSON.stringify({ trustedIssuers: ['http://issuer.example.org'] }));
+    const started = await runData([
+      'serve',
+      '--port',
+      '0',
+      '--data-dir',
+      folder,
+      '--config',
+      config,
+    ]);
+    expect(started.code).toBe(2);
+    expect(started.err).toContain('trustedIssuers: http://issuer.example.org is http');
+  });
+});
