@@ -124,6 +124,17 @@ describe('trusted publishing', () => {
         // Without naming the dataset: the one dataset whose publisher matches.
         const unnamed = await call(url, 'POST', '/auth/trusted', undefined, { token: idToken });
         expect(unnamed).toMatchObject({ status: 200, body: { dataset: 'ada/cities' } });
+        // Or by its name alone, whoever owns it.
+        const byName = await call(url, 'POST', '/auth/trusted', undefined, {
+          token: idToken,
+          dataset: 'Cities',
+        });
+        expect(byName).toMatchObject({ status: 200, body: { dataset: 'ada/cities' } });
+        const otherName = await call(url, 'POST', '/auth/trusted', undefined, {
+          token: idToken,
+          dataset: 'towns',
+        });
+        expect(otherName).toMatchObject({ status: 403, body: { check: 'claims' } });
 
         // That token publishes nothing else, manages no publisher and makes no token.
         await expect(publish(url, hubToken, CITIES_DIR, { dataset: 'towns' })).rejects.toThrow();
@@ -137,7 +148,7 @@ describe('trusted publishing', () => {
 
         // Every trade is logged with its claims, never with a token.
         const trades = lines.filter((line) => line.startsWith('trusted publishing:'));
-        expect(trades).toHaveLength(2);
+        expect(trades).toHaveLength(3);
         expect(trades[0]).toContain(`"repository":"${REPO}"`);
         expect(trades[0]).toContain('may publish ada/cities');
         for (const line of lines) {

@@ -107,8 +107,8 @@ export type TradeParts = Pick<HubParts, 'store' | 'keys' | 'log' | 'base'> & {
 /**
  * Trades an ID token for a hub token that may publish one dataset: the token must verify
  * (issuer, signature, audience the hub's address, expiry), and a publisher of the dataset
- * asked (`owner/dataset`), or of exactly one dataset when none is asked, must match its
- * claims. Every trade, and every refusal of a verified token, is logged with its claims.
+ * asked (`owner/dataset`, or a dataset name of any owner), or of exactly one dataset when
+ * none is asked, must match its claims. Every trade, and every refusal of a verified token, is logged with its claims.
  */
 export async function tradeIdToken(
   hub: TradeParts,
@@ -118,8 +118,8 @@ export async function tradeIdToken(
   const { token, dataset: asked } = (body ?? {}) as Record<string, unknown>;
   if (typeof token !== 'string' || token === '' || token.length > MAX_ID_TOKEN_CHARS)
     throw new TrustRefused(400, 'token', 'give the ID token as "token" in a JSON object');
-  if (asked !== undefined && (typeof asked !== 'string' || !/^[^/]+\/[^/]+$/.test(asked)))
-    throw new TrustRefused(400, 'dataset', '"dataset" must be "owner/dataset"');
+  if (asked !== undefined && (typeof asked !== 'string' || !/^([^/]+\/)?[^/]+$/.test(asked)))
+    throw new TrustRefused(400, 'dataset', '"dataset" must be "owner/dataset" or a dataset name');
   if (!hub.idTokens.enabled)
     throw new TrustRefused(
       401,
@@ -176,7 +176,7 @@ async function matchingPublisher(
       `no trusted publisher of ${where} matches this token's claims (${describeClaims(claims)})`,
     ),
   });
-  if (asked !== undefined) {
+  if (asked?.includes('/')) {
     const [owner = '', name = ''] = asked.split('/');
     const user = await hub.store.userByName(owner);
     const publishers = user ? await hub.store.publishers.list(user.userid, name) : [];
@@ -185,24 +185,29 @@ async function matchingPublisher(
     );
     return found && user ? { publisher: found, owner: user.username } : noMatch(asked);
   }
-  const matching = (await hub.store.publishers.ofIssuer(issuer)).filter((publisher) =>
-    claimsMatch(publisher.claims, claims),
+  // A name alone: that dataset of whichever owner's publishers match.
+  const named = asked?.toLowerCase();
+  const matching = (await hub.store.publishers.ofIssuer(issuer)).filter(
+    (publisher) =>
+      claimsMatch(publisher.claims, claims) &&
+      (named === undefined || publisher.dataset.toLowerCase() === named),
   );
   const datasets = new Set(
     matching.map((publisher) => `${publisher.ownerid}/${publisher.dataset.toLowerCase()}`),
   );
   const [publisher] = matching;
-  if (!publisher) return noMatch('any dataset');
+  const where = asked === undefined ? 'any dataset' : `a dataset named ${asked}`;
+  if (!publisher) return noMatch(where);
   if (datasets.size > 1)
     return {
       refused: new TrustRefused(
         400,
         'dataset',
-        `this token may publish ${String(datasets.size)} datasets: name the one to publish ("dataset")`,
+        `this token may publish ${String(datasets.size)} datasets${named === undefined ? '' : ` named ${asked ?? ''}`}: name the owner too ("owner/dataset")`,
       ),
     };
   const owner = (await hub.store.userById(publisher.ownerid))?.username;
-  return owner ? { publisher, owner } : noMatch('any dataset');
+  return owner ? { publisher, owner } : noMatch(where);
 }
 
 /** The claims a refusal names, so that the maker of the workflow sees what it carried. */
