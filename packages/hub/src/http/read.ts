@@ -3,6 +3,7 @@ import type { Package } from '@data/core';
 import type { Hub } from '../context.js';
 import type { Request } from './request.js';
 import { wantedCopy } from '../services/copies/copies.js';
+import type { CopyWanted } from '../services/copies/copy-table.js';
 import {
   published,
   publishedRevision,
@@ -17,7 +18,7 @@ import {
   type PickedFile,
   type Published,
 } from '../services/published.js';
-import { sendBytes, sendStored } from './send-file.js';
+import { needsWhole, sendBytes, sendGrowing, sendLocalFile, sendStored } from './send-file.js';
 
 /** Which file of a published revision to send, and the name its type is told by. */
 export type Pick = (pkg: Published) => PickedFile;
@@ -48,7 +49,7 @@ export async function sendPublished(
   // copy, revisions published before copies were made when asked for), else made or kept.
   const wanted = found.resource && wantedCopy(pkg, found.resource);
   if (wanted && !(await hub.storage.stat(found.key)))
-    return hub.copies.send(request.raw, response, pkg, wanted, cache);
+    return sendCopy(hub, request, response, pkg, wanted, cache);
   await sendStored(request.raw, response, hub.storage, found.key, {
     name: found.name,
     cache,
@@ -56,6 +57,29 @@ export async function sendPublished(
     disposition: found.resource ? 'attachment' : 'inline',
     encoding: found.resource?.encoding,
   });
+}
+
+/** Sends a derived copy where Copies has it: kept, whole in the scratch folder, or being made. */
+async function sendCopy(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  pkg: Published,
+  wanted: CopyWanted,
+  cache: string,
+): Promise<void> {
+  const copy = await hub.copies.answer(pkg, wanted, needsWhole(request.raw));
+  const { name, type, etag, modified, bytes } = copy;
+  const options = { name, type, etag, modified, cache, disposition: 'attachment' } as const;
+  try {
+    if (bytes.from === 'store')
+      await sendStored(request.raw, response, hub.storage, bytes.key, options);
+    else if (bytes.from === 'scratch')
+      await sendLocalFile(request.raw, response, bytes.path, options);
+    else await sendGrowing(response, bytes.stream, bytes.length, options);
+  } finally {
+    copy.release();
+  }
 }
 
 /**

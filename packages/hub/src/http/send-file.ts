@@ -309,6 +309,41 @@ export function dispositionOf(name: string, type: 'attachment' | 'inline'): stri
   return contentDisposition(shown, { type, fallback: ascii });
 }
 
+/**
+ * Sends a file as it is written (a copy being made), to a GET: its length is told only when
+ * it is already whole, and a writing that fails after the first bytes cuts the response
+ * short, so that no client takes a truncated file for a whole one. A HEAD, ranges and
+ * conditional requests are answered from the whole file instead (sendStored, sendLocalFile).
+ */
+export async function sendGrowing(
+  response: ServerResponse,
+  bytes: Readable,
+  length: number | undefined,
+  options: SendOptions & { type: string; etag: string; modified: Date },
+): Promise<void> {
+  response.writeHead(200, {
+    'Content-Type': options.type,
+    ...(options.cache !== undefined ? { 'Cache-Control': options.cache } : {}),
+    ...(options.disposition
+      ? { 'Content-Disposition': dispositionOf(options.name, options.disposition) }
+      : {}),
+    ETag: `"${options.etag}"`,
+    'Last-Modified': options.modified.toUTCString(),
+    ...(length !== undefined ? { 'Content-Length': String(length) } : {}),
+  });
+  await pipeline(bytes, response);
+}
+
+/** Whether a request asks for a file's whole answer first: its length, ranges, conditions. */
+export function needsWhole(request: IncomingMessage): boolean {
+  const { headers } = request;
+  return (
+    request.method === 'HEAD' ||
+    headers.range !== undefined ||
+    CONDITIONS.some((name) => headers[name] !== undefined)
+  );
+}
+
 /** The entity tags of a header's list (`*` among them), as they are written. */
 function entityTags(header: string): string[] {
   return header

@@ -8,7 +8,6 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename, dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
@@ -19,16 +18,12 @@ import {
   version,
   type Resource,
 } from '@data/core';
-import { copyFailure, CopyJob, sendJob } from './copy-job.js';
+import { copyFailure, CopyJob } from './copy-job.js';
 import { makeTableCopy, tableFiles, type CopyWanted } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
 import type { HubParts } from '../../parts.js';
 import { HttpError } from '../../http-error.js';
 import { storedKey, type Published } from '../published.js';
-// The one HTTP module a service imports: Copies.send answers a download itself (a stored copy,
-// a copy still being written, or a 202 while it is made); moving that answer to http/ is a
-// larger change than the move of the shared pieces (HttpError, contentType) out of http/.
-import { CONDITIONS, dispositionOf, sendLocalFile, sendStored } from '../../http/send-file.js';
 
 const TYPES = {
   csv: 'text/csv; charset=utf-8',
@@ -123,6 +118,24 @@ function cacheKey(pkg: Published, wanted: CopyWanted): string {
   return `cache/${revision}${writers()}/${basename(String(wanted.resource.path))}`;
 }
 
+/**
+ * A copy as a request for it is answered (the HTTP side sends it: http/read.ts): its name,
+ * type and validators, and where its bytes are, the copy kept in the store, the whole copy
+ * in the scratch folder, or the copy as it is made (its length told once it is whole).
+ * `release` once it is sent or has failed: until then its scratch file stays.
+ */
+export interface CopyAnswer {
+  name: string;
+  type: string;
+  etag: string;
+  modified: Date;
+  bytes:
+    | { from: 'store'; key: string }
+    | { from: 'scratch'; path: string }
+    | { from: 'making'; stream: Readable; length: number | undefined };
+  release(): void;
+}
+
 export class Copies {
   private readonly jobs = new Map<string, CopyJob>();
   private readonly stopping = new AbortController();
@@ -134,47 +147,46 @@ export class Copies {
   ) {}
 
   /**
-   * Sends a copy: the kept one, with ranges and conditional requests, or as it is made. A
-   * request that needs the whole copy first (a HEAD, for its length; a Range; a conditional
-   * request, for its validators) waits for it to be made, then is answered from it as a
-   * stored file is: GDAL's /vsicurl/ asks the size first, then ranges, and a Parquet
-   * reader reads the footer first, so a Parquet copy is always sent once whole.
+   * A copy to send: the kept one, or as it is made. An answer that needs the whole copy
+   * first (`whole`: a HEAD, for its length; a Range; a conditional request, for its
+   * validators) waits for it to be made, then is answered from it as a stored file is:
+   * GDAL's /vsicurl/ asks the size first, then ranges, and a Parquet reader reads the
+   * footer first, so a Parquet copy is always answered once whole. Throws the reader's
+   * HttpError when the making fails before the copy's first bytes.
    */
-  async send(
-    request: IncomingMessage,
-    response: ServerResponse,
-    pkg: Published,
-    wanted: CopyWanted,
-    cache: string,
-  ): Promise<void> {
-    const name = basename(String(wanted.resource.path));
+  async answer(pkg: Published, wanted: CopyWanted, whole: boolean): Promise<CopyAnswer> {
     const key = cacheKey(pkg, wanted);
-    const type = TYPES[wanted.kind];
-    const validators = copyValidators(pkg, key);
-    const options = { name, cache, type, disposition: 'attachment', ...validators } as const;
-    if (await this.isKept(key))
-      return sendStored(request, response, this.hub.storage, key, options);
+    const name = basename(String(wanted.resource.path));
+    const facts = { name, type: TYPES[wanted.kind], ...copyValidators(pkg, key) };
+    const kept: CopyAnswer = { ...facts, bytes: { from: 'store', key }, release: () => undefined };
+    if (await this.isKept(key)) return kept;
     const job = this.jobFor(pkg, wanted, key);
     job.readers++;
+    let released = false;
+    const release = () => {
+      if (!released) this.release(job);
+      released = true;
+    };
     try {
-      if (wanted.kind === 'parquet' || needsWhole(request)) {
+      if (wanted.kind === 'parquet' || whole) {
         await job.over;
         if (job.failure) throw copyFailure(job, job.failure);
-        if (await this.isKept(key))
-          return await sendStored(request, response, this.hub.storage, key, options);
         // Larger than the cache (or not stored): answered from the scratch file, which stays
-        // while this reads it and a short while after (RECENT_COPIES).
-        return await sendLocalFile(request, response, job.file, options);
+        // while it is read and a short while after (RECENT_COPIES).
+        if (!(await this.isKept(key)))
+          return { ...facts, bytes: { from: 'scratch', path: job.file }, release };
+        release();
+        return kept;
       }
-      await sendJob(response, job, {
-        'Content-Type': type,
-        'Cache-Control': cache,
-        'Content-Disposition': dispositionOf(name, 'attachment'),
-        ETag: `"${validators.etag}"`,
-        'Last-Modified': validators.modified.toUTCString(),
+      await job.started().catch((error: unknown) => {
+        throw copyFailure(job, error);
       });
-    } finally {
-      this.release(job);
+      const stream = Readable.from(job.bytes(), { objectMode: false });
+      const length = job.finished ? job.written : undefined;
+      return { ...facts, bytes: { from: 'making', stream, length }, release };
+    } catch (error) {
+      release();
+      throw error;
     }
   }
 
@@ -356,16 +368,6 @@ export class Copies {
     if (this.making.has(job) || job.readers > 0) return;
     void rm(dirname(job.file), { recursive: true, force: true });
   }
-}
-
-/** Whether answering a request needs the whole copy: its length, ranges, conditions. */
-function needsWhole(request: IncomingMessage): boolean {
-  const { headers } = request;
-  return (
-    request.method === 'HEAD' ||
-    headers.range !== undefined ||
-    CONDITIONS.some((name) => headers[name] !== undefined)
-  );
 }
 
 function toError(error: unknown): Error {

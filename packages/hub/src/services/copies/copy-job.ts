@@ -1,8 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import { open } from 'node:fs/promises';
-import type { ServerResponse } from 'node:http';
 import { Readable, Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { HttpError } from '../../http-error.js';
 
 /** Read from a copy's file and sent on in pieces of this size: one per reader at a time. */
@@ -96,29 +94,6 @@ export class CopyJob {
 export function copyFailure(job: CopyJob, error: unknown): HttpError {
   const reason = error instanceof Error ? error.message : String(error);
   return new HttpError(500, `${job.title} could not be made: ${reason}`);
-}
-
-/**
- * Sends a copy as it is made, to a GET: the length is told only when it is already whole,
- * and a making that fails after the first bytes cuts the response short, so that no client
- * takes a truncated copy for a whole one. A HEAD, ranges and conditional requests are
- * answered from the whole copy (Copies.send waits for it).
- */
-export async function sendJob(
-  response: ServerResponse,
-  job: CopyJob,
-  headers: Record<string, string>,
-): Promise<void> {
-  try {
-    await job.started();
-  } catch (error) {
-    throw copyFailure(job, error);
-  }
-  response.writeHead(200, {
-    ...headers,
-    ...(job.finished ? { 'Content-Length': String(job.written) } : {}),
-  });
-  await pipeline(Readable.from(job.bytes(), { objectMode: false }), response);
 }
 
 /**
