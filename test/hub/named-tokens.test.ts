@@ -12,6 +12,7 @@ import type { RunningHub } from '../../packages/hub/src/server.js';
 import {
   authorizeUploads,
   browserLogin,
+  hiddenFields,
   CITIES_DIR,
   publish,
   readPackage,
@@ -233,6 +234,69 @@ describe('named tokens', () => {
         (await fetch(`${url}/ada/cities/datapackage.json`, { headers: { 'Auth-Token': ada } }))
           .status,
       ).toBe(200);
+    });
+  });
+
+  it('are listed on a page of the signed-in user, names escaped, each revoked by its button', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const bob = await browserLogin(url, 'bob');
+      const secret = await token(url, ada, {
+        name: '<b>"ci" & co',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+      });
+      await token(url, bob, { name: 'bobs', scope: 'read' });
+      const cookie = `data_session=${ada}`;
+      const shown = await fetch(`${url}/settings/tokens`, { headers: { cookie } });
+      expect(shown.status).toBe(200);
+      const html = await shown.text();
+      expect(html).toContain('<th scope="row">&lt;b&gt;&quot;ci&quot; &amp; co</th>');
+      expect(html).not.toContain('<b>"ci"');
+      expect(html).toContain('<code>ada/cities</code>');
+      expect(html).not.toContain('bobs');
+      expect(html).not.toContain(secret);
+      expect(html).toMatch(/<button type="submit" aria-label="Revoke [^"]+">Revoke<\/button>/);
+      // Signed out: to the sign-in page.
+      const away = await fetch(`${url}/settings/tokens`, { redirect: 'manual' });
+      expect(away.status).toBe(302);
+
+      // The name as a browser sends it (hiddenFields decodes only &amp; and &quot;).
+      const hidden = hiddenFields(html);
+      const fields = {
+        ...hidden,
+        name: (hidden.name ?? '').replace(/&lt;/g, '<').replace(/&gt;/g, '>'),
+      };
+      const post = (form: Record<string, string>, headers: Record<string, string> = {}) =>
+        fetch(`${url}/settings/tokens/revoke`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams(form).toString(),
+        });
+      expect((await post({ ...fields, csrf: 'forged' })).status).toBe(403);
+      expect((await post(fields, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      // Bob's session does not carry Ada's CSRF value.
+      const asBob = await fetch(`${url}/settings/tokens/revoke`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: {
+          cookie: `data_session=${bob}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: new URLSearchParams(fields).toString(),
+      });
+      expect(asBob.status).toBe(403);
+      expect(await checkOf(url, secret)).toMatchObject({ authenticated: true });
+      const revoked = await post(fields);
+      expect(revoked.status).toBe(303);
+      expect(revoked.headers.get('location')).toMatch(/^\/settings\/tokens\?revoked=/);
+      expect(await checkOf(url, secret)).toMatchObject({ authenticated: false });
+      const after = await (
+        await fetch(`${url}${revoked.headers.get('location') ?? ''}`, { headers: { cookie } })
+      ).text();
+      expect(after).toContain('You have no tokens');
+      expect(after).toContain('role="status"');
     });
   });
 
