@@ -176,6 +176,40 @@ describe('the metadata rules, on this run’s engine', () => {
     expect(await store.reserveCopy('cache/x/3', 101, 100)).toBeUndefined();
     expect(await store.cacheUsage()).toEqual({ bytes: 50, copies: 1 });
   });
+
+  // Statements written once for both engines (statements.ts), SQLite's upserts among them.
+  it('keep the last upload of a path, a revocation and a shared value once, whatever is repeated', async () => {
+    await store.recordUpload('u-up', 'data/a.csv', 'a'.repeat(32));
+    await store.recordUpload('u-up', 'data/a.csv', 'b'.repeat(32));
+    expect(await store.lastUpload('u-up', 'data/a.csv')).toBe('b'.repeat(32));
+    expect(await store.lastUpload('u-up', 'data/b.csv')).toBeUndefined();
+    const later = Math.floor(Date.now() / 1000) + 3600;
+    await store.revoke('jti-1', later);
+    await store.revoke('jti-1', later + 1);
+    expect(await store.isRevoked('jti-1')).toBe(true);
+    expect(await store.isRevoked('jti-2')).toBe(false);
+    expect(await store.sharedValue('rules-test', () => 'first')).toBe('first');
+    expect(await store.sharedValue('rules-test', () => 'second')).toBe('first');
+  });
+
+  it('tell a holding of a file’s length and head apart from others, and forget a collected object', async () => {
+    const key = 'c'.repeat(32);
+    expect(await store.addHolding(key, 'u-hold', 10, false, LIMITS.maxStorageBytes, 'h1')).toBe(
+      true,
+    );
+    expect(await store.holds('u-hold', key)).toBe(true);
+    expect(await store.hasObject(key)).toBe(true);
+    expect(await store.mayHold('u-hold', 10, undefined)).toBe(true);
+    expect(await store.mayHold('u-hold', 10, 'h1')).toBe(true);
+    expect(await store.mayHold('u-hold', 10, 'h2')).toBe(false);
+    expect(await store.mayHold('u-hold', 11, 'h1')).toBe(false);
+    expect(await store.markCollecting(key)).toBe(false);
+    const later = new Date(Date.now() + 60_000).toISOString();
+    expect(await store.dropUnusedHolding('u-hold', key, later)).toBe(true);
+    expect(await store.markCollecting(key)).toBe(true);
+    expect(await store.dropCollected(key)).toBe(true);
+    expect(await store.hasObject(key)).toBe(false);
+  });
 });
 
 describe('a rule run at once', () => {
