@@ -81,6 +81,8 @@ export {
   isRevisionEntry,
   isSearchResult,
 } from './protocol/guards.js';
+export { isOrgMember, ORG_ROLES, OWNER_NAME } from './protocol/orgs.js';
+export type { OrgMember, OrgRole } from './protocol/orgs.js';
 export {
   isPublisherRecord,
   isTrustedAnswer,

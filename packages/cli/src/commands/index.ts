@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   history: async () => (await import('./history.js')).registerHistory,
   delete: async () => (await import('./delete.js')).registerDelete,
   token: async () => (await import('./token.js')).registerToken,
+  org: async () => (await import('./org.js')).registerOrg,
   publisher: async () => (await import('./publisher.js')).registerPublisher,
   config: async () => (await import('./config.js')).registerConfig,
   completion: async () => (await import('./completion.js')).registerCompletion,

@@ -12,6 +12,7 @@ import type { Findability, PublishSource } from '../client/publish.js';
 import type { Found } from '../credentials/store.js';
 import type { Report } from '@data/core';
 import type { ResolvedSource } from '../client/publish-source.js';
+import type { OrgsDeps } from '../client/orgs.js';
 
 export interface PublishCommandOptions {
   path: string;
@@ -22,6 +23,8 @@ export interface PublishCommandOptions {
   timeout: number;
   sheets?: string | undefined;
   dryRun?: boolean | undefined;
+  /** An organisation to publish under, rather than the signed-in user. */
+  owner?: string | undefined;
 }
 
 export function registerPublish(
@@ -50,6 +53,10 @@ export function registerPublish(
     .option(
       '--sheets <which>',
       'for workbooks: all, or sheet numbers or names, comma-separated, each a table (default: the first sheet, or the one the dialect names)',
+    )
+    .option(
+      '--owner <org>',
+      'publish under an organisation you are a maintainer or admin of (default: yourself)',
     )
     .option('--no-wait', 'return once the hub has the package, without waiting for publication')
     .option('--force', 'make a new revision even when nothing changed since the published one')
@@ -109,8 +116,14 @@ async function validateAndPublish(
     return EXIT.invalid;
   }
   const api = hubApi(ctx);
-  const profile = profileOf(await api.check(found.token));
-  if (!profile) throw refusedToken(ctx, found);
+  const signedIn = profileOf(await api.check(found.token));
+  if (!signedIn) throw refusedToken(ctx, found);
+  const profile =
+    options.owner === undefined
+      ? signedIn
+      : await (
+          await import('../client/orgs.js')
+        ).publishOwner(api, orgsDeps(ctx, found), options.owner, signedIn);
   if (options.dryRun) return dryRun(options, source, report, profile.username, found.token, ctx);
   const { publishPackage } = await import('../client/publish.js');
   const { publishProgress, publishSummary } = await import('../output/publish.js');
@@ -145,6 +158,17 @@ async function validateAndPublish(
   } finally {
     progress.stop();
   }
+}
+
+/** What `--owner`'s check of the organisation's members needs: the hub and the token. */
+function orgsDeps(ctx: Context, found: Found): OrgsDeps {
+  return {
+    api: ctx.hub().api,
+    fetch: ctx.fetch,
+    signal: ctx.signal,
+    token: found.token,
+    refused: () => refusedToken(ctx, found),
+  };
 }
 
 /** --dry-run: what publishing would change (client/publish-dry-run.ts), uploading nothing. */

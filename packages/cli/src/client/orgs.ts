@@ -1,0 +1,154 @@
+/**
+ * The use cases of `data org create|add|remove|members`: the hub's `/api/orgs`, over the
+ * signed-in user's token. No terminal I/O; a refusal (a name taken, a user who is not
+ * there, a member who may not, the last admin) is a RefusedError with the hub's reason.
+ */
+import {
+  credentialHeaders,
+  errorDetail,
+  isOrgMember,
+  json,
+  RefusedError,
+  send,
+  ServerError,
+  type HttpFetch,
+  type HttpInit,
+  type OrgMember,
+  type OrgRole,
+} from '@data/core';
+
+export interface OrgsDeps {
+  /** The hub's API address. */
+  api: string;
+  fetch: HttpFetch;
+  signal?: AbortSignal | undefined;
+  /** The user's token: a sign-in's, or a named token. */
+  token: string;
+  /** The error of a token the hub refused, in the words that fit where it came from. */
+  refused: () => Error;
+}
+
+/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
+const REFUSALS = new Set([400, 403, 404, 409, 422]);
+
+async function call(deps: OrgsDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
+  const url = `${deps.api}${path}`;
+  const headers = {
+    ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
+    ...init.headers,
+  };
+  const response = await send(deps.fetch, step, url, {
+    ...init,
+    headers,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  if (response.status === 401) {
+    await response.text();
+    throw deps.refused();
+  }
+  if (response.status === 405 || (response.status === 404 && path === '/api/orgs')) {
+    await response.text();
+    throw new ServerError(`${step}: ${deps.api} has no organisations (an older hub)`);
+  }
+  if (REFUSALS.has(response.status))
+    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
+  return json(step, response);
+}
+
+const orgPath = (org: string) => `/api/orgs/${encodeURIComponent(org)}/members`;
+
+const withBody = (method: string, body: unknown): HttpInit => ({
+  method,
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+/** Makes an organisation whose first admin is the signed-in user. */
+export async function runOrgCreate(
+  name: string,
+  deps: OrgsDeps,
+): Promise<{ name: string; members: OrgMember[] }> {
+  const answer = await call(deps, 'org create', '/api/orgs', withBody('POST', { name }));
+  const made = answer as { name?: unknown; members?: unknown };
+  if (
+    typeof made.name !== 'string' ||
+    !Array.isArray(made.members) ||
+    !made.members.every(isOrgMember)
+  )
+    throw new ServerError('org create: the hub answered something that is not an organisation');
+  return { name: made.name, members: made.members };
+}
+
+/** Adds a member to an organisation, or changes a member's role. */
+export async function runOrgAdd(
+  org: string,
+  user: string,
+  role: OrgRole,
+  deps: OrgsDeps,
+): Promise<OrgMember> {
+  const answer = await call(
+    deps,
+    'org add',
+    `${orgPath(org)}/${encodeURIComponent(user)}`,
+    withBody('PUT', { role }),
+  );
+  if (!isOrgMember(answer))
+    throw new ServerError('org add: the hub answered something that is not a member');
+  return answer;
+}
+
+/** Removes a member (or the signed-in user, leaving). */
+export async function runOrgRemove(
+  org: string,
+  user: string,
+  deps: OrgsDeps,
+): Promise<{ removed: string }> {
+  const answer = await call(deps, 'org remove', `${orgPath(org)}/${encodeURIComponent(user)}`, {
+    method: 'DELETE',
+  });
+  const removed = (answer as { removed?: unknown }).removed;
+  if (typeof removed !== 'string')
+    throw new ServerError('org remove: the hub answered something that is not a removal');
+  return { removed };
+}
+
+/** An organisation's members, by name: only its members may list them. */
+export async function runOrgMembers(org: string, deps: OrgsDeps): Promise<OrgMember[]> {
+  const answer = await call(deps, 'org members', orgPath(org), {});
+  if (!Array.isArray(answer) || !answer.every(isOrgMember))
+    throw new ServerError('org members: the hub answered something that is not a list of members');
+  return answer;
+}
+
+/**
+ * The owner `data publish --owner` names: the signed-in user itself, or an organisation the
+ * user may publish under (a maintainer or admin), with its id as the hub resolves it. The
+ * hub decides again when it is asked to publish; asked first, a refusal says why.
+ */
+export async function publishOwner(
+  api: { resolve(username: string): Promise<string | undefined> },
+  deps: OrgsDeps,
+  name: string,
+  me: { id: string; username: string },
+): Promise<{ id: string; username: string }> {
+  const username = name.toLowerCase();
+  if (username === me.username) return me;
+  let members: OrgMember[];
+  try {
+    members = await runOrgMembers(username, deps);
+  } catch (error) {
+    if (error instanceof RefusedError)
+      throw new RefusedError(
+        `publish: there is no organisation "${username}" that you are a member of`,
+      );
+    throw error;
+  }
+  const role = members.find((member) => member.user === me.username)?.role;
+  if (role !== 'admin' && role !== 'maintainer')
+    throw new RefusedError(
+      `publish: you are ${role === undefined ? 'not a member' : `a ${role}`} of ${username}: publishing under it takes a maintainer or an admin`,
+    );
+  const id = await api.resolve(username);
+  if (!id) throw new RefusedError(`publish: there is no organisation "${username}" on the hub`);
+  return { id, username };
+}

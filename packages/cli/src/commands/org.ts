@@ -1,0 +1,129 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { ORG_ROLES, OWNER_NAME, type OrgMember, type OrgRole } from '@data/core';
+import type { Context } from '../context.js';
+import type { OrgsDeps } from '../client/orgs.js';
+import { refusedToken, requireToken, writeJson } from './auth-common.js';
+import type { ContextFor, SetExitCode } from './types.js';
+
+/** An owner name as the hub takes it: a user's or an organisation's, in any case. */
+function ownerName(kind: string) {
+  return (value: string): string => {
+    if (!OWNER_NAME.test(value))
+      throw new InvalidArgumentError(
+        `${kind} names are letters, digits, "-" and "_", starting with a letter or digit, at most 39`,
+      );
+    return value;
+  };
+}
+
+export function registerOrg(
+  program: Command,
+  contextFor: ContextFor,
+  setExitCode: SetExitCode,
+): void {
+  const org = program
+    .command('org')
+    .summary('organisations: datasets a team publishes together, with roles for its members');
+  org
+    .command('create')
+    .summary('make an organisation, with you as its admin')
+    .argument(
+      '<org>',
+      'its name: it shares the names of users, and none may be taken',
+      ownerName('organisation'),
+    )
+    .addHelpText('after', '\nExamples:\n  data org create acme\n  data publish --owner acme')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      setExitCode(await createOrg(name, contextFor(command)));
+    });
+  org
+    .command('add')
+    .summary("add a member to an organisation, or change a member's role (admins only)")
+    .argument('<org>', 'the organisation', ownerName('organisation'))
+    .argument('<user>', 'a user who has signed in to the hub once', ownerName('user'))
+    .addOption(
+      new Option(
+        '--role <role>',
+        'admin (all, members too), maintainer (read, publish, delete) or reader (read)',
+      )
+        .choices(ORG_ROLES)
+        .makeOptionMandatory(),
+    )
+    .addHelpText('after', '\nExamples:\n  data org add acme grace --role maintainer')
+    .action(async (name: string, user: string, options: { role: OrgRole }, command: Command) => {
+      setExitCode(await addMember(name, user, options.role, contextFor(command)));
+    });
+  org
+    .command('remove')
+    .summary('remove a member from an organisation (admins; or yourself, to leave)')
+    .argument('<org>', 'the organisation', ownerName('organisation'))
+    .argument('<user>', 'the member', ownerName('user'))
+    .action(async (name: string, user: string, _options: unknown, command: Command) => {
+      setExitCode(await removeMember(name, user, contextFor(command)));
+    });
+  org
+    .command('members')
+    .summary("an organisation's members and their roles (to its members)")
+    .argument('<org>', 'the organisation', ownerName('organisation'))
+    .action(async (name: string, _options: unknown, command: Command) => {
+      setExitCode(await listMembers(name, contextFor(command)));
+    });
+}
+
+async function deps(ctx: Context): Promise<OrgsDeps> {
+  const found = await requireToken(ctx);
+  return {
+    api: ctx.hub().api,
+    fetch: ctx.fetch,
+    signal: ctx.signal,
+    token: found.token,
+    refused: () => refusedToken(ctx, found),
+  };
+}
+
+export async function createOrg(name: string, ctx: Context): Promise<number> {
+  const { runOrgCreate } = await import('../client/orgs.js');
+  const made = await runOrgCreate(name, await deps(ctx));
+  if (ctx.globals.json) writeJson(ctx, made);
+  else
+    ctx.io.stdout.write(
+      `made the organisation ${made.name}, with you as its admin: add members with data org add ${made.name} USER --role maintainer\n`,
+    );
+  return 0;
+}
+
+export async function addMember(
+  org: string,
+  user: string,
+  role: OrgRole,
+  ctx: Context,
+): Promise<number> {
+  const { runOrgAdd } = await import('../client/orgs.js');
+  const member = await runOrgAdd(org, user, role, await deps(ctx));
+  if (ctx.globals.json) writeJson(ctx, member);
+  else ctx.io.stdout.write(`${member.user} is now ${member.role} of ${org.toLowerCase()}\n`);
+  return 0;
+}
+
+export async function removeMember(org: string, user: string, ctx: Context): Promise<number> {
+  const { runOrgRemove } = await import('../client/orgs.js');
+  const result = await runOrgRemove(org, user, await deps(ctx));
+  if (ctx.globals.json) writeJson(ctx, result);
+  else ctx.io.stdout.write(`removed ${result.removed} from ${org.toLowerCase()}\n`);
+  return 0;
+}
+
+/** The members as a table for people: one a line, name and role in columns. */
+function renderMembers(members: readonly OrgMember[]): string {
+  const width = Math.max(4, ...members.map((member) => member.user.length));
+  const lines = members.map((member) => `${member.user.padEnd(width)}  ${member.role}`);
+  return `${['USER'.padEnd(width) + '  ROLE', ...lines].join('\n')}\n`;
+}
+
+export async function listMembers(org: string, ctx: Context): Promise<number> {
+  const { runOrgMembers } = await import('../client/orgs.js');
+  const members = await runOrgMembers(org, await deps(ctx));
+  if (ctx.globals.json) writeJson(ctx, members);
+  else ctx.io.stdout.write(renderMembers(members));
+  return 0;
+}
