@@ -8,6 +8,7 @@ export { openMetadata } from './engines/metadata/open.js';
 export { DatabaseUnavailable } from './engines/metadata/types.js';
 export { MigrationRefused, migrateHub } from './services/migrate.js';
 export type { MigrationEvent, MigrationResult } from './services/migrate.js';
-export { HubRefused, startHub } from './server.js';
+export { HubRefused } from './refused.js';
+export { startHub } from './start.js';
 export { openStorage } from './engines/storage/open.js';
 export { StorageAddressError } from './engines/storage/types.js';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import * as auth from './http/auth.js';
 import type { Hub } from './context.js';
 import type { HubParts } from './parts.js';
+import { HubRefused } from './refused.js';
 import {
   DEFAULT_DERIVED_CACHE_MB,
   DEFAULT_LIMITS,
@@ -474,23 +475,7 @@ function handler(hub: Hub, log: HubLog) {
   };
 }
 
-/** The setting of the hub that an operator must change, where it is one. */
-export type HubSetting = 'database' | 'storage' | 'sign-in';
-
-/**
- * The hub will not start as configured: the operator must change something (`setting`). The
- * hint names no flag: whoever starts the hub (`data serve`) says which of its own to change.
- */
-export class HubRefused extends Error {
-  override readonly name = 'HubRefused';
-  constructor(
-    message: string,
-    readonly hint: string,
-    readonly setting?: HubSetting,
-  ) {
-    super(message);
-  }
-}
+export { HubRefused, type HubSetting } from './refused.js';
 
 const LOOKUP_CACHE_BYTES = 32 * 1024 * 1024;
 
