@@ -4,6 +4,7 @@
  * job" whose ID token comes from a stand-in for GitHub Actions' token endpoint. No token is
  * stored anywhere: the right repository and branch publish; another branch is refused.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,22 @@ import { startServe, type ServeProcess } from '../helpers/serve.js';
 import { browserLogin, CITIES_DIR, runData } from '../hub/helpers.js';
 
 const REPO = 'ada/world-cities';
+
+function run(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: { ...process.env, ...env } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+  });
+}
 
 let issuer: IdIssuer;
 let hub: ServeProcess;
@@ -98,6 +115,42 @@ describe('data publish in a CI job, as a trusted publisher', () => {
       `refused the CI job's ID token: no trusted publisher of a dataset named world-cities matches this token's claims (repository=${REPO}, ref=refs/heads/dev`,
     );
     expect(refused.out).toBe('');
+  });
+
+  it("publishes with the GitHub Action's publish mode (scripts/ci/publish.sh)", async () => {
+    const endpoint = await startActionsTokenEndpoint(issuer, gitHubClaims(REPO, 'refs/heads/main'));
+    const job = {
+      ACTIONS_ID_TOKEN_REQUEST_URL: endpoint.requestUrl,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: endpoint.requestToken,
+      DATA_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'data-job-')),
+      DATA_KEYCHAIN: '0',
+      DATA_TOKEN: '',
+      NO_COLOR: '1',
+    };
+    const script = join(import.meta.dirname, '../../scripts/ci/publish.sh');
+    try {
+      const published = await run('bash', [script], {
+        ...job,
+        INPUT_PATH: CITIES_DIR,
+        INPUT_HUB: hub.url,
+        INPUT_DATASET: 'ada/world-cities',
+        INPUT_FINDABILITY: 'unlisted',
+      });
+      expect(published.code, published.err).toBe(0);
+      expect(published.err).toContain('publishing ada/world-cities as its trusted publisher');
+      const noHub = await run('bash', [script], { ...job, INPUT_PATH: CITIES_DIR });
+      expect(noHub.code).toBe(2);
+      expect(noHub.err).toContain('::error title=data publish::hub is needed');
+      const noPermission = await run('bash', [script], {
+        ...job,
+        ACTIONS_ID_TOKEN_REQUEST_URL: '',
+        INPUT_HUB: hub.url,
+      });
+      expect(noPermission.code).toBe(2);
+      expect(noPermission.err).toContain('permissions: id-token: write');
+    } finally {
+      await endpoint.close();
+    }
   });
 
   it('is refused by data serve for an issuer in clear off loopback', async () => {
