@@ -122,6 +122,36 @@ describe('data token create', () => {
   });
 });
 
+describe('data whoami with a named token', () => {
+  it('says its name, scope, datasets and expiry, as the hub tells them', async () => {
+    const { http, HttpResponse } = await import('msw');
+    server.use(
+      http.get(`${HUB}/auth/check`, () =>
+        HttpResponse.json({
+          authenticated: true,
+          profile: { id: 'u1', username: 'ada' },
+          token: {
+            name: 'ci',
+            scope: 'publish',
+            datasets: ['ada/cities'],
+            expires: '2027-01-01T00:00:00.000Z',
+          },
+        }),
+      ),
+    );
+    const who = await data(['whoami'], { token: `dt_${'a'.repeat(43)}` });
+    expect(who.code).toBe(0);
+    expect(who.out).toContain('expires:  2027-01-01T00:00:00.000Z');
+    expect(who.out).toContain('token:    "ci" (publish on ada/cities)');
+    const json = await data(['whoami', '--json'], { token: `dt_${'a'.repeat(43)}` });
+    expect(JSON.parse(json.out)).toMatchObject({
+      username: 'ada',
+      expires: '2027-01-01T00:00:00.000Z',
+      token: { name: 'ci', scope: 'publish', datasets: ['ada/cities'] },
+    });
+  });
+});
+
 describe('data token list and revoke', () => {
   it('list the records, never a token, with names escaped', async () => {
     const state = hub();

@@ -89,6 +89,11 @@ describe('data token against a real hub', () => {
       expect(records.map((record) => record.name)).toEqual(['ci']);
       expect(records[0]?.last_used).toEqual(expect.any(String));
 
+      const who = await runData(['whoami'], { env: asToken });
+      expect(who.code).toBe(0);
+      expect(who.out).toContain('token:    "ci" (publish on ada/world-cities)');
+      expect(who.out).toMatch(/expires: {2}20\d\d-\d\d-\d\dT/);
+
       const revoked = await runData(['token', 'revoke', 'ci'], { env: asAda });
       expect(revoked).toMatchObject({ code: 0, out: 'revoked "ci"\n' });
       const whoami = await runData(['whoami'], { env: asToken });

@@ -87,8 +87,18 @@ describe('named tokens', () => {
       const expires = Date.parse(String(made.body.record?.expires));
       expect(Math.round((expires - Date.now()) / 86_400_000)).toBe(30);
 
-      // The token signs in as its user.
-      expect(await checkOf(url, secret)).toMatchObject({ authenticated: true });
+      // The token signs in as its user, and says what it is.
+      expect(await checkOf(url, secret)).toMatchObject({
+        authenticated: true,
+        profile: { username: 'ada' },
+        token: {
+          name: 'CI <b>"deploy" &amp; ✓',
+          scope: 'publish',
+          datasets: ['ada/cities'],
+          expires: made.body.record?.expires,
+        },
+      });
+      expect(await checkOf(url, ada)).not.toHaveProperty('token');
 
       const listed = await fetch(`${url}/api/tokens`, { headers: { 'Auth-Token': ada } });
       const text = await listed.text();

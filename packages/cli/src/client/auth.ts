@@ -11,6 +11,8 @@ export interface Identity {
   hub: string;
   stored: string;
   expires: string | null;
+  /** Of a named token: its name, scope and the datasets it may publish to (none: any). */
+  token?: { name: string; scope: string; datasets: string[] };
 }
 
 /**
@@ -22,8 +24,10 @@ export async function runWhoami(
   deps: { api: HubApi; refused: (found: Found) => Error },
 ): Promise<Identity> {
   const { found } = options;
-  const profile = profileOf(await deps.api.check(found.token));
+  const check = await deps.api.check(found.token);
+  const profile = profileOf(check);
   if (!profile) throw deps.refused(found);
+  const named = check.token;
   return {
     username: profile.username,
     name: profile.name ?? null,
@@ -31,7 +35,8 @@ export async function runWhoami(
     id: profile.id,
     hub: deps.api.api,
     stored: found.location,
-    expires: tokenExpiry(found.token)?.toISOString() ?? null,
+    expires: named?.expires ?? tokenExpiry(found.token)?.toISOString() ?? null,
+    ...(named ? { token: { name: named.name, scope: named.scope, datasets: named.datasets } } : {}),
   };
 }
 

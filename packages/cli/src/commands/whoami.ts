@@ -37,6 +37,11 @@ export async function showWhoami(ctx: Context): Promise<number> {
     `token in: ${result.stored}`,
     `expires:  ${result.expires ?? 'unknown'}`,
   ];
+  const named = result.token;
+  if (named) {
+    const where = named.datasets.length > 0 ? ` on ${named.datasets.join(', ')}` : '';
+    lines.push(`token:    ${JSON.stringify(named.name)} (${named.scope}${where})`);
+  }
   ctx.io.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }

@@ -100,6 +100,15 @@ export function isAuthCheck(value: unknown): value is AuthCheck {
       (providers) =>
         isObject(providers) &&
         Object.values(providers).every((provider) => isObject(provider) && isText(provider.url)),
+    ) &&
+    optional(
+      value.token,
+      (token) =>
+        isObject(token) &&
+        isText(token.name) &&
+        isText(token.scope) &&
+        isTexts(token.datasets) &&
+        isText(token.expires),
     )
   );
 }

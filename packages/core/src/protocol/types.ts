@@ -114,6 +114,8 @@ export interface AuthCheck {
   authenticated: boolean;
   profile?: Record<string, unknown>;
   providers?: Record<string, { url: string }>;
+  /** Ours: of a named token (`dt_…`), its name, scope, datasets and expiry (ISO 8601). */
+  token?: { name: string; scope: string; datasets: string[]; expires: string };
 }
 
 /** `GET /auth/authorize`'s answer: without `token` when the user token is not valid. */

@@ -44,6 +44,7 @@ import {
 } from './sign-in.js';
 import type { User } from '../engines/metadata/types.js';
 import { hmac, sameSecret, signToken } from '../services/tokens.js';
+import { namedCredential, shownRecord } from '../services/named-tokens.js';
 import { loginPage, signInChoicePage, signOutPage } from '../views/login.js';
 
 const DAY = 86_400;
@@ -73,15 +74,33 @@ function providerUrls(hub: Hub, request: SignInRequest): Record<string, { url: s
   );
 }
 
-/** Who the token is: any live credential, a sign-in's or a named token (`dt_…`). */
+/**
+ * Who the token is: any live credential, a sign-in's or a named token (`dt_…`), whose
+ * name, scope, datasets and expiry are said too (`data whoami` shows them).
+ */
 export async function check(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const caller = await callerOf(hub, request);
+  const token = tokenOf(request);
+  const named = token ? await namedCredential(hub.store, token) : undefined;
+  const caller = named?.caller ?? (await callerOf(hub, request));
   const user = caller && (await hub.store.userById(caller.userid));
-  if (user)
+  if (user) {
+    request.userId = user.userid;
+    const shown = named && (await shownRecord(hub.store, named.record));
     return sendJson(response, 200, {
       authenticated: true,
       profile: profile(user),
+      ...(shown
+        ? {
+            token: {
+              name: shown.name,
+              scope: shown.scope,
+              datasets: shown.datasets,
+              expires: shown.expires,
+            },
+          }
+        : {}),
     } satisfies AuthCheck);
+  }
   sendJson(response, 200, {
     authenticated: false,
     providers: providerUrls(hub, signInRequest(hub, request.url.searchParams)),
