@@ -1,0 +1,112 @@
+/**
+ * `data org create|add|remove|members` and `data publish --owner` in-process against the
+ * hub's /api/orgs (msw): what is printed, --json's one document, the hub's refusals (exit 1)
+ * and the usage errors (exit 2), names from the hub shown escaped.
+ */
+import { setupServer } from 'msw/node';
+import { http, HttpResponse } from 'msw';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { signedIn, signedOut } from '../helpers/msw/auth.js';
+import { HUB } from '../helpers/msw/hub.js';
+import { orgHub, orgsApi, type OrgHub } from '../helpers/msw/orgs.js';
+import { EXAMPLES } from '../hub/helpers.js';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+function data(args: string[], options: { tty?: boolean } = {}) {
+  return runCli(args, {
+    tty: options.tty ?? false,
+    env: { DATA_API: HUB, DATA_TOKEN: 'session-token' },
+    fetch: globalThis.fetch,
+  });
+}
+
+function hub(): OrgHub {
+  const state = orgHub();
+  server.use(signedIn(), ...orgsApi(state));
+  return state;
+}
+
+describe('data org', () => {
+  it('makes an organisation, adds members and lists them, as text and as JSON', async () => {
+    const state = hub();
+    const made = await data(['org', 'create', 'Acme']);
+    expect(made.code, made.err).toBe(0);
+    expect(made.out).toContain('made the organisation acme, with you as its admin');
+    expect(await data(['org', 'add', 'acme', 'grace', '--role', 'maintainer'])).toMatchObject({
+      code: 0,
+      out: 'grace is now maintainer of acme\n',
+    });
+    expect((await data(['org', 'add', 'acme', 'rob', '--role', 'reader'])).code).toBe(0);
+    const table = await data(['org', 'members', 'acme']);
+    expect(table.out).toBe('USER   ROLE\nada    admin\ngrace  maintainer\nrob    reader\n');
+    const json = await data(['org', 'members', 'acme', '--json']);
+    expect(JSON.parse(json.out)).toEqual(state.orgs.get('acme'));
+    const removed = await data(['org', 'remove', 'acme', 'rob', '--json']);
+    expect(removed.code).toBe(0);
+    expect(JSON.parse(removed.out)).toEqual({ removed: 'rob' });
+  });
+
+  it('says what the hub refuses, exit 1: a taken name, a missing user, the last admin, a stranger', async () => {
+    const state = hub();
+    state.orgs.set('lab', [{ user: 'grace', role: 'admin' }]);
+    const taken = await data(['org', 'create', 'grace']);
+    expect(taken.code).toBe(1);
+    expect(taken.err).toContain('the name "grace" is taken');
+    await data(['org', 'create', 'acme']);
+    const ghost = await data(['org', 'add', 'acme', 'ghost', '--role', 'reader']);
+    expect(ghost.code).toBe(1);
+    expect(ghost.err).toContain('there is no user "ghost" on this hub');
+    const last = await data(['org', 'remove', 'acme', 'ada']);
+    expect(last.code).toBe(1);
+    expect(last.err).toContain('ada is the last admin of acme');
+    const stranger = await data(['org', 'members', 'lab']);
+    expect(stranger.code).toBe(1);
+    expect(stranger.err).toContain('no organisation "lab" of yours');
+    expect(stranger.out).toBe('');
+  });
+
+  it('refuses malformed names and roles before asking the hub (exit 2), and a refused token (exit 4)', async () => {
+    hub();
+    expect((await data(['org', 'create', 'a/b'])).code).toBe(2);
+    expect((await data(['org', 'add', 'acme', 'grace', '--role', 'owner'])).code).toBe(2);
+    expect((await data(['org', 'add', 'acme', 'grace'])).code).toBe(2);
+    server.use(
+      signedOut(),
+      http.post(`${HUB}/api/orgs`, () => HttpResponse.json({ error: 'sign in' }, { status: 401 })),
+    );
+    expect((await data(['org', 'create', 'acme'])).code).toBe(4);
+  });
+
+  it('shows a member name from the hub escaped, never as terminal control', async () => {
+    const state = hub();
+    state.orgs.set('acme', [
+      { user: 'ada', role: 'admin' },
+      { user: 'evil\u001b[2Jname', role: 'reader' },
+    ]);
+    const listed = await data(['org', 'members', 'acme'], { tty: true });
+    expect(listed.code).toBe(0);
+    expect(listed.out).not.toContain('\u001b[2J');
+  });
+});
+
+describe('data publish --owner', () => {
+  it('tells a reader why it may not publish under the organisation, before uploading anything', async () => {
+    const state = hub();
+    state.orgs.set('acme', [
+      { user: 'grace', role: 'admin' },
+      { user: 'ada', role: 'reader' },
+    ]);
+    // No upload handler: an upload would be an unhandled request, and fail the test.
+    const refused = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'acme']);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('you are a reader of acme');
+    const stranger = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'lab']);
+    expect(stranger.code).toBe(1);
+    expect(stranger.err).toContain('no organisation "lab" that you are a member of');
+  });
+});
