@@ -9,6 +9,7 @@ import {
   writeDescriptor,
   type InitEvent,
 } from '../../packages/cli/src/client/init.js';
+import { askAbout } from '../../packages/cli/src/init/ask.js';
 import { UsageError } from '../../packages/core/src/errors.js';
 import type { HttpFetch } from '../../packages/core/src/http/http.js';
 
@@ -127,5 +128,67 @@ describe('refreshSizes', () => {
     );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).message).toContain(`cannot read ${join(dir, 'datapackage.json')}`);
+  });
+});
+
+describe('askAbout, the questions of data init --interactive', () => {
+  const draft = {
+    name: 'drafted',
+    resources: [
+      { name: 'kept', path: 'kept.csv' },
+      { name: 'dropped', path: 'dropped.csv' },
+    ],
+  };
+
+  it('takes the answers given: name, title, licence, and the resources kept', async () => {
+    const asked: string[] = [];
+    const descriptor = await askAbout(draft, {
+      input: (question) => {
+        asked.push(question.message);
+        expect(question.validate?.('Not Valid')).toBe(
+          question.message === 'Title:'
+            ? undefined
+            : 'lower-case letters, digits, "-", "_" and "." only',
+        );
+        return Promise.resolve(question.message === 'Title:' ? 'Prices' : `${question.default}-2`);
+      },
+      select: (question) => {
+        asked.push(question.message);
+        expect(question.choices.at(-1)).toEqual({ name: 'none for now', value: '' });
+        return Promise.resolve('CC0-1.0');
+      },
+      confirm: (question) => {
+        asked.push(question.message);
+        return Promise.resolve(question.message.includes('"kept"'));
+      },
+    });
+    expect(asked).toEqual([
+      'Name (lower case, digits, "-", "_", "."):',
+      'Title:',
+      'Licence:',
+      'Describe kept.csv as "kept"?',
+      'Describe dropped.csv as "dropped"?',
+    ]);
+    expect(descriptor).toEqual({
+      name: 'drafted-2',
+      title: 'Prices',
+      licenses: [
+        {
+          name: 'CC0-1.0',
+          title: 'CC0 1.0',
+          path: 'https://creativecommons.org/publicdomain/zero/1.0/',
+        },
+      ],
+      resources: [{ name: 'kept', path: 'kept.csv' }],
+    });
+  });
+
+  it('leaves out an empty title and "none for now" as a licence', async () => {
+    const descriptor = await askAbout(draft, {
+      input: (question) => Promise.resolve(question.default),
+      select: () => Promise.resolve(''),
+      confirm: () => Promise.resolve(true),
+    });
+    expect(descriptor).toEqual({ name: 'drafted', resources: draft.resources });
   });
 });

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '@data/core';
 import type { DraftNotes } from '../init/draft.js';
 import type { SettledDraft } from '../client/init.js';
+import type { InitQuestions } from '../init/ask.js';
 import { visible } from '@data/core';
 import { counted } from '@data/core';
 import type { Report } from '@data/core';
@@ -100,6 +101,20 @@ function printNotes(notes: DraftNotes, ctx: Context): void {
     );
 }
 
+/** The questions of --interactive, drawn on the terminal (on stderr, answered on stdin). */
+async function terminalQuestions(ctx: Context): Promise<InitQuestions> {
+  const { default: input } = await import('@inquirer/input');
+  const { default: select } = await import('@inquirer/select');
+  const { default: confirm } = await import('@inquirer/confirm');
+  const { promptContext } = await import('../output/prompt.js');
+  const context = promptContext(ctx);
+  return {
+    input: (question) => input(question, context),
+    select: (question) => select(question, context),
+    confirm: (question) => confirm(question, context),
+  };
+}
+
 /** The errors no descriptor can mend, each naming its resource, row and field. */
 function remainingErrors(report: Report): string[] {
   const lines = report.errors.map((error) => `  ${error.message}`);
@@ -168,7 +183,7 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
   const { nameFromFile } = await import('@data/core');
   const { draft, report } = await settledDraft(dir, nameFromFile(basename(dir)), ctx);
   const descriptor: Record<string, unknown> = options.interactive
-    ? await (await import('../init/ask.js')).askAbout(draft, ctx)
+    ? await (await import('../init/ask.js')).askAbout(draft, await terminalQuestions(ctx))
     : { ...draft };
   if (ctx.globals.json) {
     writeJson(ctx, descriptor);

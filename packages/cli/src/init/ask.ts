@@ -1,7 +1,5 @@
-import type { Context } from '../context.js';
 import type { Draft } from './draft.js';
 import { visible } from '@data/core';
-import { promptContext } from '../output/prompt.js';
 
 const LICENSES = [
   {
@@ -22,42 +20,44 @@ const LICENSES = [
   },
 ] as const;
 
+/** The questions `data init --interactive` asks, however they are put to the user. */
+export interface InitQuestions {
+  /** A line of text; `validate` says what is wrong with an answer, or true. */
+  input: (question: {
+    message: string;
+    default: string;
+    validate?: (value: string) => true | string;
+  }) => Promise<string>;
+  select: (question: {
+    message: string;
+    choices: { name: string; value: string }[];
+  }) => Promise<string>;
+  confirm: (question: { message: string; default: boolean }) => Promise<boolean>;
+}
+
 /** Asks for the package's name, title and licence, and whether to keep each resource. */
-export async function askAbout(draft: Draft, ctx: Context): Promise<Record<string, unknown>> {
-  const { default: input } = await import('@inquirer/input');
-  const { default: select } = await import('@inquirer/select');
-  const { default: confirm } = await import('@inquirer/confirm');
-  const context = promptContext(ctx);
-  const name = await input(
-    {
-      message: 'Name (lower case, digits, "-", "_", "."):',
-      default: draft.name,
-      validate: (value) =>
-        /^[a-z0-9._-]+$/.test(value) || 'lower-case letters, digits, "-", "_" and "." only',
-    },
-    context,
-  );
-  const title = await input({ message: 'Title:', default: '' }, context);
-  const license = await select(
-    {
-      message: 'Licence:',
-      choices: [
-        ...LICENSES.map((item) => ({ name: `${item.name} (${item.title})`, value: item.name })),
-        { name: 'none for now', value: '' },
-      ],
-    },
-    context,
-  );
+export async function askAbout(draft: Draft, ask: InitQuestions): Promise<Record<string, unknown>> {
+  const name = await ask.input({
+    message: 'Name (lower case, digits, "-", "_", "."):',
+    default: draft.name,
+    validate: (value) =>
+      /^[a-z0-9._-]+$/.test(value) || 'lower-case letters, digits, "-", "_" and "." only',
+  });
+  const title = await ask.input({ message: 'Title:', default: '' });
+  const license = await ask.select({
+    message: 'Licence:',
+    choices: [
+      ...LICENSES.map((item) => ({ name: `${item.name} (${item.title})`, value: item.name })),
+      { name: 'none for now', value: '' },
+    ],
+  });
   const resources = [];
   for (const resource of draft.resources)
     if (
-      await confirm(
-        {
-          message: `Describe ${visible(String(resource.path))} as "${visible(resource.name)}"?`,
-          default: true,
-        },
-        context,
-      )
+      await ask.confirm({
+        message: `Describe ${visible(String(resource.path))} as "${visible(resource.name)}"?`,
+        default: true,
+      })
     )
       resources.push(resource);
   const chosen = LICENSES.find((item) => item.name === license);
