@@ -121,7 +121,7 @@ describe('data publisher', () => {
 describe('data publish in CI with no token', () => {
   const requestUrl = 'https://pipelines.actions.test/idtoken?api-version=2.0';
 
-  function ciHub(good: string) {
+  function ciHub(good: string, owner = 'ada') {
     const state = publisherHub();
     const asked: { audience: string | null; authorization: string | null }[] = [];
     const seen: string[] = [];
@@ -131,7 +131,7 @@ describe('data publish in CI with no token', () => {
       trustedTrade(state, good),
       http.get(`${HUB}/auth/check`, ({ request }) => {
         seen.push(request.headers.get('auth-token') ?? '');
-        return HttpResponse.json({ authenticated: true, profile: { id: 'u1', username: 'ada' } });
+        return HttpResponse.json({ authenticated: true, profile: { id: 'u1', username: owner } });
       }),
       ...publishingHub(),
       uploadsAccepted(),
@@ -190,6 +190,18 @@ describe('data publish in CI with no token', () => {
     expect(refused.err).not.toContain('gitlab-id-token');
     expect(state.trades).toHaveLength(1);
     expect(uploads).toBe(0);
+  });
+
+  it('names the owner of --owner in the trade', async () => {
+    const { state, seen } = ciHub('gitlab-id-token', 'acme');
+    const published = await data(['--json', 'publish', CITIES, '--owner', 'Acme'], {
+      DATA_TOKEN: '',
+      DATA_ID_TOKEN: 'gitlab-id-token',
+    });
+    expect(published.code, published.err).toBe(0);
+    expect(state.trades).toEqual([{ token: 'gitlab-id-token', dataset: 'acme/world-cities' }]);
+    expect(seen).toEqual(['trusted-hub-token']);
+    expect(JSON.parse(published.out)).toMatchObject({ owner: 'acme', state: 'SUCCEEDED' });
   });
 
   it('exits 4 when the Actions endpoint refuses the request token (no id-token: write)', async () => {

@@ -82,7 +82,7 @@ export function trustedTrade(state: PublisherHub, good: string) {
       );
     return HttpResponse.json({
       token: 'trusted-hub-token',
-      dataset: `ada/${body.dataset ?? 'cities'}`,
+      dataset: body.dataset?.includes('/') ? body.dataset : `ada/${body.dataset ?? 'cities'}`,
       expires: '2026-11-26T21:15:00.000Z',
     });
   });

@@ -88,7 +88,8 @@ export async function runPublish(
     // In CI with no token: trusted publishing (commands/trusted.ts) for this dataset.
     const { publishCredential } = await import('./trusted.js');
     const name = typeof source.descriptor.name === 'string' ? source.descriptor.name : undefined;
-    const found = await publishCredential(ctx, name);
+    const owner = options.owner?.toLowerCase();
+    const found = await publishCredential(ctx, owner && name ? `${owner}/${name}` : name);
     return await validateAndPublish(options, source, found, ctx, pollMs);
   } finally {
     await source.cleanup();
