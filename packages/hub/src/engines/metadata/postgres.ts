@@ -690,7 +690,7 @@ export class PostgresMetadata implements Metadata {
         this.writes++;
         return (await client.query(sql, params)).rowCount ?? 0;
       },
-      all: async (sql, params) => (await client.query(sql, params)).rows,
+      all: async (sql, params) => (await client.query<Record<string, unknown>>(sql, params)).rows,
     };
   }
 

@@ -633,8 +633,7 @@ export class SqliteMetadata implements Metadata {
       this.writes++;
       return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
     },
-    all: (sql, params) =>
-      this.prepare(sql).all(...(params as SQLInputValue[])) as Record<string, unknown>[],
+    all: (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
   };
 
   /** Each write in a transaction: SQLite's `begin immediate` holds every other writer. */
