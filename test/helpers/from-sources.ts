@@ -11,7 +11,7 @@
  * Both are written under node_modules (vitest.config.ts), where they find the packages they leave
  * outside, and removed when the run ends.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
@@ -25,10 +25,27 @@ function workerFile(): string {
   return fileURLToPath(url);
 }
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The folders of runs killed before their exit could remove them (a run stopped by `timeout`
+ * with SIGTERM): those of another run a day old, which no run lasts.
+ */
+function removeStale(run: string): void {
+  const cache = dirname(run);
+  for (const name of readdirSync(cache)) {
+    const folder = join(cache, name);
+    if (!name.startsWith('data-source-worker-') || folder === run) continue;
+    if (Date.now() - statSync(folder).mtimeMs > DAY_MS)
+      rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 export default async function setup(): Promise<void> {
   const worker = workerFile();
   // Each project's setup may run this: the first one bundles (worker.js is written last).
   if (existsSync(worker)) return;
+  removeStale(dirname(dirname(worker)));
   makeDirectorySync(dirname(worker));
   await bundleCoreWorker(dirname(worker));
 }
