@@ -187,6 +187,9 @@ describe('data publish in CI with no token', () => {
       "refused the CI job's ID token: no trusted publisher of cities matches this token's claims (repository=ada/cities, ref=refs/heads/dev\\x1b[2J)",
     );
     expect(refused.err).not.toContain('\u001b[2J');
+    expect(refused.err).toContain(
+      "hint: a trusted publisher of the dataset must name this CI's issuer",
+    );
     expect(refused.err).not.toContain('gitlab-id-token');
     expect(state.trades).toHaveLength(1);
     expect(uploads).toBe(0);

@@ -21,6 +21,7 @@ import {
   type HttpInit,
   type PublisherRecord,
   type PublisherRequest,
+  type TrustCheck,
   type TrustedAnswer,
 } from '@data/core';
 
@@ -135,6 +136,21 @@ export function idTokenSource(env: Env): IdTokenSource | undefined {
   return token ? { kind: 'env', token } : undefined;
 }
 
+/** What to do about each check an ID token failed at the hub. */
+const TRUST_HINTS: Readonly<Record<TrustCheck, string>> = {
+  token: "the ID token must be the CI's own, as it gave it",
+  issuer:
+    "the hub's operator lists the issuers it trusts (trustedIssuers of the hub's configuration)",
+  discovery: "the hub could not read the issuer's keys: try again later",
+  signature: "the ID token must be the CI's own, as it gave it",
+  aud: "the hub's address given here must be its public URL, for which the ID token is asked",
+  exp: 'an ID token lives minutes: ask for it just before publishing, and check the clocks',
+  nbf: 'check the clocks of the CI runner and of the hub',
+  claims:
+    "a trusted publisher of the dataset must name this CI's issuer and the job's claims (such as repository and ref)",
+  dataset: 'name the owner of the dataset too',
+};
+
 /** Bytes of the Actions token endpoint's answer: an ID token is a few kilobytes. */
 const ANSWER_CHARS = 64 * 1024;
 
@@ -165,7 +181,8 @@ export async function jobIdToken(
   const text = (await response.text()).slice(0, ANSWER_CHARS);
   if (response.status === 401 || response.status === 403)
     throw new AuthError(
-      `the CI job's ID token was refused to it (${String(response.status)}): its workflow needs the permission id-token: write`,
+      `the CI job's ID token was refused to it (${String(response.status)})`,
+      'the job needs the permission id-token: write (permissions: in its workflow)',
     );
   if (response.status !== 200)
     throw new ServerError(
@@ -215,7 +232,10 @@ export async function tradeIdToken(
     body = undefined;
   }
   if (isTrustRefusal(body) && response.status < 500)
-    throw new AuthError(`${api} refused the CI job's ID token: ${body.error}`);
+    throw new AuthError(
+      `${api} refused the CI job's ID token: ${body.error}`,
+      TRUST_HINTS[body.check],
+    );
   if (response.status === 404 || response.status === 405)
     throw new ServerError(`${step}: ${api} does not take ID tokens (an older hub)`);
   throw new ServerError(
