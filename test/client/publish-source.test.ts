@@ -20,9 +20,13 @@ function singleCsv(): string {
   return join(dir, 'prices.csv');
 }
 
-/** The folders a publication made for its descriptors under the temporary folder. */
-const publishFolders = () =>
-  readdirSync(tmpdir()).filter((name) => name.startsWith('data-publish-'));
+/** The descriptors publications left under the temporary folder that name this dataset. */
+function leftDescriptors(name: string): string[] {
+  return readdirSync(tmpdir())
+    .filter((folder) => folder.startsWith('data-publish-'))
+    .map((folder) => join(tmpdir(), folder, 'datapackage.json'))
+    .filter((file) => existsSync(file) && readFileSync(file, 'utf8').includes(`"${name}"`));
+}
 
 /** A validation that answers these reports in turn and records what it was given. */
 function answering(reports: Partial<Report>[]): {
@@ -69,13 +73,14 @@ describe('openPublishSource', () => {
   });
 
   it('removes what it made when the sheets asked for cannot be chosen', async () => {
-    const before = publishFolders();
-    const error: unknown = await openPublishSource(singleCsv(), undefined, 'all').catch(
+    // A name of its own: other tests may be publishing at the same time.
+    const name = `sheets-${String(process.pid)}-${String(Date.now())}`;
+    const error: unknown = await openPublishSource(singleCsv(), name, 'all').catch(
       (thrown: unknown) => thrown,
     );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).reason).toBe('no-workbooks');
-    expect(publishFolders()).toEqual(before);
+    expect(leftDescriptors(name)).toEqual([]);
   });
 });
 

@@ -21,7 +21,7 @@ function nothingListens(): { fetch: HttpFetch; asked: string[] } {
 }
 
 describe('data publish of a path that is not there', () => {
-  const missing = join(mkdtempSync(join(tmpdir(), 'data-publish-')), 'nonexistent');
+  const missing = join(mkdtempSync(join(tmpdir(), 'data-missing-')), 'nonexistent');
 
   it.each([
     ['not logged in', { DATA_TOKEN: '' }],
@@ -54,7 +54,7 @@ describe('data publish of a path that is not there', () => {
   });
 
   it('still says first that nothing listens at the hub when the path is there', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'data-publish-'));
+    const dir = mkdtempSync(join(tmpdir(), 'data-missing-'));
     writeFileSync(join(dir, 'data.csv'), 'a,b\n1,2\n');
     const { fetch, asked } = nothingListens();
     const { code, err } = await runCli(['publish', join(dir, 'data.csv')], {
