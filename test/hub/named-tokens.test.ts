@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { makeNamedToken } from '../../packages/hub/src/services/named-tokens.js';
+import { makeNamedToken, namedCredential } from '../../packages/hub/src/services/named-tokens.js';
 import type { RunningHub } from '../../packages/hub/src/server.js';
 import {
   authorizeUploads,
@@ -167,6 +167,45 @@ describe('named tokens', () => {
           expect(readFileSync(join(hub.hub.options.dataDir, name)).includes(secret)).toBe(false);
       }
       expect(lines.join('\n')).not.toContain(secret);
+    });
+  });
+
+  it("may name an organisation's dataset when the maker may publish there, and record their use once a minute", async () => {
+    await withHub({}, async (hub) => {
+      const { url } = hub;
+      const ada = await browserLogin(url, 'ada');
+      const bob = await browserLogin(url, 'bob');
+      const org = await fetch(`${url}/api/orgs`, {
+        method: 'POST',
+        headers: { 'Auth-Token': ada, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'team' }),
+      });
+      expect(org.status).toBe(201);
+      const made = await makeToken(url, ada, {
+        name: 'ci',
+        scope: 'publish',
+        datasets: ['team/data'],
+      });
+      expect(made.status).toBe(201);
+      expect(made.body.record?.datasets).toEqual(['team/data']);
+      const outsider = await makeToken(url, bob, {
+        name: 'ci',
+        scope: 'publish',
+        datasets: ['team/data'],
+      });
+      expect(outsider.status).toBe(403);
+
+      // Used many times within a minute, written once; a minute later, again.
+      const secret = made.body.token ?? '';
+      const now = Date.now();
+      const hash = createHash('sha256').update(secret).digest('hex');
+      const record = async () => (await hub.hub.store.namedTokens.byHash(hash))?.last_used;
+      expect(await namedCredential(hub.hub.store, secret, now)).toBeDefined();
+      expect(await record()).toBe(new Date(now).toISOString());
+      await namedCredential(hub.hub.store, secret, now + 30_000);
+      expect(await record()).toBe(new Date(now).toISOString());
+      await namedCredential(hub.hub.store, secret, now + 61_000);
+      expect(await record()).toBe(new Date(now + 61_000).toISOString());
     });
   });
 
