@@ -37,9 +37,12 @@ export interface NamedTokens {
   used(id: string, now: string, since: string): Promise<void>;
 }
 
-/** The table, as each engine's migration makes it (`expires`'s type is the engine's). */
+/**
+ * The table, as each engine's migration makes it (`expires`'s type is the engine's); `if not
+ * exists`: a test that takes a hub back to an earlier version may run it again.
+ */
 export function tokensTable(bigint: string): string {
-  return `create table tokens (
+  return `create table if not exists tokens (
     id text primary key, userid text not null, name text not null, hash text not null unique,
     scope text not null, datasets text not null, created text not null, last_used text,
     expires ${bigint} not null, unique (userid, name));`;

@@ -31,12 +31,15 @@ export interface Publishers {
   remove(ownerid: string, dataset: string, id: string): Promise<Publisher | undefined>;
 }
 
-/** The table, as each engine's migration makes it. */
-export const PUBLISHERS_TABLE = `create table publishers (
+/**
+ * The table, as each engine's migration makes it; `if not exists`: a test that takes a hub
+ * back to an earlier version may run it again.
+ */
+export const PUBLISHERS_TABLE = `create table if not exists publishers (
     id text primary key, ownerid text not null, dataset text not null, issuer text not null,
     claims text not null, created text not null, created_by text not null);
-  create index publishers_dataset on publishers (ownerid, dataset);
-  create index publishers_issuer on publishers (issuer);`;
+  create index if not exists publishers_dataset on publishers (ownerid, dataset);
+  create index if not exists publishers_issuer on publishers (issuer);`;
 
 const COLUMNS = 'id, ownerid, dataset, issuer, claims, created, created_by';
 
