@@ -13,7 +13,7 @@ import { orgHub, orgsApi, type OrgHub } from '../helpers/msw/orgs.js';
 import { EXAMPLES } from '../hub/helpers.js';
 
 const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen());
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
@@ -101,12 +101,18 @@ describe('data publish --owner', () => {
       { user: 'grace', role: 'admin' },
       { user: 'ada', role: 'reader' },
     ]);
-    // No upload handler: an upload would be an unhandled request, and fail the test.
+    const asked: string[] = [];
+    server.events.on('request:start', ({ request }) => asked.push(new URL(request.url).pathname));
     const refused = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'acme']);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('you are a reader of acme');
     const stranger = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'lab']);
     expect(stranger.code).toBe(1);
     expect(stranger.err).toContain('no organisation "lab" that you are a member of');
+    // Asked who it is and the members, nothing more: no upload, no service token.
+    expect(new Set(asked)).toEqual(
+      new Set(['/auth/check', '/api/orgs/acme/members', '/api/orgs/lab/members']),
+    );
+    server.events.removeAllListeners();
   });
 });

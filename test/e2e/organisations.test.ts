@@ -96,6 +96,11 @@ describe('data org and data publish --owner', () => {
     const hidden = await read('sam');
     expect(hidden.code).toBe(2);
 
+    // Deleting: a reader is refused with the reason (exit 1), a maintainer deletes it.
+    const readerDeletes = await as('rob', ['delete', 'acme/world-cities', '--yes']);
+    expect(readerDeletes.code).toBe(1);
+    expect(readerDeletes.err).toContain('may delete it');
+
     // The last admin stays; a member is removed.
     const last = await as('ada', ['org', 'remove', 'acme', 'ada']);
     expect(last.code).toBe(1);
@@ -104,5 +109,8 @@ describe('data org and data publish --owner', () => {
     expect(removed.code, removed.err).toBe(0);
     expect(removed.out).toBe('removed rob from acme\n');
     expect((await read('rob')).code).toBe(2);
+    const deleted = await as('grace', ['delete', 'acme/world-cities', '--yes']);
+    expect(deleted.code, deleted.err).toBe(0);
+    expect((await read('grace')).code).toBe(2);
   });
 });

@@ -1,5 +1,5 @@
 import type { RevisionEntry, SearchResult } from '@data/core';
-import { ApiError, UsageError } from '@data/core';
+import { ApiError, RefusedError, UsageError } from '@data/core';
 import type { HubApi } from './api.js';
 
 /** The hub a use case about datasets asks, and the token it goes with, if any. */
@@ -55,6 +55,8 @@ async function onDataset<T>(
   if (!ownerid) throw missing;
   return call(ownerid, name).catch((error: unknown) => {
     if (error instanceof ApiError && error.status === 404) throw missing;
+    // Seen but not the caller's to change (a reader of an organisation deleting): refused.
+    if (error instanceof ApiError && error.status === 403) throw new RefusedError(error.message);
     throw error;
   });
 }
