@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
-import { runNow } from '../../packages/hub/src/engines/metadata/rules.js';
+import { runNow } from '../../packages/hub/src/engines/metadata/run.js';
 import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata/types.js';
 import { tempDir, testDatabase } from './helpers.js';
 

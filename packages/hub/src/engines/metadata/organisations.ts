@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../services/caller.js';
 import type { MemberRoles } from '../../services/access.js';
-import type { Answer, Rule } from './rules.js';
+import type { Answer, Rule } from './run.js';
 
 /** What `users.kind` says of an owner. */
 export type OwnerKind = 'user' | 'organisation';

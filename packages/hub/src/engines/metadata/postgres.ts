@@ -9,11 +9,11 @@ import {
   lastRevisionUsed,
   revisionAsked,
   revisionNameKey,
-  runAwaiting,
   unexpired,
   type Tables,
 } from './rules.js';
 import * as rules from './rules.js';
+import { runAwaiting } from './run.js';
 import { numbered, SQL, sharedTables } from './statements.js';
 import { namedTokens, POSTGRES_TOKEN_SQL, tokensTable, type NamedTokens } from './named-tokens.js';
 import {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isReservedName } from '../../names.js';
+import { answer, type Answer, type Rule } from './run.js';
 import type { MovedTable, Row } from './tables.js';
 import type {
   CachedCopy,
@@ -173,40 +174,8 @@ function copiesToEvict(
   return used + bytes <= budget ? victims : undefined;
 }
 
-/**
- * The rule-bearing writes below are written once, for both engines, above a thin layer of
- * SQL: each is a generator that yields the answer of each statement it runs (`yield*
- * answer(tables.…)`) and is given it back resolved. SQLite runs one at once inside its
- * transaction (`runNow`), PostgreSQL awaits each answer inside its own (`runAwaiting`); the
- * engines' `Tables` only run SQL and decide nothing. Locks and transactions stay with each
- * engine: SQLite's `begin immediate` serializes every write, PostgreSQL takes the owner's
- * lock (or a table's) first.
- */
-export type Rule<T> = Generator<unknown, T, unknown>;
-
-/** An answer of the database: at once from SQLite, a promise from PostgreSQL. */
-export type Answer<T> = T | Promise<T>;
-
-function* answer<T>(value: Answer<T>): Generator<unknown, T, unknown> {
-  return (yield value) as T;
-}
-
-/** Runs a rule whose answers come at once (SQLite's), inside the caller's transaction. */
-export function runNow<T>(rule: Rule<T>): T {
-  let step = rule.next();
-  while (!step.done) {
-    if (step.value instanceof Promise) throw new Error('a rule run at once was given a promise');
-    step = rule.next(step.value);
-  }
-  return step.value;
-}
-
-/** Runs a rule whose answers are promises (PostgreSQL's), awaiting each in turn. */
-export async function runAwaiting<T>(rule: Rule<T>): Promise<T> {
-  let step = rule.next();
-  while (!step.done) step = rule.next(await step.value);
-  return step.value;
-}
+// The rule-bearing writes below are written once, for both engines, above a thin layer of
+// SQL, each a generator run by the engine (run.ts): the engines' `Tables` only run SQL.
 
 /** A row of `revisions` as it is queued. */
 export interface QueuedRevision {

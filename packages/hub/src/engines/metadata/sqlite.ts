@@ -12,11 +12,11 @@ import {
   lastRevisionUsed,
   revisionAsked,
   revisionNameKey,
-  runNow,
   unexpired,
   type Tables,
 } from './rules.js';
 import * as rules from './rules.js';
+import { runNow } from './run.js';
 import { SQL, sharedTables } from './statements.js';
 import { namedTokens, tokensTable, TOKEN_SQL, type NamedTokens } from './named-tokens.js';
 import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';

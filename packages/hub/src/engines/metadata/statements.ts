@@ -1,5 +1,6 @@
 import type { Findability } from './types.js';
-import type { Answer, Tables } from './rules.js';
+import type { Tables } from './rules.js';
+import type { Answer } from './run.js';
 
 /**
  * The statements whose SQL both engines share, those of the rules' `Tables` and those of the
