@@ -7,9 +7,19 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, readHubConfig } from '../../packages/hub/src/config.js';
+import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
 import { HubRefused } from '../../packages/hub/src/server.js';
+import { migrateHub } from '../../packages/hub/src/services/migrate.js';
 import { gitHubClaims, startIdIssuer, type IdIssuer } from '../helpers/id-issuer.js';
-import { browserLogin, CITIES_DIR, publish, tempDir, waitForState, withHub } from './helpers.js';
+import {
+  browserLogin,
+  CITIES_DIR,
+  publish,
+  tempDir,
+  testDatabase,
+  waitForState,
+  withHub,
+} from './helpers.js';
 
 let issuer: IdIssuer;
 let untrusted: IdIssuer;
@@ -233,6 +243,43 @@ describe('trusted publishing', () => {
       });
       expect(String(other.body.error)).toContain('ref=refs/heads/dev');
     });
+  });
+
+  it('keeps its publishers through data serve migrate-storage', async () => {
+    const dataDir = tempDir();
+    const publisher = { issuer: issuer.url, claims: { repository: REPO } };
+    await withHub(
+      {
+        dataDir,
+        database: join(dataDir, 'hub.sqlite'),
+        storage: dataDir,
+        trustedIssuers: [issuer.url],
+      },
+      async ({ url }) => {
+        const ada = await browserLogin(url, 'ada');
+        expect((await call(url, 'POST', '/api/publishers/ada/cities', ada, publisher)).status).toBe(
+          201,
+        );
+      },
+    );
+    const target = await testDatabase();
+    const other = tempDir();
+    const database = target?.url ?? join(other, 'hub.sqlite');
+    try {
+      const moved = await migrateHub({ dataDir, database, storage: other });
+      expect(moved.rows.publishers).toBe(1);
+      const store = await openMetadata(database);
+      try {
+        const ada = await store.userByName('ada');
+        expect(await store.publishers.list(ada?.userid ?? '', 'cities')).toMatchObject([
+          { issuer: issuer.url, claims: { repository: REPO }, created_by: ada?.userid },
+        ]);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await target?.drop();
+    }
   });
 
   it('is off on a hub that trusts no issuer', async () => {
