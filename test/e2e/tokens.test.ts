@@ -80,7 +80,9 @@ describe('data token against a real hub', () => {
         },
       );
       expect(elsewhere.code).not.toBe(0);
-      expect(elsewhere.err).toContain('may not publish');
+      expect(elsewhere.err).toContain(
+        'may publish only the datasets it was made for, and ada/towns is not one of them',
+      );
 
       const listed = await runData(['token', 'list', '--json'], { env: asAda });
       expect(listed.code).toBe(0);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
 import { callerOf, serviceCaller } from './callers.js';
-import { may } from '../services/access.js';
+import { credentialRefusal, may } from '../services/access.js';
 import { HttpError } from '../http-error.js';
 import { readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
@@ -63,15 +63,18 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   const spec = body as FlowSpec;
   const { ownerid, dataset } = spec.meta;
   // The owner may be the caller, or an organisation the caller may publish to.
-  if (!(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
+  if (!(await may(hub.store.organisations, caller, 'publish', ownerid, dataset))) {
+    const owner = (await hub.store.userById(ownerid))?.username ?? ownerid;
     return sendJson(response, 403, {
       success: false,
       errors: [
         ownerid === caller.userid
-          ? `this token may not publish ${ownerid}/${dataset}`
+          ? (credentialRefusal(caller, 'publish', ownerid, dataset, `${owner}/${dataset}`) ??
+            `this token may not publish ${owner}/${dataset}`)
           : '"meta.ownerid" is not the owner of the token, nor an organisation it may publish to',
       ],
     } satisfies SourceUploadAnswer);
+  }
   const same = spec.meta.force === true ? undefined : await unchangedRevision(hub, ownerid, spec);
   if (same !== undefined)
     return sendJson(response, 200, {

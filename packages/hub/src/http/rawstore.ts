@@ -16,7 +16,7 @@ import { ALGORITHM_FIELD, CRC32_FIELD, counted, crc32Base64 } from '@data/core';
 import { BytesDigest } from '../services/bytes-digest.js';
 import type { Hub } from '../context.js';
 import { callerOf, serviceCaller } from './callers.js';
-import { may } from '../services/access.js';
+import { credentialRefusal, may } from '../services/access.js';
 import { HttpError } from '../http-error.js';
 import { isObject, readJson, sendJson, sendText, type Request } from './request.js';
 import { sendStored } from './send-file.js';
@@ -91,7 +91,9 @@ export async function authorize(
   if (typeof owner !== 'string' || !(await may(hub.store.organisations, caller, 'publish', owner)))
     throw new HttpError(
       401,
-      '"metadata.owner" is not the owner of the token, nor an organisation it may publish to',
+      (owner === caller.userid &&
+        credentialRefusal(caller, 'publish', owner, undefined, 'the datasets of its user')) ||
+        '"metadata.owner" is not the owner of the token, nor an organisation it may publish to',
     );
   const userid = owner;
   const isPrivate = body.metadata.findability === 'private';

@@ -48,6 +48,24 @@ function credentialAllows(
     : caller.datasets.includes(`${ownerid}/${dataset}`);
 }
 
+/**
+ * Why the credential itself may not do this, whatever its user's role: its scope, or the
+ * datasets it was made for (`target` names what was asked, by owner names); undefined when
+ * the credential allows it, and the role is then the question.
+ */
+export function credentialRefusal(
+  caller: Caller,
+  action: Action,
+  ownerid: string,
+  dataset: string | undefined,
+  target: string,
+): string | undefined {
+  if (credentialAllows(caller, action, ownerid, dataset)) return undefined;
+  if (!SCOPE_ALLOWS[caller.scope].includes(action))
+    return `this token's scope is ${caller.scope}: it may not ${action} ${target}`;
+  return `this token may ${action} only the datasets it was made for, and ${target} is not one of them`;
+}
+
 /** The caller's role on an owner: `admin` for the owner itself, else the member's role. */
 export async function roleOn(
   store: MemberRoles,
