@@ -30,7 +30,7 @@ describe('shell completion', () => {
       )
         .stdout.trim()
         .split('\n');
-    expect(complete(['data', 'pub'])).toEqual(['publish']);
+    expect(complete(['data', 'pub'])).toEqual(['publish', 'publisher']);
     expect(complete(['data', 'validate', '--fo'])).toEqual(['--format']);
     expect(complete(['data', 'validate', '--format', ''])).toEqual(['text', 'json', 'github']);
     expect(complete(['data', 'config', ''])).toEqual(['get', 'set', 'unset', 'list']);
