@@ -29,7 +29,7 @@ import { datasetPage, type DatasetView, type ResourceRow } from '../views/datase
 import { listingPage, type DatasetCard } from '../views/listing.js';
 import { FAVICON, SCRIPT, STYLESHEET, escape } from '../views/layout.js';
 import { humanBytes, count, day } from '../views/format.js';
-import { inOrderOfX, type ChartData, type SimpleView } from '../views/chart.js';
+import { ordered, type ChartData, type SimpleView } from '../views/chart.js';
 import { schemaRows } from '../views/schema.js';
 
 const PAGE_SIZE = 20;
@@ -407,9 +407,17 @@ async function charts(
     }
     if (columns.includes(-1) || data.labels.length === 0) continue;
     const x = fields.find((each) => each.name === group);
+    // A line needs an x with an order (a number, a date, a time): without one, no chart.
+    const placed = ordered(
+      type,
+      data,
+      x ? String(x.type) : undefined,
+      x ? orderOf(x, data.labels, detectVersion(descriptor)) : [],
+    );
+    if (!placed) continue;
     drawn.push({
       view: { title: text(view.title) ?? text(view.name) ?? 'Chart', type, group, series },
-      data: x ? inOrderOfX(data, orderOf(x, data.labels, detectVersion(descriptor))) : data,
+      data: placed,
     });
   }
   return drawn;
