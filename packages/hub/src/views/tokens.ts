@@ -34,7 +34,7 @@ export function tokensPage(options: {
   const table =
     tokens.length === 0
       ? '<p class="muted">You have no tokens. Make one with <code>data token create NAME --scope read|publish|admin</code>.</p>'
-      : `<table><caption>Your tokens</caption><thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">May publish to</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Revoke</span></th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+      : `<div class="scroll" tabindex="0" role="region" aria-label="Your tokens"><table><caption class="hidden">Your tokens</caption><thead><tr><th scope="col">Name</th><th scope="col">Scope</th><th scope="col">May publish to</th><th scope="col">Made</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col"><span class="muted">Revoke</span></th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
   return page(
     'Your tokens',
     `<div class="card"><h1>Your tokens</h1>${notice}<p class="muted">Tokens let programs (a CI job, a script) act for you: <code>read</code> reads what you may read, <code>publish</code> also publishes (only to the datasets named, when any are), <code>admin</code> does all you can. A revoked token is refused at once.</p>${table}</div>`,
