@@ -67,3 +67,34 @@ describe('data publish of a path that is not there', () => {
     expect(new Set(asked)).toEqual(new Set([`${HUB}/auth/check`]));
   });
 });
+
+describe('data publish with no token', () => {
+  /** A hub that answers that no one is signed in, recording what it was asked. */
+  function signedOutHub(): { fetch: HttpFetch; asked: string[] } {
+    const asked: string[] = [];
+    const fetch: HttpFetch = (url) => {
+      asked.push(url);
+      return Promise.resolve(
+        Response.json({ authenticated: false, providers: {} }) as Awaited<ReturnType<HttpFetch>>,
+      );
+    };
+    return { fetch, asked };
+  }
+
+  it.each([[[]], [['--sheets', 'all']]])(
+    'says "not logged in" before it reads a workbook (%j)',
+    async (flags) => {
+      // Not a workbook at all: reading it would fail, so exit 4 shows it was never read.
+      const dir = mkdtempSync(join(tmpdir(), 'data-no-token-'));
+      writeFileSync(join(dir, 'book.xlsx'), 'this is not a zip file');
+      const { fetch, asked } = signedOutHub();
+      const { code, err } = await runCli(['publish', join(dir, 'book.xlsx'), ...flags], {
+        env: { DATA_API: HUB, DATA_TOKEN: '' },
+        fetch,
+      });
+      expect(err).toContain(`not logged in to ${HUB}`);
+      expect(code).toBe(4);
+      expect(asked).toEqual([`${HUB}/auth/check`]);
+    },
+  );
+});

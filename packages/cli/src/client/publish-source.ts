@@ -1,6 +1,6 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { InputError, UsageError } from '@data/core';
 import {
   isDescriptorPath,
@@ -10,10 +10,11 @@ import {
   YamlSyntaxError,
 } from '@data/core';
 import type { PublishSource } from './publish.js';
-import { kindOfNonFile } from '@data/core';
+import { kindOfNonFile, nameFromFile } from '@data/core';
 import type { Report } from '@data/core';
 import type { HeldDescriptor } from './validate.js';
 import type { Draft } from '../init/draft.js';
+import type { SheetsChoice } from './sheets.js';
 
 /** A publish source and what to remove once it is published. */
 export interface ResolvedSource extends PublishSource {
@@ -80,12 +81,27 @@ async function withReadme(
 }
 
 /**
+ * A publish source found and named, before any data file is read: what `data publish` knows
+ * before it asks for a credential (trusted publishing needs the dataset's name). `open`
+ * reads the rest: a single file's schema inferred, and the sheets chosen.
+ */
+export interface LocatedSource {
+  /** The dataset's name: the descriptor's, `--name`, or the single file's, if any. */
+  name: string | undefined;
+  open(): Promise<ResolvedSource>;
+}
+
+/**
  * What `data publish` takes is what `data validate` takes: a folder holding a
  * datapackage.json, a descriptor file (its folder is the package), or one data file, which
  * is published as a one-resource package named after the file (or `name`), its schema
- * inferred.
+ * inferred. Only the path and the descriptor are read here: no data file.
  */
-export async function resolvePublishSource(path: string, name?: string): Promise<ResolvedSource> {
+export async function locatePublishSource(
+  path: string,
+  name: string | undefined,
+  sheets: string | undefined,
+): Promise<LocatedSource> {
   const info = await stat(path).catch(() => undefined);
   if (!info) throw new InputError(`"${path}" does not exist`);
   if (!info.isDirectory() && !info.isFile())
@@ -96,32 +112,38 @@ export async function resolvePublishSource(path: string, name?: string): Promise
       '--name names the package made from a single data file',
       'a package\'s name is the "name" of its datapackage.json',
     );
-  if (info.isDirectory()) {
-    const descriptorFile = await packageDescriptor(
-      path,
-      (message, missing) =>
-        new InputError(
-          message,
-          missing
-            ? {
-                hint: 'publish a single data file, or describe the folder first',
-                reason: 'no-descriptor',
-              }
-            : undefined,
-        ),
-    );
-    return asJson({
-      dir: path,
-      descriptor: await withReadme(path, await readDescriptor(descriptorFile)),
-      descriptorFile,
-    });
-  }
-  if (!single)
-    return asJson({
-      dir: dirname(path),
-      descriptor: await withReadme(dirname(path), await readDescriptor(path)),
-      descriptorFile: path,
-    });
+  const choice =
+    sheets === undefined ? undefined : (await import('./sheets.js')).parseSheets(sheets);
+  if (single)
+    return {
+      name: name ?? nameFromFile(basename(path)),
+      open: () => withSheets(() => describeSingle(path, name), choice),
+    };
+  const dir = info.isDirectory() ? path : dirname(path);
+  const descriptorFile = info.isDirectory()
+    ? await packageDescriptor(
+        path,
+        (message, missing) =>
+          new InputError(
+            message,
+            missing
+              ? {
+                  hint: 'publish a single data file, or describe the folder first',
+                  reason: 'no-descriptor',
+                }
+              : undefined,
+          ),
+      )
+    : path;
+  const descriptor = await withReadme(dir, await readDescriptor(descriptorFile));
+  return {
+    name: typeof descriptor.name === 'string' ? descriptor.name : undefined,
+    open: () => withSheets(() => asJson({ dir, descriptor, descriptorFile }), choice),
+  };
+}
+
+/** A single data file as a one-resource package, its schema inferred, in a file of its own. */
+async function describeSingle(path: string, name: string | undefined): Promise<ResolvedSource> {
   const { describeFile } = await import('@data/core');
   const descriptor = await describeFile(path, name);
   const folder = await mkdtemp(join(tmpdir(), 'data-publish-'));
@@ -134,6 +156,11 @@ export async function resolvePublishSource(path: string, name?: string): Promise
     inferred: true,
     cleanup: () => rm(folder, { recursive: true, force: true }),
   };
+}
+
+/** The source of `data publish` without sheets chosen on the command line. */
+export async function resolvePublishSource(path: string, name?: string): Promise<ResolvedSource> {
+  return (await locatePublishSource(path, name, undefined)).open();
 }
 
 /** The inferred descriptor replaced by one that fits the data better, in memory and on disk. */
@@ -155,11 +182,19 @@ export async function openPublishSource(
   name: string | undefined,
   sheets: string | undefined,
 ): Promise<ResolvedSource> {
-  const source = await resolvePublishSource(path, name);
-  if (sheets === undefined) return source;
+  return (await locatePublishSource(path, name, sheets)).open();
+}
+
+/** The source opened, then the sheets asked for chosen; what it made goes if that fails. */
+async function withSheets(
+  open: () => Promise<ResolvedSource>,
+  choice: SheetsChoice | undefined,
+): Promise<ResolvedSource> {
+  const source = await open();
+  if (choice === undefined) return source;
   try {
-    const { chooseSheets, parseSheets } = await import('./sheets.js');
-    source.descriptor = await chooseSheets(source.descriptor, source.dir, parseSheets(sheets));
+    const { chooseSheets } = await import('./sheets.js');
+    source.descriptor = await chooseSheets(source.descriptor, source.dir, choice);
     return source;
   } catch (error) {
     await source.cleanup();

@@ -81,15 +81,17 @@ export async function runPublish(
   ctx: Context,
   pollMs?: number,
 ): Promise<number> {
-  // The source is read before the hub is asked anything: a path that is not there says so.
-  const { openPublishSource } = await import('../client/publish-source.js');
-  const source = await openPublishSource(options.path, options.name, options.sheets);
+  // The path and the name are checked before the hub is asked anything (a path that is not
+  // there says so), the credential before any data file is read (no token: exit 4 at once).
+  const { locatePublishSource } = await import('../client/publish-source.js');
+  const located = await locatePublishSource(options.path, options.name, options.sheets);
+  // In CI with no token: trusted publishing (commands/trusted.ts) for this dataset.
+  const { publishCredential } = await import('./trusted.js');
+  const owner = options.owner?.toLowerCase();
+  const name = located.name;
+  const found = await publishCredential(ctx, owner && name ? `${owner}/${name}` : name);
+  const source = await located.open();
   try {
-    // In CI with no token: trusted publishing (commands/trusted.ts) for this dataset.
-    const { publishCredential } = await import('./trusted.js');
-    const name = typeof source.descriptor.name === 'string' ? source.descriptor.name : undefined;
-    const owner = options.owner?.toLowerCase();
-    const found = await publishCredential(ctx, owner && name ? `${owner}/${name}` : name);
     return await validateAndPublish(options, source, found, ctx, pollMs);
   } finally {
     await source.cleanup();
