@@ -110,6 +110,10 @@ describe('the access rule', () => {
     expect(await may(store, trusted, 'publish', 'org-1', 'cities')).toBe(true);
     expect(await may(store, trusted, 'delete', 'org-1', 'cities')).toBe(false);
     expect(await may(store, trusted, 'publish', 'org-1', 'rivers')).toBe(false);
+    // It reads its own dataset, and nothing else its owner keeps private.
+    expect(await may(store, trusted, 'read', 'org-1', 'cities')).toBe(true);
+    expect(await may(store, trusted, 'read', 'org-1', 'rivers')).toBe(false);
+    expect(await may(store, trusted, 'read', 'org-1')).toBe(false);
   });
 
   it('reads the role on every question, so that a change of role holds at once', async () => {

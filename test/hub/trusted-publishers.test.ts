@@ -146,6 +146,18 @@ describe('trusted publishing', () => {
         });
         expect(otherName).toMatchObject({ status: 403, body: { check: 'claims' } });
 
+        // It reads the dataset it publishes, and nothing else its owner keeps private.
+        const secret = await publish(url, ada, CITIES_DIR, {
+          dataset: 'secret',
+          findability: 'private',
+        });
+        expect((await waitForState(url, secret.flowId, ada)).state).toBe('SUCCEEDED');
+        const read = (dataset: string, token: string) =>
+          fetch(`${url}/ada/${dataset}/datapackage.json`, { headers: { 'Auth-Token': token } });
+        expect((await read('secret', ada)).status).toBe(200);
+        expect((await read('secret', hubToken)).status).toBe(404);
+        expect((await read('cities', hubToken)).status).toBe(200);
+
         // That token publishes nothing else, manages no publisher and makes no token.
         await expect(publish(url, hubToken, CITIES_DIR, { dataset: 'towns' })).rejects.toThrow();
         expect((await fetch(`${url}/ada/towns/datapackage.json`)).status).toBe(404);

@@ -7,7 +7,8 @@
  * deletes, a reader reads; anyone else nothing (the public datasets anyone reads are not a
  * matter of roles). The credential's scope caps the role: `read` reads, `publish` reads and
  * publishes, `admin` is all the user can do. A credential limited to some datasets writes
- * (publishes, deletes) only those, and manages nothing; asked of an owner without a dataset
+ * (publishes, deletes) only those, and manages nothing (a trusted publisher's token also reads
+ * only its one dataset); asked of an owner without a dataset
  * named (an upload's authorization), it may write when one of its datasets is the owner's.
  *
  * Roles are read from the database on every question, never cached, so that a change of
@@ -40,6 +41,10 @@ function credentialAllows(
   dataset: string | undefined,
 ): boolean {
   if (!SCOPE_ALLOWS[caller.scope].includes(action)) return false;
+  // A CI job's traded token stands for the workflow, not for a person: it reads only the one
+  // dataset it may publish, not the rest of what its owner keeps private.
+  if (action === 'read' && caller.via === 'trusted')
+    return dataset !== undefined && caller.datasets.includes(`${ownerid}/${dataset}`);
   if (action === 'read' || caller.datasets.length === 0) return true;
   if (action === 'manage') return false;
   // Without a dataset named, the question is whether it may write any dataset of the owner.
