@@ -143,8 +143,13 @@ describe('data diff against a hub', () => {
       const response = await fetch(`${url}/ada/prices/diff/1..2`);
       expect(response.status).toBe(200);
       const html = await response.text();
-      expect(html).toContain('~ prices: +0 rows, −0, 2 changed, 0 unchanged (by id)');
-      expect(html).toContain('  ~ id=2: price: 2 → 3');
+      expect(html).toContain(
+        '0 rows added, 0 removed, 2 changed, 0 unchanged (rows matched by <code>id</code>).',
+      );
+      // Row 2: its key, its note unchanged (blank), its price changed from 2 to 3.
+      expect(html).toContain(
+        '<td>2</td><td></td><td class="cell-changed"><del><span class="hidden">was </span>2</del> → <ins><span class="hidden">now </span>3</ins></td>',
+      );
       expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
       expect(html).not.toContain('<script>alert(1)');
       // The dataset's history links each revision to its changes.
@@ -232,20 +237,20 @@ describe('data diff against a hub', () => {
         return { status: response.status, html: await response.text() };
       };
       const first = await page('');
-      expect(first.html).toContain('  ~ id=50: price: 1 → 2');
-      expect(first.html).not.toContain('  ~ id=51:');
-      expect(first.html).toContain('… 70 more (next rows)');
+      expect(first.html).toContain('<td>50</td><td class="cell-changed">');
+      expect(first.html).not.toContain('<td>51</td>');
+      expect(first.html).toContain('Rows shown: 1–50 of 120 changed');
       expect(first.html).toContain('href="/ada/prices/diff/1..2?page=2" rel="next"');
       expect(first.html).not.toContain('rel="prev"');
       const second = await page('?page=2');
       expect(second.html).toContain('Rows 51 to 100 of each kind');
-      expect(second.html).not.toContain('  ~ id=50:');
-      expect(second.html).toContain('  ~ id=51: price: 1 → 2');
-      expect(second.html).toContain('… 20 more (next rows)');
+      expect(second.html).not.toContain('<td>50</td>');
+      expect(second.html).toContain('<td>51</td><td class="cell-changed">');
+      expect(second.html).toContain('Rows shown: 51–100 of 120 changed');
       expect(second.html).toContain('href="/ada/prices/diff/1..2?page=1" rel="prev"');
       const last = await page('?page=3');
-      expect(last.html).toContain('  ~ id=120: price: 1 → 2');
-      expect(last.html).not.toContain('more (');
+      expect(last.html).toContain('<td>120</td><td class="cell-changed">');
+      expect(last.html).toContain('Rows shown: 101–120 of 120 changed');
       expect(last.html).not.toContain('rel="next"');
       for (const bad of ['?page=0', '?page=x', '?page=201', '?page=01'])
         expect((await page(bad)).status, bad).toBe(404);

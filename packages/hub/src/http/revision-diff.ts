@@ -1,12 +1,13 @@
 /**
- * `/<owner>/<dataset>/diff/<N>..<M>`: what changed from revision N to revision M, the text
- * `data diff owner/dataset@N owner/dataset@M` prints, on a page. Each revision is read from
- * the hub's own store, as its reader may read it; a diff is made once per pair while the
- * hub's data stays the same, and tables too large to diff while a page waits are left to
- * the command.
+ * `/<owner>/<dataset>/diff/<N>..<M>`: what changed from revision N to revision M, what
+ * `data diff owner/dataset@N owner/dataset@M` prints, on a page: each changed table as a
+ * table of its rows (views/diff.ts), 50 of each kind a page. Each revision is read from the
+ * hub's own store, as its reader may read it; a diff is made once per pair while the hub's
+ * data stays the same, and tables too large to diff while a page waits are left to the
+ * command.
  */
 import type { ServerResponse } from 'node:http';
-import { diffPackages, diffText, NO_COLORS, type PackageDiff } from '@data/core';
+import { diffPackages, type PackageDiff } from '@data/core';
 import type { Report } from '@data/core';
 import type { Hub } from '../context.js';
 import { userOf } from './callers.js';
@@ -14,6 +15,7 @@ import { HttpError } from '../http-error.js';
 import { HTML, sendText, type Request } from './request.js';
 import { publishedRevision } from './published.js';
 import { revisionSide, type Published } from '../services/published.js';
+import { diffBody } from '../views/diff.js';
 import { escape } from '../views/escape.js';
 import { page } from '../views/layout.js';
 
@@ -112,14 +114,10 @@ export async function revisionDiff(
   }
   const first = (pageNumber - 1) * PAGE_ROWS;
   const base = `/${encodeURIComponent(ownerName)}/${encodeURIComponent(name)}/diff/${from}..${to}`;
-  const text = diffText(pageOf(diff, pageNumber), NO_COLORS, {
-    skipped: first,
-    more: pageNumber < MOST_PAGES ? 'next rows' : `${command} shows them all`,
-  });
   const body = [
     `<h1>${escape(title)}</h1>`,
     `<p><a href="/${escape(ownerName)}/${escape(name)}">Back to the dataset</a>. Rows ${String(first + 1)} to ${String(first + PAGE_ROWS)} of each kind per table; <code>${escape(command)}</code> shows them all.</p>`,
-    `<pre class="diff" tabindex="0" aria-label="Changes">${escape(text)}</pre>`,
+    diffBody(pageOf(diff, pageNumber), { skipped: first, pageRows: PAGE_ROWS }),
     pageLinks(diff, pageNumber, base),
   ].join('\n');
   sendText(response, 200, page(title, body, '', viewer), HTML);

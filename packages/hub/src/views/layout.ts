@@ -1,4 +1,5 @@
 import { CHART_STYLES } from './chart.js';
+import { DIFF_STYLES } from './diff.js';
 import { escape } from './escape.js';
 
 export { escape };
@@ -64,6 +65,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
 .readme table { width: auto; display: block; overflow-x: auto; }
 @media (max-width: 600px) { main { padding: 20px 14px 48px; } header.top .bar { padding: 12px 14px; gap: 12px; } h1 { font-size: 23px; } }
 ${CHART_STYLES}
+${DIFF_STYLES}
 `;
 
 /** A table, in the accent colour: the pages' icon, so that browsers do not ask for one in vain. */
