@@ -3,6 +3,9 @@
  * alone on stdout, once; lists without it; the hub's refusals and the usage errors with
  * their exit codes; names shown escaped.
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -149,6 +152,40 @@ describe('data whoami with a named token', () => {
       expires: '2027-01-01T00:00:00.000Z',
       token: { name: 'ci', scope: 'publish', datasets: ['ada/cities'] },
     });
+  });
+});
+
+describe('data login --with-token and data logout with a named token', () => {
+  it('keeps it, and forgets it on logout without asking the hub to revoke it', async () => {
+    const { http, HttpResponse } = await import('msw');
+    const named = `dt_${'b'.repeat(43)}`;
+    const revoked: string[] = [];
+    server.use(
+      signedIn(),
+      http.post(`${HUB}/auth/logout`, ({ request }) => {
+        revoked.push(request.headers.get('auth-token') ?? '');
+        return HttpResponse.json({ revoked: false });
+      }),
+    );
+    const config = mkdtempSync(join(tmpdir(), 'token-config-'));
+    try {
+      const env = { DATA_API: HUB, DATA_CONFIG_DIR: config };
+      const login = await runCli(['login', '--with-token'], {
+        env,
+        stdin: `${named}\n`,
+        fetch: globalThis.fetch,
+      });
+      expect(login).toMatchObject({ code: 0, out: `Logged in to ${HUB} as ada\n` });
+      expect(login.out + login.err).not.toContain(named);
+      expect(readFileSync(join(config, 'credentials.json'), 'utf8')).toContain(named);
+      const logout = await runCli(['logout'], { env, fetch: globalThis.fetch });
+      expect(logout).toMatchObject({ code: 0, out: `Logged out of ${HUB}\n` });
+      expect(logout.err).toContain('the named token still works elsewhere until it expires');
+      expect(revoked).toEqual([]);
+      expect(readFileSync(join(config, 'credentials.json'), 'utf8')).not.toContain(named);
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { AuthError } from '@data/core';
+import { AuthError, NAMED_TOKEN } from '@data/core';
 import { profileOf, type HubApi } from './api.js';
 import { tokenExpiry, type CredentialStore, type Found } from '../credentials/store.js';
 
@@ -93,15 +93,17 @@ export async function runLogout(deps: {
   api: HubApi;
   credentials: CredentialStore;
   onNotRevoked: (reason: string) => void;
-}): Promise<{ hub: string; removed: boolean; revoked: boolean }> {
+}): Promise<{ hub: string; removed: boolean; revoked: boolean; named: boolean }> {
   const hub = deps.api.api;
   const stored = await deps.credentials.stored(hub);
+  // A named token outlives a sign-out: it is revoked by its name (`/api/tokens`), not here.
+  const named = stored !== undefined && NAMED_TOKEN.test(stored.token);
   let revoked = false;
-  if (stored)
+  if (stored && !named)
     revoked = await deps.api.logout(stored.token).catch((error: unknown) => {
       deps.onNotRevoked(error instanceof Error ? error.message : String(error));
       return false;
     });
   const removed = await deps.credentials.delete(hub);
-  return { hub, removed, revoked };
+  return { hub, removed, revoked, named };
 }

@@ -22,7 +22,7 @@ export function registerLogout(
 
 export async function showLogout(ctx: Context): Promise<number> {
   const { runLogout } = await import('../client/auth.js');
-  const { hub, removed, revoked } = await runLogout({
+  const { hub, removed, revoked, named } = await runLogout({
     api: hubApi(ctx),
     credentials: ctx.credentials,
     onNotRevoked: (reason) =>
@@ -30,6 +30,10 @@ export async function showLogout(ctx: Context): Promise<number> {
   });
   if (ctx.globals.json) writeJson(ctx, { hub, removed, revoked });
   else ctx.io.stdout.write(removed ? `Logged out of ${hub}\n` : `No token was stored for ${hub}\n`);
+  if (named)
+    ctx.io.stderr.write(
+      'note: the named token still works elsewhere until it expires: `data token revoke NAME` revokes it\n',
+    );
   if (ctx.io.env.DATA_TOKEN)
     ctx.io.stderr.write('note: DATA_TOKEN is still set in the environment\n');
   return 0;
