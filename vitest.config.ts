@@ -10,23 +10,43 @@ import { defineConfig } from 'vitest/config';
  * stopped by its timeout, or a process still writing while its test removes its folder,
  * leaves nothing in the system's temporary folder, which runs would otherwise fill.
  */
-const runFolder = mkdtempSync(join(tmpdir(), 'data-tests-'));
-// The services' own users (PostgreSQL's refuses root) reach their folders inside it.
-chmodSync(runFolder, 0o755);
+/**
+ * One folder of each kind per process: vitest loads this file again when it or what it imports
+ * changes (watch mode), and a second folder and exit handler would follow each load (the run's
+ * folder inside the first, TMPDIR being it by then). A load made the process's folders; the next
+ * ones take them.
+ */
+const FOLDERS = Symbol.for('data.tests.folders');
+function processFolder(key: string, make: () => string): string {
+  const made = ((globalThis as Record<symbol, Record<string, string> | undefined>)[FOLDERS] ??= {});
+  if (made[key] === undefined) {
+    const folder = make();
+    made[key] = folder;
+    process.on('exit', () => rmSync(folder, { recursive: true, force: true }));
+  }
+  return made[key];
+}
+
+const runFolder = processFolder('run', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'data-tests-'));
+  // The services' own users (PostgreSQL's refuses root) reach their folders inside it.
+  chmodSync(folder, 0o755);
+  return folder;
+});
 process.env.TMPDIR = runFolder;
-process.on('exit', () => rmSync(runFolder, { recursive: true, force: true }));
 
 /**
  * The validation worker of the run, bundled from the sources by the global setup
  * (test/helpers/from-sources.ts, told where by the variable) and started by core's
  * worker-url.ts when it runs from the sources (DATA_SOURCE_WORKER): the unit tests need no
- * build. Under node_modules, where the bundle finds the packages it leaves outside; it goes
- * when the run ends.
+ * build, bundled again before each rerun of watch mode. Under node_modules, where the bundle
+ * finds the packages it leaves outside; it goes when the run ends.
  */
-const cache = join(import.meta.dirname, 'node_modules', '.cache');
-mkdirSync(cache, { recursive: true });
-const workerFolder = mkdtempSync(join(cache, 'data-source-worker-'));
-process.on('exit', () => rmSync(workerFolder, { recursive: true, force: true }));
+const workerFolder = processFolder('worker', () => {
+  const cache = join(import.meta.dirname, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  return mkdtempSync(join(cache, 'data-source-worker-'));
+});
 const sourceWorker = pathToFileURL(join(workerFolder, 'bundle', 'worker.js')).href;
 process.env.DATA_SOURCE_WORKER = sourceWorker;
 

@@ -1,7 +1,8 @@
 /**
  * The sources run in other threads and processes, with no build:
  * - the global setup of every test project (vitest.config.ts, the default export) bundles
- *   core's validation worker from the sources of the moment into the run's folder, the one core's
+ *   core's validation worker from the sources of the moment into the run's folder, again before
+ *   each rerun of watch mode, the one core's
  *   validator/worker-url.ts starts when it runs from the sources (DATA_SOURCE_WORKER). So the
  *   unit tests need no `npm run build`, and never start a build made of other sources. It takes
  *   a fraction of a second; the descriptor profiles are not precompiled in it, and are compiled
@@ -15,6 +16,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import type { TestProject } from 'vitest/node';
 import { makeDirectorySync } from '../../packages/core/src/files/directories.js';
 import { bundleCoreWorker, commonOptions, ROOT } from '../../scripts/bundle-core.js';
 
@@ -41,13 +43,31 @@ function removeStale(run: string): void {
   }
 }
 
-export default async function setup(): Promise<void> {
+/**
+ * The bundling under way, shared by the projects' setups (each project loads this module
+ * anew): they run it once, before the first run and before each rerun of watch mode.
+ */
+const BUNDLING = Symbol.for('data.tests.bundling');
+type Shared = Record<symbol, Promise<unknown> | undefined>;
+
+function bundleOnce(folder: string): Promise<unknown> {
+  const shared = globalThis as Shared;
+  shared[BUNDLING] ??= bundleCoreWorker(folder).finally(() => {
+    shared[BUNDLING] = undefined;
+  });
+  return shared[BUNDLING];
+}
+
+export default async function setup(project: TestProject): Promise<void> {
   const worker = workerFile();
-  // Each project's setup may run this: the first one bundles (worker.js is written last).
+  const folder = dirname(worker);
+  // After an edit of core's sources, watch mode's rerun starts a worker made of them.
+  project.onTestsRerun(() => bundleOnce(folder).then(() => undefined));
+  // Each project's setup runs this: the first one bundles (worker.js is written last).
   if (existsSync(worker)) return;
-  removeStale(dirname(dirname(worker)));
-  makeDirectorySync(dirname(worker));
-  await bundleCoreWorker(dirname(worker));
+  removeStale(dirname(folder));
+  makeDirectorySync(folder);
+  await bundleOnce(folder);
 }
 
 let made = 0;
