@@ -1,3 +1,4 @@
+import { UsageError } from '../errors.js';
 import { embedded, singleExecutable } from '../runtime.js';
 
 /**
@@ -10,6 +11,7 @@ declare const DATA_SOURCE_WORKER: string | undefined;
  * The validation worker's script: the build's (dist/bundle/worker.js, which runs the worker
  * bundle under its code cache) from the CLI's bundles, core's compiled modules or a worker
  * itself; from the TypeScript sources (the tests), the one bundled from them for the run.
+ * From the sources outside the tests there is none: a UsageError says to build.
  */
 export function workerUrl(): URL {
   // The single executable carries the worker inside it; a data: URL runs it as a module.
@@ -20,7 +22,10 @@ export function workerUrl(): URL {
   if (import.meta.url.endsWith('.ts')) {
     // Never a build's, which may be of other sources than these.
     if (typeof DATA_SOURCE_WORKER !== 'string')
-      throw new Error("from the sources, a worker needs the tests' DATA_SOURCE_WORKER");
+      throw new UsageError(
+        'core runs from its TypeScript sources, which hold no validation worker: build the ' +
+          'packages (npm run build) and run the build, or run the tests, whose setup bundles one',
+      );
     return new URL(DATA_SOURCE_WORKER);
   }
   // From dist/validator/ and from dist/bundle/ alike, ../bundle/ is dist/bundle/.
