@@ -3,16 +3,11 @@ import { positive } from './arguments.js';
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { carryingToken } from '@data/core';
 import { hubApi, refusedToken, writeJson } from './auth-common.js';
-import { profileOf } from '../client/api.js';
 import type { ContextFor, SetExitCode } from './types.js';
 import { printReport, validateWithProgress } from './validate.js';
-import type { Findability, PublishSource } from '../client/publish.js';
-import type { Found } from '../credentials/store.js';
-import type { Report } from '@data/core';
-import type { ResolvedSource } from '../client/publish-source.js';
-import type { OrgsDeps } from '../client/orgs.js';
+import type { Findability } from '../client/publish.js';
+import type { DryRun } from '../client/publish-dry-run.js';
 
 export interface PublishCommandOptions {
   path: string;
@@ -71,124 +66,61 @@ export function registerPublish(
     )
     .action(
       async (path: string, options: Omit<PublishCommandOptions, 'path'>, command: Command) => {
-        setExitCode(await runPublish({ ...options, path }, contextFor(command)));
+        setExitCode(await runPublishCommand({ ...options, path }, contextFor(command)));
       },
     );
 }
 
-export async function runPublish(
+export async function runPublishCommand(
   options: PublishCommandOptions,
   ctx: Context,
   pollMs?: number,
 ): Promise<number> {
-  // The path and the name are checked before the hub is asked anything (a path that is not
-  // there says so), the credential before any data file is read (no token: exit 4 at once).
-  const { locatePublishSource } = await import('../client/publish-source.js');
-  const located = await locatePublishSource(options.path, options.name, options.sheets);
-  // In CI with no token: trusted publishing (commands/trusted.ts) for this dataset.
-  const { publishCredential } = await import('./trusted.js');
-  const owner = options.owner?.toLowerCase();
-  const name = located.name;
-  const found = await publishCredential(ctx, owner && name ? `${owner}/${name}` : name);
-  const source = await located.open();
-  try {
-    return await validateAndPublish(options, source, found, ctx, pollMs);
-  } finally {
-    await source.cleanup();
-  }
-}
-
-async function validateAndPublish(
-  options: PublishCommandOptions,
-  source: ResolvedSource,
-  found: Found,
-  ctx: Context,
-  pollMs: number | undefined,
-): Promise<number> {
   const check = { source: options.path, limitErrors: 1000, format: 'text' as const };
-  const { validateForPublish } = await import('../client/publish-source.js');
-  const report = await validateForPublish(
-    source,
-    options.sheets !== undefined,
-    (held) => validateWithProgress(check, ctx, held),
-    ctx.signal,
+  const { runPublish } = await import('../client/publish-run.js');
+  const { timeout, ...rest } = options;
+  const result = await runPublish(
+    { ...rest, timeoutMs: timeout * 60_000, pollMs },
+    {
+      api: hubApi(ctx),
+      hub: ctx.hub(),
+      fetch: ctx.fetch,
+      signal: ctx.signal,
+      // In CI with no token: trusted publishing (commands/trusted.ts) for this dataset.
+      credential: async (dataset) => (await import('./trusted.js')).publishCredential(ctx, dataset),
+      refused: (found) => refusedToken(ctx, found),
+      validate: (held) => validateWithProgress(check, ctx, held),
+      progress: async () => {
+        const { publishProgress } = await import('../output/publish.js');
+        const { startProgress } = await import('../output/spinner.js');
+        const progress = await startProgress(ctx, 'publishing');
+        return { onEvent: publishProgress(progress.update, progress.log), stop: progress.stop };
+      },
+    },
   );
-  if (!report.valid) {
+  if ('invalid' in result) {
     ctx.io.stderr.write('error: the package is invalid; nothing was uploaded\n');
-    await printReport(report, check, ctx);
+    await printReport(result.invalid, check, ctx);
     return EXIT.invalid;
   }
-  const api = hubApi(ctx);
-  const signedIn = profileOf(await api.check(found.token));
-  if (!signedIn) throw refusedToken(ctx, found);
-  const profile =
-    options.owner === undefined
-      ? signedIn
-      : await (
-          await import('../client/orgs.js')
-        ).publishOwner(api, orgsDeps(ctx, found), options.owner, signedIn);
-  if (options.dryRun) return dryRun(options, source, report, profile.username, found.token, ctx);
-  const { publishPackage } = await import('../client/publish.js');
-  const { publishProgress, publishSummary } = await import('../output/publish.js');
-  const { startProgress } = await import('../output/spinner.js');
-  const progress = await startProgress(ctx, 'publishing');
-  try {
-    const result = await publishPackage({
-      source,
-      api,
-      fetch: ctx.fetch,
-      site: ctx.hub().site,
-      token: found.token,
-      profile,
-      findability: options.findability,
-      wait: options.wait,
-      force: options.force === true,
-      timeoutMs: options.timeout * 60_000,
-      ...(pollMs !== undefined ? { pollMs } : {}),
-      signal: ctx.signal,
-      onEvent: publishProgress(progress.update, progress.log),
+  if ('plan' in result) return renderDryRun(result.plan, ctx);
+  const published = result.published;
+  if (ctx.globals.json) {
+    const { status, ...fields } = published;
+    writeJson(ctx, {
+      ...fields,
+      pipelines: status?.pipelines ?? null,
+      errorLog: status?.error_log ?? [],
     });
-    progress.stop();
-    if (ctx.globals.json) {
-      const { status, ...rest } = result;
-      writeJson(ctx, {
-        ...rest,
-        pipelines: status?.pipelines ?? null,
-        errorLog: status?.error_log ?? [],
-      });
-    } else ctx.io.stdout.write(publishSummary(result, ctx.colors));
-    return result.state === 'FAILED' ? EXIT.invalid : EXIT.ok;
-  } finally {
-    progress.stop();
+  } else {
+    const { publishSummary } = await import('../output/publish.js');
+    ctx.io.stdout.write(publishSummary(published, ctx.colors));
   }
-}
-
-/** What `--owner`'s check of the organisation's members needs: the hub and the token. */
-function orgsDeps(ctx: Context, found: Found): OrgsDeps {
-  return {
-    api: ctx.hub().api,
-    fetch: ctx.fetch,
-    signal: ctx.signal,
-    token: found.token,
-    refused: () => refusedToken(ctx, found),
-  };
+  return published.state === 'FAILED' ? EXIT.invalid : EXIT.ok;
 }
 
 /** --dry-run: what publishing would change (client/publish-dry-run.ts), uploading nothing. */
-async function dryRun(
-  options: PublishCommandOptions,
-  source: PublishSource,
-  report: Report,
-  owner: string,
-  token: string,
-  ctx: Context,
-): Promise<number> {
-  const { dryRunPublish } = await import('../client/publish-dry-run.js');
-  const plan = await dryRunPublish(options.path, source, report, owner, {
-    fetch: carryingToken(ctx.fetch, ctx.hub(), token),
-    site: ctx.hub().site,
-    signal: ctx.signal,
-  });
+async function renderDryRun(plan: DryRun, ctx: Context): Promise<number> {
   if (ctx.globals.json) writeJson(ctx, plan);
   else if (!plan.published) {
     const { newDatasetText } = await import('../output/publish.js');
