@@ -60,11 +60,13 @@ describe('the code cache', () => {
     );
     writeFileSync(stale, 'from another build');
     writeFileSync(`${file}.1.partial`, 'left by a write that was cut off');
+    const name = file.split('/').pop() ?? '';
+    writeFileSync(join(dir, 'code', `.${name}.0123456789ab.part`), 'left by an atomic write');
     const damaged = data(dir, ['validate', SMALL]);
     expect(damaged.status).toBe(0);
     expect(damaged.stdout).toMatch(/valid: 2 resources/);
     expect(damaged.fate).toBe('rejected, written');
-    expect(readdirSync(join(dir, 'code'))).toEqual([file.split('/').pop()]);
+    expect(readdirSync(join(dir, 'code'))).toEqual([name]);
     expect(data(dir, ['validate', SMALL]).fate).toBe('used');
   });
 

@@ -8,19 +8,11 @@
  * work has run holds those functions too: it is written after a first run and read at every
  * later start. One script also spares Node finding, reading and linking each module apart.
  */
-import {
-  closeSync,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
+import { writeFileAtomicSync } from './files/atomic.js';
 import { makeDirectorySync } from './files/directories.js';
 import { dataFolder } from './files/home.js';
 import { regExpFlagsSet, resetRegExpFlags } from './regexp-flags.js';
@@ -70,18 +62,23 @@ function readOwnCache(path: string): Buffer | undefined {
 }
 
 /**
- * Written whole or not at all. The caches of the bundle's other builds are removed, and what
- * writes that did not finish left (a write under way loses its file, and is made next time).
+ * Written whole or not at all (files/atomic.ts). The caches of the bundle's other builds are
+ * removed, and what writes that did not finish left: the atomic write's temporary files
+ * (`.<cache>.<random>.part`), and the `<cache>.<pid>.partial` of the builds before it (a write
+ * under way loses its file, and is made next time).
  */
 function writeCache(path: string, data: Buffer, builds: string, current: string): void {
   const folder = dirname(path);
   makeDirectorySync(folder, 0o700);
-  for (const name of readdirSync(folder))
-    if (name.startsWith(builds) && (!name.startsWith(current) || name.endsWith('.partial')))
+  for (const name of readdirSync(folder)) {
+    const temporary = name.startsWith(`.${builds}`) && name.endsWith('.part');
+    if (
+      temporary ||
+      (name.startsWith(builds) && (!name.startsWith(current) || name.endsWith('.partial')))
+    )
       rmSync(join(folder, name), { force: true });
-  const partial = `${path}.${process.pid}.partial`;
-  writeFileSync(partial, data, { mode: 0o600 });
-  renameSync(partial, path);
+  }
+  writeFileAtomicSync(path, data, { mode: 0o600 });
 }
 
 /**
@@ -115,7 +112,8 @@ export function loadBundle(bundleFile: string, work: string | undefined, env: En
     // A cache is checked against V8's settings of the moment it is made, and of the next start:
     // made under the RegExp settings a run set (regexp-flags.ts), it would be rejected. They
     // are put back only where nothing may match an expression any more: at the exit of the
-    // main thread (see settleCache in start.ts), whose workers have ended.
+    // main thread (see settleCache in the CLI's packages/cli/src/start.ts), whose workers
+    // have ended.
     if (regExpFlagsSet()) {
       if (!process.getBuiltinModule('node:worker_threads').isMainThread)
         return "V8's RegExp settings were changed by this run";
