@@ -30,7 +30,13 @@ function deps(report: Partial<Report>): { deps: PublishRunDeps; steps: string[] 
         steps.push(`credential ${String(dataset)}`);
         return Promise.resolve(FOUND);
       },
-      refused: () => new Error('refused'),
+      signedIn: (found) => ({
+        api: HUB,
+        fetch,
+        signal,
+        token: found.token,
+        refused: () => new Error('refused'),
+      }),
       validate: (held) => {
         steps.push(held ? 'validate held' : 'validate');
         return Promise.resolve({ valid: true, errors: [], tasks: [], ...report } as Report);

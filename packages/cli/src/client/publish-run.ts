@@ -43,8 +43,8 @@ export interface PublishRunDeps {
   signal: AbortSignal;
   /** The token to publish `dataset` (owner/name, or name) with; asked before a data file is read. */
   credential: (dataset: string | undefined) => Promise<Found>;
-  /** The error of a token the hub refused, in the words that fit where it came from. */
-  refused: (found: Found) => Error;
+  /** What the signed-in requests need (`--owner`'s), the refusal of the token among it. */
+  signedIn: (found: Found) => OrgsDeps;
   /** Validates the source as `data validate` does, or a descriptor held in memory. */
   validate: ValidatePublished;
   /** Opened when the uploads start, stopped when the publication is over. */
@@ -91,13 +91,13 @@ async function validateAndPublish(
   );
   if (!report.valid) return { invalid: report };
   const signedIn = profileOf(await deps.api.check(found.token));
-  if (!signedIn) throw deps.refused(found);
+  if (!signedIn) throw deps.signedIn(found).refused();
   const profile =
     options.owner === undefined
       ? signedIn
       : await (
           await import('./orgs.js')
-        ).publishOwner(deps.api, orgsDeps(deps, found), options.owner, signedIn);
+        ).publishOwner(deps.api, deps.signedIn(found), options.owner, signedIn);
   if (options.dryRun) {
     const { dryRunPublish } = await import('./publish-dry-run.js');
     const plan = await dryRunPublish(options.path, source, report, profile.username, {
@@ -129,15 +129,4 @@ async function validateAndPublish(
   } finally {
     progress.stop();
   }
-}
-
-/** What `--owner`'s check of the organisation's members needs: the hub and the token. */
-function orgsDeps(deps: PublishRunDeps, found: Found): OrgsDeps {
-  return {
-    api: deps.hub.api,
-    fetch: deps.fetch,
-    signal: deps.signal,
-    token: found.token,
-    refused: () => deps.refused(found),
-  };
 }

@@ -40,6 +40,29 @@ export function refusedToken(ctx: Context, found: Found): AuthError {
   );
 }
 
+/**
+ * What the client's signed-in use cases (client/orgs.ts, tokens.ts, publishers.ts, and
+ * publish's `--owner`) take: the hub's API, the fetch, the token found, and the error that
+ * says the hub refused it.
+ */
+export interface SignedInDeps {
+  api: string;
+  fetch: HttpFetch;
+  signal: AbortSignal;
+  token: string;
+  refused: () => Error;
+}
+
+export function signedInDeps(ctx: Context, found: Found): SignedInDeps {
+  return {
+    api: ctx.hub().api,
+    fetch: ctx.fetch,
+    signal: ctx.signal,
+    token: found.token,
+    refused: () => refusedToken(ctx, found),
+  };
+}
+
 /** The stored or DATA_TOKEN token for the hub, if any: reads of public data need none. */
 export async function storedToken(ctx: Context): Promise<string | undefined> {
   return (await ctx.credentials.get(ctx.hub().api))?.token;

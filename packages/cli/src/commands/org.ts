@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ORG_ROLES, OWNER_NAME, type OrgMember, type OrgRole } from '@data/core';
 import type { Context } from '../context.js';
 import type { OrgsDeps } from '../client/orgs.js';
-import { refusedToken, requireToken, writeJson } from './auth-common.js';
+import { requireToken, signedInDeps, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 /** An owner name as the hub takes it: a user's or an organisation's, in any case. */
@@ -71,14 +71,7 @@ export function registerOrg(
 }
 
 async function deps(ctx: Context): Promise<OrgsDeps> {
-  const found = await requireToken(ctx);
-  return {
-    api: ctx.hub().api,
-    fetch: ctx.fetch,
-    signal: ctx.signal,
-    token: found.token,
-    refused: () => refusedToken(ctx, found),
-  };
+  return signedInDeps(ctx, await requireToken(ctx));
 }
 
 export async function createOrg(name: string, ctx: Context): Promise<number> {

@@ -3,7 +3,7 @@ import { positive } from './arguments.js';
 import { Option } from 'commander';
 import type { Context } from '../context.js';
 import { EXIT } from '../exit-codes.js';
-import { hubApi, refusedToken, writeJson } from './auth-common.js';
+import { hubApi, signedInDeps, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 import { printReport, validateWithProgress } from './validate.js';
 import type { Findability } from '../client/publish.js';
@@ -88,7 +88,7 @@ export async function runPublishCommand(
       signal: ctx.signal,
       // In CI with no token: trusted publishing (commands/trusted.ts) for this dataset.
       credential: async (dataset) => (await import('./trusted.js')).publishCredential(ctx, dataset),
-      refused: (found) => refusedToken(ctx, found),
+      signedIn: (found) => signedInDeps(ctx, found),
       validate: (held) => validateWithProgress(check, ctx, held),
       progress: async () => {
         const { publishProgress } = await import('../output/publish.js');

@@ -2,7 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { DATASET_NAME, parseClaim } from '@data/core';
 import type { Context } from '../context.js';
 import type { PublishersDeps } from '../client/publishers.js';
-import { refusedToken, requireToken, writeJson } from './auth-common.js';
+import { requireToken, signedInDeps, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export interface PublisherAddOptions {
@@ -88,14 +88,7 @@ export function registerPublisher(
 }
 
 async function deps(ctx: Context): Promise<PublishersDeps> {
-  const found = await requireToken(ctx);
-  return {
-    api: ctx.hub().api,
-    fetch: ctx.fetch,
-    signal: ctx.signal,
-    token: found.token,
-    refused: () => refusedToken(ctx, found),
-  };
+  return signedInDeps(ctx, await requireToken(ctx));
 }
 
 export async function addPublisher(

@@ -3,7 +3,7 @@ import { TOKEN_SCOPES, tokenNameProblem, UsageError, type TokenScope } from '@da
 import type { Context } from '../context.js';
 import type { TokensDeps } from '../client/tokens.js';
 import { whole } from './arguments.js';
-import { refusedToken, requireToken, writeJson } from './auth-common.js';
+import { requireToken, signedInDeps, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export interface TokenCreateOptions {
@@ -68,14 +68,7 @@ export function registerToken(
 }
 
 async function deps(ctx: Context): Promise<TokensDeps> {
-  const found = await requireToken(ctx);
-  return {
-    api: ctx.hub().api,
-    fetch: ctx.fetch,
-    signal: ctx.signal,
-    token: found.token,
-    refused: () => refusedToken(ctx, found),
-  };
+  return signedInDeps(ctx, await requireToken(ctx));
 }
 
 export async function createToken(
