@@ -7,7 +7,8 @@ import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { gitHubProvider } from '../../packages/hub/src/engines/providers/github.js';
-import { HubRefused, isLoopback, startHub } from '../../packages/hub/src/server.js';
+import { HubRefused } from '../../packages/hub/src/refused.js';
+import { isLoopback, startHub } from '../../packages/hub/src/server.js';
 import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
 import {
   browserLogin,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, readHubConfig } from '../../packages/hub/src/config.js';
 import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
-import { HubRefused } from '../../packages/hub/src/server.js';
+import { HubRefused } from '../../packages/hub/src/refused.js';
 import { migrateHub } from '../../packages/hub/src/services/migrate.js';
 import { gitHubClaims, startIdIssuer, type IdIssuer } from '../helpers/id-issuer.js';
 import {

@@ -475,8 +475,6 @@ function handler(hub: Hub, log: HubLog) {
   };
 }
 
-export { HubRefused, type HubSetting } from './refused.js';
-
 const LOOKUP_CACHE_BYTES = 32 * 1024 * 1024;
 
 /** Whether an address to listen on reaches this machine only. */
