@@ -19,7 +19,8 @@ section.diff-table { margin: 24px 0 32px; }
 section.diff-table h2 { margin-bottom: 6px; overflow-wrap: anywhere; }
 .diff-rows { max-width: 100%; }
 .diff-rows table { width: auto; min-width: 100%; }
-.diff-rows td, .diff-rows th { max-width: 22em; overflow-wrap: anywhere; }
+.diff-rows td { max-width: 22em; overflow-wrap: break-word; }
+.diff-rows th { white-space: nowrap; }
 tr.added td { background: #e6f4ea; }
 tr.removed td { background: #fce8e6; }
 td.change { white-space: nowrap; font-weight: 600; }
@@ -123,7 +124,7 @@ function rowsTable(each: ResourceDiff, window: RowsWindow, id: string): string {
       ? ` The first ${String(MOST_COLUMNS)} of ${String(all.length)} columns.`
       : '';
   return `<p class="muted" id="${id}-shown">Rows shown: ${counts.join('; ')} (at most ${String(window.pageRows)} of each kind a page).${wide} Unchanged cells of a changed row are left blank but its key.</p>
-<div class="scroll diff-rows" role="region" aria-labelledby="${id}-title" tabindex="0"><table aria-describedby="${id}-shown">
+<div class="scroll diff-rows" role="region" aria-label="Rows of ${escape(each.name)}" tabindex="0"><table aria-describedby="${id}-shown">
 <caption class="hidden">Rows added, removed and changed in ${escape(each.name)}</caption>
 <thead>${head}</thead><tbody>${rows.join('\n')}</tbody></table></div>`;
 }
