@@ -100,7 +100,7 @@ describe('validateForPublish', () => {
         },
         { valid: true },
       ]);
-      const report = await validateForPublish(source, false, validate, signal);
+      const report = await validateForPublish(source, validate, signal);
       expect(report.valid).toBe(true);
       expect(given).toHaveLength(2);
       const field = (descriptor: unknown) =>
@@ -118,14 +118,15 @@ describe('validateForPublish', () => {
   it('validates a package as data validate does, from its files', async () => {
     const source = await openPublishSource(CITIES, undefined, undefined);
     const { validate, given } = answering([{ valid: false }]);
-    expect((await validateForPublish(source, false, validate, signal)).valid).toBe(false);
+    expect((await validateForPublish(source, validate, signal)).valid).toBe(false);
     expect(given).toEqual([undefined]);
   });
 
   it('validates the descriptor held in memory when sheets were chosen', async () => {
     const source = await openPublishSource(CITIES, undefined, undefined);
+    source.sheetsChosen = true;
     const { validate, given } = answering([{ valid: true }]);
-    await validateForPublish(source, true, validate, signal);
+    await validateForPublish(source, validate, signal);
     expect(given).toEqual([{ descriptor: source.descriptor, dir: CITIES }]);
   });
 });

@@ -3,7 +3,14 @@ import { open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { ApiError, InvalidDataError, NotFoundError, UsageError } from '@data/core';
-import { derivedOf, isDerived, resourceName, resourcesOf, type Resource } from '@data/core';
+import {
+  derivedOf,
+  isDerived,
+  resourceName,
+  resourcesOf,
+  type Package,
+  type Resource,
+} from '@data/core';
 import { isRemote, unsafeReason } from '@data/core';
 import { downloadFile } from '../transfers/download.js';
 import { json, send, withRetries, type HttpFetch } from '@data/core';
@@ -142,8 +149,6 @@ export function noSuchDataset(target: Target, signedIn: boolean): NotFoundError 
   });
 }
 
-type Descriptor = Record<string, unknown>;
-
 /**
  * A dataset's descriptor, and the target its files are read against: the one given, or,
  * from a hub older than revision addresses (`/v/<N>/`), revision N at `?v=N` as it was read
@@ -152,7 +157,7 @@ type Descriptor = Record<string, unknown>;
 async function fetchDescriptor(
   target: Target,
   options: GetOptions,
-): Promise<{ descriptor: Descriptor; target: Target }> {
+): Promise<{ descriptor: Package; target: Target }> {
   const found = await readDescriptor(target.url, options);
   if (found) return { descriptor: found, target };
   const older = olderHubTarget(target);
@@ -161,12 +166,15 @@ async function fetchDescriptor(
   throw noSuchDataset(target, options.signedIn);
 }
 
-/** The descriptor at an address; undefined when there is none, or (not followed) a redirect. */
+/**
+ * The descriptor at an address; undefined when there is none, or (not followed) a redirect.
+ * Read as the hub's Package, its properties are read with model/'s helpers (resourcesOf).
+ */
 async function readDescriptor(
   url: string,
   options: GetOptions,
   redirect?: 'manual',
-): Promise<Descriptor | undefined> {
+): Promise<Package | undefined> {
   const signal = options.signal ? { signal: options.signal } : {};
   return (await withRetries(async () => {
     const response = await send(options.fetch, 'get descriptor', url, {
@@ -178,7 +186,7 @@ async function readDescriptor(
       return undefined;
     }
     return json(`get ${url}`, response);
-  }, signal)) as Descriptor | undefined;
+  }, signal)) as Package | undefined;
 }
 
 /** Downloads a dataset's descriptor and every resource into a folder that validates offline. */

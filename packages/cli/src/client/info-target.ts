@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { HttpFetch, ResourceDescriptor } from '@data/core';
+import type { HttpFetch, Package, ResourceDescriptor } from '@data/core';
 import {
   ApiError,
   DESCRIPTOR_NAMES,
@@ -52,10 +52,10 @@ async function dataFileInfo(path: string, deps: InfoDeps): Promise<DatasetInfo> 
   const { describeFile } = await import('@data/core');
   const { datasetInfo } = await import('./info.js');
   const described = await describeFile(path);
-  const descriptor = {
+  const descriptor: Package = {
     ...described,
     resources: await Promise.all(described.resources.map((resource) => asTable(resource, path))),
-  } as unknown as Record<string, unknown>;
+  };
   return datasetInfo({ dir: dirname(path), descriptor }, deps.fetch, deps.signal);
 }
 

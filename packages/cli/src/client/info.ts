@@ -2,7 +2,7 @@ import { descriptorIn, readDescriptorFile } from '@data/core';
 import { packageShape } from '@data/core';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Resource } from '@data/core';
+import type { Field, Package, Resource } from '@data/core';
 import {
   derivedOf,
   formatOf,
@@ -55,7 +55,8 @@ export interface DatasetInfo {
 function fieldsOf(schema: unknown): FieldInfo[] | undefined {
   const fields = (schema as { fields?: unknown } | undefined)?.fields;
   if (!Array.isArray(fields)) return undefined;
-  return fields.map((field: Record<string, unknown>) => ({
+  // The hub's descriptor is read before any validation: each property's type is checked.
+  return fields.map((field: Partial<Field>) => ({
     name: String(field.name),
     type: typeof field.type === 'string' ? field.type : 'any',
     format:
@@ -83,8 +84,8 @@ function inlineRows(data: unknown): string[][] | undefined {
   return [keys, ...records.map((row) => keys.map((key) => cellText(row[key])))];
 }
 
-function licenseNames(descriptor: Record<string, unknown>): string[] {
-  const licenses = Array.isArray(descriptor.licenses) ? descriptor.licenses : [];
+function licenseNames(listed: unknown): string[] {
+  const licenses = Array.isArray(listed) ? listed : [];
   return licenses.flatMap((license: Record<string, unknown>) => {
     const name = license.title ?? license.name ?? license.path;
     return typeof name === 'string' ? [name] : [];
@@ -225,7 +226,7 @@ async function remoteHead(
  * `fetch` carries the hub's token where it belongs (see credential.ts).
  */
 export async function datasetInfo(
-  location: { descriptorUrl?: string; dir?: string; descriptor?: Record<string, unknown> },
+  location: { descriptorUrl?: string; dir?: string; descriptor?: Package },
   fetch: HttpFetch,
   signal?: AbortSignal,
 ): Promise<DatasetInfo> {
@@ -330,7 +331,7 @@ export async function datasetInfo(
     name: text('name'),
     title: text('title'),
     description: text('description'),
-    licenses: licenseNames(descriptor),
+    licenses: licenseNames(descriptor.licenses),
     version: text('version'),
     resources,
   };

@@ -1,5 +1,5 @@
 import { UsageError, writeFileAtomic } from '@data/core';
-import type { Fetch, Report, ValidateEvent } from '@data/core';
+import type { Fetch, Package, Report, ValidateEvent } from '@data/core';
 import type { Draft, DraftNotes } from '../init/draft.js';
 import type { Refreshed } from '../init/refresh.js';
 
@@ -61,7 +61,7 @@ export async function draftDescriptor(
  */
 export async function writeDescriptor(
   target: string,
-  descriptor: Record<string, unknown>,
+  descriptor: Package,
   yaml: boolean,
   signal: AbortSignal,
 ): Promise<void> {

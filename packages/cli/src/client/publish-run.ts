@@ -83,12 +83,7 @@ async function validateAndPublish(
   deps: PublishRunDeps,
 ): Promise<PublishRunResult> {
   const { validateForPublish } = await import('./publish-source.js');
-  const report = await validateForPublish(
-    source,
-    options.sheets !== undefined,
-    deps.validate,
-    deps.signal,
-  );
+  const report = await validateForPublish(source, deps.validate, deps.signal);
   if (!report.valid) return { invalid: report };
   const signedIn = profileOf(await deps.api.check(found.token));
   if (!signedIn) throw deps.signedIn(found).refused();

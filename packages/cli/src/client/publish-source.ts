@@ -10,8 +10,8 @@ import {
   YamlSyntaxError,
 } from '@data/core';
 import type { PublishSource } from './publish.js';
-import { kindOfNonFile, nameFromFile } from '@data/core';
-import type { Report } from '@data/core';
+import { kindOfNonFile, nameFromFile, resourcesOf } from '@data/core';
+import type { Package, Report } from '@data/core';
 import type { HeldDescriptor } from './validate.js';
 import type { Draft } from '../init/draft.js';
 import type { SheetsChoice } from './sheets.js';
@@ -20,10 +20,16 @@ import type { SheetsChoice } from './sheets.js';
 export interface ResolvedSource extends PublishSource {
   /** A single data file's package, its schema inferred: publish may loosen it to the data. */
   inferred?: boolean;
+  /** Sheets were chosen (`--sheets`): the descriptor held here is not the one on disk. */
+  sheetsChosen?: boolean;
   cleanup(): Promise<void>;
 }
 
-async function readDescriptor(file: string): Promise<Record<string, unknown>> {
+/**
+ * A descriptor file read as a Package: an object, whose other properties validation checks
+ * before anything is published (what reads them sooner uses model/'s helpers).
+ */
+async function readDescriptor(file: string): Promise<Package> {
   let parsed: unknown;
   try {
     parsed = await readDescriptorFile(file);
@@ -36,7 +42,7 @@ async function readDescriptor(file: string): Promise<Record<string, unknown>> {
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new InputError(`${file} is not a descriptor (an object)`);
-  return parsed as Record<string, unknown>;
+  return parsed as Package;
 }
 
 /**
@@ -61,10 +67,7 @@ const README_BYTES = 1024 * 1024;
  * The package's README.md, carried in the descriptor's `readme` as the old DataHub CLI
  * carried it: the hub shows it on the dataset's page and puts it in the dataset's zip.
  */
-async function withReadme(
-  dir: string,
-  descriptor: Record<string, unknown>,
-): Promise<Record<string, unknown>> {
+async function withReadme(dir: string, descriptor: Package): Promise<Package> {
   if (descriptor.readme !== undefined) return descriptor;
   const names = await readdir(dir).catch(() => [] as string[]);
   const found = names.find((name) => /^readme\.md$/i.test(name));
@@ -164,10 +167,7 @@ export async function resolvePublishSource(path: string, name?: string): Promise
 }
 
 /** The inferred descriptor replaced by one that fits the data better, in memory and on disk. */
-export async function replaceInferred(
-  source: ResolvedSource,
-  descriptor: Record<string, unknown>,
-): Promise<void> {
+export async function replaceInferred(source: ResolvedSource, descriptor: Package): Promise<void> {
   source.descriptor = descriptor;
   await writeFile(source.descriptorFile, `${JSON.stringify(descriptor, null, 2)}\n`);
 }
@@ -195,6 +195,7 @@ async function withSheets(
   try {
     const { chooseSheets } = await import('./sheets.js');
     source.descriptor = await chooseSheets(source.descriptor, source.dir, choice);
+    source.sheetsChosen = true;
     return source;
   } catch (error) {
     await source.cleanup();
@@ -213,25 +214,31 @@ export type ValidatePublished = (held?: HeldDescriptor) => Promise<Report>;
  */
 export async function validateForPublish(
   source: ResolvedSource,
-  sheetsChosen: boolean,
   validate: ValidatePublished,
   signal: AbortSignal,
 ): Promise<Report> {
-  if (sheetsChosen) return validate({ descriptor: source.descriptor, dir: source.dir });
+  if (source.sheetsChosen) return validate({ descriptor: source.descriptor, dir: source.dir });
   // A file that is no table is judged as `data validate` judges it (a PDF alone is no package).
-  if (!source.inferred || !describesTable(source.descriptor)) return validate();
+  const draft = source.inferred ? inferredDraft(source.descriptor) : undefined;
+  if (!draft) return validate();
   const { settleWith } = await import('../init/settle.js');
   const settled = await settleWith(
-    source.descriptor as unknown as Draft,
-    (draft) =>
-      validate({ descriptor: draft as unknown as Record<string, unknown>, dir: source.dir }),
+    draft,
+    // A copy: Draft, an interface, is a Package once spread into an object of its own.
+    (looser) => validate({ descriptor: { ...looser }, dir: source.dir }),
     signal,
   );
-  await replaceInferred(source, settled.draft as unknown as Record<string, unknown>);
+  await replaceInferred(source, { ...settled.draft });
   return settled.report;
 }
 
-function describesTable(descriptor: Record<string, unknown>): boolean {
-  const [resource] = Array.isArray(descriptor.resources) ? (descriptor.resources as unknown[]) : [];
-  return typeof resource === 'object' && resource !== null && 'schema' in resource;
+/** A single data file's inferred package as `data init` drafts one, if it describes a table. */
+function inferredDraft(descriptor: Package): Draft | undefined {
+  const [resource] = resourcesOf(descriptor);
+  if (typeof descriptor.name !== 'string' || !resource || !('schema' in resource)) return undefined;
+  return {
+    ...(descriptor.$schema === undefined ? {} : { $schema: descriptor.$schema }),
+    name: descriptor.name,
+    resources: descriptor.resources,
+  };
 }

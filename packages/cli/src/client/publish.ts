@@ -8,7 +8,7 @@ import { stageFiles, type PackageFile, type StagedFile, type StageEvent } from '
 import { sleep, type HttpFetch } from '@data/core';
 import { eachLimited } from '@data/core';
 import { roundSeconds } from '@data/core';
-import type { Report } from '@data/core';
+import type { Package, Report } from '@data/core';
 
 export type { Findability } from '@data/core';
 
@@ -17,10 +17,14 @@ export type PublishEvent =
   | { type: 'submitted'; flowId: string; unchanged: boolean }
   | { type: 'status'; status: FlowStatus };
 
-/** What is published: the package's folder, its descriptor, and the file holding its bytes. */
+/**
+ * What is published: the package's folder, its descriptor, and the file holding its bytes.
+ * The descriptor is read as a Package; validation checks its properties before it is
+ * published, and what reads it sooner reads them with model/'s helpers (resourcesOf).
+ */
 export interface PublishSource {
   dir: string;
-  descriptor: Record<string, unknown>;
+  descriptor: Package;
   descriptorFile: string;
 }
 

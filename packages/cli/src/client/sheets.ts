@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { InputError, UsageError } from '@data/core';
 import { isRemote } from '@data/core';
-import type { Resource } from '@data/core';
+import type { Dialect, Package, Resource } from '@data/core';
 import { formatOf, noteContentFormat, resourcesOf } from '@data/core';
 import { isSpreadsheet, sheetNames } from '@data/core';
 import { listSheets } from '@data/core';
@@ -21,11 +21,20 @@ export function parseSheets(value: string): SheetsChoice {
   return parts.map((part) => (/^[1-9][0-9]*$/.test(part) ? Number(part) : part));
 }
 
+/**
+ * The dialect the resource holds, if it holds one (not a path to one). Sheets are chosen
+ * before validation, so its properties' types are checked where they are read.
+ */
+function ownDialect(resource: Resource): Dialect {
+  const dialect: unknown = resource.dialect;
+  return typeof dialect === 'object' && dialect !== null ? dialect : {};
+}
+
 /** The sheet the resource reads now: its dialect's, or the first. */
 function currentSheet(resource: Resource, names: readonly string[]): string | undefined {
-  const dialect = resource.dialect as { sheetName?: unknown; sheetNumber?: unknown } | undefined;
-  if (typeof dialect?.sheetName === 'string') return dialect.sheetName;
-  return names[typeof dialect?.sheetNumber === 'number' ? dialect.sheetNumber - 1 : 0];
+  const dialect = ownDialect(resource);
+  if (typeof dialect.sheetName === 'string') return dialect.sheetName;
+  return names[typeof dialect.sheetNumber === 'number' ? dialect.sheetNumber - 1 : 0];
 }
 
 function chosenSheets(file: string, names: readonly string[], choice: SheetsChoice): string[] {
@@ -58,10 +67,10 @@ function sheetResourceName(base: string, sheet: string, taken: Set<string>): str
  * (one sheet alone keeps the resource's name). A sheet the workbook lacks stops it, naming those it has.
  */
 export async function chooseSheets(
-  descriptor: Record<string, unknown>,
+  descriptor: Package,
   dir: string,
   choice: SheetsChoice,
-): Promise<Record<string, unknown>> {
+): Promise<Package> {
   const resources = resourcesOf(descriptor);
   const taken = new Set(resources.map((resource) => resource.name));
   const result: Resource[] = [];
@@ -78,8 +87,8 @@ export async function chooseSheets(
     const names = await sheetNames(join(dir, path));
     const sheets = chosenSheets(path, names, choice);
     const own = currentSheet(resource, names);
-    const dialectOf = (sheet: string) => {
-      const { sheetNumber: _number, ...rest } = (resource.dialect ?? {}) as Record<string, unknown>;
+    const dialectOf = (sheet: string): Dialect => {
+      const { sheetNumber: _number, ...rest } = ownDialect(resource);
       return { ...rest, sheetName: sheet };
     };
     for (const sheet of sheets) {

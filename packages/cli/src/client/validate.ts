@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '@data/core';
-import type { HttpFetch, Report, ValidateEvent, validateIsolated } from '@data/core';
+import type { HttpFetch, Package, Report, ValidateEvent, validateIsolated } from '@data/core';
 
 /** What `data validate` checks, and how much of what it finds it keeps. */
 export interface ValidationOptions {
@@ -20,7 +20,7 @@ export interface ValidationOptions {
 
 /** A descriptor held in memory (changed by `data publish --sheets`) and its package's folder. */
 export interface HeldDescriptor {
-  descriptor: Record<string, unknown>;
+  descriptor: Package;
   dir: string;
 }
 

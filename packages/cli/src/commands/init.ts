@@ -8,7 +8,7 @@ import type { SettledDraft } from '../client/init.js';
 import type { InitQuestions } from '../init/ask.js';
 import { visible } from '@data/core';
 import { counted } from '@data/core';
-import type { Report } from '@data/core';
+import type { Package, Report } from '@data/core';
 import { writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
@@ -182,7 +182,7 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
     );
   const { nameFromFile } = await import('@data/core');
   const { draft, report } = await settledDraft(dir, nameFromFile(basename(dir)), ctx);
-  const descriptor: Record<string, unknown> = options.interactive
+  const descriptor: Package = options.interactive
     ? await (await import('../init/ask.js')).askAbout(draft, await terminalQuestions(ctx))
     : { ...draft };
   if (ctx.globals.json) {
@@ -191,7 +191,7 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
   }
   const { writeDescriptor } = await import('../client/init.js');
   await writeDescriptor(target, descriptor, options.yaml === true, ctx.signal);
-  const count = (descriptor.resources as unknown[]).length;
+  const count = descriptor.resources.length;
   ctx.io.stdout.write(`wrote ${target}: ${counted(count, 'resource')}\n`);
   if (!report.valid) {
     const lines = remainingErrors(report);

@@ -1,5 +1,6 @@
 import type { Draft } from './draft.js';
 import { visible } from '@data/core';
+import type { Package } from '@data/core';
 
 const LICENSES = [
   {
@@ -36,7 +37,7 @@ export interface InitQuestions {
 }
 
 /** Asks for the package's name, title and licence, and whether to keep each resource. */
-export async function askAbout(draft: Draft, ask: InitQuestions): Promise<Record<string, unknown>> {
+export async function askAbout(draft: Draft, ask: InitQuestions): Promise<Package> {
   const name = await ask.input({
     message: 'Name (lower case, digits, "-", "_", "."):',
     default: draft.name,
