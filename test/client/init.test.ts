@@ -12,8 +12,7 @@ import {
 import { askAbout } from '../../packages/cli/src/init/ask.js';
 import { UsageError } from '../../packages/core/src/errors.js';
 import type { HttpFetch } from '../../packages/core/src/http/http.js';
-
-const refuse: HttpFetch = (url) => Promise.reject(new Error(`no request expected: ${url}`));
+import { refuse } from '../helpers/fake-fetch.js';
 
 function folder(files: Record<string, string | Buffer>): string {
   const dir = mkdtempSync(join(tmpdir(), 'data-init-'));

@@ -3,27 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dryRunPublish } from '../../packages/cli/src/client/publish-dry-run.js';
 import { openPublishSource } from '../../packages/cli/src/client/publish-source.js';
-import type { HttpFetch } from '../../packages/core/src/http/http.js';
 import type { Report } from '../../packages/core/src/validator/report/types.js';
+import { fakeFetch } from '../helpers/fake-fetch.js';
 
 const CITIES = join(import.meta.dirname, '../../examples/cities');
 const SITE = 'https://hub.test';
 const signal = new AbortController().signal;
-
-/** The hub's answers by URL (404 for any other), and each URL it was asked. */
-function hub(files: Record<string, string>): { fetch: HttpFetch; asked: string[] } {
-  const asked: string[] = [];
-  const fetch: HttpFetch = (url) => {
-    asked.push(url);
-    const body = files[url];
-    return Promise.resolve(
-      new Response(body ?? 'not found', {
-        status: body === undefined ? 404 : 200,
-      }) as unknown as Awaited<ReturnType<HttpFetch>>,
-    );
-  };
-  return { fetch, asked };
-}
 
 /** A validation report that counted these rows and bytes of the cities resource. */
 const validated = {
@@ -35,7 +20,7 @@ const validated = {
 describe('dryRunPublish', () => {
   it('lists each resource of a dataset the hub does not have, with its rows and bytes', async () => {
     const source = await openPublishSource(CITIES, undefined, undefined);
-    const { fetch, asked } = hub({});
+    const { fetch, asked } = fakeFetch();
     const plan = await dryRunPublish(CITIES, source, validated, 'ada', {
       fetch,
       site: SITE,
@@ -64,7 +49,7 @@ describe('dryRunPublish', () => {
     const published = JSON.parse(read('datapackage.json')) as { title: string };
     published.title = 'Cities, as published';
     const base = `${SITE}/ada/world-cities`;
-    const { fetch } = hub({
+    const { fetch } = fakeFetch({
       [`${base}/datapackage.json`]: JSON.stringify(published),
       [`${base}/data/countries.csv`]: read('data/countries.csv'),
       [`${base}/data/cities.csv`]: read('data/cities.csv'),

@@ -9,28 +9,11 @@ import {
   type ValidationDeps,
 } from '../../packages/cli/src/client/validate.js';
 import { InputError } from '../../packages/core/src/errors.js';
-import type { HttpFetch } from '../../packages/core/src/http/http.js';
 import type { ValidateEvent } from '../../packages/core/src/validator/index.js';
 import type { Report } from '../../packages/core/src/validator/report/types.js';
+import { fakeFetch, refuse } from '../helpers/fake-fetch.js';
 
 const CITIES = join(import.meta.dirname, '../../examples/cities');
-
-const refuse: HttpFetch = (url) => Promise.reject(new Error(`no request expected: ${url}`));
-
-/** A server holding these files by URL, which records each URL asked. */
-function serving(files: Record<string, string>): { fetch: HttpFetch; asked: string[] } {
-  const asked: string[] = [];
-  const fetch: HttpFetch = (url) => {
-    asked.push(url);
-    const body = files[url];
-    return Promise.resolve(
-      new Response(body ?? 'not found', {
-        status: body === undefined ? 404 : 200,
-      }) as unknown as Awaited<ReturnType<HttpFetch>>,
-    );
-  };
-  return { fetch, asked };
-}
 
 /** Deps of a validation in this thread, with no network, which record what they were told. */
 function deps(overrides: Partial<ValidationDeps> = {}): ValidationDeps & {
@@ -71,7 +54,7 @@ describe('validateSource, the use case of data validate', () => {
   });
 
   it('reads a URL with the fetch that carries the hub’s token, not the plain one', async () => {
-    const hub = serving({
+    const hub = fakeFetch({
       'https://hub.test/ada/t/datapackage.json': JSON.stringify({
         name: 't',
         resources: [
