@@ -162,6 +162,7 @@ export {
 } from './validator/index.js';
 export type { ValidateEvent } from './validator/index.js';
 export { OutOfMemory, validateAndDeriveIsolated, validateIsolated } from './validator/isolated.js';
+export type { IsolatedOptions } from './validator/isolated.js';
 export { SourceFailure } from './validator/location.js';
 export type { Fetch } from './validator/location.js';
 export { V2_PROFILE, readingOf, textReading } from './validator/reading.js';

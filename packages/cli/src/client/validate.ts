@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { InputError } from '@data/core';
-import type { HttpFetch, Package, Report, ValidateEvent, validateIsolated } from '@data/core';
+import type { HttpFetch, IsolatedOptions, Package, Report, ValidateEvent } from '@data/core';
 
 /** What `data validate` checks, and how much of what it finds it keeps. */
 export interface ValidationOptions {
@@ -24,12 +24,10 @@ export interface HeldDescriptor {
   dir: string;
 }
 
-type IsolatedSettings = Parameters<typeof validateIsolated>[1];
-
 /** The fetch that carries the hub's token to the hub alone, and the token it carries. */
 export interface HubReading {
   fetch: HttpFetch;
-  credential: IsolatedSettings['credential'];
+  credential: IsolatedOptions['credential'];
   /** Told each origin a request went to without the token. */
   withheld: (origin: string) => void;
 }
@@ -43,7 +41,7 @@ export interface ValidationDeps {
   /** For a URL, which may be a private dataset of the hub's: asked only for one. */
   hubReading: () => Promise<HubReading>;
   /** The proxies the worker fetches through, when the environment names any. */
-  proxy: IsolatedSettings['proxy'];
+  proxy: IsolatedOptions['proxy'];
   signal: AbortSignal;
   /** How long a server of remote resources may stay silent. */
   silenceMs: number;
@@ -70,7 +68,7 @@ export async function validateSource(
   const reading = url ? await deps.hubReading() : undefined;
   const fetch = reading?.fetch ?? deps.fetch;
   const credential = reading?.credential;
-  const settings: IsolatedSettings = {
+  const settings: IsolatedOptions = {
     signal: deps.signal,
     silenceMs: deps.silenceMs,
     limitErrors: options.limitErrors,

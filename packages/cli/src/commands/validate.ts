@@ -189,12 +189,11 @@ export async function printReport(
   ctx: Context,
 ): Promise<void> {
   const { renderGithub, renderHuman, renderPlain, verdict } = await import('../output/report.js');
-  const { onlyStaleSizes } = await import('../client/validate.js');
+  const { annotationPlaces, onlyStaleSizes } = await import('../client/validate.js');
   const out = ctx.io.stdout;
   if (ctx.globals.json || options.format === 'json') {
     out.write(`${JSON.stringify(report, null, 2)}\n`);
   } else if (options.format === 'github') {
-    const { annotationPlaces } = await import('../client/validate.js');
     const { descriptor, base } = await annotationPlaces(options.source);
     out.write(
       renderGithub(report, descriptor, (task) =>

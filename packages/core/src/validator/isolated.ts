@@ -76,7 +76,8 @@ export class OutOfMemory extends Error {
   override readonly name = 'OutOfMemory';
 }
 
-type IsolatedOptions = IsolatedRequest['options'] & {
+/** How validateIsolated validates: the validation's options, and the worker's settings. */
+export type IsolatedOptions = IsolatedRequest['options'] & {
   silenceMs: number;
   allowHosts?: string[];
   proxy?: ProxySettings | undefined;
