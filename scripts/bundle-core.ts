@@ -113,6 +113,20 @@ export async function scriptBundle(options: ScriptBundle): Promise<Metafile> {
   return result.metafile;
 }
 
+interface CoreManifest {
+  readonly version: string;
+  readonly dependencies: Record<string, string>;
+}
+
+const coreManifest = (): CoreManifest =>
+  JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8')) as CoreManifest;
+
+/**
+ * Core's version (packages/core/package.json), which its bundles take as DATA_VERSION: the
+ * worker's, and the modules the tests bundle from core's sources.
+ */
+export const coreVersion = (): string => coreManifest().version;
+
 /**
  * worker.cjs and worker.js into `out` (which must exist), from core's sources only; `profiles`
  * is the module that injects the precompiled descriptor profiles, if any (without them, the
@@ -122,10 +136,7 @@ export async function bundleCoreWorker(
   out: string,
   profiles?: string,
 ): Promise<{ name: string; metafile: Metafile }[]> {
-  const manifest = JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8')) as {
-    version: string;
-    dependencies: Record<string, string>;
-  };
+  const manifest = coreManifest();
   const external = Object.keys(manifest.dependencies).filter(
     (name) => !BUNDLED_WHOLE.includes(name),
   );

@@ -12,13 +12,13 @@
  * Both are written under node_modules (vitest.config.ts), where they find the packages they leave
  * outside, and removed when the run ends.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import type { TestProject } from 'vitest/node';
 import { makeDirectorySync } from '../../packages/core/src/files/directories.js';
-import { bundleCoreWorker, commonOptions, ROOT } from '../../scripts/bundle-core.js';
+import { bundleCoreWorker, commonOptions, coreVersion } from '../../scripts/bundle-core.js';
 
 /** The worker's module (worker.js) in the run's folder, as vitest.config.ts names it. */
 function workerFile(): string {
@@ -83,11 +83,8 @@ export async function sourceModule(source: string): Promise<string> {
     'modules',
     `${basename(source, '.ts')}-${String(process.pid)}-${String(++made)}.mjs`,
   );
-  const { version } = JSON.parse(
-    readFileSync(join(ROOT, 'packages', 'core', 'package.json'), 'utf8'),
-  ) as { version: string };
   await build({
-    ...commonOptions(version),
+    ...commonOptions(coreVersion()),
     entryPoints: [source],
     outfile: out,
     format: 'esm',
