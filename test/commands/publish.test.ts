@@ -4,21 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { HttpFetch } from '@data/core';
 import { runCli } from '../helpers/cli.js';
+import { fakeFetch } from '../helpers/fake-fetch.js';
 import { HUB } from '../helpers/msw/hub.js';
 
 /** A hub where nothing listens: every request is refused, and recorded. */
-function nothingListens(): { fetch: HttpFetch; asked: string[] } {
-  const asked: string[] = [];
-  const fetch: HttpFetch = (url) => {
-    asked.push(url);
-    return Promise.reject(
-      Object.assign(new TypeError('fetch failed'), {
-        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
-      }),
-    );
-  };
-  return { fetch, asked };
-}
+const nothingListens = () => fakeFetch({}, 'refused');
 
 describe('data publish of a path that is not there', () => {
   const missing = join(mkdtempSync(join(tmpdir(), 'data-missing-')), 'nonexistent');
