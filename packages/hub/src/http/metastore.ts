@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import type { Package } from '@data/core';
 import type { Hub } from '../context.js';
 import { callerOf } from './callers.js';
 import { HttpError } from '../http-error.js';
@@ -43,8 +44,9 @@ export async function search(hub: Hub, request: Request, response: ServerRespons
         row.name,
         String(row.published_revision),
       );
-      const datapackage = revision?.descriptor
-        ? (JSON.parse(revision.descriptor) as Record<string, unknown>)
+      // A published revision's descriptor, validated when it was published.
+      const datapackage: Package | Record<string, never> = revision?.descriptor
+        ? (JSON.parse(revision.descriptor) as Package)
         : {};
       return {
         id: `${row.ownerid}/${row.name}`,

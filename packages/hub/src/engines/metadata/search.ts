@@ -1,4 +1,4 @@
-import { isDerived } from '@data/core';
+import { isDerived, resourcesOf, type Package } from '@data/core';
 
 /**
  * What search reads of a published dataset, field by field, in the order of their weight:
@@ -82,14 +82,15 @@ function strings(value: unknown): unknown[] {
  * copies the hub derived of them (every dataset has a `…_csv`).
  */
 export function searchFields(source: SearchSource): SearchFields {
-  let descriptor: Record<string, unknown> = {};
+  // A published revision's, validated then; what it holds is still read by its type.
+  let descriptor: Partial<Package> = {};
   try {
     const parsed = JSON.parse(source.descriptor ?? '{}') as unknown;
-    if (parsed && typeof parsed === 'object') descriptor = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object') descriptor = parsed;
   } catch {
     // A descriptor that is not JSON has no keywords or resources to find it by.
   }
-  const resources = Array.isArray(descriptor.resources) ? descriptor.resources : [];
+  const resources = resourcesOf(descriptor);
   const within = (text: string) => text.slice(0, MAX_FIELD_CHARACTERS);
   return {
     title: words(source.title),
@@ -98,7 +99,7 @@ export function searchFields(source: SearchSource): SearchFields {
     resources: within(
       resources
         .filter((resource) => !isDerived(resource))
-        .map((resource) => words((resource as { name?: unknown } | null)?.name))
+        .map((resource) => words(resource.name))
         .join(' '),
     ),
     owner: words(source.username),
