@@ -12,6 +12,7 @@ import {
   makeDirectory,
   noteContentFormat,
   OutOfMemory,
+  type Package,
   RemoteUnreachable,
   type Resource,
   SAMPLE_BYTES,
@@ -45,7 +46,11 @@ export interface Work {
   readonly spec: FlowSpec;
   /** Links to the objects, at the package's paths; removed when the revision ends. */
   readonly workDir: string;
-  descriptor: Record<string, unknown>;
+  /**
+   * The package being published: as its flow spec gave it until the check step validates it
+   * (steps before read its properties by their types), then valid.
+   */
+  descriptor: Package;
   /** Each local path of the package and the key of the object holding its bytes. */
   files: Record<string, string>;
   report?: Report;
@@ -65,7 +70,8 @@ export class StepFailure extends Error {
 
 /** The descriptor's own list of resources (steps add to it and change its entries in place). */
 function resources(work: Work): Resource[] {
-  const list = work.descriptor.resources;
+  // Not validated yet in the first steps: a list that is none is validation's to report.
+  const list: unknown = work.descriptor.resources;
   return Array.isArray(list) ? (list as Resource[]) : [];
 }
 
@@ -104,7 +110,9 @@ function pathClash(paths: string[]): string | undefined {
 async function load(work: Work): Promise<Record<string, unknown>> {
   const input = work.spec.inputs[0];
   if (!input) throw new StepFailure(['the flow spec has no input']);
-  work.descriptor = structuredClone(input.parameters.descriptor);
+  // The spec's descriptor, an object (isFlowSpec), is a package only once the check step
+  // validates it: until then what it holds is read by its type (resources()).
+  work.descriptor = structuredClone(input.parameters.descriptor) as Package;
   // Copies a hub derived (a package fetched with `data get` and published again) are made
   // anew from their sources, never taken as sources themselves.
   if (Array.isArray(work.descriptor.resources))
@@ -337,7 +345,7 @@ async function originalAsCopy(
  * files (the copies the hub made are not counted), and its first licence.
  */
 export function summaryOf(
-  descriptor: Record<string, unknown>,
+  descriptor: Package,
   report: Report | undefined,
 ): { bytes: number | null; rows: number | null; license: string | null } {
   const sum = (values: (number | undefined)[]): number | null =>

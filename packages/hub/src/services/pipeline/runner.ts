@@ -179,7 +179,7 @@ export class Runner {
       revision: revision.revision,
       spec: JSON.parse(revision.spec) as FlowSpec,
       workDir: join(this.hub.tmpDir, 'work', randomBytes(12).toString('hex')),
-      descriptor: {},
+      descriptor: { resources: [] },
       files: {},
       signal: controller.signal,
       logFields: revisionFields(revision),
