@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -107,18 +107,32 @@ describe('the code cache', () => {
       `${String(i)},${String(i % 97)}.5,the name of row ${String(i % 13)}\n`;
     const rows = Array.from({ length: 1_200_000 }, (_, i) => row(i)).join('');
     writeFileSync(table, `id,amount,name\n${rows}`);
-    // Large enough to be split between a package worker and a range worker.
+    // Large enough to be split in two: with no pattern, the first range is read in this
+    // thread, beside a range worker; with one, in a package worker beside it.
     expect(statSync(table).size).toBeGreaterThan(32 * 1024 * 1024);
-    const first = data(dir, ['validate', '--json', table]);
+    const workerCaches = () =>
+      readdirSync(join(dir, 'code')).filter((name) => name.startsWith('worker-'));
+    expect(data(dir, ['validate', '--json', table]).status).toBe(0);
+    expect(workerCaches()).toEqual([expect.stringMatching(/-range\.bin$/)]);
+    const fields = [
+      { name: 'id', constraints: { pattern: '[0-9]+' } },
+      { name: 'amount', type: 'number' },
+      { name: 'name' },
+    ];
+    writeFileSync(
+      join(dirname(table), 'datapackage.json'),
+      JSON.stringify({ resources: [{ name: 'large', path: 'large.csv', schema: { fields } }] }),
+    );
+    const first = data(dir, ['validate', '--json', dirname(table)]);
     expect(first.status).toBe(0);
-    const names = readdirSync(join(dir, 'code'));
-    expect(names.filter((name) => name.startsWith('worker-'))).toEqual([
+    expect(workerCaches()).toEqual([
       expect.stringMatching(/-package\.bin$/),
       expect.stringMatching(/-range\.bin$/),
     ]);
-    for (const name of names) writeFileSync(join(dir, 'code', name), 'damaged');
-    const damaged = data(dir, ['validate', '--json', table]);
-    const again = data(dir, ['validate', '--json', table]);
+    for (const name of readdirSync(join(dir, 'code')))
+      writeFileSync(join(dir, 'code', name), 'damaged');
+    const damaged = data(dir, ['validate', '--json', dirname(table)]);
+    const again = data(dir, ['validate', '--json', dirname(table)]);
     const withoutSeconds = (out: string) => out.replace(/"seconds": [\d.]+/g, '');
     expect(withoutSeconds(damaged.stdout)).toBe(withoutSeconds(first.stdout));
     expect(withoutSeconds(again.stdout)).toBe(withoutSeconds(first.stdout));

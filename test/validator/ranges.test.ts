@@ -412,3 +412,51 @@ describe('the second range', () => {
     expect(recordsAtRequest).toBe(1);
   });
 });
+
+describe('two byte ranges, the first read in this thread beside a range worker started at once', () => {
+  it('give the report of one pass, with the worker handed on before the split is planned', async () => {
+    const { threadRangeWorker } =
+      await import('../../packages/core/src/validator/table/range-split.js');
+    const { csv } = table((row, line) =>
+      row === SPLIT_ROW + 3 ? line.replace(/^\d+,c\d+/, '50,c50') : line,
+    );
+    const dir = tableDir(csv);
+    const one = await check(dir, { split: false });
+    expect(summary(one)).toEqual([
+      `unique-error@${String(SPLIT_ROW + 3)}@2`,
+      `primary-key@${String(SPLIT_ROW + 3)}`,
+    ]);
+    const range = threadRangeWorker();
+    try {
+      const events: ValidateEvent[] = [];
+      const two = await check(dir, {
+        ...range.options,
+        split: { ...range.options.split, minBytes: 0 },
+        onProgress: (event) => events.push(event),
+      });
+      expect(withoutSeconds(two)).toEqual(withoutSeconds(one));
+      expect(events.find((event) => event.type === 'ranges')).toMatchObject({ joined: true });
+    } finally {
+      range.end();
+    }
+  });
+
+  it('split at the first line feed past the first range share of the bytes', async () => {
+    const { planRanges } = await import('../../packages/core/src/validator/table/ranges.js');
+    const { THREAD_FIRST_SHARE } =
+      await import('../../packages/core/src/validator/table/range-split.js');
+    const { csv, offsets } = table();
+    const file = join(tableDir(csv), 'data.csv');
+    const size = Buffer.byteLength(csv);
+    const lineAfter = (share: number) =>
+      offsets.find((offset) => offset > Math.floor(size * share));
+    expect(await planRanges(file, { minBytes: 0 })).toEqual({
+      location: file,
+      at: lineAfter(0.5),
+      size,
+    });
+    const plan = await planRanges(file, { minBytes: 0, firstShare: THREAD_FIRST_SHARE });
+    expect(plan?.at).toBe(lineAfter(THREAD_FIRST_SHARE));
+    expect(plan?.at).toBeGreaterThan(lineAfter(0.5) ?? size);
+  });
+});

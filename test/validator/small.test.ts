@@ -6,6 +6,7 @@ import {
   isSmallLocal,
   maySplit,
   SMALL_INPUT_BYTES,
+  validationPlace,
 } from '../../packages/core/src/validator/small.js';
 import { SPLIT_MIN_BYTES } from '../../packages/core/src/validator/table/ranges.js';
 
@@ -139,5 +140,55 @@ describe('which inputs get a second worker beside the first, for a table split i
     expect(await maySplit('https://example.org/datapackage.json', undefined)).toBe(false);
     writeFileSync(join(dir, 'datapackage.json'), '{ not json');
     expect(await maySplit(dir, undefined)).toBe(true);
+  });
+});
+
+describe('where the CLI validates an input', () => {
+  const table = (name: string, bytes: number) => {
+    writeFileSync(join(dir, name), '');
+    truncateSync(join(dir, name), bytes);
+  };
+  const describeFiles = (resources: unknown[]) =>
+    writeFileSync(join(dir, 'datapackage.json'), JSON.stringify({ name: 'p', resources }));
+
+  it('here, beside a range worker, when a local text file is large enough to split', async () => {
+    table('large.csv', SPLIT_MIN_BYTES);
+    describeFiles([{ name: 'a', path: 'large.csv', schema: { fields: [{ name: 'x' }] } }]);
+    expect(await validationPlace(dir)).toBe('thread-split');
+    expect(await validationPlace(join(dir, 'large.csv'))).toBe('thread-split');
+    expect(await validationPlace({ descriptor: { resources: [{ path: 'large.csv' }] }, dir })).toBe(
+      'thread-split',
+    );
+  });
+
+  it('here, alone, when it is small, or large but too small to split', async () => {
+    table('small.csv', 100);
+    table('medium.csv', SMALL_INPUT_BYTES);
+    expect(await validationPlace(join(dir, 'small.csv'))).toBe('thread');
+    expect(await validationPlace(join(dir, 'medium.csv'))).toBe('thread');
+    describeFiles([{ name: 'a', path: ['small.csv', 'medium.csv'] }]);
+    expect(await validationPlace(dir)).toBe('thread');
+  });
+
+  it('in a worker when a large input has a pattern, a workbook or Parquet, or must be fetched', async () => {
+    table('large.csv', SPLIT_MIN_BYTES);
+    table('large.parquet', SPLIT_MIN_BYTES);
+    table('large.bin', SPLIT_MIN_BYTES);
+    const fields = [{ name: 'x', constraints: { pattern: 'a' } }];
+    describeFiles([{ name: 'a', path: 'large.csv', schema: { fields } }]);
+    expect(await validationPlace(dir)).toBe('worker');
+    expect(await validationPlace(join(dir, 'large.parquet'))).toBe('worker');
+    describeFiles([{ name: 'a', path: 'large.parquet' }]);
+    expect(await validationPlace(dir)).toBe('worker');
+    describeFiles([{ name: 'a', path: 'large.bin', format: 'parquet' }]);
+    expect(await validationPlace(dir)).toBe('worker');
+    describeFiles([{ name: 'a', path: 'large.bin', format: 'ods' }]);
+    expect(await validationPlace(dir)).toBe('worker');
+    describeFiles([{ name: 'a', path: 'large.csv', schema: 'https://example.org/schema.json' }]);
+    expect(await validationPlace(dir)).toBe('worker');
+    expect(await validationPlace('https://example.org/large.csv')).toBe('worker');
+    // A small Parquet file stays here, as before.
+    table('small.parquet', 100);
+    expect(await validationPlace(join(dir, 'small.parquet'))).toBe('thread');
   });
 });

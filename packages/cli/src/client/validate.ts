@@ -59,9 +59,12 @@ export async function validateSource(
   deps: ValidationDeps,
   held?: HeldDescriptor,
 ): Promise<Report> {
-  const { validate, validateDescriptor, validateIsolated, isSmallLocal, SourceNotFound } =
+  const { validate, validateDescriptor, validateIsolated, validationPlace, SourceNotFound } =
     await import('@data/core');
-  const isolate = deps.isolate && !(await isSmallLocal(held ?? options.source));
+  // In this thread where a worker would only slow it: a small local package, or local text
+  // with no pattern (core's validationPlace says which).
+  const place = await validationPlace(held ?? options.source);
+  const isolate = deps.isolate && place === 'worker';
   // The hub's token goes with a URL of the hub (a private dataset's) and nowhere else; a
   // local package's remote files are read without one, which spares it the keychain.
   const url = !held && /^https?:\/\//i.test(options.source);
@@ -81,6 +84,9 @@ export async function validateSource(
       : { keyMemory: Math.round(options.keyMemory * 1024 * 1024) }),
     onProgress: deps.onProgress,
   };
+  // A large table read here is split with a range worker that boots while this thread reads.
+  const { threadRangeWorker } = await import('@data/core');
+  const range = !isolate && place === 'thread-split' ? threadRangeWorker() : undefined;
   try {
     if (isolate)
       return await validateIsolated(held ?? options.source, {
@@ -91,9 +97,10 @@ export async function validateSource(
     return held
       ? await validateDescriptor(structuredClone(held.descriptor), held.dir, {
           ...settings,
+          ...range?.options,
           fetch,
         })
-      : await validate(options.source, { ...settings, fetch });
+      : await validate(options.source, { ...settings, ...range?.options, fetch });
   } catch (error) {
     if (error instanceof SourceNotFound)
       throw new InputError(
@@ -101,6 +108,8 @@ export async function validateSource(
         'give a folder with a datapackage.json, a datapackage.json path, an http(s) URL, a CSV file or a workbook (.xlsx, .xls, .ods)',
       );
     throw error;
+  } finally {
+    range?.end();
   }
 }
 

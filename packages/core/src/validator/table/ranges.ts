@@ -20,6 +20,8 @@ export interface SplitOptions {
   minBytes?: number;
   /** Where to look for the line feed that ends the first range (the middle). */
   at?: number;
+  /** The first range's share of the file, when `at` is not given (FIRST_SHARE). */
+  firstShare?: number;
 }
 
 export const SPLIT_MIN_BYTES = 32 * 1024 * 1024;
@@ -58,7 +60,8 @@ export async function planRanges(
 ): Promise<RangePlan | undefined> {
   const size = (await stat(location).catch(() => undefined))?.size ?? 0;
   if (size < (options.minBytes ?? SPLIT_MIN_BYTES)) return undefined;
-  const from = Math.max(1, Math.min(size - 1, options.at ?? Math.floor(size * FIRST_SHARE)));
+  const share = options.firstShare ?? FIRST_SHARE;
+  const from = Math.max(1, Math.min(size - 1, options.at ?? Math.floor(size * share)));
   const handle = await open(location, 'r');
   try {
     const window = Buffer.alloc(Math.min(LINE_FEED_SEARCH, size - from));
