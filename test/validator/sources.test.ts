@@ -134,6 +134,25 @@ describe('encodings', () => {
     );
   });
 
+  it('reads characters cut between the pieces of a chunk, and names the offset of a bad byte past them', async () => {
+    // A chunk is decoded 64 KB at a time: an é starts on the last byte of the first piece,
+    // and a Latin-1 byte lies in a later piece of the same chunk.
+    const head = 'name,size\n';
+    const first = `${'x'.repeat(65_535 - head.length)}é,1\n`;
+    const rows = Array.from({ length: 20_000 }, (_, index) => `é${String(index)},2\n`).join('');
+    const good = Buffer.from(head + first + rows, 'utf8');
+    expect(good.indexOf(Buffer.from('é'))).toBe(65_535);
+    const fields = [{ name: 'name', constraints: { maxLength: 70_000 } }, { name: 'size' }];
+    expect(summary(await check(tablePackage(good, { schema: { fields } })))).toEqual([]);
+    const at = good.indexOf(Buffer.from('é15000,'));
+    const bad = Buffer.concat([good.subarray(0, at), Buffer.from([0xf6]), good.subarray(at + 2)]);
+    const report = await check(tablePackage(bad, { encoding: 'utf-8', schema: { fields } }));
+    expect(summary(report)).toEqual(['encoding-error']);
+    expect(report.tasks[0]?.errors[0]?.note).toBe(
+      `byte 0xf6 at offset ${String(at)} is not valid utf-8 (row 15003)`,
+    );
+  });
+
   it('reads UTF-16 with a byte order mark', async () => {
     const text = 'name,size\nalpha,1\nbeta,2\n';
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);

@@ -225,7 +225,7 @@ async function startPart(
   let text = '';
   let failure: Error | undefined;
   try {
-    decoder.decode(sample, (decoded) => (text = decoded));
+    decoder.decode(sample, (decoded) => (text += decoded));
   } catch (error) {
     failure = error as Error;
   }
