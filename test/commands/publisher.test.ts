@@ -141,14 +141,14 @@ describe('data publish in CI with no token', () => {
 
   it("trades the GitHub Actions job's ID token, for the hub as audience, and publishes", async () => {
     const { state, asked, seen } = ciHub(`id-token-for:${HUB}`);
-    const published = await data(['--json', 'publish', CITIES], {
+    const published = await data(['--json', 'publish', CITIES, '--owner', 'ada'], {
       DATA_TOKEN: '',
       ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl,
       ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'request-token',
     });
     expect(published.code, published.err).toBe(0);
     expect(asked).toEqual([{ audience: HUB, authorization: 'Bearer request-token' }]);
-    expect(state.trades).toEqual([{ token: `id-token-for:${HUB}`, dataset: 'world-cities' }]);
+    expect(state.trades).toEqual([{ token: `id-token-for:${HUB}`, dataset: 'ada/world-cities' }]);
     expect(seen).toEqual(['trusted-hub-token']);
     expect(JSON.parse(published.out)).toMatchObject({ state: 'SUCCEEDED' });
     expect(published.err).toContain('as its trusted publisher');
@@ -158,12 +158,12 @@ describe('data publish in CI with no token', () => {
 
   it('takes the ID token from DATA_ID_TOKEN, and a stored token before either', async () => {
     const { state } = ciHub('gitlab-id-token');
-    const published = await data(['publish', CITIES], {
+    const published = await data(['publish', CITIES, '--owner', 'ada'], {
       DATA_TOKEN: '',
       DATA_ID_TOKEN: 'gitlab-id-token',
     });
     expect(published.code, published.err).toBe(0);
-    expect(state.trades).toEqual([{ token: 'gitlab-id-token', dataset: 'world-cities' }]);
+    expect(state.trades).toEqual([{ token: 'gitlab-id-token', dataset: 'ada/world-cities' }]);
     const withToken = await data(['publish', CITIES], { DATA_ID_TOKEN: 'gitlab-id-token' });
     expect(withToken.code, withToken.err).toBe(0);
     expect(state.trades).toHaveLength(1);
@@ -178,7 +178,7 @@ describe('data publish in CI with no token', () => {
         return HttpResponse.json({}, { status: 500 });
       }),
     );
-    const refused = await data(['publish', CITIES], {
+    const refused = await data(['publish', CITIES, '--owner', 'ada'], {
       DATA_TOKEN: '',
       DATA_ID_TOKEN: 'gitlab-id-token',
     });
@@ -207,9 +207,48 @@ describe('data publish in CI with no token', () => {
     expect(JSON.parse(published.out)).toMatchObject({ owner: 'acme', state: 'SUCCEEDED' });
   });
 
+  it('is a usage error, exit 2, without the owner, asking for no ID token and trading nothing', async () => {
+    const { state, asked } = ciHub(`id-token-for:${HUB}`);
+    const refused = await data(['publish', CITIES], {
+      DATA_TOKEN: '',
+      ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'request-token',
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain("trusted publishing needs the dataset's owner");
+    expect(refused.err).toContain('--owner OWNER');
+    expect(asked).toEqual([]);
+    expect(state.trades).toEqual([]);
+  });
+
+  it("refuses a traded token for another owner's dataset, uploading nothing", async () => {
+    ciHub('gitlab-id-token');
+    let uploads = 0;
+    server.use(
+      http.post(`${HUB}/auth/trusted`, () =>
+        HttpResponse.json({
+          token: 'trusted-hub-token',
+          dataset: 'eve/world-cities',
+          expires: '2026-11-26T21:15:00.000Z',
+        }),
+      ),
+      http.post(`${HUB}/rawstore/authorize`, () => {
+        uploads++;
+        return HttpResponse.json({}, { status: 500 });
+      }),
+    );
+    const refused = await data(['publish', CITIES, '--owner', 'ada'], {
+      DATA_TOKEN: '',
+      DATA_ID_TOKEN: 'gitlab-id-token',
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.err).toContain('not for a dataset of ada');
+    expect(uploads).toBe(0);
+  });
+
   it('exits 4 when the Actions endpoint refuses the request token (no id-token: write)', async () => {
     ciHub('x');
-    const refused = await data(['publish', CITIES], {
+    const refused = await data(['publish', CITIES, '--owner', 'ada'], {
       DATA_TOKEN: '',
       ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl,
       ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'wrong',

@@ -96,7 +96,10 @@ describe('data publish in a CI job, as a trusted publisher', () => {
     });
     expect(JSON.parse(listed.out)).toMatchObject([{ id, issuer: issuer.url }]);
 
-    const published = await inJob(['--json', 'publish', CITIES_DIR], 'refs/heads/main');
+    const published = await inJob(
+      ['--json', 'publish', CITIES_DIR, '--owner', 'ada'],
+      'refs/heads/main',
+    );
     expect(published.code, published.err).toBe(0);
     expect(JSON.parse(published.out)).toMatchObject({
       owner: 'ada',
@@ -109,12 +112,20 @@ describe('data publish in a CI job, as a trusted publisher', () => {
     expect(hubErr).toContain('trusted publishing: a token of');
     expect(hubErr).toContain(`"repository":"${REPO}"`);
 
-    const refused = await inJob(['publish', CITIES_DIR, '--force'], 'refs/heads/dev');
+    const refused = await inJob(
+      ['publish', CITIES_DIR, '--force', '--owner', 'ada'],
+      'refs/heads/dev',
+    );
     expect(refused.code).toBe(4);
     expect(refused.err).toContain(
-      `refused the CI job's ID token: no trusted publisher of a dataset named world-cities matches this token's claims (repository=${REPO}, ref=refs/heads/dev`,
+      `refused the CI job's ID token: no trusted publisher of ada/world-cities matches this token's claims (repository=${REPO}, ref=refs/heads/dev`,
     );
     expect(refused.out).toBe('');
+    // Without its owner, no ID token is asked for: the hub would not know whose publishers.
+    const ownerless = await inJob(['publish', CITIES_DIR, '--force'], 'refs/heads/main');
+    expect(ownerless.code).toBe(2);
+    expect(ownerless.err).toContain("trusted publishing needs the dataset's owner");
+    expect(ownerless.requests).toEqual([]);
   });
 
   it("publishes with the GitHub Action's publish mode (scripts/ci/publish.sh)", async () => {
@@ -141,6 +152,13 @@ describe('data publish in a CI job, as a trusted publisher', () => {
       const noHub = await run('bash', [script], { ...job, INPUT_PATH: CITIES_DIR });
       expect(noHub.code).toBe(2);
       expect(noHub.err).toContain('::error title=data publish::hub is needed');
+      const noDataset = await run('bash', [script], {
+        ...job,
+        INPUT_PATH: CITIES_DIR,
+        INPUT_HUB: hub.url,
+      });
+      expect(noDataset.code).toBe(2);
+      expect(noDataset.err).toContain('::error title=data publish::dataset is needed');
       const noPermission = await run('bash', [script], {
         ...job,
         ACTIONS_ID_TOKEN_REQUEST_URL: '',

@@ -131,18 +131,14 @@ describe('trusted publishing', () => {
         const { flowId } = await publish(url, hubToken, CITIES_DIR, { dataset: 'cities' });
         expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
         expect((await fetch(`${url}/ada/cities/datapackage.json`)).status).toBe(200);
-        // Without naming the dataset: the one dataset whose publisher matches.
-        const unnamed = await call(url, 'POST', '/auth/trusted', undefined, { token: idToken });
-        expect(unnamed).toMatchObject({ status: 200, body: { dataset: 'ada/cities' } });
-        // Or by its name alone, whoever owns it.
-        const byName = await call(url, 'POST', '/auth/trusted', undefined, {
-          token: idToken,
-          dataset: 'Cities',
-        });
-        expect(byName).toMatchObject({ status: 200, body: { dataset: 'ada/cities' } });
+        // Never without its owner: neither without a dataset nor by its name alone.
+        for (const dataset of [undefined, 'cities', 'Cities', 'ada/', '/cities'])
+          expect(
+            await call(url, 'POST', '/auth/trusted', undefined, { token: idToken, dataset }),
+          ).toMatchObject({ status: 400, body: { check: 'dataset' } });
         const otherName = await call(url, 'POST', '/auth/trusted', undefined, {
           token: idToken,
-          dataset: 'towns',
+          dataset: 'ada/towns',
         });
         expect(otherName).toMatchObject({ status: 403, body: { check: 'claims' } });
 
@@ -170,7 +166,7 @@ describe('trusted publishing', () => {
 
         // Every trade is logged with its claims, never with a token.
         const trades = lines.filter((line) => line.startsWith('trusted publishing:'));
-        expect(trades).toHaveLength(3);
+        expect(trades).toHaveLength(1);
         expect(trades[0]).toContain(`"repository":"${REPO}"`);
         expect(trades[0]).toContain('may publish ada/cities');
         for (const line of lines) {
@@ -191,6 +187,30 @@ describe('trusted publishing', () => {
         expect(after).toMatchObject({ status: 403, body: { check: 'claims' } });
       },
     );
+  });
+
+  it("never gives a token for another owner's dataset whose publisher names the same repository", async () => {
+    await withHub({ trustedIssuers: [issuer.url] }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const eve = await browserLogin(url, 'eve');
+      // Ada's publisher requires her branch; Eve names Ada's repository for a dataset of hers.
+      const adas = { issuer: issuer.url, claims: { repository: REPO, ref: MAIN } };
+      expect((await call(url, 'POST', '/api/publishers/ada/cities', ada, adas)).status).toBe(201);
+      const eves = { issuer: issuer.url, claims: { repository: REPO } };
+      expect((await call(url, 'POST', '/api/publishers/eve/cities', eve, eves)).status).toBe(201);
+      // A job of Ada's repository on another branch, asking by the name alone or for nothing.
+      const idToken = await issuer.sign(gitHubClaims(REPO, 'refs/heads/dev'), { audience: url });
+      for (const dataset of [undefined, 'cities'])
+        expect(
+          await call(url, 'POST', '/auth/trusted', undefined, { token: idToken, dataset }),
+        ).toMatchObject({ status: 400, body: { check: 'dataset' } });
+      expect(
+        await call(url, 'POST', '/auth/trusted', undefined, {
+          token: idToken,
+          dataset: 'ada/cities',
+        }),
+      ).toMatchObject({ status: 403, body: { check: 'claims' } });
+    });
   });
 
   it('refuses each wrong token with the check that failed, never quoting it', async () => {
@@ -305,6 +325,7 @@ describe('trusted publishing', () => {
       expect(String(added.body.error)).toContain('trustedIssuers');
       const traded = await call(url, 'POST', '/auth/trusted', undefined, {
         token: await issuer.sign(gitHubClaims(REPO), { audience: url }),
+        dataset: 'ada/cities',
       });
       expect(traded).toMatchObject({ status: 401, body: { check: 'issuer' } });
     });

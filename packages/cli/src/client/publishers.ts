@@ -200,13 +200,13 @@ export async function jobIdToken(
 }
 
 /**
- * Trades an ID token at the hub for a token that may publish one dataset (`dataset`: its
- * name, or `owner/dataset`; without it, the one dataset whose publishers match). A refusal is an AuthError with the hub's reason (which check
- * failed); an issuer the hub cannot reach, a ServerError.
+ * Trades an ID token at the hub for a token that may publish one dataset (`owner/dataset`:
+ * the hub matches only that owner's publishers). A refusal is an AuthError with the hub's
+ * reason (which check failed); an issuer the hub cannot reach, a ServerError.
  */
 export async function tradeIdToken(
   idToken: string,
-  dataset: string | undefined,
+  dataset: string,
   api: string,
   fetch: HttpFetch,
   signal?: AbortSignal,
@@ -215,7 +215,7 @@ export async function tradeIdToken(
   const response = await send(fetch, step, `${api}/auth/trusted`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ token: idToken, ...(dataset ? { dataset } : {}) }),
+    body: JSON.stringify({ token: idToken, dataset }),
     ...(signal ? { signal } : {}),
   });
   if (response.status === 200) {

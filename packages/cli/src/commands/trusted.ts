@@ -1,4 +1,4 @@
-import { visible } from '@data/core';
+import { ServerError, UsageError, visible } from '@data/core';
 import type { Context } from '../context.js';
 import type { Found } from '../credentials/store.js';
 import { requireToken } from './auth-common.js';
@@ -16,12 +16,24 @@ export async function publishCredential(ctx: Context, dataset: string | undefine
   const { idTokenSource, jobIdToken, tradeIdToken } = await import('../client/publishers.js');
   const source = idTokenSource(ctx.io.env);
   if (!source) return await requireToken(ctx);
+  // Always the owner with the name: by a name alone the hub would have to pick among every
+  // owner's publishers, and anyone may add a publisher naming someone else's repository.
+  const [owner, name] = dataset?.split('/') ?? [];
+  if (owner === undefined || name === undefined)
+    throw new UsageError(
+      "publish: trusted publishing needs the dataset's owner, the user or organisation whose trusted publisher this job is",
+      { hint: 'data publish --owner OWNER (as `data publisher add OWNER/DATASET` named it)' },
+    );
   const where =
     source.kind === 'github'
       ? "this GitHub Actions job's ID token"
       : 'the ID token in DATA_ID_TOKEN';
   const idToken = await jobIdToken(source, api.replace(/\/+$/, ''), ctx.fetch, ctx.signal);
-  const traded = await tradeIdToken(idToken, dataset, api, ctx.fetch, ctx.signal);
+  const traded = await tradeIdToken(idToken, `${owner}/${name}`, api, ctx.fetch, ctx.signal);
+  if (traded.dataset.split('/')[0]?.toLowerCase() !== owner.toLowerCase())
+    throw new ServerError(
+      `publish: the hub gave a token for ${visible(traded.dataset)}, not for a dataset of ${visible(owner)}`,
+    );
   ctx.io.stderr.write(
     `note: publishing ${visible(traded.dataset)} as its trusted publisher, with ${where} (until ${visible(traded.expires)})\n`,
   );

@@ -107,8 +107,7 @@ export type TradeParts = Pick<HubParts, 'store' | 'keys' | 'log' | 'base'> & {
 /**
  * Trades an ID token for a hub token that may publish one dataset: the token must verify
  * (issuer, signature, audience the hub's address, expiry), and a publisher of the dataset
- * asked (`owner/dataset`, or a dataset name of any owner), or of exactly one dataset when
- * none is asked, must match its claims. Every trade, and every refusal of a verified token, is logged with its claims.
+ * asked (`owner/dataset`, always with its owner) must match its claims. Every trade, and every refusal of a verified token, is logged with its claims.
  */
 export async function tradeIdToken(
   hub: TradeParts,
@@ -118,8 +117,14 @@ export async function tradeIdToken(
   const { token, dataset: asked } = (body ?? {}) as Record<string, unknown>;
   if (typeof token !== 'string' || token === '' || token.length > MAX_ID_TOKEN_CHARS)
     throw new TrustRefused(400, 'token', 'give the ID token as "token" in a JSON object');
-  if (asked !== undefined && (typeof asked !== 'string' || !/^([^/]+\/)?[^/]+$/.test(asked)))
-    throw new TrustRefused(400, 'dataset', '"dataset" must be "owner/dataset" or a dataset name');
+  // Always the owner too: matched against every owner's publishers, a token would publish
+  // wherever anyone added a publisher naming its repository (someone else's, as likely).
+  if (typeof asked !== 'string' || !/^[^/]+\/[^/]+$/.test(asked))
+    throw new TrustRefused(
+      400,
+      'dataset',
+      '"dataset" must name the owner and the dataset: "owner/dataset"',
+    );
   if (!hub.idTokens.enabled)
     throw new TrustRefused(
       401,
@@ -162,52 +167,27 @@ export async function tradeIdToken(
   };
 }
 
-/** The publisher a verified token's claims match, with its owner's name; or the refusal. */
+/** The publisher of the dataset asked whose claims a verified token's match, with its owner's name; or the refusal. */
 async function matchingPublisher(
   hub: TradeParts,
   issuer: string,
   claims: Record<string, unknown>,
-  asked: string | undefined,
+  asked: string,
 ): Promise<{ publisher: Publisher; owner: string } | { refused: TrustRefused }> {
-  const noMatch = (where: string) => ({
+  const [owner = '', name = ''] = asked.split('/');
+  const user = await hub.store.userByName(owner.toLowerCase());
+  const publishers = user ? await hub.store.publishers.list(user.userid, name) : [];
+  const found = publishers.find(
+    (publisher) => publisher.issuer === issuer && claimsMatch(publisher.claims, claims),
+  );
+  if (found && user) return { publisher: found, owner: user.username };
+  return {
     refused: new TrustRefused(
       403,
       'claims',
-      `no trusted publisher of ${where} matches this token's claims (${describeClaims(claims)})`,
+      `no trusted publisher of ${asked} matches this token's claims (${describeClaims(claims)})`,
     ),
-  });
-  if (asked?.includes('/')) {
-    const [owner = '', name = ''] = asked.split('/');
-    const user = await hub.store.userByName(owner);
-    const publishers = user ? await hub.store.publishers.list(user.userid, name) : [];
-    const found = publishers.find(
-      (publisher) => publisher.issuer === issuer && claimsMatch(publisher.claims, claims),
-    );
-    return found && user ? { publisher: found, owner: user.username } : noMatch(asked);
-  }
-  // A name alone: that dataset of whichever owner's publishers match.
-  const named = asked?.toLowerCase();
-  const matching = (await hub.store.publishers.ofIssuer(issuer)).filter(
-    (publisher) =>
-      claimsMatch(publisher.claims, claims) &&
-      (named === undefined || publisher.dataset.toLowerCase() === named),
-  );
-  const datasets = new Set(
-    matching.map((publisher) => `${publisher.ownerid}/${publisher.dataset.toLowerCase()}`),
-  );
-  const [publisher] = matching;
-  const where = asked === undefined ? 'any dataset' : `a dataset named ${asked}`;
-  if (!publisher) return noMatch(where);
-  if (datasets.size > 1)
-    return {
-      refused: new TrustRefused(
-        400,
-        'dataset',
-        `this token may publish ${String(datasets.size)} datasets${named === undefined ? '' : ` named ${asked ?? ''}`}: name the owner too ("owner/dataset")`,
-      ),
-    };
-  const owner = (await hub.store.userById(publisher.ownerid))?.username;
-  return owner ? { publisher, owner } : noMatch(where);
+  };
 }
 
 /** The claims a refusal names, so that the maker of the workflow sees what it carried. */
