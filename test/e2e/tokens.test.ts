@@ -79,10 +79,24 @@ describe('data token against a real hub', () => {
           env: asToken,
         },
       );
-      expect(elsewhere.code).not.toBe(0);
+      // A refusal, exit 1: neither a hub failure (3) nor a credential to renew (4).
+      expect(elsewhere.code).toBe(1);
       expect(elsewhere.err).toContain(
         'may publish only the datasets it was made for, and ada/towns is not one of them',
       );
+
+      // A read token publishing: rawstore refuses its valid credential (403), exit 1, no
+      // "data login" advice.
+      const reader = await runData(['token', 'create', 'reader', '--scope', 'read'], {
+        env: asAda,
+      });
+      expect(reader.code).toBe(0);
+      const readOnly = await runData(['publish', CITIES], {
+        env: { DATA_API: url, DATA_TOKEN: reader.out.trim() },
+      });
+      expect(readOnly.err).not.toContain('data login');
+      expect(readOnly.code).toBe(1);
+      expect((await runData(['token', 'revoke', 'reader'], { env: asAda })).code).toBe(0);
 
       const listed = await runData(['token', 'list', '--json'], { env: asAda });
       expect(listed.code).toBe(0);

@@ -249,7 +249,8 @@ describe('named tokens', () => {
         await serviceToken(url, reader, 'rawstore'),
         readPackage(CITIES_DIR).files,
       );
-      expect(uploads.status).toBe(401);
+      // A valid credential lacking the scope is refused (403), not asked to sign in (401).
+      expect(uploads.status).toBe(403);
       expect(await uploads.text()).toContain("this token's scope is read: it may not publish");
       await expect(publish(url, reader, CITIES_DIR, { dataset: 'cities' })).rejects.toThrow();
       expect((await fetch(`${url}/ada/towns/datapackage.json`)).status).toBe(404);

@@ -169,14 +169,15 @@ describe('organisations', () => {
       });
       expect((await call(url, 'GET', '/api/orgs/ada/members', sam)).status).toBe(404);
 
-      // Publishing: a reader and a stranger may not; a maintainer may, under the organisation.
+      // Publishing: a reader and a stranger may not (403: signed in, but refused); a
+      // maintainer may, under the organisation.
       expect(await publishAs(url, rob, orgid, 'acme')).toEqual({
         refused: 'rawstore',
-        status: 401,
+        status: 403,
       });
       expect(await publishAs(url, sam, orgid, 'acme')).toEqual({
         refused: 'rawstore',
-        status: 401,
+        status: 403,
       });
       const published = await publishAs(url, mia, orgid, 'acme');
       if (!('flowId' in published)) throw new Error(JSON.stringify(published));
@@ -271,7 +272,7 @@ describe('organisations', () => {
         expect(await read()).toBe(200);
         expect(await publishAs(second.url, rob, orgid, 'lab')).toEqual({
           refused: 'rawstore',
-          status: 401,
+          status: 403,
         });
         expect((await set('maintainer')).status).toBe(200);
         const again = await publishAs(second.url, rob, orgid, 'lab');

@@ -82,9 +82,10 @@ describe('tokens', () => {
         (await authorizeUploads(url, { token: jwt, userid: source.userid }, files)).status,
       ).toBe(401);
       const rawstore = await serviceToken(url, jwt, 'rawstore');
+      // A valid rawstore token for another owner: refused (403), not unauthenticated.
       expect(
         (await authorizeUploads(url, { token: rawstore.token, userid: 'not-me' }, files)).status,
-      ).toBe(401);
+      ).toBe(403);
     });
   });
 

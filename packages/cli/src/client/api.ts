@@ -1,5 +1,5 @@
 import type { AuthCheck, FlowStatus, RevisionEntry, SearchResult, UploadTarget } from '@data/core';
-import { ApiError, AuthError, ServerError } from '@data/core';
+import { ApiError, AuthError, RefusedError, ServerError } from '@data/core';
 import { isAuthCheck, isFlowStatus, isRevisionEntry, isSearchResult } from '@data/core';
 import type { Profile } from '../credentials/store.js';
 import { credentialHeaders } from '@data/core';
@@ -49,12 +49,26 @@ export class HubApi {
     return credentialHeaders(`${this.api}${path}`, { api: this.api, site: this.api }, token);
   }
 
-  /** One call whose answer is JSON; `retried` after network errors and 5xx. */
-  private call(step: string, path: string, init: HttpInit, retried: boolean): Promise<unknown> {
+  /**
+   * One call whose answer is JSON; `retried` after network errors and 5xx. A 403 is the
+   * hub refusing a valid credential (a scope, a role, a dataset it was not made for, a
+   * quota): a RefusedError (exit 1), not a failure of the hub.
+   */
+  private async call(
+    step: string,
+    path: string,
+    init: HttpInit,
+    retried: boolean,
+  ): Promise<unknown> {
     const signal = this.signal ? { signal: this.signal } : {};
     const attempt = async () =>
       json(step, await send(this.fetch, step, `${this.api}${path}`, { ...init, ...signal }));
-    return retried ? withRetries(attempt, signal) : attempt();
+    try {
+      return await (retried ? withRetries(attempt, signal) : attempt());
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 403) throw new RefusedError(error.message);
+      throw error;
+    }
   }
 
   /** GETs are retried: a blip must not end a publication. */

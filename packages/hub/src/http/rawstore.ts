@@ -88,9 +88,11 @@ export async function authorize(
   const owner = body.metadata.owner;
   // The files are held by, and counted against, the owner: the caller itself or an
   // organisation the caller may publish to.
+  // A valid credential that may not publish there is refused (403): signing in again
+  // would not help, so it is not a 401.
   if (typeof owner !== 'string' || !(await may(hub.store.organisations, caller, 'publish', owner)))
     throw new HttpError(
-      401,
+      403,
       (owner === caller.userid &&
         credentialRefusal(caller, 'publish', owner, undefined, 'the datasets of its user')) ||
         '"metadata.owner" is not the owner of the token, nor an organisation it may publish to',
