@@ -128,9 +128,26 @@ describe('trusted publishing', () => {
         expect(expires - Date.now()).toBeGreaterThan(14 * 60_000);
         expect(expires - Date.now()).toBeLessThanOrEqual(15 * 60_000);
         const hubToken = String(traded.body.token);
-        const { flowId } = await publish(url, hubToken, CITIES_DIR, { dataset: 'cities' });
-        expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
-        expect((await fetch(`${url}/ada/cities/datapackage.json`)).status).toBe(200);
+        // Published as private, as a CI job would: the token follows its own publication.
+        const { flowId } = await publish(url, hubToken, CITIES_DIR, {
+          dataset: 'cities',
+          findability: 'private',
+        });
+        const asked = await fetch(`${url}/source/${flowId}`, {
+          headers: { 'Auth-Token': hubToken },
+        });
+        expect(asked.status).toBe(200);
+        expect((await waitForState(url, flowId, hubToken)).state).toBe('SUCCEEDED');
+        const history = await fetch(
+          `${url}/source/${flowId.split('/').slice(0, 2).join('/')}/revisions`,
+          {
+            headers: { 'Auth-Token': hubToken },
+          },
+        );
+        expect(history.status).toBe(200);
+        expect((await fetch(`${url}/ada/cities/datapackage.json`)).status).toBe(404);
+        const page = await fetch(`${url}/ada/cities`, { headers: { 'Auth-Token': hubToken } });
+        expect(page.status).toBe(200);
         // Never without its owner: neither without a dataset nor by its name alone.
         for (const dataset of [undefined, 'cities', 'Cities', 'ada/', '/cities'])
           expect(

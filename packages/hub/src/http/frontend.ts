@@ -542,6 +542,7 @@ export async function dataset(
     await callerOf(hub, request),
     'read',
     user.userid,
+    found.dataset.name,
   );
   if (!latest || (!isOwner && !visibleToOthers(found.dataset, latest)))
     throw new HttpError(404, 'not found');

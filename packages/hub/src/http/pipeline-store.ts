@@ -119,10 +119,19 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   } satisfies SourceUploadAnswer);
 }
 
-/** Whether the caller (a sign-in, a named token or a source service token) may read the owner's private datasets. */
-async function mayRead(hub: Hub, request: Request, ownerid: string): Promise<boolean> {
+/**
+ * Whether the caller (a sign-in, a named token, a trusted publisher's token or a source
+ * service token) may read this private dataset of the owner's. The dataset is named: a
+ * trusted publisher's token reads only the one it publishes.
+ */
+async function mayRead(
+  hub: Hub,
+  request: Request,
+  ownerid: string,
+  dataset: string,
+): Promise<boolean> {
   const caller = (await callerOf(hub, request)) ?? (await serviceCaller(hub, request, 'source'));
-  return await may(hub.store.organisations, caller, 'read', ownerid);
+  return await may(hub.store.organisations, caller, 'read', ownerid, dataset);
 }
 
 /**
@@ -168,7 +177,7 @@ export async function status(
   const visible =
     found &&
     revision &&
-    ((await mayRead(hub, request, ownerid)) || visibleToOthers(found, revision));
+    ((await mayRead(hub, request, ownerid, found.name)) || visibleToOthers(found, revision));
   if (!revision || !visible) throw missing;
   sendJson(response, 200, statusOf(revision));
 }
@@ -183,7 +192,7 @@ async function history(
   response: ServerResponse,
   found: Dataset,
 ): Promise<boolean> {
-  const owner = await mayRead(hub, request, found.ownerid);
+  const owner = await mayRead(hub, request, found.ownerid, found.name);
   const shown = (await hub.store.revisions(found.ownerid, found.name)).filter(
     (revision) => owner || visibleToOthers(found, revision),
   );
@@ -217,7 +226,10 @@ export async function remove(
   const found = await hub.store.dataset(ownerid, dataset);
   const roles = hub.store.organisations;
   // A private dataset the caller may not read is not there, as for every other read.
-  if (!found || (found.findability === 'private' && !(await may(roles, caller, 'read', ownerid))))
+  if (
+    !found ||
+    (found.findability === 'private' && !(await may(roles, caller, 'read', ownerid, found.name)))
+  )
     throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
   if (!(await may(roles, caller, 'delete', ownerid, dataset)))
     throw new HttpError(403, 'only its owner, or a maintainer of its organisation, may delete it');

@@ -15,8 +15,8 @@ export type Lookups = TokenCheck & Pick<HubParts, 'lookups'>;
 
 /**
  * Private datasets are seen only by those who may read their owner's (the owner, and an
- * organisation's members), and so is a revision published as private, whatever the
- * dataset's findability is now.
+ * organisation's members; a trusted publisher's token the one dataset it publishes), and so
+ * is a revision published as private, whatever the dataset's findability is now.
  */
 async function hiddenFrom(
   hub: TokenCheck,
@@ -27,7 +27,13 @@ async function hiddenFrom(
     found.dataset.findability === 'private' || found.revision?.findability === 'private';
   if (!isPrivate) return false;
   const caller = await callerOf(hub, request);
-  return !(await may(hub.store.organisations, caller, 'read', found.owner.userid));
+  return !(await may(
+    hub.store.organisations,
+    caller,
+    'read',
+    found.owner.userid,
+    found.dataset.name,
+  ));
 }
 
 async function ownedDataset(
