@@ -170,6 +170,16 @@ describe('trusted publishing', () => {
         expect((await read('secret', ada)).status).toBe(200);
         expect((await read('secret', hubToken)).status).toBe(404);
         expect((await read('cities', hubToken)).status).toBe(200);
+        // Nor does search show it the owner's private datasets.
+        const found = async (token: string, q = '') =>
+          (
+            (await call(url, 'GET', `/metastore/search?owner=ada&q=${q}`, token)).body as {
+              results: { name: string }[];
+            }
+          ).results.map((result) => result.name);
+        expect(await found(ada)).toContain('secret');
+        expect(await found(hubToken)).not.toContain('secret');
+        expect(await found(hubToken, 'secret')).toEqual([]);
 
         // That token publishes nothing else, manages no publisher and makes no token.
         await expect(publish(url, hubToken, CITIES_DIR, { dataset: 'towns' })).rejects.toThrow();

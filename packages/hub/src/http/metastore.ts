@@ -25,8 +25,11 @@ function bounded(name: string, value: string | null, fallback: number, max: numb
 
 export async function search(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const params = request.url.searchParams;
-  // The viewer finds its own datasets and its organisations' private ones too (findableBy).
-  const viewer = (await callerOf(hub, request))?.userid;
+  // The viewer finds its own datasets and its organisations' private ones too (findableBy);
+  // a trusted publisher's token, which acts for the owner but reads only the one dataset it
+  // publishes, finds what anyone finds.
+  const caller = await callerOf(hub, request);
+  const viewer = caller?.via === 'trusted' ? undefined : caller?.userid;
   // Ours: `owner` keeps one user's datasets (all of them for that user, signed in).
   const owner = params.get('owner');
   const ownerid = owner ? ((await hub.store.userByName(owner))?.userid ?? '-') : '';
