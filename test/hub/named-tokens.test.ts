@@ -209,6 +209,50 @@ describe('named tokens', () => {
     });
   });
 
+  it('neither add trusted publishers nor make tokens that outlive them, when stolen', async () => {
+    const issuer = 'https://token.actions.githubusercontent.com';
+    await withHub({ trustedIssuers: [issuer] }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const publisher = { issuer, claims: { repository: 'eve/repo' } };
+      const addWith = (auth: string) =>
+        fetch(`${url}/api/publishers/ada/cities`, {
+          method: 'POST',
+          headers: { 'Auth-Token': auth, 'Content-Type': 'application/json' },
+          body: JSON.stringify(publisher),
+        });
+      // A publish token for the very dataset: publishing, not saying who else may publish
+      // (a publisher it added would publish on after the token is revoked).
+      const one = await token(url, ada, {
+        name: 'one',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+      });
+      const added = await addWith(one);
+      expect(added.status).toBe(403);
+      expect(await added.text()).toContain('a sign-in or an admin token');
+      // Nor an unlimited publish token.
+      const wide = await token(url, ada, { name: 'wide', scope: 'publish' });
+      expect((await addWith(wide)).status).toBe(403);
+      // A sign-in may.
+      expect((await addWith(ada)).status).toBe(201);
+
+      // An admin token living 2 days makes tokens living no longer than itself.
+      const admin = await token(url, ada, { name: 'admin', scope: 'admin', expires_days: 2 });
+      const adminExpires = Date.parse(
+        (await makeToken(url, ada, { name: 'probe', scope: 'read', expires_days: 2 })).body.record
+          ?.expires as string,
+      );
+      const child = await makeToken(url, admin, {
+        name: 'child',
+        scope: 'read',
+        expires_days: 300,
+      });
+      expect(child.status).toBe(201);
+      const childExpires = Date.parse(child.body.record?.expires as string);
+      expect(childExpires).toBeLessThanOrEqual(adminExpires);
+    });
+  });
+
   it('let a hub operator set the longest life of a token', async () => {
     await withHub({ maxTokenDays: 7 }, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');

@@ -92,12 +92,20 @@ export async function credentialOf(
   return undefined;
 }
 
-/** Who sent a request and what its credential allows; undefined without a live credential. */
-export async function callerOf(hub: TokenCheck, request: Request): Promise<Caller | undefined> {
+/** The live credential a request carries (its caller, id and expiry), if any. */
+export async function requestCredential(
+  hub: TokenCheck,
+  request: Request,
+): Promise<Credential | undefined> {
   const token = tokenOf(request);
   const credential = token ? await credentialOf(hub, token) : undefined;
   if (credential) request.userId = credential.caller.userid;
-  return credential?.caller;
+  return credential;
+}
+
+/** Who sent a request and what its credential allows; undefined without a live credential. */
+export async function callerOf(hub: TokenCheck, request: Request): Promise<Caller | undefined> {
+  return (await requestCredential(hub, request))?.caller;
 }
 
 const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);

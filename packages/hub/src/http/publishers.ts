@@ -9,6 +9,7 @@ import { DATASET_NAME, type PublisherRecord, type TrustRefusal } from '@data/cor
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { may } from '../services/access.js';
+import { managesTokens } from '../services/named-tokens.js';
 import { addPublisher, shownPublisher, tradeIdToken } from '../services/publishers.js';
 import { TrustRefused } from '../services/trusted-publishing.js';
 import { callerOf } from './callers.js';
@@ -30,6 +31,13 @@ async function publishable(
   // A workflow's token publishes; letting it name other workflows would outlive its 15 minutes.
   if (caller.via === 'trusted')
     throw new HttpError(403, "a trusted publisher's token may not manage trusted publishers");
+  // Nor a named token that only publishes: a publisher it added would publish on once the
+  // token is revoked. Saying who may publish is managing, as making tokens is.
+  if (!managesTokens(caller))
+    throw new HttpError(
+      403,
+      'managing trusted publishers takes a sign-in or an admin token for no one dataset',
+    );
   const ownerid = (await hub.store.userByName(owner))?.userid;
   if (!ownerid || !(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
     throw new HttpError(

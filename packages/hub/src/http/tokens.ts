@@ -18,7 +18,7 @@ import {
 } from '../services/named-tokens.js';
 import { hmac, sameSecret } from '../services/tokens.js';
 import { tokensPage } from '../views/tokens.js';
-import { callerOf, liveClaims } from './callers.js';
+import { liveClaims, requestCredential, type Credential } from './callers.js';
 import {
   HTML,
   isObject,
@@ -31,16 +31,21 @@ import {
 } from './request.js';
 import { cookieOf, sameOriginOnly, SESSION_COOKIE } from './sign-in.js';
 
-/** The caller, when it may manage its tokens; else the refusal that says why not. */
-async function manager(hub: Hub, request: Request): Promise<Caller> {
-  const caller = await callerOf(hub, request);
-  if (!caller) throw new HttpError(401, 'sign in (data login) to manage your tokens');
-  if (!managesTokens(caller))
+/** The caller's credential, when it may manage its tokens; else the refusal that says why not. */
+async function managing(hub: Hub, request: Request): Promise<Credential> {
+  const credential = await requestCredential(hub, request);
+  if (!credential) throw new HttpError(401, 'sign in (data login) to manage your tokens');
+  if (!managesTokens(credential.caller))
     throw new HttpError(
       403,
       'this token may not manage tokens: that takes a sign-in or an admin token for no one dataset',
     );
-  return caller;
+  return credential;
+}
+
+/** The caller, when it may manage its tokens. */
+async function manager(hub: Hub, request: Request): Promise<Caller> {
+  return (await managing(hub, request)).caller;
 }
 
 const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);
@@ -83,7 +88,8 @@ async function datasetsOf(hub: Hub, caller: Caller, value: unknown): Promise<str
 
 /** `POST /api/tokens` `{name, scope, datasets, expires_days}`: the token, this once, and its record. */
 export async function create(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const caller = await manager(hub, request);
+  const credential = await managing(hub, request);
+  const { caller } = credential;
   const body = await readJson(request, 64 * 1024);
   if (!isObject(body)) throw new HttpError(400, 'the body must be a JSON object');
   const { name, scope } = body;
@@ -104,6 +110,9 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
     scope,
     datasets,
     days,
+    // Made with a named token: no longer-lived than it (a sign-in makes tokens for CI, to
+    // outlive it; a stolen admin token must not).
+    notAfter: caller.via === 'token' ? credential.expires : undefined,
   });
   if (!made)
     throw new HttpError(

@@ -68,6 +68,11 @@ export interface TokenChoice {
   /** `ownerid/dataset` pairs. */
   datasets: string[];
   days: number;
+  /**
+   * Seconds since the epoch the token may not outlive: the expiry of the named token it is
+   * made with, so that a stolen admin token cannot mint longer-lived ones.
+   */
+  notAfter?: number | undefined;
 }
 
 /** Makes a token: the token, shown once, and its record; undefined when the name is taken. */
@@ -85,7 +90,10 @@ export async function makeNamedToken(
     datasets: choice.datasets,
     created: new Date(now).toISOString(),
     last_used: null,
-    expires: Math.floor(now / 1000) + choice.days * DAY_SECONDS,
+    expires: Math.min(
+      Math.floor(now / 1000) + choice.days * DAY_SECONDS,
+      choice.notAfter ?? Number.POSITIVE_INFINITY,
+    ),
   };
   return (await store.namedTokens.add(record, tokenHash(token))) ? { token, record } : undefined;
 }
@@ -129,8 +137,9 @@ export async function shownRecord(
 }
 
 /**
- * Whether a credential may make, list and revoke its user's tokens: a sign-in, or a token
- * of the `admin` scope limited to no dataset (as managing anything needs).
+ * Whether a credential may make, list and revoke its user's tokens, and say who else may
+ * publish (trusted publishers): a sign-in, or a token of the `admin` scope limited to no
+ * dataset (as managing anything needs).
  */
 export function managesTokens(caller: Caller | undefined): caller is Caller {
   return caller?.scope === 'admin' && caller.datasets.length === 0 && caller.via !== 'trusted';
