@@ -112,6 +112,7 @@ describe('trusted publishing', () => {
           { issuer: untrusted.url, claims: { repository: REPO } },
           { issuer: issuer.url, claims: {} },
           { issuer: issuer.url, claims: { exp: '1' } },
+          { issuer: issuer.url, claims: { ref: MAIN, environment: 'production' } },
         ];
         for (const refused of refusals)
           expect((await call(url, 'POST', path, ada, refused)).status).toBe(400);

@@ -145,6 +145,24 @@ describe('a publisher', () => {
     expect(claimsProblem({ 'a b': 'x' })).toMatch(/not a claim name/);
     expect(claimsProblem(['repository'])).toMatch(/an object/);
   });
+
+  it('names a claim of the project, not only those every project of the issuer carries', () => {
+    for (const shared of [
+      { ref: 'refs/heads/main' },
+      { environment: 'production' },
+      { ref_type: 'branch' },
+      { ref: 'main', ref_type: 'branch', environment: 'production' },
+    ])
+      expect(claimsProblem(shared), JSON.stringify(shared)).toMatch(/claim of the project/);
+    for (const named of [
+      { sub: 'repo:octo/data:ref:refs/heads/main' },
+      { repository_id: '42', ref: 'refs/heads/main' },
+      { repository_owner: 'octo', environment: 'production' },
+      { project_path: 'ada/prices', ref: 'main', ref_type: 'branch' },
+      { namespace_id: '7' },
+    ])
+      expect(claimsProblem(named), JSON.stringify(named)).toBeUndefined();
+  });
 });
 
 describe('an issuer the operator names', () => {
