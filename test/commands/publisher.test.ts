@@ -246,6 +246,38 @@ describe('data publish in CI with no token', () => {
     expect(uploads).toBe(0);
   });
 
+  it('never sends the ID token on where the hub redirects its trade', async () => {
+    const { state } = ciHub('gitlab-id-token');
+    const elsewhere: string[] = [];
+    server.use(
+      http.post(
+        `${HUB}/auth/trusted`,
+        () =>
+          new HttpResponse(null, {
+            status: 307,
+            headers: { Location: 'https://collector.example/steal' },
+          }),
+      ),
+      http.post('https://collector.example/steal', async ({ request }) => {
+        elsewhere.push(await request.text());
+        return HttpResponse.json({
+          token: 'trusted-hub-token',
+          dataset: 'ada/world-cities',
+          expires: '2026-11-26T21:15:00.000Z',
+        });
+      }),
+    );
+    const refused = await data(['publish', CITIES, '--owner', 'ada'], {
+      DATA_TOKEN: '',
+      DATA_ID_TOKEN: 'gitlab-id-token',
+    });
+    expect(refused.code).toBe(3);
+    expect(refused.err).toContain('a redirect');
+    expect(refused.err).not.toContain('gitlab-id-token');
+    expect(elsewhere).toEqual([]);
+    expect(state.trades).toEqual([]);
+  });
+
   it('exits 4 when the Actions endpoint refuses the request token (no id-token: write)', async () => {
     ciHub('x');
     const refused = await data(['publish', CITIES, '--owner', 'ada'], {

@@ -216,8 +216,17 @@ export async function tradeIdToken(
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ token: idToken, dataset }),
+    // The ID token goes to the hub's address only: a redirect is answered, never followed
+    // (a 307 or 308 would send it again, elsewhere).
+    redirect: 'manual',
     ...(signal ? { signal } : {}),
   });
+  if (response.status >= 300 && response.status < 400) {
+    await response.text();
+    throw new ServerError(
+      `${step}: ${api} answered ${String(response.status)}, a redirect, where it trades ID tokens: the ID token was not sent on`,
+    );
+  }
   if (response.status === 200) {
     const answer = await json(step, response);
     if (!isTrustedAnswer(answer))
