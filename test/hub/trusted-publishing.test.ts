@@ -92,6 +92,23 @@ describe('an ID token', () => {
     }
   });
 
+  it('of an https issuer whose discovery names keys in clear on loopback is refused as discovery', async () => {
+    const remote = 'https://issuer.example.org';
+    // The remote issuer's discovery points at keys on the hub's own machine (the test issuer's).
+    const fetch: typeof globalThis.fetch = (input, init) =>
+      (input instanceof Request ? input.url : input.toString()) ===
+      `${remote}/.well-known/openid-configuration`
+        ? Promise.resolve(
+            Response.json({ issuer: remote, jwks_uri: `${issuer.url}/.well-known/jwks` }),
+          )
+        : globalThis.fetch(input, init);
+    const verifier = new IdTokenVerifier({ issuers: [remote], fetch });
+    const token = await issuer.sign(gitHubClaims('octo/data'), { audience: HUB, issuer: remote });
+    const refused = await refusal(verifier, token);
+    expect(refused).toMatchObject({ status: 502, check: 'discovery' });
+    expect(refused.message).toContain('only from an issuer on loopback');
+  });
+
   it('of an issuer that cannot be reached, or answers without end, is refused as discovery', async () => {
     const endless = createServer((_request, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' });

@@ -59,6 +59,19 @@ export function issuerProblem(address: string): string | undefined {
   return `${address} is not an https URL`;
 }
 
+/**
+ * Why an issuer's key set address cannot be used: it must be https, or http on loopback only
+ * when the issuer itself is (an issuer on the internet naming a loopback address would have
+ * the hub read keys from whatever listens on the hub's own machine).
+ */
+function keysProblem(issuer: string, address: string): string | undefined {
+  const problem = issuerProblem(address);
+  if (problem !== undefined) return problem;
+  if (new URL(address).protocol === 'http:' && !issuer.startsWith('http:'))
+    return `${address} is http, which is taken only from an issuer on loopback`;
+  return undefined;
+}
+
 /** Bytes a discovery document or a key set may have: real ones are a few kilobytes. */
 export const MAX_DOCUMENT_BYTES = 64 * 1024;
 /** How long a request for an issuer's discovery document or keys may take. */
@@ -221,7 +234,7 @@ export class IdTokenVerifier {
         'discovery',
         `the issuer's OpenID configuration names another issuer than ${issuer}`,
       );
-    const problem = typeof jwksUri === 'string' ? issuerProblem(jwksUri) : 'it is missing';
+    const problem = typeof jwksUri === 'string' ? keysProblem(issuer, jwksUri) : 'it is missing';
     if (problem !== undefined)
       throw new TrustRefused(
         502,
