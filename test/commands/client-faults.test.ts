@@ -669,7 +669,7 @@ describe('every step of a publication, refused', () => {
   const exitFor = (step: string, status: number): number =>
     status === 401 ? 4 : status === 403 && step !== 'upload' ? 1 : 3;
   for (const [step, failing] of steps)
-    for (const status of [401, 403, 404])
+    for (const status of [401, 403, 404].filter((s) => !(step === 'rawstore presign' && s === 403)))
       // The hub's 403 refuses a valid credential (exit 1); a store's 403 is its failure.
       it(`${step}: ${String(status)} names the step and exits ${String(exitFor(step, status))}`, async () => {
         server.use(failing(status), ...publishingHub(), uploads);
@@ -681,6 +681,28 @@ describe('every step of a publication, refused', () => {
         );
         expect(code).toBe(exitFor(step, status));
       });
+
+  it('names the plain URLs when the hub signs none for the token (limited to datasets)', async () => {
+    const mappings: unknown[] = [];
+    server.use(
+      http.get(`${API}/rawstore/presign`, () => refuse(403, 'presign')),
+      http.post(`${API}/source/upload`, async ({ request }) => {
+        const spec = (await request.json()) as {
+          inputs: { parameters: { 'resource-mapping': unknown } }[];
+        };
+        mappings.push(spec.inputs[0]?.parameters['resource-mapping']);
+        return HttpResponse.json({ success: true, flow_id: 'u1/world-cities/1' });
+      }),
+      ...publishingHub(),
+      uploads,
+    );
+    const { code, err } = await data(['publish', CITIES]);
+    expect(err).not.toMatch(/^error/m);
+    expect(code).toBe(0);
+    const urls = Object.values(mappings[0] as Record<string, string>);
+    expect(urls.length).toBeGreaterThan(0);
+    for (const url of urls) expect(url).not.toContain('signature=');
+  });
 
   it('keeps polling through a 502 and a dropped connection', async () => {
     let polls = 0;

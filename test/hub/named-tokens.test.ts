@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeNamedToken, namedCredential } from '../../packages/hub/src/services/named-tokens.js';
 import type { RunningHub } from '../../packages/hub/src/server.js';
+import { uploadForm, type AuthorizeReply } from './protocol.js';
 import {
   authorizeUploads,
   browserLogin,
@@ -250,6 +251,49 @@ describe('named tokens', () => {
       expect(child.status).toBe(201);
       const childExpires = Date.parse(child.body.record?.expires as string);
       expect(childExpires).toBeLessThanOrEqual(adminExpires);
+    });
+  });
+
+  it("limited to datasets, get no presigned URL of their owner's objects", async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      // Ada keeps a private object (a file of another dataset of hers).
+      const bytes = Buffer.from('salary\n100\n');
+      const rawstore = await serviceToken(url, ada, 'rawstore');
+      const reply = (await (
+        await authorizeUploads(url, rawstore, new Map([['pay.csv', bytes]]), 'private')
+      ).json()) as AuthorizeReply;
+      const entry = reply.filedata['pay.csv'];
+      if (!entry) throw new Error('no filedata');
+      await fetch(entry.upload_url, {
+        method: 'POST',
+        body: uploadForm(entry.upload_query, bytes),
+      });
+      const objectUrl = `${entry.upload_url}/${entry.upload_query.key ?? ''}`;
+      const presign = async (auth: string) =>
+        fetch(
+          `${url}/rawstore/presign?ownerid=${rawstore.userid}&url=${encodeURIComponent(objectUrl)}`,
+          { headers: { 'Auth-Token': auth } },
+        );
+      // A token for ada/cities alone, given the object's key: no URL that reads it, by
+      // itself or by its service tokens.
+      const one = await token(url, ada, {
+        name: 'one',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+      });
+      const refused = await presign(one);
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toContain('limited to datasets');
+      expect((await presign((await serviceToken(url, one, 'rawstore')).token)).status).toBe(403);
+      // Its user's sign-in still gets one.
+      expect((await presign(rawstore.token)).status).toBe(200);
+      // And the token still publishes its dataset, private too (the hub reads uploads by key).
+      const { flowId } = await publish(url, one, CITIES_DIR, {
+        dataset: 'cities',
+        findability: 'private',
+      });
+      expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
     });
   });
 

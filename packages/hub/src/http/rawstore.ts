@@ -418,6 +418,14 @@ export async function presign(hub: Hub, request: Request, response: ServerRespon
     (await serviceCaller(hub, request, 'source')) ??
     (await callerOf(hub, request));
   if (!who) throw new HttpError(401, 'a valid token is required');
+  // Objects are the owner's, not a dataset's: a credential limited to some datasets (a
+  // publish token, a trusted publisher's) would read any of them given its key. It needs
+  // none: the hub reads the uploads it publishes by their keys.
+  if (who.datasets.length > 0)
+    throw new HttpError(
+      403,
+      'a token limited to datasets gets no presigned URLs: name the objects by their plain URLs',
+    );
   // Ours: `ownerid`, whose objects to presign (an organisation the caller publishes to);
   // the caller's own without it. Another owner's objects are not there for the caller.
   const caller = request.url.searchParams.get('ownerid') || who.userid;
