@@ -297,6 +297,32 @@ describe('named tokens', () => {
     });
   });
 
+  it('name owners and datasets in any case, as the hub does', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      // Typed as people type them: the owner capitalised, the dataset too.
+      const made = await makeToken(url, ada, {
+        name: 'ci',
+        scope: 'publish',
+        datasets: ['Ada/World-Cities'],
+      });
+      expect(made.status).toBe(201);
+      expect(made.body.record?.datasets).toEqual(['ada/World-Cities']);
+      // It publishes world-cities, the name the package gives.
+      const { flowId } = await publish(url, made.body.token ?? '', CITIES_DIR, {
+        dataset: 'world-cities',
+      });
+      expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
+      // A dataset that exists is named as it is kept.
+      const again = await makeToken(url, ada, {
+        name: 'again',
+        scope: 'publish',
+        datasets: ['ADA/WORLD-CITIES'],
+      });
+      expect(again.body.record?.datasets).toEqual(['ada/world-cities']);
+    });
+  });
+
   it('let a hub operator set the longest life of a token', async () => {
     await withHub({ maxTokenDays: 7 }, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');

@@ -75,13 +75,15 @@ async function datasetsOf(hub: Hub, caller: Caller, value: unknown): Promise<str
     const [owner = '', dataset = '', ...more] = pair.split('/');
     if (!owner || !DATASET_NAME.test(dataset) || more.length > 0)
       throw new HttpError(400, `${JSON.stringify(pair)} is not "owner/dataset"`);
-    const ownerid = (await hub.store.userByName(owner))?.userid;
+    // Owner names are kept in lower case; a dataset that exists, as it is named.
+    const ownerid = (await hub.store.userByName(owner.toLowerCase()))?.userid;
     if (!ownerid || !(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
       throw new HttpError(
         403,
         `you may not publish to ${pair}, so no token of yours may: name a dataset you may publish`,
       );
-    pairs.add(`${ownerid}/${dataset}`);
+    const [existing] = await hub.store.datasetsInAnyCase(ownerid, dataset);
+    pairs.add(`${ownerid}/${existing?.name ?? dataset}`);
   }
   return [...pairs];
 }

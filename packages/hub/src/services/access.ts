@@ -33,6 +33,18 @@ const SCOPE_ALLOWS: Readonly<Record<Scope, readonly Action[]>> = {
   admin: ['read', 'publish', 'delete', 'manage'],
 };
 
+/**
+ * Whether a credential's `ownerid/dataset` pair names this dataset: the owner's id exactly,
+ * the dataset's name in any case (a token made for World-Cities publishes world-cities).
+ */
+function names(pair: string, ownerid: string, dataset: string): boolean {
+  const slash = pair.indexOf('/');
+  return (
+    pair.slice(0, slash) === ownerid &&
+    pair.slice(slash + 1).toLowerCase() === dataset.toLowerCase()
+  );
+}
+
 /** Whether a credential of this scope and these datasets may ask for this action at all. */
 function credentialAllows(
   caller: Caller,
@@ -44,13 +56,13 @@ function credentialAllows(
   // A CI job's traded token stands for the workflow, not for a person: it reads only the one
   // dataset it may publish, not the rest of what its owner keeps private.
   if (action === 'read' && caller.via === 'trusted')
-    return dataset !== undefined && caller.datasets.includes(`${ownerid}/${dataset}`);
+    return dataset !== undefined && caller.datasets.some((pair) => names(pair, ownerid, dataset));
   if (action === 'read' || caller.datasets.length === 0) return true;
   if (action === 'manage') return false;
   // Without a dataset named, the question is whether it may write any dataset of the owner.
   return dataset === undefined
     ? caller.datasets.some((pair) => pair.startsWith(`${ownerid}/`))
-    : caller.datasets.includes(`${ownerid}/${dataset}`);
+    : caller.datasets.some((pair) => names(pair, ownerid, dataset));
 }
 
 /**
