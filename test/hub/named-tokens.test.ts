@@ -323,6 +323,19 @@ describe('named tokens', () => {
     });
   });
 
+  it('are never taken from an address (?jwt=), where they would end up in logs', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const secret = await token(url, ada, { name: 'ci', scope: 'read' });
+      const inAddress = await fetch(`${url}/auth/check?jwt=${encodeURIComponent(secret)}`);
+      expect(((await inAddress.json()) as { authenticated: boolean }).authenticated).toBe(false);
+      // In its header it signs in; the old clients' user token still rides in the address.
+      expect((await checkOf(url, secret)).authenticated).toBe(true);
+      const session = await fetch(`${url}/auth/check?jwt=${encodeURIComponent(ada)}`);
+      expect(((await session.json()) as { authenticated: boolean }).authenticated).toBe(true);
+    });
+  });
+
   it('let a hub operator set the longest life of a token', async () => {
     await withHub({ maxTokenDays: 7 }, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');

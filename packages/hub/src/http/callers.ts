@@ -32,7 +32,9 @@ export function tokenOf(request: Request): string | undefined {
   const fromQuery = ADDRESS_TOKEN_ROUTES.has(request.route)
     ? request.url.searchParams.get('jwt')
     : null;
-  if (fromQuery) return fromQuery;
+  // The old clients put only user tokens there: a named token, a long-lived secret, is never
+  // taken from an address.
+  if (fromQuery && !NAMED_TOKEN.test(fromQuery)) return fromQuery;
   if (request.method === 'GET' || request.method === 'HEAD')
     return cookieOf(request, SESSION_COOKIE);
   return undefined;
