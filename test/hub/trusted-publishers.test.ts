@@ -15,6 +15,7 @@ import {
   browserLogin,
   CITIES_DIR,
   publish,
+  serviceToken,
   tempDir,
   testDatabase,
   waitForState,
@@ -192,6 +193,14 @@ describe('trusted publishing', () => {
         });
         expect(made.status).toBe(403);
 
+        // The same ID token trades once: one that leaked publishes nothing more.
+        const replayed = await call(url, 'POST', '/auth/trusted', undefined, {
+          token: idToken,
+          dataset: 'ada/cities',
+        });
+        expect(replayed).toMatchObject({ status: 401, body: { check: 'token' } });
+        expect(String(replayed.body.error)).toContain('traded already');
+
         // Every trade is logged with its claims, never with a token.
         const trades = lines.filter((line) => line.startsWith('trusted publishing:'));
         expect(trades).toHaveLength(1);
@@ -202,14 +211,23 @@ describe('trusted publishing', () => {
           expect(line).not.toContain(hubToken);
         }
 
-        // Removed: the same workflow's token is refused from then on.
+        // Removed: the same workflow's token is refused from then on, and the token it
+        // traded already, and the service tokens issued from that, die at once.
+        const service = await serviceToken(url, hubToken, 'source');
+        const followed = (token: string) =>
+          fetch(`${url}/source/${flowId}`, { headers: { 'Auth-Token': token } });
+        expect((await followed(service.token)).status).toBe(200);
+        expect((await followed(hubToken)).status).toBe(200);
         const removed = await call(url, 'DELETE', `${path}/${String(added.body.id)}`, ada);
         expect(removed.status).toBe(200);
         expect((await call(url, 'DELETE', `${path}/${String(added.body.id)}`, ada)).status).toBe(
           404,
         );
+        expect((await followed(hubToken)).status).toBe(404);
+        expect((await followed(service.token)).status).toBe(404);
+        expect((await read('cities', hubToken)).status).toBe(404);
         const after = await call(url, 'POST', '/auth/trusted', undefined, {
-          token: idToken,
+          token: await issuer.sign(gitHubClaims(REPO, MAIN), { audience: url }),
           dataset: 'ada/cities',
         });
         expect(after).toMatchObject({ status: 403, body: { check: 'claims' } });

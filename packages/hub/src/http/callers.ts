@@ -85,10 +85,12 @@ export async function credentialOf(
   if (claims.kind === 'user')
     return { caller: { userid, scope: 'admin', datasets: [], via: 'session' }, id, expires };
   // A trusted publisher's token names its one dataset; without it, it would be unlimited.
+  // Its id is its publisher's (`parent`), which removing the publisher revokes: the service
+  // tokens issued from it die with the publisher too.
   if (claims.kind === 'trusted' && typeof claims.dataset === 'string')
     return {
       caller: { userid, scope: 'publish', datasets: [claims.dataset], via: 'trusted' },
-      id,
+      id: typeof claims.parent === 'string' ? claims.parent : id,
       expires,
     };
   return undefined;

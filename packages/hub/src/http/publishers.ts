@@ -10,7 +10,12 @@ import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { may } from '../services/access.js';
 import { managesTokens } from '../services/named-tokens.js';
-import { addPublisher, shownPublisher, tradeIdToken } from '../services/publishers.js';
+import {
+  addPublisher,
+  removePublisher,
+  shownPublisher,
+  tradeIdToken,
+} from '../services/publishers.js';
 import { TrustRefused } from '../services/trusted-publishing.js';
 import { callerOf } from './callers.js';
 import { isObject, readJson, sendJson, type Request } from './request.js';
@@ -93,7 +98,7 @@ export async function remove(
   id: string,
 ): Promise<void> {
   const { ownerid } = await publishable(hub, request, owner, dataset);
-  const removed = await hub.store.publishers.remove(ownerid, dataset, id);
+  const removed = await removePublisher(hub.store, ownerid, dataset, id);
   if (!removed)
     throw new HttpError(404, `${owner}/${dataset} has no trusted publisher ${JSON.stringify(id)}`);
   sendJson(response, 200, await shownPublisher(hub.store, owner, removed));

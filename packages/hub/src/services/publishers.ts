@@ -3,7 +3,7 @@
  * that may publish the one dataset whose publisher its claims match (kind `trusted`, scope
  * `publish`, fifteen minutes; http/callers.ts makes it a Caller).
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { PublisherRecord, TrustedAnswer } from '@data/core';
 import type { Publisher } from '../engines/metadata/publishers.js';
 import type { HubParts } from '../parts.js';
@@ -22,6 +22,40 @@ export const TRUSTED_TOKEN_SECONDS = 15 * 60;
 
 /** Publishers one dataset may have. */
 export const MAX_PUBLISHERS = 20;
+
+/** Seconds a traded ID token is remembered past its expiry: the verifier's clock tolerance and more. */
+const CLOCK_SLACK_S = 60;
+
+/**
+ * The id under which a traded ID token is remembered (with the revoked tokens, until it
+ * expires): its issuer and `jti`, or all its claims when it has no jti. Hashed, so that any
+ * jti fits, and the claims are read decoded, so that another encoding of the same token is
+ * the same.
+ */
+function tradedKey(issuer: string, claims: Record<string, unknown>): string {
+  const id = typeof claims.jti === 'string' ? claims.jti : JSON.stringify(claims);
+  return `id-token:${createHash('sha256').update(`${issuer}\n${id}`).digest('hex')}`;
+}
+
+/**
+ * Removes a publisher of a dataset: the workflow trades no token from then on, and the
+ * tokens it traded already (and the service tokens issued from them) die at once, on every
+ * hub process, as a revoked token does. Undefined when the dataset has no such publisher.
+ */
+export async function removePublisher(
+  store: HubParts['store'],
+  ownerid: string,
+  dataset: string,
+  id: string,
+): Promise<Publisher | undefined> {
+  const removed = await store.publishers.remove(ownerid, dataset, id);
+  if (removed)
+    await store.revoke(
+      removed.id,
+      Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS + CLOCK_SLACK_S,
+    );
+  return removed;
+}
 
 /** An ID token longer than this is no ID token (GitHub's are about 1.5 KB). */
 const MAX_ID_TOKEN_CHARS = 16 * 1024;
@@ -145,6 +179,23 @@ export async function tradeIdToken(
     throw match.refused;
   }
   const { publisher, owner } = match;
+  // One ID token trades once: a token that leaked from a job's log or a proxy publishes
+  // nothing more. Each `data publish` asks GitHub for a new one; GitLab's id_tokens are one
+  // per job, so a publication retried within a job is refused, and a re-run job trades anew.
+  const traded = tradedKey(issuer, claims);
+  if (await hub.store.isRevoked(traded)) {
+    hub.log(`trusted publishing refused (token) a token of ${issuer} traded already: ${shown}`, {
+      level: 'warn',
+      requestId,
+    });
+    throw new TrustRefused(
+      401,
+      'token',
+      'this ID token was traded already: an ID token trades once, ask the CI for a new one',
+    );
+  }
+  const idExp = typeof claims.exp === 'number' ? claims.exp : 0;
+  await hub.store.revoke(traded, Math.max(idExp, Math.floor(Date.now() / 1000)) + CLOCK_SLACK_S);
   const [existing] = await hub.store.datasetsInAnyCase(publisher.ownerid, publisher.dataset);
   const name = existing?.name ?? publisher.dataset;
   const exp = Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS;
@@ -153,6 +204,9 @@ export async function tradeIdToken(
     userid: publisher.ownerid,
     dataset: `${publisher.ownerid}/${name}`,
     publisher: publisher.id,
+    // It dies with its publisher: removing the publisher revokes this id (removePublisher),
+    // and the service tokens issued from it name it as their parent too.
+    parent: publisher.id,
     jti: randomBytes(16).toString('hex'),
     exp,
   });
