@@ -645,9 +645,11 @@ export class PostgresMetadata implements Metadata {
 
   readonly namedTokens: NamedTokens = namedTokens(
     {
+      // A write only when a row changed (see SqliteMetadata's).
       run: async (sql, params) => {
-        this.writes++;
-        return (await this.pool.query(sql, params)).rowCount ?? 0;
+        const changes = (await this.pool.query(sql, params)).rowCount ?? 0;
+        if (changes > 0) this.writes++;
+        return changes;
       },
       all: async (sql, params) =>
         (await this.pool.query<Record<string, unknown>>(sql, params)).rows,

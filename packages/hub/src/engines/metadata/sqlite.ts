@@ -608,9 +608,12 @@ export class SqliteMetadata implements Metadata {
 
   readonly namedTokens: NamedTokens = namedTokens(
     {
+      // A write only when a row changed: a token's use recorded by another process first
+      // changes nothing, and must not empty the hub's caches of lookups.
       run: async (sql, params) => {
-        this.writes++;
-        return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+        const changes = Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+        if (changes > 0) this.writes++;
+        return changes;
       },
       all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
     },
