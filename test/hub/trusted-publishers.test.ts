@@ -259,6 +259,37 @@ describe('trusted publishing', () => {
     });
   });
 
+  it("shows an organisation's trusted publisher's token neither its members nor its private datasets", async () => {
+    await withHub({ trustedIssuers: [issuer.url] }, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      expect((await call(url, 'POST', '/api/orgs', ada, { name: 'acme' })).status).toBe(201);
+      const publisher = { issuer: issuer.url, claims: { repository: REPO } };
+      expect((await call(url, 'POST', '/api/publishers/acme/cities', ada, publisher)).status).toBe(
+        201,
+      );
+      const traded = await call(url, 'POST', '/auth/trusted', undefined, {
+        token: await issuer.sign(gitHubClaims(REPO), { audience: url }),
+        dataset: 'acme/cities',
+      });
+      expect(traded.status).toBe(200);
+      const hubToken = String(traded.body.token);
+      const published = await publish(url, hubToken, CITIES_DIR, {
+        dataset: 'cities',
+        findability: 'private',
+      });
+      expect((await waitForState(url, published.flowId, hubToken)).state).toBe('SUCCEEDED');
+      const page = async (token: string) =>
+        await (await fetch(`${url}/acme`, { headers: { 'Auth-Token': token } })).text();
+      const members = await page(ada);
+      expect(members).toContain('Members');
+      expect(members).toContain('/acme/cities');
+      const shown = await page(hubToken);
+      expect(shown).not.toContain('Members');
+      expect(shown).not.toContain('>ada</a>');
+      expect(shown).not.toContain('/acme/cities');
+    });
+  });
+
   it('refuses each wrong token with the check that failed, never quoting it', async () => {
     await withHub({ trustedIssuers: [issuer.url] }, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');

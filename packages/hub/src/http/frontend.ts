@@ -127,11 +127,16 @@ export async function owner(
   if (!user) throw new HttpError(404, 'not found');
   const { sort, page } = listingParams(request);
   const viewer = await userOf(hub, request);
-  // The owner itself is `admin` of its own; an organisation's members have their role.
-  const role = await roleOn(hub.store.organisations, await callerOf(hub, request), user.userid);
+  // One caller decides both what is listed and what is said of the owner. The owner itself
+  // is `admin` of its own; an organisation's members have their role; a credential that may
+  // not read the owner's private datasets (a trusted publisher's token, which reads only the
+  // one it publishes) is told nothing of them, nor of the members.
+  const caller = await callerOf(hub, request);
+  const reads = await may(hub.store.organisations, caller, 'read', user.userid);
+  const role = reads ? await roleOn(hub.store.organisations, caller, user.userid) : undefined;
   const { rows, total } = await hub.store.search(
     '',
-    viewer?.userid,
+    caller?.via === 'trusted' ? undefined : caller?.userid,
     PAGE_SIZE,
     (page - 1) * PAGE_SIZE,
     user.userid,
