@@ -497,6 +497,15 @@ describe('named tokens', () => {
       ).text();
       expect(after).toContain('You have no tokens');
       expect(after).toContain('role="status"');
+      expect(after).toContain('Token revoked.');
+      // A link cannot make the page say what it likes.
+      const words = 'Your account is locked: call 555-0100';
+      const linked = await (
+        await fetch(`${url}/settings/tokens?revoked=${encodeURIComponent(words)}`, {
+          headers: { cookie },
+        })
+      ).text();
+      expect(linked).not.toContain('555-0100');
     });
   });
 

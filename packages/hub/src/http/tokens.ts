@@ -167,7 +167,7 @@ export async function page(hub: Hub, request: Request, response: ServerResponse)
   if (!signedIn) return redirect(response, '/auth/login');
   const user = await hub.store.userById(signedIn.userid);
   if (!user) return redirect(response, '/auth/login');
-  const revoked = request.url.searchParams.get('revoked') ?? undefined;
+  const revoked = request.url.searchParams.has('revoked');
   response.setHeader('Cache-Control', 'no-store');
   sendText(
     response,
@@ -196,5 +196,5 @@ export async function revokeFromPage(
   const name = form.get('name') ?? '';
   if (!(await revokeNamedToken(hub.store, signedIn.userid, name)))
     throw new HttpError(404, `you have no token named ${JSON.stringify(name)}`, true);
-  redirect(response, `/settings/tokens?${new URLSearchParams({ revoked: name }).toString()}`, 303);
+  redirect(response, '/settings/tokens?revoked=1', 303);
 }

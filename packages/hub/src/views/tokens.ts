@@ -16,12 +16,11 @@ export function tokensPage(options: {
   viewer: string;
   tokens: readonly TokenRecord[];
   csrf: string;
-  revoked?: string | undefined;
+  /** Just revoked one (the address says so: any link may, so the notice names no token). */
+  revoked?: boolean | undefined;
 }): string {
   const { tokens, csrf } = options;
-  const notice = options.revoked
-    ? `<p class="badge" role="status">Revoked the token ${escape(JSON.stringify(options.revoked))}.</p>`
-    : '';
+  const notice = options.revoked ? `<p class="badge" role="status">Token revoked.</p>` : '';
   const rows = tokens.map(
     (record) =>
       `<tr><th scope="row">${escape(record.name)}</th><td>${escape(record.scope)}</td><td>${datasets(record)}</td>` +
