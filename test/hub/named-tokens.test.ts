@@ -4,10 +4,11 @@
  * hub process; nothing in the database or the log that would open anything.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeNamedToken, namedCredential } from '../../packages/hub/src/services/named-tokens.js';
+import { readHubConfig } from '../../packages/hub/src/config.js';
 import type { RunningHub } from '../../packages/hub/src/server.js';
 import { uploadForm, type AuthorizeReply } from './protocol.js';
 import {
@@ -356,6 +357,44 @@ describe('named tokens', () => {
       await store.namedTokens.used(record.id, record.last_used, record.last_used);
       expect(store.version).toBe(version);
     });
+  });
+
+  it('are held up to the caps of the hub configuration, each naming a bounded list', async () => {
+    // The hub configuration sets them, each a whole number above 0, the others their defaults.
+    const file = join(tempDir(), 'hub.json');
+    writeFileSync(file, JSON.stringify({ maxTokensPerUser: 5 }));
+    expect(readHubConfig(file, {}).caps).toEqual({
+      maxOrganisationsPerUser: 10,
+      maxTokensPerUser: 5,
+      maxDatasetsPerToken: 50,
+    });
+    writeFileSync(file, JSON.stringify({ maxDatasetsPerToken: 0 }));
+    expect(() => readHubConfig(file, {})).toThrow(
+      'maxDatasetsPerToken must be a whole number above 0',
+    );
+    writeFileSync(file, JSON.stringify({}));
+    expect(readHubConfig(file, {}).caps).toBeUndefined();
+    await withHub(
+      { caps: { maxOrganisationsPerUser: 10, maxTokensPerUser: 2, maxDatasetsPerToken: 2 } },
+      async ({ url }) => {
+        const ada = await browserLogin(url, 'ada');
+        const many = await makeToken(url, ada, {
+          name: 'many',
+          scope: 'publish',
+          datasets: ['ada/a', 'ada/b', 'ada/c'],
+        });
+        expect(many.status).toBe(400);
+        expect(many.body.error).toContain('at most 2 datasets');
+        await token(url, ada, { name: 'one', scope: 'publish', datasets: ['ada/a', 'ada/b'] });
+        await token(url, ada, { name: 'two', scope: 'read' });
+        const third = await makeToken(url, ada, { name: 'three', scope: 'read' });
+        expect(third.status).toBe(403);
+        expect(third.body.error).toContain('you have 2 tokens, the most this hub allows');
+        // Revoking one makes room.
+        await fetch(`${url}/api/tokens/two`, { method: 'DELETE', headers: { 'Auth-Token': ada } });
+        expect((await makeToken(url, ada, { name: 'three', scope: 'read' })).status).toBe(201);
+      },
+    );
   });
 
   it('let a hub operator set the longest life of a token', async () => {

@@ -253,6 +253,27 @@ describe('organisations', () => {
     });
   });
 
+  it('are made by one user up to the cap of the hub configuration', async () => {
+    await withHub(
+      { caps: { maxOrganisationsPerUser: 2, maxTokensPerUser: 50, maxDatasetsPerToken: 50 } },
+      async ({ url }) => {
+        const eve = await browserLogin(url, 'eve');
+        const make = (name: string) => call(url, 'POST', '/api/orgs', eve, { name });
+        expect((await make('one')).status).toBe(201);
+        expect((await make('two')).status).toBe(201);
+        // A third name squatted: refused, saying the cap, and the name stays free.
+        expect(await make('ada-corp')).toEqual({
+          status: 403,
+          body: {
+            error: 'you are an admin of 2 organisations, the most this hub allows one user to make',
+          },
+        });
+        const ada = await browserLogin(url, 'ada');
+        expect((await call(url, 'POST', '/api/orgs', ada, { name: 'ada-corp' })).status).toBe(201);
+      },
+    );
+  });
+
   it('apply a change of role at once on another hub process', async () => {
     const dataDir = tempDir();
     await withHub({ dataDir }, async (first) => {

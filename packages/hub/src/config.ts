@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_LIMITS, type HubLimits } from './options.js';
+import { DEFAULT_CAPS, DEFAULT_LIMITS, type HubCaps, type HubLimits } from './options.js';
 import { gitHubProvider } from './engines/providers/github.js';
 import { oidcProvider } from './engines/providers/oidc.js';
 import type { Provider } from './engines/providers/types.js';
@@ -26,6 +26,8 @@ export interface HubConfig {
   derivedCacheMb?: number;
   /** Days a named token may live at most (365 when not set). */
   maxTokenDays?: number;
+  /** What one user may make (`maxOrganisationsPerUser`, … at the top of the file). */
+  caps?: HubCaps;
   logFormat?: 'text' | 'json';
   /** `/metrics`: on or off, and the bearer token that reads it (a secret). */
   metrics?: { enabled?: boolean; token?: string };
@@ -120,6 +122,21 @@ function maxTokenDays(value: unknown): { maxTokenDays?: number } {
   return { maxTokenDays: value };
 }
 
+/** The caps on what one user may make, each a whole number above 0, the others their defaults. */
+function caps(parsed: Record<string, unknown>): { caps?: HubCaps } {
+  const keys = Object.keys(DEFAULT_CAPS) as (keyof HubCaps)[];
+  if (keys.every((key) => parsed[key] === undefined)) return {};
+  const result: HubCaps = { ...DEFAULT_CAPS };
+  for (const key of keys) {
+    const value = parsed[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+      throw new ConfigError(`${key} must be a whole number above 0`);
+    result[key] = value;
+  }
+  return { caps: result };
+}
+
 const PIPELINE_KEYS = { leaseSeconds: 'leaseMs', pollSeconds: 'pollMs', workers: 'slots' } as const;
 
 /** `pipeline`: seconds a claimed revision's lease lasts, seconds between looks, workers. */
@@ -162,6 +179,7 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     limits: limits(parsed.limits),
     ...wholeNumber('derivedCacheMb', parsed.derivedCacheMb),
     ...maxTokenDays(parsed.maxTokenDays),
+    ...caps(parsed),
     ...(typeof parsed.publicUrl === 'string' ? { publicUrl: parsed.publicUrl } : {}),
     ...(typeof parsed.devSignIn === 'boolean' ? { devSignIn: parsed.devSignIn } : {}),
     ...(parsed.pipeline === undefined ? {} : { pipeline: pipeline(parsed.pipeline) }),

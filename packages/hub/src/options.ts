@@ -9,6 +9,8 @@ export interface HubOptions {
   tokenDays: number;
   /** Named tokens (`data token create`) live this many days at most. */
   maxTokenDays: number;
+  /** What one user may make: organisations, named tokens, datasets named by one token. */
+  caps: HubCaps;
   maxStorageBytes: number;
   maxDatasets: number;
   /** Hosts the pipeline may fetch remote resources and schemas from: none by default. */
@@ -27,6 +29,23 @@ export interface HubOptions {
 }
 
 export const DEFAULT_DERIVED_CACHE_MB = 1024;
+
+/**
+ * What one user may make, so that nobody squats names or fills the database: organisations
+ * they are an admin of (making another is refused past it), named tokens they hold, and
+ * datasets one token names.
+ */
+export interface HubCaps {
+  maxOrganisationsPerUser: number;
+  maxTokensPerUser: number;
+  maxDatasetsPerToken: number;
+}
+
+export const DEFAULT_CAPS: HubCaps = {
+  maxOrganisationsPerUser: 10,
+  maxTokensPerUser: 50,
+  maxDatasetsPerToken: 50,
+};
 
 /** What one package may ask of the hub; past these it fails with a plain reason. */
 export interface HubLimits {

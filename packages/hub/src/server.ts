@@ -8,6 +8,7 @@ import type { Hub } from './context.js';
 import type { HubParts } from './parts.js';
 import { HubRefused } from './refused.js';
 import {
+  DEFAULT_CAPS,
   DEFAULT_DERIVED_CACHE_MB,
   DEFAULT_LIMITS,
   type HubLimits,
@@ -554,6 +555,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     maxTokenDays: options.maxTokenDays ?? DEFAULT_MAX_TOKEN_DAYS,
     fetchHosts: options.fetchHosts ?? [],
     limits: { ...DEFAULT_LIMITS, ...options.limits },
+    caps: options.caps ?? DEFAULT_CAPS,
     derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,
     trustedIssuers: options.trustedIssuers ?? [],
   };

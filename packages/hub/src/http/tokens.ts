@@ -70,6 +70,9 @@ async function datasetsOf(hub: Hub, caller: Caller, value: unknown): Promise<str
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value) || !value.every((pair) => typeof pair === 'string'))
     throw new HttpError(400, '"datasets" must be a list of "owner/dataset"');
+  const most = hub.options.caps.maxDatasetsPerToken;
+  if (value.length > most)
+    throw new HttpError(400, `a token names at most ${String(most)} datasets on this hub`);
   const pairs = new Set<string>();
   for (const pair of value) {
     const [owner = '', dataset = '', ...more] = pair.split('/');
@@ -101,6 +104,12 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
   if (!isScope(scope)) throw new HttpError(400, '"scope" must be read, publish or admin');
   const days = daysOf(hub, body.expires_days);
   const datasets = await datasetsOf(hub, caller, body.datasets);
+  const most = hub.options.caps.maxTokensPerUser;
+  if ((await hub.store.namedTokens.list(caller.userid)).length >= most)
+    throw new HttpError(
+      403,
+      `you have ${String(most)} tokens, the most this hub allows: revoke one first`,
+    );
   if (scope === 'read' && datasets.length > 0)
     throw new HttpError(
       400,

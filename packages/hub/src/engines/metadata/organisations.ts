@@ -43,6 +43,8 @@ export interface Organisations extends MemberRoles {
   create(username: string, adminid: string): Promise<string | undefined>;
   /** Its members, by name. */
   members(orgid: string): Promise<Member[]>;
+  /** How many organisations the user is an admin of (the cap on making more counts these). */
+  adminOf(userid: string): Promise<number>;
   /** Adds a member with a role, or changes a member's role. */
   setRole(orgid: string, userid: string, role: Role): Promise<MemberChange>;
   remove(orgid: string, userid: string): Promise<MemberChange>;
@@ -71,6 +73,7 @@ export const ORG_SQL = {
   members: `select m.userid, u.username, m.role from members m join users u on u.userid = m.userid
     where m.orgid = ? order by u.username`,
   admins: `select count(*) as n from members where orgid = ? and role = 'admin'`,
+  adminOf: `select count(*) as n from members where userid = ? and role = 'admin'`,
   setRole:
     'insert into members (orgid, userid, role) values (?, ?, ?) on conflict (orgid, userid) do update set role = excluded.role',
   remove: 'delete from members where orgid = ? and userid = ?',
@@ -184,6 +187,10 @@ export function organisations(engine: OrgEngine, sql: typeof ORG_SQL): Organisat
         const role = roleIn([row]);
         return role ? [{ userid: String(row.userid), username: String(row.username), role }] : [];
       }),
+    adminOf: async (userid) => {
+      const [count] = await read(rows(engine.reads.all(sql.adminOf, [userid])));
+      return Number(count?.n ?? 0);
+    },
     create: (username, adminid) => {
       const userid = randomBytes(16).toString('hex');
       const org = { userid, username, name: username, join_date: new Date().toISOString() };
