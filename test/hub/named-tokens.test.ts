@@ -397,6 +397,27 @@ describe('named tokens', () => {
     );
   });
 
+  it('are looked up once a request, known or not', async () => {
+    await withHub({}, async (hub) => {
+      const { url } = hub;
+      const tokens = hub.hub.store.namedTokens;
+      const byHash = tokens.byHash.bind(tokens);
+      let lookups = 0;
+      tokens.byHash = (hash) => {
+        lookups++;
+        return byHash(hash);
+      };
+      const ada = await browserLogin(url, 'ada');
+      const secret = await token(url, ada, { name: 'ci', scope: 'read' });
+      lookups = 0;
+      expect((await checkOf(url, secret)).authenticated).toBe(true);
+      expect(lookups).toBe(1);
+      lookups = 0;
+      expect((await checkOf(url, `dt_${'B'.repeat(43)}`)).authenticated).toBe(false);
+      expect(lookups).toBe(1);
+    });
+  });
+
   it('let a hub operator set the longest life of a token', async () => {
     await withHub({ maxTokenDays: 7 }, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');

@@ -8,7 +8,7 @@ import type {
 } from '@data/core';
 import type { ServerResponse } from 'node:http';
 import type { Hub } from '../context.js';
-import { callerOf, credentialOf, liveClaims, tokenOf } from './callers.js';
+import { credentialOf, liveClaims, requestCredential, tokenOf } from './callers.js';
 import { HttpError } from '../http-error.js';
 import {
   HTML,
@@ -44,7 +44,7 @@ import {
 } from './sign-in.js';
 import type { User } from '../engines/metadata/types.js';
 import { hmac, sameSecret, signToken } from '../services/tokens.js';
-import { namedCredential, shownRecord } from '../services/named-tokens.js';
+import { shownRecord } from '../services/named-tokens.js';
 import { loginPage, signInChoicePage, signOutPage } from '../views/login.js';
 
 const DAY = 86_400;
@@ -79,13 +79,12 @@ function providerUrls(hub: Hub, request: SignInRequest): Record<string, { url: s
  * name, scope, datasets and expiry are said too (`data whoami` shows them).
  */
 export async function check(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
-  const token = tokenOf(request);
-  const named = token ? await namedCredential(hub.store, token) : undefined;
-  const caller = named?.caller ?? (await callerOf(hub, request));
-  const user = caller && (await hub.store.userById(caller.userid));
+  // The credential, found once: a named token unknown is not looked up again.
+  const credential = await requestCredential(hub, request);
+  const user = credential && (await hub.store.userById(credential.caller.userid));
   if (user) {
     request.userId = user.userid;
-    const shown = named && (await shownRecord(hub.store, named.record));
+    const shown = credential.named && (await shownRecord(hub.store, credential.named));
     return sendJson(response, 200, {
       authenticated: true,
       profile: profile(user),

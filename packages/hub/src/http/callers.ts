@@ -3,6 +3,7 @@
  * browser's session cookie), and the user or service that token stands for.
  */
 import { NAMED_TOKEN } from '@data/core';
+import type { NamedToken } from '../engines/metadata/named-tokens.js';
 import type { User } from '../engines/metadata/types.js';
 import type { HubParts } from '../parts.js';
 import { SCOPES, type Caller, type Scope } from '../services/caller.js';
@@ -62,6 +63,8 @@ export interface Credential {
   caller: Caller;
   id: string | undefined;
   expires: number;
+  /** A named token's record (its name, for `/auth/check`). */
+  named?: NamedToken | undefined;
 }
 
 /**
@@ -76,7 +79,14 @@ export async function credentialOf(
 ): Promise<Credential | undefined> {
   if (NAMED_TOKEN.test(token)) {
     const named = await namedCredential(hub.store, token);
-    return named && { caller: named.caller, id: named.record.id, expires: named.record.expires };
+    return (
+      named && {
+        caller: named.caller,
+        id: named.record.id,
+        expires: named.record.expires,
+        named: named.record,
+      }
+    );
   }
   const claims = await liveClaims(hub, token);
   if (!claims || typeof claims.userid !== 'string') return undefined;
