@@ -1,0 +1,328 @@
+/**
+ * Which engine answers the table viewer (issue 50): DuckDB reading the Parquet copy directly,
+ * or SQLite (node:sqlite) with the table imported from that copy on demand. A typed table
+ * (integer id, date, number, short text category, free text note; about 1 % of amounts and
+ * notes missing) is written as Parquet the way the hub's copies are laid out (zstd pages,
+ * groups of 32,768 rows, as packages/core's writer makes them), by DuckDB's COPY since it
+ * writes ten million rows in seconds where the JavaScript writer takes minutes. SQLite's
+ * import reads the copy with hyparquet (the hub's reader) and builds its indexes: (amount),
+ * (category, day), and an FTS5 trigram index over the two text columns for the search.
+ *
+ * Each question is asked in a fresh process (module load, open and answer counted), the
+ * engines alternating in rounds; the figures are medians with the lowest and highest, and
+ * the largest peak RSS of the processes. 1,000,000 rows by default; `--rows N` for another
+ * size, `--large` for 10,000,000 (about 0.5 GB of Parquet and 2 GB of SQLite in the
+ * temporary directory). `--rounds N` (5).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PAGE = 100;
+const WORDS = [
+  'rain',
+  'river',
+  'census',
+  'prices',
+  'schools',
+  'traffic',
+  'energy',
+  'forest',
+  'harbour',
+  'wheat',
+  'salmon',
+  'copper',
+  'tram',
+  'clinic',
+  'library',
+  'bridge',
+  'orchard',
+  'glacier',
+  'market',
+  'station',
+  'meadow',
+  'ferry',
+  'quarry',
+  'vineyard',
+  'lighthouse',
+  'canal',
+];
+const QUESTIONS = ['first', 'last', 'sort', 'filter', 'search', 'stats'] as const;
+type Question = (typeof QUESTIONS)[number];
+type Engine = 'duckdb' | 'sqlite';
+
+interface Answer {
+  ms: number;
+  rows: number;
+  rssMB: number;
+}
+
+/** A small query runner over either engine, so the questions read the same for both. */
+interface Runner {
+  all(sql: string): Promise<Record<string, unknown>[]>;
+}
+
+async function openDuckdb(parquet: string): Promise<Runner> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const connection = await instance.connect();
+  await connection.run(
+    `create view t as select * from read_parquet('${parquet.replaceAll("'", "''")}')`,
+  );
+  return {
+    all: async (sql) => (await connection.runAndReadAll(sql)).getRowObjects(),
+  };
+}
+
+async function openSqlite(database: string): Promise<Runner> {
+  const { DatabaseSync } = await import('node:sqlite');
+  const db = new DatabaseSync(database, { readOnly: true });
+  return {
+    all: (sql) => Promise.resolve(db.prepare(sql).all() as Record<string, unknown>[]),
+  };
+}
+
+/** The day column as a number of days, for the histogram. */
+const dayNumber: Record<Engine, string> = {
+  duckdb: "(day - date '1970-01-01')",
+  sqlite: "(julianday(day) - julianday('1970-01-01'))",
+};
+
+async function histogram(db: Runner, expression: string): Promise<number> {
+  const [range] = await db.all(`select min(${expression}) as lo, max(${expression}) as hi from t`);
+  const lo = Number(range?.lo ?? 0);
+  const width = (Number(range?.hi ?? 0) - lo) / 20 || 1;
+  const bins = await db.all(
+    `select case when b > 19 then 19 else b end as bin, count(*) as n from (select
+       cast((${expression} - ${String(lo)}) / ${String(width)} as integer) as b from t
+       where ${expression} is not null) group by bin order by bin`,
+  );
+  return bins.length;
+}
+
+async function ask(engine: Engine, db: Runner, question: Question, total: number): Promise<number> {
+  switch (question) {
+    case 'first':
+      return (await db.all(`select * from t limit ${String(PAGE)}`)).length;
+    case 'last':
+      // SQLite pages by rowid (the import keeps the copy's order), as Datasette does; DuckDB
+      // by offset, which skips whole row groups by their counts.
+      return (
+        await db.all(
+          engine === 'sqlite'
+            ? `select * from t where rowid > ${String(total - PAGE)} order by rowid`
+            : `select * from t offset ${String(total - PAGE)}`,
+        )
+      ).length;
+    case 'sort':
+      return (await db.all(`select * from t order by amount limit ${String(PAGE)}`)).length;
+    case 'filter': {
+      const where = "day between '2010-01-01' and '2011-12-31' and category = 'c7'";
+      const page = await db.all(`select * from t where ${where} order by id limit ${String(PAGE)}`);
+      await db.all(`select count(*) as n from t where ${where}`);
+      return page.length;
+    }
+    case 'search': {
+      // Case-insensitive "contains" over the text columns: a scan in DuckDB, the trigram
+      // index in SQLite (which answers substrings of three characters or more).
+      const where =
+        engine === 'duckdb'
+          ? "(category ilike '%lighthouse%' or note ilike '%lighthouse%')"
+          : 'rowid in (select rowid from search where search match \'"lighthouse"\')';
+      const page = await db.all(`select * from t where ${where} order by id limit ${String(PAGE)}`);
+      await db.all(`select count(*) as n from t where ${where}`);
+      return page.length;
+    }
+    case 'stats': {
+      const columns = ['id', 'day', 'amount', 'category', 'note'];
+      const parts = columns.flatMap((c) => [
+        `count(*) - count(${c}) as ${c}_missing`,
+        `count(distinct ${c}) as ${c}_distinct`,
+        `min(${c}) as ${c}_min`,
+        `max(${c}) as ${c}_max`,
+      ]);
+      await db.all(`select ${parts.join(', ')} from t`);
+      let rows = 1;
+      rows += await histogram(db, 'id');
+      rows += await histogram(db, dayNumber[engine]);
+      rows += await histogram(db, 'amount');
+      for (const c of ['category', 'note'])
+        rows += (
+          await db.all(
+            `select ${c} as v, count(*) as n from t group by ${c} order by n desc limit 10`,
+          )
+        ).length;
+      return rows;
+    }
+  }
+}
+
+/** One question in this (fresh) process: the engine's module load and open are counted. */
+async function child(engine: Engine, file: string, question: Question, total: number) {
+  const started = performance.now();
+  const db = engine === 'duckdb' ? await openDuckdb(file) : await openSqlite(file);
+  const rows = await ask(engine, db, question, total);
+  const answer: Answer = {
+    ms: performance.now() - started,
+    rows,
+    rssMB: process.resourceUsage().maxRSS / 1024,
+  };
+  process.stdout.write(JSON.stringify(answer));
+}
+
+/** The table, written as Parquet by DuckDB with the hub's copies' codec and group size. */
+async function generate(parquet: string, rows: number): Promise<void> {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+  const connection = await instance.connect();
+  const words = `[${WORDS.map((w) => `'${w}'`).join(', ')}]`;
+  const word = (salt: number) =>
+    `list_element(${words}, cast(hash(i * ${String(salt)}) % ${String(WORDS.length)} as integer) + 1)`;
+  await connection.run(`copy (
+      select i as id,
+        date '2000-01-01' + cast(hash(i) % 9000 as integer) as day,
+        case when i % 97 = 0 then null else round(cast(hash(i + 1) % 10000000 as double) / 100, 2) end as amount,
+        'c' || cast(hash(i + 2) % 50 as varchar) as category,
+        case when i % 89 = 0 then null
+          else concat_ws(' ', ${word(3)}, ${word(5)}, ${word(7)}, 'at', ${word(11)}, 'no.', cast(i as varchar)) end as note
+      from range(1, ${String(rows + 1)}) as r(i)
+    ) to '${parquet}' (format parquet, compression zstd, row_group_size 32768)`);
+  connection.closeSync();
+}
+
+/** The on-demand import into SQLite, run in its own process so its time and memory show. */
+async function importSqlite(parquet: string, database: string): Promise<void> {
+  const started = performance.now();
+  const { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects } =
+    await import('hyparquet');
+  const { DatabaseSync } = await import('node:sqlite');
+  const { zstdDecompressSync } = await import('node:zlib');
+  const compressors = {
+    ZSTD: (input: Uint8Array, length: number) =>
+      zstdDecompressSync(input, { maxOutputLength: Math.max(1, length) }),
+  };
+  const file = await asyncBufferFromFile(parquet);
+  const metadata = await parquetMetadataAsync(file);
+  const db = new DatabaseSync(database);
+  db.exec(`pragma journal_mode = off; pragma synchronous = off;
+    create table t (id integer primary key, day text, amount real, category text, note text)`);
+  const insert = db.prepare('insert into t values (?, ?, ?, ?, ?)');
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    const rows = await parquetReadObjects({ file, metadata, rowStart, rowEnd, compressors });
+    db.exec('begin');
+    for (const r of rows) {
+      const day = r.day instanceof Date ? r.day.toISOString().slice(0, 10) : (r.day as string);
+      insert.run(
+        r.id as bigint,
+        day,
+        r.amount as number | null,
+        r.category as string,
+        r.note as string | null,
+      );
+    }
+    db.exec('commit');
+    rowStart = rowEnd;
+  }
+  const loaded = performance.now();
+  db.exec(`create index t_amount on t (amount);
+    create index t_category_day on t (category, day);
+    create virtual table search using fts5(category, note, content = 't', content_rowid = 'id', tokenize = 'trigram');
+    insert into search (search) values ('rebuild');
+    vacuum;`);
+  db.close();
+  process.stdout.write(
+    JSON.stringify({
+      loadS: (loaded - started) / 1000,
+      indexS: (performance.now() - loaded) / 1000,
+      rssMB: process.resourceUsage().maxRSS / 1024,
+    }),
+  );
+}
+
+function run(args: string[]): unknown {
+  const result = spawnSync(process.execPath, [fileURLToPath(import.meta.url), ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  });
+  if (result.status !== 0) throw new Error(`child ${args.join(' ')} failed: ${result.stderr}`);
+  return JSON.parse(result.stdout) as unknown;
+}
+
+function spread(values: number[]): string {
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
+  const f = (v: number) => (v >= 100 ? v.toFixed(0) : v.toFixed(1));
+  return `${f(median)} (${f(sorted[0] ?? 0)}–${f(sorted.at(-1) ?? 0)})`;
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--child') {
+    await child(argv[1] as Engine, argv[2] ?? '', argv[3] as Question, Number(argv[4]));
+    return;
+  }
+  if (argv[0] === '--import') {
+    await importSqlite(argv[1] ?? '', argv[2] ?? '');
+    return;
+  }
+  const option = (name: string) => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? Number(argv[at + 1]) : undefined;
+  };
+  const rows = argv.includes('--large') ? 10_000_000 : (option('--rows') ?? 1_000_000);
+  const rounds = option('--rounds') ?? 5;
+  const work = mkdtempSync(join(tmpdir(), 'data-bench-viewer-'));
+  try {
+    const parquet = join(work, 'table.parquet');
+    const database = join(work, 'table.sqlite');
+    let started = performance.now();
+    await generate(parquet, rows);
+    const mb = (path: string) => (statSync(path).size / 1024 / 1024).toFixed(0);
+    console.log(
+      `${rows.toLocaleString('en')} rows: Parquet ${mb(parquet)} MB written in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
+    started = performance.now();
+    const imported = run(['--import', parquet, database]) as {
+      loadS: number;
+      indexS: number;
+      rssMB: number;
+    };
+    console.log(
+      `SQLite import: ${((performance.now() - started) / 1000).toFixed(1)} s (rows ${imported.loadS.toFixed(1)} s, indexes ${imported.indexS.toFixed(1)} s), ${mb(database)} MB, peak RSS ${imported.rssMB.toFixed(0)} MB`,
+    );
+    const files: Record<Engine, string> = { duckdb: parquet, sqlite: database };
+    const answers = new Map<string, Answer[]>();
+    for (let round = 0; round < rounds; round++) {
+      const order: Engine[] = round % 2 === 0 ? ['duckdb', 'sqlite'] : ['sqlite', 'duckdb'];
+      for (const question of QUESTIONS)
+        for (const engine of order) {
+          const answer = run(['--child', engine, files[engine], question, String(rows)]) as Answer;
+          const key = `${question} ${engine}`;
+          answers.set(key, [...(answers.get(key) ?? []), answer]);
+        }
+    }
+    console.log(
+      `\n${'question'.padEnd(10)}${'DuckDB ms (min–max)'.padStart(24)}${'RSS MB'.padStart(8)}${'SQLite ms (min–max)'.padStart(24)}${'RSS MB'.padStart(8)}`,
+    );
+    for (const question of QUESTIONS) {
+      const cells = (['duckdb', 'sqlite'] as const).flatMap((engine) => {
+        const list = answers.get(`${question} ${engine}`) ?? [];
+        return [
+          spread(list.map((a) => a.ms)).padStart(24),
+          Math.max(...list.map((a) => a.rssMB))
+            .toFixed(0)
+            .padStart(8),
+        ];
+      });
+      console.log(`${question.padEnd(10)}${cells.join('')}`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
