@@ -91,6 +91,41 @@ describe('data org', () => {
     const listed = await data(['org', 'members', 'acme'], { tty: true });
     expect(listed.code).toBe(0);
     expect(listed.out).not.toContain('\u001b[2J');
+    // Escaped before it is aligned: the roles stand in one column.
+    const [BOLD, PLAIN] = ['\u001b[1m', '\u001b[22m'];
+    // The heading's bold is the one escape left.
+    const lines = listed.out.replaceAll(BOLD, '').replaceAll(PLAIN, '').trimEnd().split('\n');
+    const column = (line: string) => line.search(/(ROLE|admin|reader)$/);
+    expect(lines.map(column)).toEqual(lines.map(() => column(lines[0] ?? '')));
+  });
+
+  it('never prints what a hub answers to create, add and remove as terminal control', async () => {
+    const control = '\u001b]8;;https://evil.test\u0007x\u001b[2J';
+    server.use(
+      signedIn(),
+      http.post(`${HUB}/api/orgs`, () =>
+        HttpResponse.json(
+          { name: `acme${control}`, members: [{ user: 'ada', role: 'admin' }] },
+          { status: 201 },
+        ),
+      ),
+      http.put(`${HUB}/api/orgs/:org/members/:user`, () =>
+        HttpResponse.json({ user: `grace${control}`, role: 'reader' }),
+      ),
+      http.delete(`${HUB}/api/orgs/:org/members/:user`, () =>
+        HttpResponse.json({ removed: `rob${control}` }),
+      ),
+    );
+    for (const args of [
+      ['org', 'create', 'acme'],
+      ['org', 'add', 'acme', 'grace', '--role', 'reader'],
+      ['org', 'remove', 'acme', 'rob'],
+    ]) {
+      const run = await data(args);
+      expect(run.code, run.err).toBe(0);
+      expect(run.out).not.toContain('\u001b');
+      expect(run.out).not.toContain('\u0007');
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { ORG_ROLES, OWNER_NAME, type OrgMember, type OrgRole } from '@data/core';
+import { ORG_ROLES, OWNER_NAME, visibleDeep, type OrgMember, type OrgRole } from '@data/core';
+import type { Palette } from '@data/core';
 import type { Context } from '../context.js';
 import type { OrgsDeps } from '../client/orgs.js';
 import { requireToken, signedInDeps, writeJson } from './auth-common.js';
@@ -78,10 +79,13 @@ export async function createOrg(name: string, ctx: Context): Promise<number> {
   const { runOrgCreate } = await import('../client/orgs.js');
   const made = await runOrgCreate(name, await deps(ctx));
   if (ctx.globals.json) writeJson(ctx, made);
-  else
+  else {
+    // Names from the hub, made visible (control characters escaped) before they are printed.
+    const shown = visibleDeep(made.name);
     ctx.io.stdout.write(
-      `made the organisation ${made.name}, with you as its admin: add members with data org add ${made.name} USER --role maintainer\n`,
+      `made the organisation ${shown}, with you as its admin: add members with data org add ${shown} USER --role maintainer\n`,
     );
+  }
   return 0;
 }
 
@@ -94,7 +98,10 @@ export async function addMember(
   const { runOrgAdd } = await import('../client/orgs.js');
   const member = await runOrgAdd(org, user, role, await deps(ctx));
   if (ctx.globals.json) writeJson(ctx, member);
-  else ctx.io.stdout.write(`${member.user} is now ${member.role} of ${org.toLowerCase()}\n`);
+  else {
+    const shown = visibleDeep(member);
+    ctx.io.stdout.write(`${shown.user} is now ${shown.role} of ${org.toLowerCase()}\n`);
+  }
   return 0;
 }
 
@@ -102,21 +109,21 @@ export async function removeMember(org: string, user: string, ctx: Context): Pro
   const { runOrgRemove } = await import('../client/orgs.js');
   const result = await runOrgRemove(org, user, await deps(ctx));
   if (ctx.globals.json) writeJson(ctx, result);
-  else ctx.io.stdout.write(`removed ${result.removed} from ${org.toLowerCase()}\n`);
+  else ctx.io.stdout.write(`removed ${visibleDeep(result.removed)} from ${org.toLowerCase()}\n`);
   return 0;
 }
 
-/** The members as a table for people: one a line, name and role in columns. */
-function renderMembers(members: readonly OrgMember[]): string {
-  const width = Math.max(4, ...members.map((member) => member.user.length));
-  const lines = members.map((member) => `${member.user.padEnd(width)}  ${member.role}`);
-  return `${['USER'.padEnd(width) + '  ROLE', ...lines].join('\n')}\n`;
+/** The members as a table for people: one a line, name and role in columns, made visible first. */
+async function renderMembers(members: readonly OrgMember[], colors: Palette): Promise<string> {
+  const { alignedTable } = await import('../output/info.js');
+  const rows = visibleDeep(members).map((member) => [member.user, member.role]);
+  return `${alignedTable([['USER', 'ROLE'], ...rows], colors, '').join('\n')}\n`;
 }
 
 export async function listMembers(org: string, ctx: Context): Promise<number> {
   const { runOrgMembers } = await import('../client/orgs.js');
   const members = await runOrgMembers(org, await deps(ctx));
   if (ctx.globals.json) writeJson(ctx, members);
-  else ctx.io.stdout.write(renderMembers(members));
+  else ctx.io.stdout.write(await renderMembers(members, ctx.colors));
   return 0;
 }

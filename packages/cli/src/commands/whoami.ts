@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { visibleDeep } from '@data/core';
 import type { Context } from '../context.js';
 import { hubApi, refusedToken, requireToken, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
@@ -31,13 +32,15 @@ export async function showWhoami(ctx: Context): Promise<number> {
     writeJson(ctx, result);
     return 0;
   }
+  // What the hub said (names, the token's), made visible before it is printed.
+  const shown = visibleDeep(result);
   const lines = [
-    `${result.username}${result.name ? ` (${result.name})` : ''}`,
-    `hub:      ${result.hub}`,
-    `token in: ${result.stored}`,
-    `expires:  ${result.expires ?? 'unknown'}`,
+    `${shown.username}${shown.name ? ` (${shown.name})` : ''}`,
+    `hub:      ${shown.hub}`,
+    `token in: ${shown.stored}`,
+    `expires:  ${shown.expires ?? 'unknown'}`,
   ];
-  const named = result.token;
+  const named = shown.token;
   if (named) {
     const where = named.datasets.length > 0 ? ` on ${named.datasets.join(', ')}` : '';
     lines.push(`token:    ${JSON.stringify(named.name)} (${named.scope}${where})`);
