@@ -4,55 +4,21 @@
  * there, a member who may not, the last admin) is a RefusedError with the hub's reason.
  */
 import {
-  credentialHeaders,
-  errorDetail,
   isOrgMember,
-  json,
   RefusedError,
-  send,
   ServerError,
-  type HttpFetch,
   type HttpInit,
   type OrgMember,
   type OrgRole,
 } from '@data/core';
+import { signedInCall, type SignedInCallDeps } from './signed-in.js';
 
-export interface OrgsDeps {
-  /** The hub's API address. */
-  api: string;
-  fetch: HttpFetch;
-  signal?: AbortSignal | undefined;
-  /** The user's token: a sign-in's, or a named token. */
-  token: string;
-  /** The error of a token the hub refused, in the words that fit where it came from. */
-  refused: () => Error;
-}
+/** The hub, the fetch, the signed-in token and the error of its refusal. */
+export type OrgsDeps = SignedInCallDeps;
 
-/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
-const REFUSALS = new Set([400, 403, 404, 409, 422]);
-
-async function call(deps: OrgsDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
-  const url = `${deps.api}${path}`;
-  const headers = {
-    ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
-    ...init.headers,
-  };
-  const response = await send(deps.fetch, step, url, {
-    ...init,
-    headers,
-    ...(deps.signal ? { signal: deps.signal } : {}),
-  });
-  if (response.status === 401) {
-    await response.text();
-    throw deps.refused();
-  }
-  if (response.status === 405 || (response.status === 404 && path === '/api/orgs')) {
-    await response.text();
-    throw new ServerError(`${step}: ${deps.api} has no organisations (an older hub)`);
-  }
-  if (REFUSALS.has(response.status))
-    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
-  return json(step, response);
+/** The hub's answer to one call of these use cases (client/signed-in.ts). */
+function call(deps: OrgsDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
+  return signedInCall(deps, step, path, init, { path: '/api/orgs', lacks: 'has no organisations' });
 }
 
 const orgPath = (org: string) => `/api/orgs/${encodeURIComponent(org)}/members`;

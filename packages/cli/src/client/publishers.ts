@@ -7,14 +7,12 @@
  */
 import {
   AuthError,
-  credentialHeaders,
   errorDetail,
   InputError,
   isPublisherRecord,
   isTrustedAnswer,
   isTrustRefusal,
   json,
-  RefusedError,
   send,
   ServerError,
   type HttpFetch,
@@ -24,48 +22,14 @@ import {
   type TrustCheck,
   type TrustedAnswer,
 } from '@data/core';
+import { signedInCall, type SignedInCallDeps } from './signed-in.js';
 
-export interface PublishersDeps {
-  /** The hub's API address. */
-  api: string;
-  fetch: HttpFetch;
-  signal?: AbortSignal | undefined;
-  /** The user's token: a sign-in's, or a token that may publish the dataset. */
-  token: string;
-  /** The error of a token the hub refused, in the words that fit where it came from. */
-  refused: () => Error;
-}
+/** The hub, the fetch, the signed-in token and the error of its refusal. */
+export type PublishersDeps = SignedInCallDeps;
 
-/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
-const REFUSALS = new Set([400, 403, 404, 409, 422]);
-
-async function call(
-  deps: PublishersDeps,
-  step: string,
-  path: string,
-  init: HttpInit,
-): Promise<unknown> {
-  const url = `${deps.api}${path}`;
-  const headers = {
-    ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
-    ...init.headers,
-  };
-  const response = await send(deps.fetch, step, url, {
-    ...init,
-    headers,
-    ...(deps.signal ? { signal: deps.signal } : {}),
-  });
-  if (response.status === 401) {
-    await response.text();
-    throw deps.refused();
-  }
-  if (response.status === 405) {
-    await response.text();
-    throw new ServerError(`${step}: ${deps.api} does not know trusted publishers (an older hub)`);
-  }
-  if (REFUSALS.has(response.status))
-    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
-  return json(step, response);
+/** The hub's answer to one call of these use cases (client/signed-in.ts). */
+function call(deps: PublishersDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
+  return signedInCall(deps, step, path, init, { lacks: 'does not know trusted publishers' });
 }
 
 const datasetPath = (dataset: string): string =>

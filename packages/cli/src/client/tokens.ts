@@ -3,62 +3,25 @@
  * signed-in user's token. No terminal I/O; a refusal is a RefusedError with the hub's reason.
  */
 import {
-  credentialHeaders,
-  errorDetail,
   isTokenCreated,
   isTokenRecord,
-  json,
-  RefusedError,
-  send,
   ServerError,
-  type HttpFetch,
   type HttpInit,
   type TokenCreated,
   type TokenRecord,
   type TokenRequest,
 } from '@data/core';
+import { signedInCall, type SignedInCallDeps } from './signed-in.js';
 
-export interface TokensDeps {
-  /** The hub's API address. */
-  api: string;
-  fetch: HttpFetch;
-  signal?: AbortSignal | undefined;
-  /** The user's token: a sign-in's, or an admin token. */
-  token: string;
-  /** The error of a token the hub refused, in the words that fit where it came from. */
-  refused: () => Error;
-}
+/** The hub, the fetch, the signed-in token and the error of its refusal. */
+export type TokensDeps = SignedInCallDeps;
 
-/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
-const REFUSALS = new Set([400, 403, 404, 409, 422]);
-
-async function call(
-  deps: TokensDeps,
-  step: string,
-  path: string,
-  init: HttpInit,
-): Promise<unknown> {
-  const url = `${deps.api}${path}`;
-  const headers = {
-    ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
-    ...init.headers,
-  };
-  const response = await send(deps.fetch, step, url, {
-    ...init,
-    headers,
-    ...(deps.signal ? { signal: deps.signal } : {}),
+/** The hub's answer to one call of these use cases (client/signed-in.ts). */
+function call(deps: TokensDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
+  return signedInCall(deps, step, path, init, {
+    path: '/api/tokens',
+    lacks: 'does not make named tokens',
   });
-  if (response.status === 401) {
-    await response.text();
-    throw deps.refused();
-  }
-  if (response.status === 405 || (response.status === 404 && path === '/api/tokens')) {
-    await response.text();
-    throw new ServerError(`${step}: ${deps.api} does not make named tokens (an older hub)`);
-  }
-  if (REFUSALS.has(response.status))
-    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
-  return json(step, response);
 }
 
 /** Makes a token: the token (shown this once) and its record. */

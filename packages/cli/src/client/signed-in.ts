@@ -1,0 +1,71 @@
+/**
+ * One call of the hub's own API (`/api/orgs`, `/api/tokens`, `/api/publishers`) over the
+ * signed-in user's token, for the use cases of client/orgs.ts, tokens.ts and publishers.ts:
+ * a refused token is the caller's `refused()` error, a refusal (a name taken, a scope, a
+ * role) a RefusedError with the hub's reason, and a hub without the route an older hub.
+ */
+import {
+  credentialHeaders,
+  errorDetail,
+  json,
+  RefusedError,
+  send,
+  ServerError,
+  type HttpFetch,
+  type HttpInit,
+} from '@data/core';
+
+/** What the signed-in use cases take (commands/auth-common.ts's signedInDeps makes it). */
+export interface SignedInCallDeps {
+  /** The hub's API address. */
+  api: string;
+  fetch: HttpFetch;
+  signal?: AbortSignal | undefined;
+  /** The user's token: a sign-in's, or a named token. */
+  token: string;
+  /** The error of a token the hub refused, in the words that fit where it came from. */
+  refused: () => Error;
+}
+
+/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
+const REFUSALS = new Set([400, 403, 404, 409, 422]);
+
+/**
+ * How an older hub, one without these routes, shows: a 405, or a 404 at `path` (the one
+ * address of the routes that names nothing that may be missing); `lacks` says what it lacks.
+ */
+export interface OlderHub {
+  path?: string;
+  lacks: string;
+}
+
+/** Calls the hub; its JSON answer, or the typed error of a refusal. */
+export async function signedInCall(
+  deps: SignedInCallDeps,
+  step: string,
+  path: string,
+  init: HttpInit,
+  older: OlderHub,
+): Promise<unknown> {
+  const url = `${deps.api}${path}`;
+  const headers = {
+    ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
+    ...init.headers,
+  };
+  const response = await send(deps.fetch, step, url, {
+    ...init,
+    headers,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  if (response.status === 401) {
+    await response.text();
+    throw deps.refused();
+  }
+  if (response.status === 405 || (response.status === 404 && path === older.path)) {
+    await response.text();
+    throw new ServerError(`${step}: ${deps.api} ${older.lacks} (an older hub)`);
+  }
+  if (REFUSALS.has(response.status))
+    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
+  return json(step, response);
+}
