@@ -53,6 +53,28 @@ describe('data login --with-token', () => {
     expect(err).toContain('no token on standard input');
   });
 
+  it('refuses, exit 2, a token of two lines piped in, before any request', async () => {
+    const config = freshConfig();
+    const { code, out, err } = await data(['login', '--with-token'], config, {
+      stdin: `${TOKEN}\nx\n`,
+    });
+    expect({ code, out }).toEqual({ code: 2, out: '' });
+    expect(err).toContain('the token in standard input holds');
+    expect(err).not.toContain('network');
+    expect(() => readFileSync(join(config, 'credentials.json'))).toThrow();
+  });
+
+  it('refuses, exit 4, a DATA_TOKEN holding a line break, naming it, not the network', async () => {
+    for (const args of [['whoami'], ['--json', 'whoami']]) {
+      const { code, out, err } = await data(args, freshConfig(), {
+        env: { DATA_TOKEN: `dt_${'a'.repeat(20)}\nx` },
+      });
+      expect(code, err).toBe(4);
+      expect(out + err).toContain('the token in DATA_TOKEN holds');
+      expect(out + err).not.toContain('network');
+    }
+  });
+
   it('keeps nothing, exit 4, when the hub does not accept the token piped in', async () => {
     server.use(signedOut());
     const config = freshConfig();

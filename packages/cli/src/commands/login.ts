@@ -4,6 +4,7 @@ import type { Context } from '../context.js';
 import type { InputStream } from '../output/io.js';
 import { UsageError, untilAborted } from '@data/core';
 import { hubApi, writeJson } from './auth-common.js';
+import { tokenText } from '../credentials/token-text.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
 export interface LoginOptions {
@@ -44,7 +45,7 @@ export function registerLogin(
 async function readStdin(stdin: InputStream, signal: AbortSignal): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of untilAborted(stdin, signal)) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8').trim();
+  return tokenText(Buffer.concat(chunks).toString('utf8'), 'standard input');
 }
 
 export async function showLogin(options: LoginOptions, ctx: Context): Promise<number> {

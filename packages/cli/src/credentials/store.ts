@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { singleExecutable } from '@data/core';
 import { configDir, type Env } from '../config/settings.js';
+import { tokenText } from './token-text.js';
 
 export interface Profile {
   id: string;
@@ -125,7 +126,7 @@ export class CredentialStore {
   async get(origin: string): Promise<Found | undefined> {
     if (this.env.DATA_TOKEN)
       return {
-        token: this.env.DATA_TOKEN,
+        token: tokenText(this.env.DATA_TOKEN, 'DATA_TOKEN'),
         profile: undefined,
         source: 'env',
         location: 'DATA_TOKEN',
