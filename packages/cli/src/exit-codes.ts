@@ -19,7 +19,7 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
   [EXIT.ok, 'success: the package is valid, or the command did what it was asked'],
   [
     EXIT.invalid,
-    'the package is invalid, its publication failed, or a download does not match its descriptor',
+    'the package is invalid, its publication failed, a download does not match its descriptor, or the hub refused what was asked (a name taken, a limit passed, a role or token that does not allow it)',
   ],
   [
     EXIT.usage,
