@@ -11,7 +11,7 @@
  * Each question is asked in a fresh process (module load, open and answer counted), the
  * engines alternating in rounds; the figures are medians with the lowest and highest, and
  * the largest peak RSS of the processes. 1,000,000 rows by default; `--rows N` for another
- * size, `--large` for 10,000,000 (about 0.5 GB of Parquet and 2 GB of SQLite in the
+ * size, `--large` for 10,000,000 (171 MB of Parquet and 3.2 GB of SQLite in the
  * temporary directory). `--rounds N` (5), `--questions first,sort,…`, `--dir DIR` (below).
  */
 import { spawnSync } from 'node:child_process';
