@@ -1,3 +1,5 @@
+import { numbered } from './statements.js';
+import type { OrgRunner } from './organisations.js';
 import type { Scope } from '../../services/caller.js';
 
 /**
@@ -60,18 +62,10 @@ export const TOKEN_SQL = {
 } as const;
 
 /** The same statements with PostgreSQL's placeholders, `$1…$n`. */
-export const POSTGRES_TOKEN_SQL = Object.fromEntries(
-  Object.entries(TOKEN_SQL).map(([name, sql]) => {
-    let n = 0;
-    return [name, sql.replace(/\?/g, () => `$${String(++n)}`)];
-  }),
-) as unknown as typeof TOKEN_SQL;
+export const POSTGRES_TOKEN_SQL = numbered(TOKEN_SQL);
 
 /** How an engine runs a statement of TOKEN_SQL. */
-export interface TokenRunner {
-  run(sql: string, params: unknown[]): Promise<number>;
-  all(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
-}
+export type TokenRunner = OrgRunner;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 

@@ -9,6 +9,7 @@
  * transaction, PostgreSQL awaits each answer in a transaction that holds the organisation's
  * lock, so that two admins leaving at once cannot leave it with none.
  */
+import { numbered } from './statements.js';
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../services/caller.js';
 import type { MemberRoles } from '../../services/access.js';
@@ -80,12 +81,7 @@ export const ORG_SQL = {
 } as const;
 
 /** The same statements with PostgreSQL's placeholders, `$1…$n`. */
-export const POSTGRES_ORG_SQL = Object.fromEntries(
-  Object.entries(ORG_SQL).map(([name, sql]) => {
-    let n = 0;
-    return [name, sql.replace(/\?/g, () => `$${String(++n)}`)];
-  }),
-) as unknown as typeof ORG_SQL;
+export const POSTGRES_ORG_SQL = numbered(ORG_SQL);
 
 /** How an engine runs a statement: at once (SQLite) or as a promise (PostgreSQL). */
 export interface OrgRunner {

@@ -643,54 +643,39 @@ export class PostgresMetadata implements Metadata {
     return (await this.one(POSTGRES_SQL.isRevoked, [jti])) !== undefined;
   }
 
-  readonly namedTokens: NamedTokens = namedTokens(
-    {
-      // A write only when a row changed (see SqliteMetadata's).
-      run: async (sql, params) => {
-        const changes = (await this.pool.query(sql, params)).rowCount ?? 0;
-        if (changes > 0) this.writes++;
-        return changes;
-      },
-      all: async (sql, params) =>
-        (await this.pool.query<Record<string, unknown>>(sql, params)).rows,
-    },
-    POSTGRES_TOKEN_SQL,
-  );
+  /** The pool's runner, made when asked: the pool is not there yet while the fields are made. */
+  private readonly pooled: OrgRunner = {
+    run: (sql, params) => this.runner(this.pool).run(sql, params),
+    all: (sql, params) => this.runner(this.pool).all(sql, params),
+  };
 
-  readonly publishers: Publishers = publishers(
-    {
-      run: async (sql, params) => {
-        this.writes++;
-        return (await this.pool.query(sql, params)).rowCount ?? 0;
-      },
-      all: async (sql, params) =>
-        (await this.pool.query<Record<string, unknown>>(sql, params)).rows,
-    },
-    POSTGRES_PUBLISHER_SQL,
-  );
+  readonly namedTokens: NamedTokens = namedTokens(this.pooled, POSTGRES_TOKEN_SQL);
+
+  readonly publishers: Publishers = publishers(this.pooled, POSTGRES_PUBLISHER_SQL);
 
   /** Each write in a transaction holding the organisation's lock (its owner lock). */
   readonly organisations: Organisations = organisations(
     {
-      // Read when asked: the pool is not there yet while the fields are made.
-      reads: {
-        run: (sql, params) => this.orgRunner(this.pool).run(sql, params),
-        all: (sql, params) => this.orgRunner(this.pool).all(sql, params),
-      },
+      reads: this.pooled,
       write: (orgid, rule) =>
         this.transaction(async (client) => {
           await this.lockOwner(client, orgid);
-          return runAwaiting(rule(this.orgRunner(client)));
+          return runAwaiting(rule(this.runner(client)));
         }),
     },
     POSTGRES_ORG_SQL,
   );
 
-  private orgRunner(client: Client): OrgRunner {
+  /**
+   * The one runner of the tables of named tokens, publishers and organisations, on a client
+   * or the pool. A write counts only when a row changed (see SqliteMetadata's).
+   */
+  private runner(client: Client | pg.Pool): OrgRunner {
     return {
       run: async (sql, params) => {
-        this.writes++;
-        return (await client.query(sql, params)).rowCount ?? 0;
+        const changes = (await client.query(sql, params)).rowCount ?? 0;
+        if (changes > 0) this.writes++;
+        return changes;
       },
       all: async (sql, params) => (await client.query<Record<string, unknown>>(sql, params)).rows,
     };

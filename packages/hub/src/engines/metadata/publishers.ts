@@ -3,6 +3,8 @@
  * as an issuer the hub trusts and the claims its ID token must carry. The dataset need not
  * exist yet: the first publication may come from the workflow.
  */
+import { numbered } from './statements.js';
+import type { OrgRunner } from './organisations.js';
 
 export interface Publisher {
   /** Random, short: what `data publisher remove` names. */
@@ -52,18 +54,10 @@ export const PUBLISHER_SQL = {
 } as const;
 
 /** The same statements with PostgreSQL's placeholders, `$1…$n`. */
-export const POSTGRES_PUBLISHER_SQL = Object.fromEntries(
-  Object.entries(PUBLISHER_SQL).map(([name, sql]) => {
-    let n = 0;
-    return [name, sql.replace(/\?/g, () => `$${String(++n)}`)];
-  }),
-) as unknown as typeof PUBLISHER_SQL;
+export const POSTGRES_PUBLISHER_SQL = numbered(PUBLISHER_SQL);
 
 /** How an engine runs a statement of PUBLISHER_SQL. */
-export interface PublisherRunner {
-  run(sql: string, params: unknown[]): Promise<number>;
-  all(sql: string, params: unknown[]): Promise<Record<string, unknown>[]>;
-}
+export type PublisherRunner = OrgRunner;
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
 

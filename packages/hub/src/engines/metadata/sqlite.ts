@@ -606,44 +606,29 @@ export class SqliteMetadata implements Metadata {
     return this.prepare(SQL.isRevoked).get(jti) !== undefined;
   }
 
-  readonly namedTokens: NamedTokens = namedTokens(
-    {
-      // A write only when a row changed: a token's use recorded by another process first
-      // changes nothing, and must not empty the hub's caches of lookups.
-      run: async (sql, params) => {
-        const changes = Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
-        if (changes > 0) this.writes++;
-        return changes;
-      },
-      all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
-    },
-    TOKEN_SQL,
-  );
-
-  readonly publishers: Publishers = publishers(
-    {
-      run: async (sql, params) => {
-        this.writes++;
-        return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
-      },
-      all: async (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
-    },
-    PUBLISHER_SQL,
-  );
-
-  private readonly orgRunner: OrgRunner = {
+  /**
+   * The one runner of the tables of named tokens, publishers and organisations: at once. A
+   * write counts only when a row changed: a token's use recorded by another process first
+   * changes nothing, and must not empty the hub's caches of lookups.
+   */
+  private readonly runner: OrgRunner = {
     run: (sql, params) => {
-      this.writes++;
-      return Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+      const changes = Number(this.prepare(sql).run(...(params as SQLInputValue[])).changes);
+      if (changes > 0) this.writes++;
+      return changes;
     },
     all: (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
   };
 
+  readonly namedTokens: NamedTokens = namedTokens(this.runner, TOKEN_SQL);
+
+  readonly publishers: Publishers = publishers(this.runner, PUBLISHER_SQL);
+
   /** Each write in a transaction: SQLite's `begin immediate` holds every other writer. */
   readonly organisations: Organisations = organisations(
     {
-      reads: this.orgRunner,
-      write: async (_orgid, rule) => this.transaction(() => runNow(rule(this.orgRunner))),
+      reads: this.runner,
+      write: async (_orgid, rule) => this.transaction(() => runNow(rule(this.runner))),
     },
     ORG_SQL,
   );
