@@ -172,7 +172,13 @@ export class HttpBrowser {
   /** Requests, following redirects until a page answers or `stopAt` matches an address. */
   async go(
     address: string,
-    init: { method?: string; form?: Record<string, string>; origin?: string } = {},
+    init: {
+      method?: string;
+      form?: Record<string, string>;
+      origin?: string;
+      /** Sent in the place of Origin, as a browser may. */
+      referer?: string;
+    } = {},
     stopAt?: (url: URL) => boolean,
   ): Promise<{ url: string; status: number; html: string }> {
     let url = new URL(address);
@@ -184,7 +190,8 @@ export class HttpBrowser {
       const headers: Record<string, string> = { cookie: this.cookieHeader(url) };
       if (body !== undefined) {
         headers['content-type'] = 'application/x-www-form-urlencoded';
-        headers.origin = init.origin ?? url.origin;
+        if (init.referer) headers.referer = init.referer;
+        else headers.origin = init.origin ?? url.origin;
       }
       const response = await fetch(url, { method, headers, body, redirect: 'manual' });
       this.keep(url, response);

@@ -536,6 +536,8 @@ describe('named tokens', () => {
         });
       expect((await post({ ...fields, csrf: 'forged' })).status).toBe(403);
       expect((await post(fields, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      // No Origin, and a Referer of another site (a browser may send only that).
+      expect((await post(fields, { referer: 'https://evil.example/' })).status).toBe(403);
       // Bob's session does not carry Ada's CSRF value.
       const asBob = await fetch(`${url}/settings/tokens/revoke`, {
         method: 'POST',
@@ -548,7 +550,7 @@ describe('named tokens', () => {
       });
       expect(asBob.status).toBe(403);
       expect(await checkOf(url, secret)).toMatchObject({ authenticated: true });
-      const revoked = await post(fields);
+      const revoked = await post(fields, { referer: `${url}/settings/tokens` });
       expect(revoked.status).toBe(303);
       expect(revoked.headers.get('location')).toMatch(/^\/settings\/tokens\?revoked=/);
       expect(await checkOf(url, secret)).toMatchObject({ authenticated: false });

@@ -10,6 +10,7 @@ import { gitHubProvider } from '../../packages/hub/src/engines/providers/github.
 import { HubRefused } from '../../packages/hub/src/refused.js';
 import { isLoopback, startHub } from '../../packages/hub/src/server.js';
 import { HttpBrowser, oidcSignIn, startGitHubStandIn } from '../helpers/identity.js';
+import { hiddenFields } from './protocol.js';
 import {
   browserLogin,
   CITIES_DIR,
@@ -160,6 +161,17 @@ describe('OpenID Connect', () => {
       expect(home.url).toBe(`${base}/`);
       expect(home.html).toContain('Sign out carol');
       const form = await browser.go(`${base}/auth/logout`);
+      // The form's own values, sent by another site whose browser says only its Referer.
+      const values = hiddenFields(form.html);
+      for (const referer of ['https://evil.example/', 'not an address']) {
+        const crossSite = await browser.go(`${base}/auth/logout`, {
+          method: 'POST',
+          form: values,
+          referer,
+        });
+        expect(crossSite.status).toBe(403);
+      }
+      expect((await browser.go(`${base}/`)).html).toContain('Sign out carol');
       const after = await browser.submit(form, {}, undefined, '/auth/logout');
       expect(after.html).toContain('Sign in');
       expect(after.html).not.toContain('Sign out carol');

@@ -171,13 +171,25 @@ export function csrfPair(hub: Hub, response: ServerResponse): string {
   return hmac(hub.keys, `csrf:${nonce}`);
 }
 
-/** A browser's form post that another site made is refused, by what browsers say of it. */
+/**
+ * A browser's form post that another site made is refused, by what browsers say of it:
+ * Sec-Fetch-Site, else Origin (`null` included), else the Referer's origin (a browser may send
+ * only that). A post that says none of them is left to the form's CSRF pair.
+ */
 export function sameOriginOnly(hub: Hub, request: Request): void {
-  const site = request.raw.headers['sec-fetch-site'];
-  const origin = request.raw.headers.origin;
-  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none')
-    throw new HttpError(403, 'this form may only be sent from the hub itself', true);
-  if (typeof origin === 'string' && origin !== new URL(hub.base).origin)
+  const { headers } = request.raw;
+  const site = headers['sec-fetch-site'];
+  const ours = new URL(hub.base).origin;
+  const from =
+    typeof headers.origin === 'string'
+      ? headers.origin
+      : typeof headers.referer === 'string'
+        ? (URL.parse(headers.referer)?.origin ?? 'null')
+        : undefined;
+  if (
+    (typeof site === 'string' && site !== 'same-origin' && site !== 'none') ||
+    (from !== undefined && from !== ours)
+  )
     throw new HttpError(403, 'this form may only be sent from the hub itself', true);
 }
 
