@@ -32,6 +32,7 @@ interface Made {
     error?: string;
     message?: string;
   };
+  cacheControl?: string | null;
 }
 
 async function makeToken(base: string, auth: string, request: unknown): Promise<Made> {
@@ -40,7 +41,11 @@ async function makeToken(base: string, auth: string, request: unknown): Promise<
     headers: { 'Auth-Token': auth, 'Content-Type': 'application/json' },
     body: JSON.stringify(request),
   });
-  return { status: response.status, body: (await response.json()) as Made['body'] };
+  return {
+    status: response.status,
+    body: (await response.json()) as Made['body'],
+    cacheControl: response.headers.get('cache-control'),
+  };
 }
 
 /** A token made, or the test fails saying why not. */
@@ -80,6 +85,13 @@ describe('named tokens', () => {
       expect(made.status).toBe(201);
       const secret = made.body.token ?? '';
       expect(secret).toMatch(/^dt_[A-Za-z0-9_-]{43}$/);
+      // Answers that carry a credential are kept by no cache (RFC 6749 5.1), a service token too.
+      expect(made.cacheControl).toBe('no-store');
+      const service = await fetch(`${url}/auth/authorize?service=rawstore`, {
+        headers: { 'Auth-Token': secret },
+      });
+      expect((await service.json()) as { token?: string }).toHaveProperty('token');
+      expect(service.headers.get('cache-control')).toBe('no-store');
       expect(made.body.record).toMatchObject({
         name: 'CI <b>"deploy" &amp; ✓',
         scope: 'publish',

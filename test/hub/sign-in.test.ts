@@ -50,7 +50,11 @@ async function exchange(base: string, code: string, verifier: string) {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ code, code_verifier: verifier }),
   });
-  return { status: response.status, body: (await response.json()) as { token?: string } };
+  return {
+    status: response.status,
+    cacheControl: response.headers.get('cache-control'),
+    body: (await response.json()) as { token?: string },
+  };
 }
 
 /** A hub signing in through a real OpenID provider, and a browser of one's own for it. */
@@ -82,6 +86,8 @@ describe('OpenID Connect', () => {
       const second = new URL(again.url).searchParams.get('code') ?? '';
       const traded = await exchange(base, second, client.verifier);
       expect(traded.status).toBe(200);
+      // An answer that carries a credential is kept by no cache (RFC 6749 5.1).
+      expect(traded.cacheControl).toBe('no-store');
       const signedIn = await check(base, traded.body.token);
       expect(signedIn.profile).toMatchObject({
         username: 'alice',

@@ -33,6 +33,7 @@ afterAll(async () => {
 
 interface Answer {
   status: number;
+  cacheControl: string | null;
   body: Record<string, unknown>;
 }
 
@@ -51,7 +52,11 @@ async function call(
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    cacheControl: response.headers.get('cache-control'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 const REPO = 'octo/data';
@@ -126,6 +131,8 @@ describe('trusted publishing', () => {
         });
         expect(traded.status).toBe(200);
         expect(traded.body).toMatchObject({ dataset: 'ada/cities' });
+        // It carries a credential: kept by no cache (RFC 6749 5.1).
+        expect(traded.cacheControl).toBe('no-store');
         const expires = Date.parse(String(traded.body.expires));
         expect(expires - Date.now()).toBeGreaterThan(14 * 60_000);
         expect(expires - Date.now()).toBeLessThanOrEqual(15 * 60_000);

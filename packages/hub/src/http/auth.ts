@@ -16,6 +16,7 @@ import {
   readForm,
   readJson,
   redirect,
+  sendCredential,
   sendJson,
   sendText,
   type Request,
@@ -138,7 +139,7 @@ export async function authorize(
     via,
     exp,
   });
-  sendJson(response, 200, {
+  sendCredential(response, 200, {
     userid: user.userid,
     permissions,
     service,
@@ -361,7 +362,7 @@ export async function exchangeCode(
     return sendJson(response, 400, { error: 'invalid_grant' });
   const user = await hub.store.userById(saved.userid);
   if (!user) return sendJson(response, 400, { error: 'invalid_grant' });
-  sendJson(response, 200, { token: issueUserToken(hub, user) } satisfies TokenAnswer);
+  sendCredential(response, 200, { token: issueUserToken(hub, user) } satisfies TokenAnswer);
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 } from '../services/publishers.js';
 import { TrustRefused } from '../services/trusted-publishing.js';
 import { callerOf } from './callers.js';
-import { isObject, readJson, sendJson, type Request } from './request.js';
+import { isObject, readJson, sendCredential, sendJson, type Request } from './request.js';
 
 /** Bytes of a body of these routes: an ID token is a few kilobytes. */
 const BODY_BYTES = 64 * 1024;
@@ -111,7 +111,7 @@ export async function remove(
 export async function trade(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   try {
     const body = await readJson(request, BODY_BYTES);
-    sendJson(response, 200, await tradeIdToken(hub, body, request.id));
+    sendCredential(response, 200, await tradeIdToken(hub, body, request.id));
   } catch (error) {
     if (!(error instanceof TrustRefused)) throw error;
     if (error.status === 502)

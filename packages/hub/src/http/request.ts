@@ -28,6 +28,15 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
+/**
+ * An answer that carries a credential (a token, a JWT): no cache may keep it, not even the
+ * browser's own (RFC 6749 5.1, RFC 9111 5.2.2.5), where every other answer says `private, no-cache`.
+ */
+export function sendCredential(response: ServerResponse, status: number, body: unknown): void {
+  response.setHeader('Cache-Control', 'no-store');
+  sendJson(response, status, body);
+}
+
 /** The type of every page the hub sends. */
 export const HTML = 'text/html; charset=utf-8';
 

@@ -25,6 +25,7 @@ import {
   readForm,
   readJson,
   redirect,
+  sendCredential,
   sendJson,
   sendText,
   type Request,
@@ -130,7 +131,10 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
       409,
       `you already have a token named ${JSON.stringify(name)}: revoke it first, or choose another name`,
     );
-  sendJson(response, 201, { token: made.token, record: await shownRecord(hub.store, made.record) });
+  sendCredential(response, 201, {
+    token: made.token,
+    record: await shownRecord(hub.store, made.record),
+  });
 }
 
 /** `GET /api/tokens`: the caller's tokens' records, never a token nor its hash. */
