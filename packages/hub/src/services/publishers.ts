@@ -182,8 +182,12 @@ export async function tradeIdToken(
   // One ID token trades once: a token that leaked from a job's log or a proxy publishes
   // nothing more. Each `data publish` asks GitHub for a new one; GitLab's id_tokens are one
   // per job, so a publication retried within a job is refused, and a re-run job trades anew.
+  // Recorded and checked in one statement, so that two trades of one token at once cannot
+  // both find it untraded.
   const traded = tradedKey(issuer, claims);
-  if (await hub.store.isRevoked(traded)) {
+  const idExp = typeof claims.exp === 'number' ? claims.exp : 0;
+  const until = Math.max(idExp, Math.floor(Date.now() / 1000)) + CLOCK_SLACK_S;
+  if (!(await hub.store.revoke(traded, until))) {
     hub.log(`trusted publishing refused (token) a token of ${issuer} traded already: ${shown}`, {
       level: 'warn',
       requestId,
@@ -194,8 +198,6 @@ export async function tradeIdToken(
       'this ID token was traded already: an ID token trades once, ask the CI for a new one',
     );
   }
-  const idExp = typeof claims.exp === 'number' ? claims.exp : 0;
-  await hub.store.revoke(traded, Math.max(idExp, Math.floor(Date.now() / 1000)) + CLOCK_SLACK_S);
   const [existing] = await hub.store.datasetsInAnyCase(publisher.ownerid, publisher.dataset);
   const name = existing?.name ?? publisher.dataset;
   const exp = Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS;

@@ -580,9 +580,10 @@ export class PostgresMetadata implements Metadata {
     await writeSearchVectors(client, rows);
   }
 
-  async revoke(jti: string, expires: number): Promise<void> {
-    await this.pool.query(POSTGRES_SQL.revoke, [jti, expires]);
+  async revoke(jti: string, expires: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(POSTGRES_SQL.revoke, [jti, expires]);
     await this.pool.query(POSTGRES_SQL.dropExpiredRevocations, [Math.floor(Date.now() / 1000)]);
+    return (rowCount ?? 0) > 0;
   }
 
   async *exportRows(table: MovedTable): AsyncIterable<Row> {

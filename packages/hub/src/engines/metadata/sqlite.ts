@@ -558,9 +558,10 @@ export class SqliteMetadata implements Metadata {
       this.indexSource(row as unknown as SearchSource);
   }
 
-  async revoke(jti: string, expires: number): Promise<void> {
-    this.prepare(SQL.revoke).run(jti, expires);
+  async revoke(jti: string, expires: number): Promise<boolean> {
+    const { changes } = this.prepare(SQL.revoke).run(jti, expires);
     this.prepare(SQL.dropExpiredRevocations).run(Math.floor(Date.now() / 1000));
+    return Number(changes) > 0;
   }
 
   async *exportRows(table: MovedTable): AsyncIterable<Row> {

@@ -226,7 +226,8 @@ export interface Metadata {
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     summary: DatasetSummary,
   ): Promise<void>;
-  revoke(jti: string, expires: number): Promise<void>;
+  /** Records an id as revoked until `expires` (s); false when it was recorded already. */
+  revoke(jti: string, expires: number): Promise<boolean>;
   isRevoked(jti: string): Promise<boolean>;
   /** Organisations and their members' roles (`data org`). */
   readonly organisations: Organisations;
