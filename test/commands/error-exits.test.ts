@@ -202,6 +202,34 @@ describe('a domain error through data', () => {
     );
   });
 
+  it('prints one JSON document for a usage error commander finds, under --json, exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['token', 'create', 'x', '--scope', 'bad', '--json'], "argument 'bad' is invalid"],
+      [['--json', 'org', 'create'], "missing required argument 'org'"],
+      [['--json', 'get', 'ada/cities', '--no-such-option'], "unknown option '--no-such-option'"],
+      [['--json', 'no-such-command'], "unknown command 'no-such-command'"],
+      [['--json', 'token'], 'a command is needed'],
+    ];
+    for (const [argv, message] of cases) {
+      const { code, out } = await data(argv);
+      expect(code, argv.join(' ')).toBe(2);
+      expect(out.trimEnd().split('\n'), argv.join(' ')).toHaveLength(1);
+      expect(JSON.parse(out), argv.join(' ')).toEqual({
+        error: {
+          code: 'E_USAGE',
+          message: expect.stringContaining(message) as unknown,
+          hint: expect.stringContaining('--help') as unknown,
+        },
+      });
+    }
+    // Without --json, nothing on stdout: commander says it on stderr.
+    const plain = await data(['token', 'create', 'x', '--scope', 'bad']);
+    expect({ code: plain.code, out: plain.out }).toEqual({ code: 2, out: '' });
+    expect(plain.err).toContain("argument 'bad' is invalid");
+    // Help and the version are no errors.
+    expect((await data(['--json', 'token', '--help'])).code).toBe(0);
+  });
+
   it('prints the code, the message and the CLI hint under --json', async () => {
     const file = join(dir, 'datapackage.json');
     writeFileSync(file, JSON.stringify({ resources: 'none' }));

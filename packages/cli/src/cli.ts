@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { createContext, type Context, type GlobalOptions } from './context.js';
-import { DataError, InputError, InterruptedError, InvalidDataError } from '@data/core';
+import { DataError, InputError, InterruptedError, InvalidDataError, UsageError } from '@data/core';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { hintOf } from './output/hints.js';
 import { systemIO, type IO } from './output/io.js';
@@ -60,7 +60,13 @@ export async function run(
     return exitCode;
   } catch (error) {
     const globals = program.opts<GlobalOptions>();
-    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return EXIT.ok;
+      // Commander said it on stderr; --json owes its one document on stdout too.
+      if (globals.json || jsonAsked(argv))
+        return reportFailure(usageOf(error), io, { ...globals, json: true });
+      return EXIT.usage;
+    }
     // Its reader went away (`data cat big.csv | head -1`): nothing to say, as SIGPIPE.
     if (signal.aborted && signal.reason === OUTPUT_CLOSED) return EXIT.closedOutput;
     return reportFailure(
@@ -74,6 +80,21 @@ export async function run(
       globals,
     );
   }
+}
+
+/** `--json` among the options, where commander stopped before it could read it. */
+const jsonAsked = (argv: readonly string[]): boolean => {
+  const end = argv.indexOf('--');
+  return (end < 0 ? argv : argv.slice(0, end)).includes('--json');
+};
+
+/** A usage error commander found (an invalid choice, a missing argument), as a UsageError. */
+function usageOf(error: { code: string; message: string }): UsageError {
+  const message =
+    error.code === 'commander.help'
+      ? 'a command is needed'
+      : error.message.replace(/^error: /, '').trim();
+  return new UsageError(message, 'the usage is in --help');
 }
 
 /**
