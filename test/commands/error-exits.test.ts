@@ -109,6 +109,12 @@ const HINTS = {
   'hub-storage': 'choose a --storage folder you can write to',
   'hub-sign-in':
     'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub',
+  'token-change-sent':
+    'the hub may have made the change before it stopped: `data token list` shows your tokens',
+  'org-change-sent':
+    'the hub may have made the change before it stopped: `data org members ORG` shows the organisation',
+  'publisher-change-sent':
+    'the hub may have made the change before it stopped: `data publisher list OWNER/DATASET` shows its publishers',
 } satisfies Record<ErrorReason, string>;
 
 describe('hintOf', () => {

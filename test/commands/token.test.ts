@@ -6,6 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -25,6 +26,55 @@ function data(args: string[], options: { tty?: boolean; token?: string } = {}) {
     fetch: globalThis.fetch,
   });
 }
+
+/** `data` interrupted (Ctrl-C) once the hub has the request: its answer never comes. */
+async function interrupted(args: string[], method: 'get' | 'post' | 'delete', path: string) {
+  const ctrlC = new AbortController();
+  const reached: string[] = [];
+  server.use(
+    signedIn(),
+    http[method](`${HUB}${path}`, ({ request }) => {
+      reached.push(`${request.method} ${new URL(request.url).pathname}`);
+      ctrlC.abort('SIGINT');
+      return new Promise<never>(() => undefined);
+    }),
+  );
+  const result = await runCli(args, {
+    env: { DATA_API: HUB, DATA_TOKEN: 'session-token' },
+    fetch: globalThis.fetch,
+    signal: ctrlC.signal,
+  });
+  return { ...result, reached };
+}
+
+describe('Ctrl-C once a request was sent', () => {
+  it('says the hub may have made the change, and how to check, exit 130', async () => {
+    const cases: [string[], 'post' | 'delete', string, string][] = [
+      [['token', 'create', 'ci', '--scope', 'read'], 'post', '/api/tokens', '`data token list`'],
+      [['token', 'revoke', 'ci'], 'delete', '/api/tokens/ci', '`data token list`'],
+      [['org', 'create', 'acme'], 'post', '/api/orgs', '`data org members ORG`'],
+    ];
+    for (const [args, method, path, check] of cases) {
+      const { code, out, err, reached } = await interrupted(args, method, path);
+      expect(reached, args.join(' ')).toEqual([`${method.toUpperCase()} ${path}`]);
+      expect({ code, out }, args.join(' ')).toEqual({ code: 130, out: '' });
+      expect(err, args.join(' ')).toBe(
+        `error: interrupted\nhint: the hub may have made the change before it stopped: ${check} ${
+          check.includes('token') ? 'shows your tokens' : 'shows the organisation'
+        }\n`,
+      );
+      const json = await interrupted(['--json', ...args], method, path);
+      expect(JSON.parse(json.out)).toMatchObject({
+        error: { code: 'E_INTERRUPTED', hint: expect.stringContaining(check) as unknown },
+      });
+    }
+  });
+
+  it('says only "interrupted" when nothing was to change', async () => {
+    const { code, err } = await interrupted(['token', 'list'], 'get', '/api/tokens');
+    expect({ code, err }).toEqual({ code: 130, err: 'error: interrupted\n' });
+  });
+});
 
 function hub(maxDays?: number): TokenHub {
   const state = tokenHub();

@@ -71,7 +71,9 @@ export async function run(
     if (signal.aborted && signal.reason === OUTPUT_CLOSED) return EXIT.closedOutput;
     return reportFailure(
       signal.aborted
-        ? new InterruptedError(signal.reason)
+        ? error instanceof InterruptedError
+          ? error
+          : new InterruptedError(signal.reason)
         : (closedPrompt(error) ??
             fileSystemFailure(error) ??
             (await unreadableTable(error)) ??

@@ -22,6 +22,12 @@ export type ErrorKind =
  * fact, for which the CLI has a hint naming its flags and commands.
  */
 export type ErrorReason =
+  /** Interrupted after a request that changes the user's tokens was sent: it may be done. */
+  | 'token-change-sent'
+  /** Interrupted after a request that changes an organisation was sent: it may be done. */
+  | 'org-change-sent'
+  /** Interrupted after a request that changes a dataset's publishers was sent: it may be done. */
+  | 'publisher-change-sent'
   /** Nothing listens at the address (ECONNREFUSED). */
   | 'refused'
   /** The host name does not resolve (ENOTFOUND, EAI_AGAIN). */
@@ -190,8 +196,12 @@ export class RefusedError extends DataError {
 /** The command was stopped by Ctrl-C (SIGINT), or by SIGTERM. */
 export class InterruptedError extends DataError {
   readonly kind = 'interrupted';
-  constructor(by: unknown = 'SIGINT') {
+  constructor(by: unknown = 'SIGINT', options?: DataErrorOptions) {
     const terminated = by === 'SIGTERM';
-    super(terminated ? 'terminated' : 'interrupted', terminated ? 'E_TERMINATED' : 'E_INTERRUPTED');
+    super(
+      terminated ? 'terminated' : 'interrupted',
+      terminated ? 'E_TERMINATED' : 'E_INTERRUPTED',
+      options,
+    );
   }
 }

@@ -18,7 +18,14 @@ export type OrgsDeps = SignedInCallDeps;
 
 /** The hub's answer to one call of these use cases (client/signed-in.ts). */
 function call(deps: OrgsDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
-  return signedInCall(deps, step, path, init, { path: '/api/orgs', lacks: 'has no organisations' });
+  return signedInCall(
+    deps,
+    step,
+    path,
+    init,
+    { path: '/api/orgs', lacks: 'has no organisations' },
+    'org-change-sent',
+  );
 }
 
 const orgPath = (org: string) => `/api/orgs/${encodeURIComponent(org)}/members`;

@@ -29,7 +29,14 @@ export type PublishersDeps = SignedInCallDeps;
 
 /** The hub's answer to one call of these use cases (client/signed-in.ts). */
 function call(deps: PublishersDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
-  return signedInCall(deps, step, path, init, { lacks: 'does not know trusted publishers' });
+  return signedInCall(
+    deps,
+    step,
+    path,
+    init,
+    { lacks: 'does not know trusted publishers' },
+    'publisher-change-sent',
+  );
 }
 
 const datasetPath = (dataset: string): string =>

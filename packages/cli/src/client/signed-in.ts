@@ -7,13 +7,21 @@
 import {
   credentialHeaders,
   errorDetail,
+  InterruptedError,
   json,
   RefusedError,
   send,
   ServerError,
   type HttpFetch,
   type HttpInit,
+  type ErrorReason,
 } from '@data/core';
+
+/** Which of the user's things a request that changes something changes, for an interruption. */
+export type ChangeSent = Extract<
+  ErrorReason,
+  'token-change-sent' | 'org-change-sent' | 'publisher-change-sent'
+>;
 
 /** What the signed-in use cases take (commands/auth-common.ts's signedInDeps makes it). */
 export interface SignedInCallDeps {
@@ -46,6 +54,7 @@ export async function signedInCall(
   path: string,
   init: HttpInit,
   older: OlderHub,
+  changes: ChangeSent,
 ): Promise<unknown> {
   const url = `${deps.api}${path}`;
   const headers = {
@@ -56,6 +65,12 @@ export async function signedInCall(
     ...init,
     headers,
     ...(deps.signal ? { signal: deps.signal } : {}),
+  }).catch((error: unknown) => {
+    // Interrupted once a change may have reached the hub: the user is told how to check.
+    const change = init.method !== undefined && !['GET', 'HEAD'].includes(init.method);
+    if (change && deps.signal?.aborted)
+      throw new InterruptedError(deps.signal.reason, { reason: changes, cause: error });
+    throw error;
   });
   if (response.status === 401) {
     await response.text();

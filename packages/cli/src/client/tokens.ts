@@ -18,10 +18,17 @@ export type TokensDeps = SignedInCallDeps;
 
 /** The hub's answer to one call of these use cases (client/signed-in.ts). */
 function call(deps: TokensDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
-  return signedInCall(deps, step, path, init, {
-    path: '/api/tokens',
-    lacks: 'does not make named tokens',
-  });
+  return signedInCall(
+    deps,
+    step,
+    path,
+    init,
+    {
+      path: '/api/tokens',
+      lacks: 'does not make named tokens',
+    },
+    'token-change-sent',
+  );
 }
 
 /** Makes a token: the token (shown this once) and its record. */

@@ -61,6 +61,12 @@ function cliHint(error: DataError): string | undefined {
       return 'check --database: a SQLite file in a folder you can write to, or postgres://user@host/database of a PostgreSQL that takes connections from here';
     case 'hub-storage':
       return 'choose a --storage folder you can write to';
+    case 'token-change-sent':
+      return 'the hub may have made the change before it stopped: `data token list` shows your tokens';
+    case 'org-change-sent':
+      return 'the hub may have made the change before it stopped: `data org members ORG` shows the organisation';
+    case 'publisher-change-sent':
+      return 'the hub may have made the change before it stopped: `data publisher list OWNER/DATASET` shows its publishers';
     case 'hub-sign-in':
       return 'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub';
   }
