@@ -80,3 +80,24 @@ export function firstLiteralSegment(route: string): string | undefined {
   const first = route.split(' ')[1]?.split('/')[1];
   return first && !first.startsWith(':') ? first : undefined;
 }
+
+/**
+ * The methods the route table answers at a path (its percent-decoded segments), but `refused`:
+ * the Allow header of a 405 (RFC 9110 15.5.6). A path under none of the literal first segments
+ * is a read (`/:owner/…`, whose last `:path` may hold slashes): GET and HEAD.
+ */
+export function allowedMethods(segments: readonly string[], refused: string): string[] {
+  const owned = ROUTES.some((route) => firstLiteralSegment(route) === segments[0]);
+  const methods = new Set<string>(owned ? [] : ['GET']);
+  for (const route of ROUTES) {
+    if (owned !== (firstLiteralSegment(route) !== undefined)) continue;
+    const [method = '', template = ''] = route.split(' ');
+    const parts = template.split('/').filter((part) => part !== '');
+    const deep = parts.at(-1) === ':path';
+    if (deep ? segments.length < parts.length : segments.length !== parts.length) continue;
+    if (parts.every((part, i) => part.startsWith(':') || part === segments[i])) methods.add(method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.delete(refused === 'HEAD' ? 'GET' : refused);
+  return [...methods].sort();
+}

@@ -42,7 +42,7 @@ import { scratchFolder } from './services/scratch.js';
 import { openStorage } from './engines/storage/open.js';
 import { StorageAddressError, type Storage } from './engines/storage/types.js';
 import { loadKeys } from './services/tokens.js';
-import { ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
+import { allowedMethods, ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
 import { DEFAULT_MAX_TOKEN_DAYS } from './services/named-tokens.js';
 import { isReservedName } from './names.js';
 import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
@@ -459,6 +459,10 @@ function handler(hub: Hub, log: HubLog) {
         return;
       }
       if (error instanceof HttpError) {
+        if (error.status === 405) {
+          const path = segmentsOf((incoming.url ?? '/').split('?')[0] ?? '/');
+          response.setHeader('Allow', allowedMethods(path, incoming.method ?? '').join(', '));
+        }
         if (error.status === 404 && wantsHtml(incoming))
           return sendText(response, 404, notFoundPage(), 'text/html; charset=utf-8');
         return error.asText
