@@ -124,6 +124,26 @@ export default tseslint.config(
     },
   },
   {
+    // The engines keep the hub's data; the services and handlers above them use them.
+    files: ['packages/hub/src/engines/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['commander', 'ora', 'data'],
+          patterns: [
+            {
+              group: ['**/services/**', '**/http/**', '**/views/**'],
+              message: 'an engine imports no service, handler or view: they import it',
+            },
+            EXIT_CODES,
+            ...OTHER_PACKAGES_INSIDE,
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['packages/cli/src/**'],
     ignores: ['packages/cli/src/client/**', 'packages/cli/src/transfers/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: OTHER_PACKAGES_INSIDE }] },

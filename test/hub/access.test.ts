@@ -3,15 +3,16 @@
  * a store of roles in memory: what the database answers is the engines' tests' to check.
  */
 import { describe, expect, it } from 'vitest';
-import { may, roleOn, type MemberRoles } from '../../packages/hub/src/services/access.js';
+import { may, roleOn } from '../../packages/hub/src/services/access.js';
 import {
   ROLES,
   SCOPES,
+  type MemberRoles,
   type Action,
   type Caller,
   type Role,
   type Scope,
-} from '../../packages/hub/src/services/caller.js';
+} from '../../packages/hub/src/caller.js';
 
 const ACTIONS: readonly Action[] = ['read', 'publish', 'delete', 'manage'];
 

@@ -51,6 +51,29 @@ describe('imports across the packages', () => {
       expect(await broken(file, source), source).toContain('no-restricted-imports');
   });
 
+  it('keeps the hub’s engines below its services, handlers and views', async () => {
+    for (const source of [
+      "import type { Keys } from '../../services/tokens.js';",
+      "export { sendJson } from '../../http/request.js';",
+      "import type { Page } from '../../views/layout.js';",
+    ])
+      expect(await broken('packages/hub/src/engines/metadata/x.ts', source), source).toContain(
+        'no-restricted-imports',
+      );
+    expect(
+      await broken(
+        'packages/hub/src/engines/metadata/x.ts',
+        "export type { Role } from '../../caller.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      await broken(
+        'packages/hub/src/services/x.ts',
+        "export type { Metadata } from '../engines/metadata/types.js';",
+      ),
+    ).toEqual([]);
+  });
+
   it('refuses a path past a package name', async () => {
     for (const [file, source] of [
       ['packages/hub/src/x.ts', "export { UsageError } from '@data/core/src/errors.js';"],

@@ -6,7 +6,7 @@ import { NAMED_TOKEN } from '@data/core';
 import type { NamedToken } from '../engines/metadata/named-tokens.js';
 import type { User } from '../engines/metadata/types.js';
 import type { HubParts } from '../parts.js';
-import { SCOPES, type Caller, type Scope } from '../services/caller.js';
+import { SCOPES, type Caller, type Scope } from '../caller.js';
 import { namedCredential } from '../services/named-tokens.js';
 import { verifyToken, type Claims } from '../services/tokens.js';
 import type { Request } from './request.js';

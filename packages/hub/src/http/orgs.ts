@@ -10,7 +10,7 @@ import type { User } from '../engines/metadata/types.js';
 import { HttpError } from '../http-error.js';
 import { isReservedName, USERNAME } from '../names.js';
 import { may } from '../services/access.js';
-import { ROLES, type Caller, type Role } from '../services/caller.js';
+import { ROLES, type Caller, type Role } from '../caller.js';
 import { callerOf } from './callers.js';
 import { isObject, readJson, sendJson, type Request } from './request.js';
 

@@ -8,7 +8,7 @@ import { DATASET_NAME, tokenNameProblem, type TokenRecord } from '@data/core';
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { may } from '../services/access.js';
-import { SCOPES, type Caller, type Scope } from '../services/caller.js';
+import { SCOPES, type Caller, type Scope } from '../caller.js';
 import {
   DEFAULT_TOKEN_DAYS,
   makeNamedToken,

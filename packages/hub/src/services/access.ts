@@ -14,12 +14,7 @@
  * Roles are read from the database on every question, never cached, so that a change of
  * role holds at once on every hub process.
  */
-import type { Action, Caller, Role, Scope } from './caller.js';
-
-/** What the rule reads: a user's role in an organisation, if they are its member. */
-export interface MemberRoles {
-  roleOf(orgid: string, userid: string): Promise<Role | undefined>;
-}
+import type { Action, Caller, MemberRoles, Role, Scope } from '../caller.js';
 
 const ROLE_ALLOWS: Readonly<Record<Role, readonly Action[]>> = {
   admin: ['read', 'publish', 'delete', 'manage'],

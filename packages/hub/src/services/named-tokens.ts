@@ -8,7 +8,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { NAMED_TOKEN, type TokenRecord } from '@data/core';
 import type { NamedToken } from '../engines/metadata/named-tokens.js';
 import type { Metadata } from '../engines/metadata/types.js';
-import type { Caller, Scope } from './caller.js';
+import type { Caller, Scope } from '../caller.js';
 
 /** Days a token lives when its maker names none (capped by the hub's maximum). */
 export const DEFAULT_TOKEN_DAYS = 30;

@@ -2,7 +2,7 @@
  * What an organisation's page (`/<org>`) adds to its listing of datasets, for its members
  * only: who its members are and their roles.
  */
-import type { Role } from '../services/caller.js';
+import type { Role } from '../caller.js';
 import { escape } from './escape.js';
 
 /** What each role may do, as the page says it. */

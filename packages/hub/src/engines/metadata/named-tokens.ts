@@ -1,6 +1,6 @@
-import { numbered } from './statements.js';
+import { numbered } from './numbered.js';
 import type { OrgRunner } from './organisations.js';
-import type { Scope } from '../../services/caller.js';
+import type { Scope } from '../../caller.js';
 
 /**
  * Named tokens (`data token create`): what the hub keeps of each. Never the token itself,

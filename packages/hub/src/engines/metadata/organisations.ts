@@ -9,10 +9,9 @@
  * transaction, PostgreSQL awaits each answer in a transaction that holds the organisation's
  * lock, so that two admins leaving at once cannot leave it with none.
  */
-import { numbered } from './statements.js';
+import { numbered } from './numbered.js';
 import { randomBytes } from 'node:crypto';
-import type { Role } from '../../services/caller.js';
-import type { MemberRoles } from '../../services/access.js';
+import type { MemberRoles, Role } from '../../caller.js';
 import type { Answer, Rule } from './run.js';
 
 /** What `users.kind` says of an owner. */

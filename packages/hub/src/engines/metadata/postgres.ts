@@ -14,7 +14,8 @@ import {
 } from './rules.js';
 import * as rules from './rules.js';
 import { runAwaiting } from './run.js';
-import { numbered, SQL, sharedTables } from './statements.js';
+import { numbered } from './numbered.js';
+import { SQL, sharedTables } from './statements.js';
 import { namedTokens, POSTGRES_TOKEN_SQL, tokensTable, type NamedTokens } from './named-tokens.js';
 import {
   POSTGRES_PUBLISHER_SQL,

@@ -3,7 +3,7 @@
  * as an issuer the hub trusts and the claims its ID token must carry. The dataset need not
  * exist yet: the first publication may come from the workflow.
  */
-import { numbered } from './statements.js';
+import { numbered } from './numbered.js';
 import type { OrgRunner } from './organisations.js';
 
 export interface Publisher {

@@ -68,20 +68,6 @@ export const SQL = {
 
 export type Statements = { readonly [name in keyof typeof SQL]: string };
 
-/**
- * The same statements with PostgreSQL's placeholders: each `?` becomes `$1`, `$2`, … in turn
- * (every `?` is one: none of these statements has one in a quoted string). Turned once.
- */
-export function numbered<T extends Readonly<Record<keyof T, string>>>(statements: T): T {
-  const each = (sql: string): string => {
-    let n = 0;
-    return sql.replace(/\?/g, () => `$${++n}`);
-  };
-  return Object.fromEntries(
-    Object.entries<string>(statements).map(([name, sql]) => [name, each(sql)]),
-  ) as unknown as T;
-}
-
 /** How an engine runs one statement: its answer at once (SQLite) or as a promise (PostgreSQL). */
 export interface Runner {
   /** Runs a write; answers how many rows it changed. */

@@ -24,3 +24,8 @@ export interface Caller {
   /** How the caller proved who they are. */
   readonly via: 'session' | 'token' | 'trusted';
 }
+
+/** What the access rule reads: a user's role in an organisation, if they are its member. */
+export interface MemberRoles {
+  roleOf(orgid: string, userid: string): Promise<Role | undefined>;
+}
