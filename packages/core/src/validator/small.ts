@@ -45,7 +45,11 @@ function isParquetFile(path: unknown, format?: unknown): boolean {
   return isParquet(named) || isParquet(extension?.toLowerCase());
 }
 
-function namesParquet(descriptor: unknown): boolean {
+/** Whether a resource of the descriptor names a file that `isKind` recognises. */
+function namesFile(
+  descriptor: unknown,
+  isKind: (path: unknown, format: unknown) => boolean,
+): boolean {
   if (typeof descriptor !== 'object' || descriptor === null) return false;
   const { resources } = descriptor as Record<string, unknown>;
   if (!Array.isArray(resources)) return false;
@@ -53,23 +57,13 @@ function namesParquet(descriptor: unknown): boolean {
     if (typeof resource !== 'object' || resource === null) return false;
     const { path, format } = resource as Record<string, unknown>;
     return (Array.isArray(path) ? (path as unknown[]) : [path]).some((each) =>
-      isParquetFile(each, format),
+      isKind(each, format),
     );
   });
 }
 
-function namesWorkbook(descriptor: unknown): boolean {
-  if (typeof descriptor !== 'object' || descriptor === null) return false;
-  const { resources } = descriptor as Record<string, unknown>;
-  if (!Array.isArray(resources)) return false;
-  return (resources as unknown[]).some((resource) => {
-    if (typeof resource !== 'object' || resource === null) return false;
-    const { path, format } = resource as Record<string, unknown>;
-    return (Array.isArray(path) ? (path as unknown[]) : [path]).some((each) =>
-      isWorkbook(each, format),
-    );
-  });
-}
+const namesParquet = (descriptor: unknown): boolean => namesFile(descriptor, isParquetFile);
+const namesWorkbook = (descriptor: unknown): boolean => namesFile(descriptor, isWorkbook);
 
 /** The sizes of the files named, or undefined when one is remote (a missing file is 0). */
 async function sizesOf(dir: string, paths: unknown[]): Promise<number[] | undefined> {
