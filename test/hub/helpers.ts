@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TEST_BUCKET } from '../helpers/swift.js';
+import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
+import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata/types.js';
 import { oidcProvider } from '../../packages/hub/src/engines/providers/oidc.js';
 import { startHub, type RunningHub, type StartOptions } from '../../packages/hub/src/server.js';
 import { startOidcProvider } from '../helpers/identity.js';
@@ -44,6 +46,44 @@ export async function testDatabase(): Promise<{ url: string; drop(): Promise<voi
       }
     },
   };
+}
+
+/**
+ * The metadata store of this run's engine (SQLite, or PostgreSQL on the postgres-swift run)
+ * for the tests of the describe block that calls it: opened before them, closed and dropped
+ * after them. Read it inside the tests, once it is open.
+ */
+export function storeOfThisRun(): { readonly store: Metadata } {
+  const dir = tempDir();
+  const held: { store?: Metadata } = {};
+  let database: Awaited<ReturnType<typeof testDatabase>>;
+  beforeAll(async () => {
+    database = await testDatabase();
+    held.store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
+  });
+  afterAll(async () => {
+    try {
+      // Unset when beforeAll failed: its error is the one to see, not one thrown here.
+      await held.store?.close();
+    } finally {
+      try {
+        await database?.drop();
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  });
+  return {
+    get store(): Metadata {
+      if (!held.store) throw new Error('the store is not open yet: read it inside a test');
+      return held.store;
+    },
+  };
+}
+
+/** A signed-in identity of the test provider. */
+export function identity(subject: string, username: string): Identity {
+  return { provider: 'test', subject, username, email: `${subject}@example.org`, name: subject };
 }
 
 /**

@@ -3,13 +3,10 @@
  * run here against the engine of this run: SQLite on the default run, PostgreSQL on the
  * postgres-swift one. The same expectations hold for both.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runNow } from '../../packages/hub/src/engines/metadata/run.js';
-import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata/types.js';
-import { tempDir, testDatabase } from './helpers.js';
+import type { Metadata } from '../../packages/hub/src/engines/metadata/types.js';
+import { identity, storeOfThisRun } from './helpers.js';
 
 const LIMITS = { maxDatasets: 2, maxStorageBytes: 1000 };
 /** A revision with nothing asked of it: each test names its owner and dataset. */
@@ -21,31 +18,11 @@ const REVISION = {
   limits: LIMITS,
 };
 
-function identity(subject: string, username: string): Identity {
-  return { provider: 'test', subject, username, email: `${subject}@example.org`, name: subject };
-}
-
 describe('the metadata rules, on this run’s engine', () => {
-  const dir = tempDir();
+  const engine = storeOfThisRun();
   let store: Metadata;
-  let database: Awaited<ReturnType<typeof testDatabase>>;
-
-  beforeAll(async () => {
-    database = await testDatabase();
-    store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
-  });
-
-  afterAll(async () => {
-    try {
-      // Unset when beforeAll failed: its error is the one to see, not one thrown here.
-      await (store as Metadata | undefined)?.close();
-    } finally {
-      try {
-        await database?.drop();
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
+  beforeAll(() => {
+    store = engine.store;
   });
 
   const queue = (ownerid: string, dataset: string, spec = '{}') =>

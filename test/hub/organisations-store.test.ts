@@ -2,37 +2,15 @@
  * Organisations and members in the metadata (engines/metadata/organisations.ts), on this
  * run's engine: SQLite on the default run, PostgreSQL on the postgres-swift one.
  */
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openMetadata } from '../../packages/hub/src/engines/metadata/open.js';
-import type { Identity, Metadata } from '../../packages/hub/src/engines/metadata/types.js';
-import { tempDir, testDatabase } from './helpers.js';
-
-function identity(subject: string, username: string): Identity {
-  return { provider: 'test', subject, username, email: `${subject}@example.org`, name: subject };
-}
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Metadata } from '../../packages/hub/src/engines/metadata/types.js';
+import { identity, storeOfThisRun } from './helpers.js';
 
 describe('organisations in the metadata, on this run’s engine', () => {
-  const dir = tempDir();
+  const engine = storeOfThisRun();
   let store: Metadata;
-  let database: Awaited<ReturnType<typeof testDatabase>>;
-
-  beforeAll(async () => {
-    database = await testDatabase();
-    store = await openMetadata(database?.url ?? join(dir, 'hub.sqlite'));
-  });
-
-  afterAll(async () => {
-    try {
-      await (store as Metadata | undefined)?.close();
-    } finally {
-      try {
-        await database?.drop();
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
+  beforeAll(() => {
+    store = engine.store;
   });
 
   it('make an organisation in the owners’ namespace, with its maker as admin', async () => {
