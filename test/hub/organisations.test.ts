@@ -13,7 +13,7 @@ import {
   readPackage,
   serviceToken,
   tempDir,
-  uploadForm,
+  uploadFiles,
   waitForState,
   withHub,
   type AuthorizeReply,
@@ -74,18 +74,7 @@ async function publishAs(
     return { refused: 'rawstore', status: authorized.status };
   }
   const reply = (await authorized.json()) as AuthorizeReply;
-  const urls: Record<string, string> = {};
-  for (const [path, bytes] of pkg.files) {
-    const entry = reply.filedata[path];
-    if (!entry) throw new Error(`no filedata for ${path}`);
-    urls[path] = `${entry.upload_url}/${entry.upload_query.key ?? ''}`;
-    if (entry.exists) continue;
-    const response = await fetch(entry.upload_url, {
-      method: 'POST',
-      body: uploadForm(entry.upload_query, bytes),
-    });
-    if (response.status !== 204) throw new Error(`upload of ${path}: ${String(response.status)}`);
-  }
+  const { urls } = await uploadFiles(reply, pkg.files);
   const source = await serviceToken(base, jwt, 'source');
   const { 'datapackage.json': descriptorUrl = '', ...mapping } = urls;
   const response = await fetch(`${base}/source/upload`, {

@@ -190,21 +190,17 @@ export function uploadForm(query: Record<string, string>, bytes: Buffer): FormDa
   return form;
 }
 
-/** Publishes a package through the protocol and returns the flow id. */
-export async function publish(
-  base: string,
-  jwt: string,
-  dir: string,
-  options: { findability?: string; dataset?: string } = {},
-): Promise<{ flowId: string; userid: string; uploads: number }> {
-  const pkg = readPackage(dir);
-  const rawstore = await serviceToken(base, jwt, 'rawstore');
-  const reply = (await (
-    await authorizeUploads(base, rawstore, pkg.files, options.findability)
-  ).json()) as AuthorizeReply;
+/**
+ * Sends each file the hub's upload answer asks for to its signed form, and answers the
+ * address of every file (those the hub holds already included) and how many were sent.
+ */
+export async function uploadFiles(
+  reply: AuthorizeReply,
+  files: Iterable<[string, Buffer]>,
+): Promise<{ urls: Record<string, string>; uploads: number }> {
   let uploads = 0;
   const urls: Record<string, string> = {};
-  for (const [path, bytes] of pkg.files) {
+  for (const [path, bytes] of files) {
     const entry = reply.filedata[path];
     if (!entry) throw new Error(`no filedata for ${path}`);
     urls[path] = `${entry.upload_url}/${entry.upload_query.key ?? ''}`;
@@ -219,6 +215,22 @@ export async function publish(
       );
     uploads++;
   }
+  return { urls, uploads };
+}
+
+/** Publishes a package through the protocol and returns the flow id. */
+export async function publish(
+  base: string,
+  jwt: string,
+  dir: string,
+  options: { findability?: string; dataset?: string } = {},
+): Promise<{ flowId: string; userid: string; uploads: number }> {
+  const pkg = readPackage(dir);
+  const rawstore = await serviceToken(base, jwt, 'rawstore');
+  const reply = (await (
+    await authorizeUploads(base, rawstore, pkg.files, options.findability)
+  ).json()) as AuthorizeReply;
+  const { urls, uploads } = await uploadFiles(reply, pkg.files);
   const source = await serviceToken(base, jwt, 'source');
   const { 'datapackage.json': descriptorUrl = '', ...mapping } = urls;
   const spec = {
