@@ -357,17 +357,19 @@ describe('named tokens', () => {
       const secret = await token(url, ada, { name: 'ci', scope: 'read' });
       expect((await checkOf(url, secret)).authenticated).toBe(true);
       // Its use is recorded; requests within the minute change nothing the store holds, so
-      // its version (which empties the hub's caches of lookups) stays.
-      const version = store.version;
+      // its version (which empties the hub's caches of lookups) stays. The version also names
+      // the second it is read in (rules.ts freshness), so only its count of writes is compared.
+      const writes = () => store.version.split(':')[0];
+      const version = writes();
       for (let i = 0; i < 3; i++) expect((await checkOf(url, secret)).authenticated).toBe(true);
-      expect(store.version).toBe(version);
+      expect(writes()).toBe(version);
       // Nor does a statement that changes no row (another process wrote it first).
       const record = await store.namedTokens.byHash(
         createHash('sha256').update(secret).digest('hex'),
       );
       if (!record?.last_used) throw new Error('no use recorded');
       await store.namedTokens.used(record.id, record.last_used, record.last_used);
-      expect(store.version).toBe(version);
+      expect(writes()).toBe(version);
     });
   });
 
