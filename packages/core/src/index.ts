@@ -174,7 +174,7 @@ export { INVALID, casterFor } from './validator/schema/types/index.js';
 export { isSpreadsheet } from './validator/sheets/formats.js';
 export { sheetNames } from './validator/sheets/read.js';
 export { listSheets } from './validator/sheets/workbook.js';
-export { isSmallLocal, validationPlace } from './validator/small.js';
+export { validationPlace } from './validator/small.js';
 export type { ValidationPlace } from './validator/small.js';
 export { nameFromFile } from './validator/source.js';
 export { CsvParser, firstRecords } from './validator/table/csv-parser.js';

@@ -130,9 +130,13 @@ async function localInput(input: string | Held): Promise<LocalInput | undefined>
  */
 export async function isSmallLocal(input: string | Held): Promise<boolean> {
   const local = await localInput(input);
-  if (!local) return false;
+  return local !== undefined && isSmall(local, await patternChars(local));
+}
+
+/** Small: its bytes under 8 MB, and its pattern matching little enough for this thread. */
+function isSmall(local: LocalInput, patternCharacters: number): boolean {
   const bytes = local.sizes.reduce((sum, size) => sum + size, 0);
-  return bytes < SMALL_INPUT_BYTES && bytes * (await patternChars(local)) <= PATTERN_WORK_IN_THREAD;
+  return bytes < SMALL_INPUT_BYTES && bytes * patternCharacters <= PATTERN_WORK_IN_THREAD;
 }
 
 /**
@@ -150,9 +154,8 @@ export type ValidationPlace = 'thread' | 'thread-split' | 'worker';
 export async function validationPlace(input: string | Held): Promise<ValidationPlace> {
   const local = await localInput(input);
   if (!local) return 'worker';
-  const bytes = local.sizes.reduce((sum, size) => sum + size, 0);
   const chars = await patternChars(local);
-  if (bytes < SMALL_INPUT_BYTES && bytes * chars <= PATTERN_WORK_IN_THREAD) return 'thread';
+  if (isSmall(local, chars)) return 'thread';
   if (chars > 0 || local.parquet) return 'worker';
   return local.sizes.some((size) => size >= SPLIT_MIN_BYTES) ? 'thread-split' : 'thread';
 }
