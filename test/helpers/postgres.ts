@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopWhenEnding } from './stop-when-ending.js';
 
 /** The user PostgreSQL runs as when the tests run as root: it refuses to run as root. */
 const TEST_USER = 'data-test';
@@ -99,7 +100,8 @@ export async function startPostgres(bin: string): Promise<RunningPostgres> {
     url: `postgres://postgres@127.0.0.1:${String(port)}/postgres`,
     pause: () => runAs(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']),
     resume: start,
-    stop: () => {
+    // Stopped even when the run is ended by a signal: the server is a daemon of its own.
+    stop: stopWhenEnding(() => {
       try {
         runAs(join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } catch {
@@ -107,6 +109,6 @@ export async function startPostgres(bin: string): Promise<RunningPostgres> {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
-    },
+    }),
   };
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } f
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { stopWhenEnding } from './stop-when-ending.js';
 import { freePort } from './postgres.ts';
 
 /** The tempauth account of the tests, as S3 credentials: access key `account:user`. */
@@ -116,6 +117,12 @@ export async function startSwift(): Promise<RunningSwift> {
     '[swift-hash]\nswift_hash_path_suffix = data-test\nswift_hash_path_prefix = data-test\n\n[storage-policy:0]\nname = Policy-0\ndefault = yes\n',
   );
   const processes: ChildProcess[] = [];
+  // Stopped even when the run is ended by a signal while Swift is starting.
+  let keepLog = false;
+  const stop = stopWhenEnding(() => {
+    for (const child of processes) child.kill('SIGKILL');
+    if (!keepLog) rmSync(dir, { recursive: true, force: true });
+  });
   const log = openSync(join(dir, 'swift.log'), 'a');
   const run = (program: string, conf: string) => {
     processes.push(
@@ -151,15 +158,10 @@ export async function startSwift(): Promise<RunningSwift> {
     });
     await client.send(new CreateBucketCommand({ Bucket: TEST_BUCKET }));
     client.destroy();
-    return {
-      endpoint,
-      stop: () => {
-        for (const child of processes) child.kill('SIGKILL');
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    return { endpoint, stop };
   } catch (error) {
-    for (const child of processes) child.kill('SIGKILL');
+    keepLog = true;
+    stop();
     throw new Error(`Swift did not start; its log is in ${dir}`, { cause: error });
   }
 }
