@@ -18,6 +18,16 @@ describe('a method an address does not answer', () => {
         ['PUT', '/api/publishers/ada/cities', 'GET, HEAD, POST'],
         ['GET', '/api/publishers/ada/cities/p1', 'DELETE'],
         ['POST', '/ada/cities', 'GET, HEAD'],
+        // A read of an address that only takes a change was a 404.
+        ['GET', '/api/orgs', 'POST'],
+        ['GET', '/auth/trusted', 'POST'],
+        ['GET', '/auth/token', 'POST'],
+        ['GET', '/rawstore/authorize', 'POST'],
+        ['GET', '/source/upload', 'POST'],
+        ['GET', '/settings/tokens/revoke', 'POST'],
+        ['GET', '/api/tokens/ci', 'DELETE'],
+        ['GET', '/source/ada/cities', 'DELETE'],
+        ['HEAD', '/api/orgs', 'POST'],
       ];
       for (const [method, path, allow] of cases) {
         const response = await fetch(`${url}${path}`, { method });
@@ -30,6 +40,12 @@ describe('a method an address does not answer', () => {
       await missing.arrayBuffer();
       expect(missing.status).toBe(404);
       expect(missing.headers.get('allow')).toBeNull();
+      for (const path of ['/api/orgs/acme', '/auth/nothing', '/rawstore/objects/not-a-key']) {
+        const none = await fetch(`${url}${path}`);
+        await none.arrayBuffer();
+        expect(none.status, path).toBe(404);
+        expect(none.headers.get('allow'), path).toBeNull();
+      }
     });
   });
 });

@@ -189,7 +189,7 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     );
     return pipelineStore.status(hub, request, response, second, third, fourth);
   }
-  if (!first || isReservedName(first)) throw new HttpError(404, 'not found');
+  if (!first || isReservedName(first)) throw unmatched(request);
   try {
     return await readRoute(hub, request, response);
   } catch (error) {
@@ -201,6 +201,18 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     if (moved === undefined) throw error;
     redirect(response, moved, 301);
   }
+}
+
+/**
+ * The refusal of an address no route takes under the request's method: a 405 when the route
+ * table has it under another (the answer's Allow names them), else a 404. Decided here, from
+ * the table, for every route: `GET /api/orgs` is a 405, not a missing page.
+ */
+function unmatched(request: Request): HttpError {
+  const methods = allowedMethods(request.segments, '');
+  return methods.length > 0 && !methods.includes(request.method)
+    ? new HttpError(405, 'method not allowed')
+    : new HttpError(404, 'not found');
 }
 
 /** `/api/publishers/:owner/:dataset` (GET, POST) and `…/:id` (DELETE): trusted publishers. */
