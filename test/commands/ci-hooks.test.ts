@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { folder } from '../helpers/fixtures.js';
@@ -13,6 +13,22 @@ import { folder } from '../helpers/fixtures.js';
 const ROOT = join(import.meta.dirname, '../..');
 const EXAMPLE = join(ROOT, 'examples/cities');
 
+/**
+ * An `npm` that refuses to run, first on the PATH: the action's script installs and builds
+ * data when it finds no build, which in a checkout others work in (or while a build is under
+ * way) would replace node_modules beneath them. A test without a build fails instead.
+ */
+function npmThatRefuses(): string {
+  const dir = folder({});
+  writeFileSync(
+    join(dir, 'npm'),
+    '#!/bin/sh\necho "npm $* refused in the tests: run npm run build first" >&2\nexit 97\n',
+    { mode: 0o755 },
+  );
+  return dir;
+}
+const PATH = `${npmThatRefuses()}${delimiter}${process.env.PATH ?? ''}`;
+
 function run(
   command: string,
   args: string[],
@@ -21,7 +37,7 @@ function run(
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      env: { ...process.env, NO_COLOR: '1', PATH, ...options.env },
     });
     let out = '';
     let err = '';
