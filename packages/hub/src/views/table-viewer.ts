@@ -1,0 +1,383 @@
+/**
+ * The dataset page's table viewer: one table at a time (a tab of a `tablist` per table), as a
+ * real table whose column headers name each column, its type and description, with the
+ * column's statistics below them; sort links in the headers, a search and filters in a GET
+ * form, and paging links to the last row. Pure: from the query, the page of rows and the
+ * statistics to HTML, every publisher value escaped.
+ */
+import { grouped } from '@data/core';
+import {
+  PAGE_ROWS,
+  type Cell,
+  type ColumnStats,
+  type TablePage,
+  type TableQuery,
+  type TableStats,
+} from '../services/viewer/types.js';
+import { escape } from './escape.js';
+
+/** A column as the viewer shows it: its name, Table Schema type and description. */
+export interface ViewerField {
+  name: string;
+  type: string;
+  /** The field's description, else its title. */
+  description?: string | undefined;
+  /** Values a column of categories takes (its `enum` constraint), offered by its filter. */
+  values?: string[] | undefined;
+}
+
+export interface TableViewerView {
+  /** The page's own address, without its query: the form's action and the links' start. */
+  base: string;
+  /** The package's tables, in order: the picker's tabs. */
+  tables: { name: string; title: string | undefined }[];
+  /** What is shown: the table (query.table), its sort, filters, search and page. */
+  query: TableQuery;
+  fields: ViewerField[];
+  /** The rows; undefined when none could be read. */
+  page: TablePage | undefined;
+  stats: TableStats | undefined;
+  /**
+   * Whether the hub's engine sorts, filters and searches. Without it rows come from the CSV
+   * copy, from its start, as deep as `deepest` rows.
+   */
+  engine: boolean;
+  deepest?: number | undefined;
+}
+
+/** The id of the viewer's panel, which every link of the viewer brings into view. */
+const PANEL = 'table-viewer';
+/** Characters of a cell shown; a longer value is cut, and says so. */
+const CELL_CHARACTERS = 300;
+/** The most frequent values a header lists. */
+const TOP_SHOWN = 5;
+
+const NUMERIC = new Set(['number', 'integer', 'year']);
+const TEMPORAL = new Set(['date', 'datetime', 'time', 'yearmonth']);
+const RANGED = new Set(['number', 'integer', 'year', 'date', 'datetime', 'time']);
+
+export const VIEWER_STYLES = `
+.viewer [role=tablist] { display: flex; gap: 4px; flex-wrap: wrap; border-bottom: 1px solid var(--line); margin: 0 0 14px; }
+.viewer [role=tab] { padding: 7px 14px; border: 1px solid transparent; border-bottom: 0; border-radius: 8px 8px 0 0; text-decoration: none; margin-bottom: -1px; max-width: 100%; overflow-wrap: anywhere; }
+.viewer [role=tab][aria-selected=true] { background: #fff; border-color: var(--line); color: var(--ink); font-weight: 600; }
+.viewer [role=tab]:focus-visible, .viewer a:focus-visible, .viewer .scroll:focus-visible { outline: 3px solid var(--accent); outline-offset: 1px; }
+.viewer form.query { display: grid; gap: 10px; margin: 0 0 12px; }
+.viewer .search { display: flex; gap: 8px; align-items: center; flex-wrap: wrap; }
+.viewer .search label { font-weight: 600; }
+.viewer .search input { flex: 1 1 12em; min-width: 0; }
+.viewer details.filters summary { cursor: pointer; color: var(--accent); }
+.viewer .filter-grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(200px, 1fr)); gap: 10px 16px; margin: 10px 0; }
+.viewer .filter-grid label { display: block; font-size: 13px; color: var(--muted); overflow-wrap: anywhere; }
+.viewer .filter-grid input, .viewer .filter-grid select { width: 100%; padding: 7px 10px; border: 1px solid var(--line); border-radius: 8px; font: inherit; background: #fff; }
+.viewer .actions { display: flex; gap: 16px; align-items: center; }
+.viewer .notice { background: #fef7e0; border: 1px solid #f3e2a8; border-radius: 8px; padding: 8px 12px; }
+.viewer .scroll { max-height: 75vh; overflow: auto; }
+.viewer table.rows { width: auto; min-width: 100%; }
+.viewer table.rows th { white-space: nowrap; position: sticky; top: 0; z-index: 1; }
+.viewer table.rows th a { color: var(--ink); }
+.viewer table.rows th .type { display: block; font-weight: 400; font-size: 12px; color: var(--muted); }
+.viewer table.rows th .about { display: block; font-weight: 400; font-size: 12px; color: var(--muted); white-space: normal; max-width: 18em; }
+.viewer table.rows td.stats { background: #fafbfc; font-size: 12px; color: var(--muted); min-width: 9em; }
+.viewer td.stats ol { margin: 4px 0 0; padding-left: 18px; }
+.viewer td.stats svg { display: block; width: 100%; max-width: 10em; height: 28px; margin-top: 4px; }
+.viewer td.stats svg rect { fill: var(--accent); opacity: 0.75; }
+.viewer table.rows td { max-width: 24em; overflow-wrap: break-word; }
+.viewer td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.viewer td.temporal { white-space: nowrap; font-variant-numeric: tabular-nums; }
+.viewer .missing { color: var(--muted); }
+.viewer .bool { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; font-weight: 600; }
+.viewer .bool.true { background: #e6f4ea; color: var(--ok); }
+.viewer .bool.false { background: #f1f3f7; color: var(--muted); }
+.viewer .cut { color: var(--muted); font-style: italic; }
+.viewer nav.pager .off { color: var(--muted); }
+`;
+
+/**
+ * Tabs as the ARIA Authoring Practices have them (manual activation): the arrow keys, Home and
+ * End move among the tabs, Enter or Space opens one; Tab leaves the list from the tab shown.
+ * Without it every tab is a link the Tab key reaches.
+ */
+export const VIEWER_SCRIPT = `for (const list of document.querySelectorAll('[role=tablist]')) {
+  const tabs = [...list.querySelectorAll('[role=tab]')];
+  for (const tab of tabs) if (tab.getAttribute('aria-selected') !== 'true') tab.tabIndex = -1;
+  list.addEventListener('keydown', (event) => {
+    const at = tabs.indexOf(document.activeElement);
+    if (at === -1) return;
+    const to = { ArrowRight: at + 1, ArrowDown: at + 1, ArrowLeft: at - 1, ArrowUp: at - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (event.key === ' ') { event.preventDefault(); tabs[at].click(); return; }
+    if (to === undefined) return;
+    event.preventDefault();
+    const next = tabs[(to + tabs.length) % tabs.length];
+    tabs[at].tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
+}
+`;
+
+/** The page's address for a query, bringing the viewer into view. */
+export function viewerHref(base: string, params: URLSearchParams): string {
+  const search = params.toString();
+  return `${base}${search ? `?${search}` : ''}#${PANEL}`;
+}
+
+/** A cell's value as text: numbers as JSON writes them, missing as undefined. */
+function cellText(value: Cell | undefined): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return typeof value === 'string' ? value : String(value);
+}
+
+const MISSING =
+  '<span class="missing"><span aria-hidden="true">—</span><span class="hidden">missing</span></span>';
+
+function cut(text: string): string {
+  return text.length > CELL_CHARACTERS
+    ? `${escape(text.slice(0, CELL_CHARACTERS))}… <span class="cut">(${grouped(text.length)} characters)</span>`
+    : escape(text);
+}
+
+/** One cell of a row, as its column's type shows it. */
+export function cellHtml(value: Cell | undefined, type: string): string {
+  const text = cellText(value);
+  if (text === undefined || text === '') return `<td>${MISSING}</td>`;
+  if (NUMERIC.has(type)) return `<td class="number">${cut(text)}</td>`;
+  if (TEMPORAL.has(type))
+    return `<td class="temporal"><time datetime="${escape(text)}">${cut(text)}</time></td>`;
+  if (type === 'boolean' && (text === 'true' || text === 'false'))
+    return `<td><span class="bool ${text}">${text === 'true' ? 'true' : 'false'}</span></td>`;
+  return `<td dir="auto">${cut(text)}</td>`;
+}
+
+/** A statistic's value, as short as it can be said. */
+function statText(value: Cell | undefined): string {
+  const text = cellText(value);
+  if (text === undefined) return 'missing';
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+const statValue = (value: Cell | undefined): string => escape(statText(value));
+
+/** A small histogram, drawn as bars, with the same figures said in words. */
+function histogram(column: ColumnStats): string {
+  const bins = column.histogram ?? [];
+  if (bins.length === 0) return '';
+  const most = Math.max(...bins.map((bin) => bin.count), 1);
+  const width = 100 / bins.length;
+  const bars = bins
+    .map((bin, index) => {
+      const height = bin.count === 0 ? 0 : Math.max(1, Math.round((bin.count / most) * 28));
+      return `<rect x="${(index * width).toFixed(2)}" y="${String(28 - height)}" width="${Math.max(width - 0.6, 0.4).toFixed(2)}" height="${String(height)}"/>`;
+    })
+    .join('');
+  const [first] = bins;
+  const peak = bins.reduce<(typeof bins)[number] | undefined>(
+    (best, bin) => (best && best.count >= bin.count ? best : bin),
+    undefined,
+  );
+  const said = `Histogram of ${column.name}: ${String(bins.length)} bins from ${statText(first?.from)} to ${statText(bins.at(-1)?.to)}; the most rows, ${grouped(peak?.count ?? 0)}, from ${statText(peak?.from)} to ${statText(peak?.to)}.`;
+  return `<svg viewBox="0 0 100 28" preserveAspectRatio="none" role="img" aria-label="${escape(said)}">${bars}</svg>`;
+}
+
+/** What a column's header says of its values: missing, distinct, range, histogram or top values. */
+export function statsHtml(column: ColumnStats | undefined): string {
+  if (!column) return '<td class="stats"></td>';
+  const lines = [
+    `${grouped(column.missing)} missing · ${grouped(column.distinct)} distinct`,
+    column.min !== undefined && column.max !== undefined
+      ? `${statValue(column.min)} – ${statValue(column.max)}`
+      : '',
+  ].filter(Boolean);
+  const top = (column.top ?? []).slice(0, TOP_SHOWN);
+  const list =
+    top.length > 0
+      ? `<ol aria-label="Most frequent values of ${escape(column.name)}">${top
+          .map((entry) => `<li><bdi>${statValue(entry.value)}</bdi> (${grouped(entry.count)})</li>`)
+          .join('')}</ol>`
+      : '';
+  return `<td class="stats">${lines.map((line) => `<div>${line}</div>`).join('')}${histogram(column)}${list}</td>`;
+}
+
+/** The same query with some of it changed; a new view starts at its first row. */
+function changed(query: TableQuery, change: Partial<TableQuery>): TableQuery {
+  return { ...query, offset: 0, ...change };
+}
+
+type Href = (query: TableQuery) => string;
+
+function header(field: ViewerField, view: TableViewerView, href: Href): string {
+  const sort = view.query.sort;
+  const sorted = sort?.column === field.name;
+  const about = field.description ? `<span class="about">${escape(field.description)}</span>` : '';
+  const type = `<span class="type">${escape(field.type)}</span>`;
+  const name = `<bdi>${escape(field.name)}</bdi>`;
+  if (!view.engine) return `<th scope="col">${name}${type}${about}</th>`;
+  const state = sorted ? (sort.descending ? 'descending' : 'ascending') : 'none';
+  const descending = sorted && !sort.descending;
+  const next = changed(view.query, { sort: { column: field.name, descending } });
+  const arrow = sorted ? (sort.descending ? ' ▼' : ' ▲') : '';
+  return `<th scope="col" aria-sort="${state}"><a href="${escape(href(next))}">${name}<span aria-hidden="true">${arrow}</span><span class="hidden">, sort ${descending ? 'descending' : 'ascending'}</span></a>${type}${about}</th>`;
+}
+
+function tabs(view: TableViewerView, href: Href): string {
+  if (view.tables.length < 2) return '';
+  const items = view.tables.map((table, index) => {
+    const selected = table.name === view.query.table;
+    const query: TableQuery = {
+      table: table.name,
+      filters: [],
+      offset: 0,
+      limit: view.query.limit,
+    };
+    return `<a role="tab" id="table-tab-${String(index)}" href="${escape(href(query))}" aria-selected="${String(selected)}" aria-controls="${PANEL}"><bdi>${escape(table.title ?? table.name)}</bdi></a>`;
+  });
+  return `<div role="tablist" aria-label="Tables">${items.join('')}</div>`;
+}
+
+/** The label and input of one column's filter, by its type. */
+function filterInput(field: ViewerField, query: TableQuery, index: number): string {
+  const id = `filter-${String(index)}`;
+  const name = escape(field.name);
+  const filter = query.filters.find((each) => each.column === field.name);
+  if (field.type === 'boolean' || (field.values && field.values.length > 0)) {
+    const chosen = filter?.kind === 'equals' ? filter.value : '';
+    const values = field.type === 'boolean' ? ['true', 'false'] : (field.values ?? []);
+    const options = ['', ...values]
+      .map(
+        (value) =>
+          `<option value="${escape(value)}"${value === chosen ? ' selected' : ''}>${value === '' ? 'any' : escape(value)}</option>`,
+      )
+      .join('');
+    return `<div><label for="${id}"><bdi>${name}</bdi> equals</label><select id="${id}" name="eq.${name}">${options}</select></div>`;
+  }
+  if (RANGED.has(field.type)) {
+    const range = filter?.kind === 'range' ? filter : undefined;
+    // A date or time picker where the browser has one; numbers as text, which keeps what is typed.
+    const kind = field.type === 'date' || field.type === 'time' ? field.type : 'text';
+    const mode = NUMERIC.has(field.type) ? ' inputmode="decimal"' : '';
+    const bound = (which: 'min' | 'max') =>
+      `<div><label for="${id}-${which}"><bdi>${name}</bdi> ${which === 'min' ? 'from' : 'to'}</label><input type="${kind}"${mode} id="${id}-${which}" name="${which}.${name}" value="${escape(range?.[which] ?? '')}"></div>`;
+    return `${bound('min')}${bound('max')}`;
+  }
+  const value = filter?.kind === 'contains' ? filter.value : '';
+  return `<div><label for="${id}"><bdi>${name}</bdi> contains</label><input type="text" id="${id}" name="has.${name}" value="${escape(value)}"></div>`;
+}
+
+function queryForm(view: TableViewerView, href: Href): string {
+  const { query } = view;
+  const hidden = [
+    ['table', query.table],
+    ...(query.sort
+      ? [
+          ['sort', query.sort.column],
+          ['order', query.sort.descending ? 'desc' : 'asc'],
+        ]
+      : []),
+    ...(query.limit !== PAGE_ROWS ? [['size', String(query.limit)]] : []),
+  ]
+    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escape(value)}">`)
+    .join('');
+  const filters = view.fields.map((field, index) => filterInput(field, query, index)).join('');
+  const active = query.filters.length;
+  const clear =
+    active > 0 || query.search !== undefined || query.sort
+      ? `<a href="${escape(href({ table: query.table, filters: [], offset: 0, limit: query.limit }))}">Clear</a>`
+      : '';
+  return `<form class="query" method="get" action="${escape(view.base)}#${PANEL}" role="search" aria-label="Search and filter ${escape(query.table)}">${hidden}
+<div class="search"><label for="table-search">Search this table</label><input type="search" id="table-search" name="q" value="${escape(query.search ?? '')}"></div>
+<details class="filters"${active > 0 ? ' open' : ''}><summary>Filters${active > 0 ? ` (${String(active)})` : ''}</summary><div class="filter-grid">${filters}</div></details>
+<div class="actions"><button type="submit">Apply</button>${clear}</div></form>`;
+}
+
+/** "Rows a–b of M matching (N in all)", and the links to the first, previous, next and last pages. */
+function pager(view: TableViewerView, page: TablePage, href: Href): string {
+  const { query } = view;
+  const { offset, matching, total } = page;
+  const filtered = query.filters.length > 0 || query.search !== undefined;
+  const shownRows = page.rows.length;
+  const of = filtered
+    ? `of ${grouped(matching)} matching (${grouped(total)} in all)`
+    : `of ${grouped(total)}`;
+  const said =
+    shownRows > 0
+      ? `Rows ${grouped(offset + 1)}–${grouped(offset + shownRows)} ${of}`
+      : matching === 0
+        ? filtered
+          ? `No rows match (${grouped(total)} in all)`
+          : 'The table has no rows'
+        : `No rows there: ${filtered ? `${grouped(matching)} match` : `the table has ${grouped(total)}`}`;
+  const limit = query.limit;
+  const deepest = view.engine ? Infinity : (view.deepest ?? Infinity);
+  const lastOffset = Math.max(0, Math.floor((matching - 1) / limit) * limit);
+  const link = (label: string, to: number | undefined, rel?: string) =>
+    to === undefined
+      ? `<span class="off" aria-disabled="true">${label}</span>`
+      : `<a href="${escape(href({ ...query, offset: to }))}"${rel ? ` rel="${rel}"` : ''}>${label}</a>`;
+  const next = offset + limit;
+  const links = [
+    link('First', offset > 0 ? 0 : undefined),
+    link(
+      'Previous',
+      offset > 0 ? Math.max(0, Math.min(offset - limit, lastOffset)) : undefined,
+      'prev',
+    ),
+    `<span>${said}.</span>`,
+    link('Next', next < matching && next < deepest ? next : undefined, 'next'),
+    lastOffset + limit <= deepest
+      ? link('Last', offset !== lastOffset && matching > 0 ? lastOffset : undefined)
+      : '<span class="muted">The download holds the rest.</span>',
+  ];
+  return `<nav class="pager" aria-label="Pages of ${escape(query.table)}">${links.join('')}</nav>`;
+}
+
+function rowsTable(view: TableViewerView, page: TablePage, href: Href): string {
+  const types = new Map(view.fields.map((field) => [field.name, field.type]));
+  const fields =
+    view.fields.length > 0
+      ? view.fields
+      : page.columns.map((column) => ({ name: column.name, type: column.type }));
+  const stats = new Map((view.stats?.columns ?? []).map((column) => [column.name, column]));
+  const heads = fields.map((field) => header(field, view, href)).join('');
+  const statsRow = view.stats
+    ? `<tr class="stats">${fields.map((field) => statsHtml(stats.get(field.name))).join('')}</tr>`
+    : '';
+  // Cells are placed by the answer's columns, shown in the fields' order.
+  const at = new Map(page.columns.map((column, index) => [column.name, index]));
+  const body = page.rows
+    .map(
+      (row) =>
+        `<tr>${fields
+          .map((field) => {
+            const index = at.get(field.name);
+            return cellHtml(
+              index === undefined ? null : row[index],
+              types.get(field.name) ?? field.type,
+            );
+          })
+          .join('')}</tr>`,
+    )
+    .join('\n');
+  return `<div class="scroll" role="region" aria-label="Rows of ${escape(view.query.table)}" tabindex="0"><table class="rows">
+<caption class="hidden">Rows of ${escape(view.query.table)}</caption>
+<thead><tr>${heads}</tr>${statsRow}</thead><tbody>${body}</tbody></table></div>`;
+}
+
+/** The viewer: the picker, the search and filters, the table and its pages. */
+export function tableViewer(
+  view: TableViewerView,
+  params: (query: TableQuery) => URLSearchParams,
+): string {
+  const href: Href = (query) => viewerHref(view.base, params(query));
+  const selected = view.tables.findIndex((table) => table.name === view.query.table);
+  const labelled =
+    view.tables.length > 1 && selected !== -1
+      ? ` role="tabpanel" aria-labelledby="table-tab-${String(selected)}"`
+      : '';
+  const notice = view.engine
+    ? ''
+    : '<p class="notice">Sorting, filtering and searching are unavailable on this hub.</p>';
+  const rows = view.page
+    ? `${rowsTable(view, view.page, href)}${pager(view, view.page, href)}`
+    : '<p class="muted">The rows of this table cannot be shown; its download holds them.</p>';
+  return `<section class="viewer">${tabs(view, href)}<div id="${PANEL}"${labelled}>
+${notice}${view.engine && view.page ? queryForm(view, href) : ''}${rows}</div></section>`;
+}
