@@ -386,7 +386,7 @@ describe('publish against a failing hub', () => {
     );
     const { code, err } = await data(['publish', CITIES]);
     expect(code).toBe(4);
-    expect(err).toContain('did not accept your token');
+    expect(err).toContain(`${API} refused the token in DATA_TOKEN`);
   });
 
   it('reads JSON sent as text/html, skips stored files, and reports success', async () => {
@@ -676,9 +676,12 @@ describe('every step of a publication, refused', () => {
         const { code, err } = await data(['publish', CITIES]);
         // Files upload several at a time: any of them may be the first refused.
         const where = step === 'upload' ? 'upload [\\w/.]+' : step.replace(/[()]/g, '\\$&');
-        expect(err.split('\n').find((line) => line.startsWith('error:'))).toMatch(
-          new RegExp(`^error: ${where}: ${String(status)} ${detail[step] ?? ''} says no$`),
-        );
+        // The hub's 401 refuses the token itself: said so, naming where it came from.
+        const said =
+          status === 401 && step !== 'upload'
+            ? `^error: ${API} refused the token in DATA_TOKEN: it is unknown, revoked or expired$`
+            : `^error: ${where}: ${String(status)} ${detail[step] ?? ''} says no$`;
+        expect(err.split('\n').find((line) => line.startsWith('error:'))).toMatch(new RegExp(said));
         expect(code).toBe(exitFor(step, status));
       });
 
@@ -749,8 +752,11 @@ describe('get against a hostile hub', () => {
       );
       const cwd = mkdtempSync(join(tmpdir(), 'get-'));
       const { code, err } = await data(['get', 'ada/gone', '--out', join(cwd, 'out')]);
+      // A 401 refuses the token that went with the request, whose source it names.
       expect(err).toContain(
-        `error: get ${API}/ada/gone/datapackage.json: ${String(status)} no such dataset`,
+        status === 401
+          ? `error: ${API} refused the token in DATA_TOKEN: it is unknown, revoked or expired`
+          : `error: get ${API}/ada/gone/datapackage.json: ${String(status)} no such dataset`,
       );
       expect(code).toBe(status === 401 ? 4 : 3);
       expect(readdirSync(cwd)).toEqual([]);

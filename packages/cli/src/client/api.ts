@@ -38,10 +38,16 @@ function entries<T>(
 
 /** The hub's API, one method per call of the protocol; tokens travel in Auth-Token only. */
 export class HubApi {
+  /**
+   * `refused`: the error of the hub refusing the credential sent (a 401: a token it does not
+   * know, or one revoked or expired), in the words of where it came from; undefined when the
+   * caller has none to say.
+   */
   constructor(
     readonly api: string,
     private readonly fetch: HttpFetch,
     private readonly signal?: AbortSignal,
+    private readonly refused: () => Error | undefined = () => undefined,
   ) {}
 
   /** The headers that carry a token (the user's or a service's) to this API. */
@@ -67,6 +73,7 @@ export class HubApi {
       return await (retried ? withRetries(attempt, signal) : attempt());
     } catch (error) {
       if (error instanceof ApiError && error.status === 403) throw new RefusedError(error.message);
+      if (error instanceof ApiError && error.status === 401) throw this.refused() ?? error;
       throw error;
     }
   }
@@ -155,7 +162,9 @@ export class HubApi {
       'auth authorize',
     );
     if (typeof body.token !== 'string' || body.token === '')
-      throw new AuthError('the hub did not accept your token (it may have expired)');
+      throw (
+        this.refused() ?? new AuthError('the hub did not accept your token (it may have expired)')
+      );
     return { token: body.token, userid: typeof body.userid === 'string' ? body.userid : '' };
   }
 

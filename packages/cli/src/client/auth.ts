@@ -1,4 +1,4 @@
-import { AuthError, NAMED_TOKEN } from '@data/core';
+import { ApiError, AuthError, NAMED_TOKEN } from '@data/core';
 import { profileOf, type HubApi } from './api.js';
 import { tokenExpiry, type CredentialStore, type Found } from '../credentials/store.js';
 
@@ -74,8 +74,15 @@ export async function runLogin(
       show: deps.show,
     });
   }
-  const profile = profileOf(await api.check(token));
-  if (!profile) throw new AuthError('the hub did not accept this token');
+  // A hub refuses a token it does not know (or one revoked or expired) with a 401, or says
+  // it is not signed in: either way this token is not kept.
+  const check = await api.check(token).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 401) return undefined;
+    throw error;
+  });
+  const profile = check && profileOf(check);
+  if (!profile)
+    throw new AuthError(`${api.api} refused this token: it is unknown, revoked or expired`);
   const stored = await deps.credentials.set(api.api, { token, profile });
   return {
     hub: api.api,

@@ -5,8 +5,36 @@ import { carryingToken } from '@data/core';
 import type { HttpFetch } from '@data/core';
 import type { Found } from '../credentials/store.js';
 
+/**
+ * The hub's API for this run. A 401 to a request that carried the run's credential is the
+ * error that says the hub refused that credential, and where it came from (refusalOf).
+ */
 export function hubApi(ctx: Context): HubApi {
-  return new HubApi(ctx.hub().api, ctx.fetch, ctx.signal);
+  return new HubApi(ctx.hub().api, ctx.fetch, ctx.signal, () => refusalOf(ctx));
+}
+
+/** The credential each run picked: what a refusal of it names. */
+const picked = new WeakMap<Context, Found | null>();
+
+/**
+ * The one place that picks the credential a run sends the hub: DATA_TOKEN, else the one kept
+ * for the hub (the OS keychain, else the credentials file); read once a run.
+ */
+export async function credentialOf(ctx: Context): Promise<Found | undefined> {
+  if (!picked.has(ctx)) picked.set(ctx, (await ctx.credentials.get(ctx.hub().api)) ?? null);
+  return picked.get(ctx) ?? undefined;
+}
+
+/** The run sends this credential from now on (a token traded for a CI job's ID token). */
+export function useCredential(ctx: Context, found: Found): Found {
+  picked.set(ctx, found);
+  return found;
+}
+
+/** The error of the run's credential refused by the hub; undefined when it sent none. */
+export function refusalOf(ctx: Context): AuthError | undefined {
+  const found = picked.get(ctx);
+  return found ? refusedToken(ctx, found) : undefined;
 }
 
 /**
@@ -15,7 +43,7 @@ export function hubApi(ctx: Context): HubApi {
  * is said first (exit 3), since logging in there could not help.
  */
 export async function requireToken(ctx: Context): Promise<Found> {
-  const found = await ctx.credentials.get(ctx.hub().api);
+  const found = await credentialOf(ctx);
   if (found) return found;
   await hubApi(ctx).check();
   throw new AuthError(
@@ -24,18 +52,24 @@ export async function requireToken(ctx: Context): Promise<Found> {
   );
 }
 
-/** The hub refused a token: why, in the words that fit where the token came from. */
+/**
+ * The hub refused a token (unknown to it, revoked or expired): why, and what to do, in the
+ * words that fit where the token came from.
+ */
 export function refusedToken(ctx: Context, found: Found): AuthError {
   const hub = ctx.hub().api;
   if (found.source === 'trusted')
-    return new AuthError(`${hub} refused the token it gave for ${found.location}`);
+    return new AuthError(
+      `${hub} refused the token it gave for ${found.location}: it lives 15 minutes`,
+      'run the job again: it trades a new ID token',
+    );
   if (found.source === 'env')
     return new AuthError(
-      `${hub} refused the token in DATA_TOKEN`,
-      'DATA_TOKEN takes the place of any login: set it to a valid token for this hub, or unset it',
+      `${hub} refused the token in DATA_TOKEN: it is unknown, revoked or expired`,
+      'set DATA_TOKEN to a new token (`data token create` makes one), or unset it to use your sign-in',
     );
   return new AuthError(
-    `${hub} no longer accepts the token kept in ${found.location} (it expired or was revoked)`,
+    `${hub} refused the token kept in ${found.location}: it is unknown, revoked or expired`,
     'run `data login` again',
   );
 }
@@ -65,7 +99,7 @@ export function signedInDeps(ctx: Context, found: Found): SignedInDeps {
 
 /** The stored or DATA_TOKEN token for the hub, if any: reads of public data need none. */
 export async function storedToken(ctx: Context): Promise<string | undefined> {
-  return (await ctx.credentials.get(ctx.hub().api))?.token;
+  return (await credentialOf(ctx))?.token;
 }
 
 /** The runs that have said already that a token was held back: it is said once a run. */
@@ -94,7 +128,9 @@ export async function hubReader(
     noted.add(ctx);
     ctx.io.stderr.write(`note: not sending your token to ${origin} (it belongs to ${owner})\n`);
   };
-  return { fetch: carryingToken(fetch, hub, token, withheld), token, withheld };
+  // A 401 to a request with the token: the hub refused it (not a missing or private dataset).
+  const refused = () => refusalOf(ctx) ?? new AuthError(`${hub.api} refused the token`);
+  return { fetch: carryingToken(fetch, hub, token, withheld, refused), token, withheld };
 }
 
 export function writeJson(ctx: Context, value: unknown): void {

@@ -1,7 +1,7 @@
 import { ServerError, UsageError, visible } from '@data/core';
 import type { Context } from '../context.js';
 import type { Found } from '../credentials/store.js';
-import { requireToken } from './auth-common.js';
+import { credentialOf, requireToken, useCredential } from './auth-common.js';
 
 /**
  * The token `data publish` publishes with: the stored one or DATA_TOKEN; else, in a CI job
@@ -11,7 +11,7 @@ import { requireToken } from './auth-common.js';
  */
 export async function publishCredential(ctx: Context, dataset: string | undefined): Promise<Found> {
   const api = ctx.hub().api;
-  const stored = await ctx.credentials.get(api);
+  const stored = await credentialOf(ctx);
   if (stored) return stored;
   const { idTokenSource, jobIdToken, tradeIdToken } = await import('../client/publishers.js');
   const source = idTokenSource(ctx.io.env);
@@ -37,5 +37,10 @@ export async function publishCredential(ctx: Context, dataset: string | undefine
   ctx.io.stderr.write(
     `note: publishing ${visible(traded.dataset)} as its trusted publisher, with ${where} (until ${visible(traded.expires)})\n`,
   );
-  return { token: traded.token, profile: undefined, source: 'trusted', location: where };
+  return useCredential(ctx, {
+    token: traded.token,
+    profile: undefined,
+    source: 'trusted',
+    location: where,
+  });
 }

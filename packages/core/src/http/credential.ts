@@ -46,17 +46,27 @@ export function credentialHeaders(
  * A fetch that adds the hub's token to the requests for the hub, and to no other; `withheld`
  * hears the origin of each request a token was held back from. A redirect is the wrapped
  * fetch's to follow: `followingRedirects` drops the token once a redirect leaves the origin.
+ * With `refused`, the hub's 401 to a request that carried the token (the hub refuses a
+ * token it does not know, or one revoked or expired) is that error, thrown once the answer's
+ * body is read, rather than an answer that would read as a missing or private dataset.
  */
 export function carryingToken(
   fetch: HttpFetch,
   hub: HubOrigins,
   token: string | undefined,
   withheld?: (origin: string) => void,
+  refused?: () => Error,
 ): HttpFetch {
   if (!token) return fetch;
-  return (url, init = {}) => {
+  return async (url, init = {}) => {
     const headers = credentialHeaders(url, hub, token);
-    if (!(TOKEN_HEADER in headers)) withheld?.(originOf(url) ?? url);
-    return fetch(url, { ...init, headers: { ...init.headers, ...headers } });
+    const carried = TOKEN_HEADER in headers;
+    if (!carried) withheld?.(originOf(url) ?? url);
+    const response = await fetch(url, { ...init, headers: { ...init.headers, ...headers } });
+    if (carried && refused && response.status === 401) {
+      await response.text();
+      throw refused();
+    }
+    return response;
   };
 }

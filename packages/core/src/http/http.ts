@@ -1,4 +1,4 @@
-import { ApiError, NetworkError, type DataErrorOptions } from '../errors.js';
+import { ApiError, AuthError, NetworkError, type DataErrorOptions } from '../errors.js';
 import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { SilenceError, withSilenceLimit } from './timeouts.js';
 import type { HttpFetch, HttpInit, HttpResponse } from './types.js';
@@ -33,6 +33,8 @@ export async function send(
         error,
         { hint: 'the server may be overloaded: try again', reason: 'silent' },
       );
+    // A token the hub refused (carryingToken's `refused`): said as it is, not as an outage.
+    if (error instanceof AuthError) throw error;
     const code = causeCode(error);
     throw new NetworkError(
       `${step}: cannot reach ${new URL(url).origin} (${code})`,
