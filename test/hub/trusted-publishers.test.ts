@@ -230,9 +230,10 @@ describe('trusted publishing', () => {
         expect((await call(url, 'DELETE', `${path}/${String(added.body.id)}`, ada)).status).toBe(
           404,
         );
-        expect((await followed(hubToken)).status).toBe(404);
-        expect((await followed(service.token)).status).toBe(404);
-        expect((await read('cities', hubToken)).status).toBe(404);
+        // Dead, they are refused as such (401), not answered as anonymous.
+        expect((await followed(hubToken)).status).toBe(401);
+        expect((await followed(service.token)).status).toBe(401);
+        expect((await read('cities', hubToken)).status).toBe(401);
         const after = await call(url, 'POST', '/auth/trusted', undefined, {
           token: await issuer.sign(gitHubClaims(REPO, MAIN), { audience: url }),
           dataset: 'ada/cities',

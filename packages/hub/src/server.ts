@@ -33,6 +33,7 @@ import * as rawstore from './http/rawstore.js';
 import * as resumable from './http/resumable.js';
 import { OBJECT_KEY } from './services/objects.js';
 import * as tokens from './http/tokens.js';
+import { bearerChallenge, refuseDeadCredential } from './http/callers.js';
 import * as orgs from './http/orgs.js';
 import * as read from './http/read.js';
 import { Runner, type RunnerHooks, type RunnerOptions } from './services/pipeline/runner.js';
@@ -453,6 +454,7 @@ function handler(hub: Hub, log: HubLog) {
         if (request.method === 'OPTIONS') return answerPreflight(response);
         if (request.method === 'GET' || request.method === 'HEAD') allowCrossOriginRead(response);
       }
+      await refuseDeadCredential(hub, request, response);
       await route(hub, request, response);
     };
     respond().catch((error: unknown) => {
@@ -475,6 +477,9 @@ function handler(hub: Hub, log: HubLog) {
           const path = segmentsOf((incoming.url ?? '/').split('?')[0] ?? '/');
           response.setHeader('Allow', allowedMethods(path, incoming.method ?? '').join(', '));
         }
+        // Every 401 says how to authenticate (RFC 9110 15.5.2); a refused token's says why.
+        if (error.status === 401 && !response.hasHeader('WWW-Authenticate'))
+          response.setHeader('WWW-Authenticate', bearerChallenge(false));
         if (error.status === 404 && wantsHtml(incoming))
           return sendText(response, 404, notFoundPage(), 'text/html; charset=utf-8');
         return error.asText
