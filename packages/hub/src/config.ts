@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { didYouMean } from '@data/core';
 import { DEFAULT_CAPS, DEFAULT_LIMITS, type HubCaps, type HubLimits } from './options.js';
 import { gitHubProvider } from './engines/providers/github.js';
 import { oidcProvider } from './engines/providers/oidc.js';
@@ -36,6 +37,38 @@ export interface HubConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The keys the file's top level takes: any other is a mistake, named at start. */
+const TOP_KEYS: readonly string[] = [
+  'providers',
+  'fetchHosts',
+  'limits',
+  'publicUrl',
+  'devSignIn',
+  'database',
+  'storage',
+  'pipeline',
+  'derivedCacheMb',
+  'maxTokenDays',
+  ...Object.keys(DEFAULT_CAPS),
+  'logFormat',
+  'metrics',
+  'trustedIssuers',
+];
+
+/**
+ * Refuses a key the hub does not take, naming it, the near one it may have meant and the
+ * keys it takes: a misspelt cap or limit would otherwise leave its default in force unseen.
+ */
+function knownKeys(where: string, value: Record<string, unknown>, known: readonly string[]) {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const guess = didYouMean(key, known);
+    throw new ConfigError(
+      `${where} has no setting ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}: it takes ${known.join(', ')}`,
+    );
+  }
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -75,6 +108,10 @@ function provider(name: string, value: unknown, env: Env): Provider {
       `${where}: a provider name is lower-case letters, digits, "-", "_" (and not "local")`,
     );
   if (!isObject(value)) throw new ConfigError(`${where} must be an object`);
+  if (value.type !== 'oidc' && value.type !== 'github')
+    throw new ConfigError(`${where}.type must be "oidc" or "github"`);
+  const extra = value.type === 'oidc' ? ['issuer', 'scopes'] : ['url', 'apiUrl'];
+  knownKeys(where, value, ['type', 'clientId', 'clientSecret', ...extra]);
   const clientId = text(`${where}.clientId`, value.clientId);
   const clientSecret = secret(`${where}.clientSecret`, value.clientSecret, env);
   if (value.type === 'oidc')
@@ -97,6 +134,7 @@ function provider(name: string, value: unknown, env: Env): Provider {
 function limits(value: unknown): Partial<HubLimits> {
   if (value === undefined) return {};
   if (!isObject(value)) throw new ConfigError('limits must be an object');
+  knownKeys('limits', value, Object.keys(DEFAULT_LIMITS));
   const result: Partial<HubLimits> = {};
   for (const key of Object.keys(DEFAULT_LIMITS) as (keyof HubLimits)[]) {
     const number = value[key];
@@ -143,6 +181,7 @@ const PIPELINE_KEYS = { leaseSeconds: 'leaseMs', pollSeconds: 'pollMs', workers:
 function pipeline(value: unknown): RunnerOptions {
   if (value === undefined) return {};
   if (!isObject(value)) throw new ConfigError('pipeline must be an object');
+  knownKeys('pipeline', value, Object.keys(PIPELINE_KEYS));
   const result: RunnerOptions = {};
   for (const [key, option] of Object.entries(PIPELINE_KEYS)) {
     const number = value[key];
@@ -165,6 +204,7 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     );
   }
   if (!isObject(parsed)) throw new ConfigError('the hub configuration must be a JSON object');
+  knownKeys('the hub configuration', parsed, TOP_KEYS);
   const providers = parsed.providers ?? {};
   if (!isObject(providers)) throw new ConfigError('providers must be an object of named providers');
   const fetchHosts = parsed.fetchHosts;
@@ -216,6 +256,7 @@ function logFormat(value: unknown): 'text' | 'json' {
 
 function metricsConfig(value: unknown, env: Env): { enabled?: boolean; token?: string } {
   if (!isObject(value)) throw new ConfigError('metrics must be an object: {"enabled", "token"}');
+  knownKeys('metrics', value, ['enabled', 'token']);
   if (value.enabled !== undefined && typeof value.enabled !== 'boolean')
     throw new ConfigError('metrics.enabled must be true or false');
   return {
