@@ -161,12 +161,16 @@ describe('the dataset page', () => {
         expect(html).not.toMatch(/<img[^>]+onerror/);
         expect(html).not.toMatch(/href="(javascript|data):/i);
         expect(html).toContain('<table>\n<thead>\n<tr>\n<th scope="col">station</th>');
-        // The preview: the first 20 rows, then the next ones read from the CSV copy.
-        expect(html).toContain('Rows 1–20 of 45');
+        // The table: its first 50 rows from the preview, then rows further on; an older link
+        // names the table by its index.
+        expect(html).toContain('Rows 1–45 of 45');
         const next = await page(`${url}/ada/rainfall?table=0&rows=40`);
         expect(next.html).toContain('Rows 41–45 of 45');
-        expect(next.html).toContain('<td>2023-09</td>');
-        expect(next.html).not.toContain('Next rows');
+        expect(next.html).toMatch(/<time datetime="2023-09">2023-09<\/time>/);
+        expect(next.html).not.toMatch(/>Next<\/a>/);
+        expect((await page(`${url}/ada/rainfall?table=rain&rows=40`)).html).toContain(
+          'Rows 41–45 of 45',
+        );
         expect((await page(`${url}/ada/rainfall?table=x`)).status).toBe(400);
         // However deep a page is asked for, the hub reads no further than 10,000 rows.
         const deep = await page(`${url}/ada/rainfall?table=0&rows=999999999999`);

@@ -125,7 +125,6 @@ function view(fields: number, checked: Report | undefined): DatasetView {
           primaryKey: [],
           foreignKeys: [],
         },
-        preview: undefined,
       },
     ],
     zip: undefined,

@@ -23,7 +23,8 @@ import { readAll } from './send-file.js';
 import { packagePath, type Storage } from '../engines/storage/types.js';
 import { searchText } from './metastore.js';
 import { shownChanges, visibleToOthers } from './pipeline-store.js';
-import { eachRecord, rowsPage } from '../services/copies/table-rows.js';
+import { eachRecord } from '../services/copies/table-rows.js';
+import { datasetTable, type TableEngine } from './dataset-table.js';
 import { DATASET_SORTS, type DatasetSort, type Revision } from '../engines/metadata/types.js';
 import { datasetPage, type DatasetView, type ResourceRow } from '../views/dataset.js';
 import { listingPage, type DatasetCard } from '../views/listing.js';
@@ -33,13 +34,20 @@ import { ordered, type ChartData, type SimpleView } from '../views/chart.js';
 import { schemaRows } from '../views/schema.js';
 
 const PAGE_SIZE = 20;
-const PREVIEW_ROWS = 20;
-/** How deep the pages of a table's rows go; the download has the rest. */
-const PAGED_ROWS = 10_000;
 const README_BYTES = 1024 * 1024;
 /** A preview larger than this (very wide rows) is passed over for the CSV copy. */
 const PREVIEW_FILE_BYTES = 4 * 1024 * 1024;
 const CHART_POINTS = 1000;
+
+/** Until the viewer's engine is wired: rows from the CSV copy, nothing sorted or filtered. */
+const NO_ENGINE: TableEngine = {
+  query: () =>
+    Promise.resolve({
+      unavailable: 'engine',
+      message: 'sorting, filtering and searching are unavailable on this hub',
+    }),
+  stats: () => Promise.resolve(undefined),
+};
 
 export function stylesheet(_hub: Hub, _request: Request, response: ServerResponse): void {
   response.setHeader('Cache-Control', 'public, max-age=3600');
@@ -191,78 +199,25 @@ interface DerivedInfo {
 const text = (value: unknown): string | undefined =>
   typeof value === 'string' && value !== '' ? value : undefined;
 
-/** Which table's rows the page shows from where: `?table=<index>&rows=<offset>`. */
-function pagedTable(request: Request): { index: number; offset: number } | undefined {
-  const params = request.url.searchParams;
-  const table = params.get('table');
-  if (table === null) return undefined;
-  const rows = params.get('rows') ?? '0';
-  if (!/^[0-9]{1,4}$/.test(table) || !/^[0-9]{1,12}$/.test(rows))
-    throw new HttpError(400, '"table" and "rows" must be whole numbers');
-  // Each page reads the table from its start: the depth pages reach is bounded, so that
-  // no request makes the hub read a whole large table.
-  return { index: Number(table), offset: Math.min(Number(rows), PAGED_ROWS - PREVIEW_ROWS) };
-}
-
-async function previewOf(
-  storage: Storage,
-  locate: Locate,
-  openDerived: OpenDerived,
-  resources: Resource[],
-  source: Resource,
-  offset: number,
-): Promise<ResourceRow['preview']> {
-  const name = resourceName(source);
-  const csv = derivedOf(resources, 'derived/csv', name);
-  const preview = derivedOf(resources, 'derived/preview', name);
-  const size = PREVIEW_ROWS;
-  // The first rows come from the small preview file; rows further on from the CSV copy.
-  const first =
-    offset === 0 && typeof preview?.path === 'string'
-      ? await previewFile(storage, locate(preview.path), source, size)
-      : undefined;
-  if (first) return first;
-  if (!csv) return undefined;
-  try {
-    const page = await rowsPage(() => openDerived(csv), offset, size);
-    return { ...page, more: page.more && offset + size < PAGED_ROWS, offset, size };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The first rows of a table from its preview file; undefined when it cannot be read whole. */
-async function previewFile(
+/** The records of a table's preview file; undefined when it cannot be read whole. */
+async function previewRecords(
   storage: Storage,
   key: string | undefined,
-  source: Resource,
-  size: number,
-): Promise<ResourceRow['preview']> {
+): Promise<Record<string, unknown>[] | undefined> {
   const bytes = key ? await head(storage, key, PREVIEW_FILE_BYTES) : undefined;
   if (!bytes || bytes.length >= PREVIEW_FILE_BYTES) return undefined;
-  let records: Record<string, string | null>[];
   try {
-    records = JSON.parse(bytes.toString('utf8')) as Record<string, string | null>[];
+    const records: unknown = JSON.parse(bytes.toString('utf8'));
+    return Array.isArray(records) ? (records as Record<string, unknown>[]) : undefined;
   } catch {
     return undefined;
   }
-  const fields = (source.schema as { fields?: { name?: unknown }[] } | undefined)?.fields;
-  const labels = fields ? fields.map((field) => String(field.name)) : Object.keys(records[0] ?? {});
-  return {
-    labels,
-    rows: records.slice(0, size).map((record) => labels.map((label) => record[label] ?? '')),
-    offset: 0,
-    more: records.length > size,
-    size,
-  };
 }
 
 async function resourceRows(
   storage: Storage,
   descriptor: Package,
   locate: Locate,
-  openDerived: OpenDerived,
-  paged: { index: number; offset: number } | undefined,
   report: Report | undefined,
 ): Promise<ResourceRow[]> {
   const resources = descriptor.resources;
@@ -270,7 +225,7 @@ async function resourceRows(
     .map((resource, index) => ({ resource, index }))
     .filter(({ resource }) => !isDerived(resource));
   return Promise.all(
-    originals.map(async ({ resource, index }) => {
+    originals.map(async ({ resource, index }): Promise<ResourceRow> => {
       const path = text(resource.path) ?? '';
       const name = resourceName(resource);
       const format = formatOf(resource) ?? '';
@@ -297,16 +252,6 @@ async function resourceRows(
         fileName: path.split('/').pop() ?? path,
         copies,
         schema: schemaRows(resource.schema),
-        preview: csv
-          ? await previewOf(
-              storage,
-              locate,
-              openDerived,
-              resources,
-              resource,
-              paged?.index === index ? paged.offset : 0,
-            )
-          : undefined,
       };
     }),
   );
@@ -598,11 +543,23 @@ export async function dataset(
           hub.storage,
           descriptor,
           locate,
-          openDerived,
-          pagedTable(request),
           good.report ? (JSON.parse(good.report) as Report) : undefined,
         )
       : [];
+  const table =
+    good && descriptor
+      ? await datasetTable(
+          {
+            descriptor,
+            preview: (resource) =>
+              previewRecords(hub.storage, text(resource.path) && locate(String(resource.path))),
+            openDerived,
+            engine: NO_ENGINE,
+          },
+          request.url.searchParams,
+          `/${encodeURIComponent(user.username)}/${encodeURIComponent(name)}${version === undefined ? '' : `/v/${String(version)}`}`,
+        )
+      : undefined;
   const sum = (values: (number | undefined)[]) =>
     values.some((value) => value !== undefined)
       ? values.reduce<number>((total, value) => total + (value ?? 0), 0)
@@ -636,6 +593,7 @@ export async function dataset(
     report,
     failure: failed,
     viewer: viewer?.username,
+    table: table?.view,
   };
   sendText(response, 200, datasetPage(view), HTML);
 }

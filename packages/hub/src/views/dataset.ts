@@ -4,6 +4,8 @@ import { count, day, humanBytes } from './format.js';
 import { counted } from '@data/core';
 import { escape, page } from './layout.js';
 import { renderMarkdown } from './markdown.js';
+import { queryParams } from '../services/viewer/query-params.js';
+import { tableViewer, type TableViewerView } from './table-viewer.js';
 
 export interface FieldRow {
   name: string;
@@ -30,8 +32,6 @@ export interface ResourceRow {
   fileName: string;
   copies: string[];
   schema: TableSchema | undefined;
-  preview:
-    { labels: string[]; rows: string[][]; offset: number; more: boolean; size: number } | undefined;
 }
 
 /** A revision's changes since the published revision before it, in a line. */
@@ -69,6 +69,8 @@ export interface DatasetView {
   report: Report | undefined;
   failure: string[];
   viewer: string | undefined;
+  /** The table shown, one at a time, with a picker of the others. */
+  table?: TableViewerView | undefined;
 }
 
 function badge(state: string): string {
@@ -113,35 +115,6 @@ function schemaSection(row: ResourceRow): string {
   return `<details class="schema"><summary>Schema of ${escape(row.name)}: ${counted(schema.fields.length, 'field')}</summary>
 <div class="scroll"><table><thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Description</th><th scope="col">Constraints</th></tr></thead><tbody>${fields}</tbody></table></div>
 ${keys.map((key) => `<p>${key}</p>`).join('')}</details>`;
-}
-
-function previewSection(row: ResourceRow, base: string): string {
-  const preview = row.preview;
-  if (!preview) return '';
-  const head = preview.labels.map((label) => `<th scope="col">${escape(label)}</th>`).join('');
-  const body = preview.rows
-    .map((cells) => `<tr>${cells.map((cell) => `<td>${escape(cell)}</td>`).join('')}</tr>`)
-    .join('\n');
-  const at = (offset: number) =>
-    `${base}?table=${String(row.index)}${offset > 0 ? `&amp;rows=${String(offset)}` : ''}#table-${String(row.index)}`;
-  const first = preview.rows.length === 0 ? 0 : preview.offset + 1;
-  const last = preview.offset + preview.rows.length;
-  const links = [
-    preview.offset > 0 && preview.rows.length > 0
-      ? `<a rel="prev" href="${at(Math.max(0, preview.offset - preview.size))}">← Previous rows</a>`
-      : '',
-    preview.rows.length === 0 && preview.offset > 0
-      ? `<span>No rows there${row.rows !== undefined ? `: the table has ${count(row.rows)}` : ''}.</span><a href="${at(0)}">First rows</a>`
-      : `<span>Rows ${count(first)}–${count(last)}${row.rows !== undefined ? ` of ${count(row.rows)}` : ''}</span>`,
-    preview.more
-      ? `<a rel="next" href="${at(preview.offset + preview.size)}">Next rows →</a>`
-      : row.rows !== undefined && last < row.rows
-        ? '<span class="muted">The download holds the rest.</span>'
-        : '',
-  ].join('');
-  return `<section id="table-${String(row.index)}" aria-label="Rows of ${escape(row.name)}"><h3>${escape(row.title ?? row.name)}</h3>
-<div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>
-<nav class="pager" aria-label="Rows of ${escape(row.name)}">${links}</nav></section>`;
 }
 
 function groupedErrors(report: Report): string {
@@ -229,7 +202,12 @@ export function datasetPage(view: DatasetView): string {
       : '';
   const downloads = `<div class="get"><code id="get-command">${escape(command)}</code><button type="button" class="copy" data-copy="${escape(command)}" hidden>Copy</button></div>
 <p>${view.zip ? `<a class="button" href="${here}/r/${encodeURIComponent(view.zip)}">Download all (zip)</a> · ` : ''}<a href="${here}/datapackage.json">datapackage.json</a></p>`;
-  const tables = view.resources.filter((row) => row.schema || row.preview);
+  const table = view.table;
+  // The schema of the table shown; of each resource when no table is.
+  const schemas = view.resources
+    .filter((row) => (table ? row.name === table.query.table : row.schema))
+    .map(schemaSection)
+    .join('\n');
   return page(
     view.title,
     `<h1>${escape(view.title)}</h1>
@@ -238,7 +216,7 @@ ${view.description ? `<p class="lead">${escape(view.description)}</p>` : ''}
 ${changesLine(view, base)}${failure}${facts}
 ${view.resources.length > 0 ? `<h2>Data</h2>${downloads}${resourcesTable(view, here)}` : ''}
 ${view.charts.length > 0 ? `<h2>Views</h2>${view.charts.map((chart) => chartSvg(chart.view, chart.data)).join('\n')}` : ''}
-${tables.length > 0 ? `<h2>Tables</h2>${tables.map((row) => `${previewSection(row, here)}${schemaSection(row)}`).join('\n')}` : ''}
+${table || schemas ? `<h2>Tables</h2>${table ? tableViewer(table, queryParams) : ''}${schemas}` : ''}
 ${view.readme ? `<h2>README</h2><div class="readme">${renderMarkdown(view.readme)}</div>` : ''}
 ${reportSection(view, here)}
 ${historySection(view, base)}`,

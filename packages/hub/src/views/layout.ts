@@ -1,6 +1,7 @@
 import { CHART_STYLES } from './chart.js';
 import { DIFF_STYLES } from './diff.js';
 import { escape } from './escape.js';
+import { VIEWER_SCRIPT, VIEWER_STYLES } from './table-viewer.js';
 
 export { escape };
 
@@ -66,6 +67,7 @@ figure.chart figcaption { font-weight: 600; margin-bottom: 6px; }
 @media (max-width: 600px) { main { padding: 20px 14px 48px; } header.top .bar { padding: 12px 14px; gap: 12px; } h1 { font-size: 23px; } }
 ${CHART_STYLES}
 ${DIFF_STYLES}
+${VIEWER_STYLES}
 `;
 
 /** A table, in the accent colour: the pages' icon, so that browsers do not ask for one in vain. */
@@ -84,7 +86,7 @@ export const SCRIPT = `for (const button of document.querySelectorAll('button.co
     setTimeout(() => { button.textContent = 'Copy'; }, 2000);
   });
 }
-`;
+${VIEWER_SCRIPT}`;
 
 /** Who is signed in on a page, if anyone: the header offers sign in or sign out. */
 const noViewer: string | undefined = undefined;

@@ -42,8 +42,16 @@ export interface TableViewerView {
    * copy, from its start, as deep as `deepest` rows.
    */
   engine: boolean;
+  /** Why the engine could not answer, when it could not. */
+  notice?: string | undefined;
   deepest?: number | undefined;
 }
+
+const UNAVAILABLE = 'sorting, filtering and searching are unavailable on this hub';
+
+/** A message as a sentence: its first letter a capital, a full stop at its end. */
+const sentence = (message: string): string =>
+  `${message.charAt(0).toUpperCase()}${message.slice(1)}${/[.!?]$/.test(message) ? '' : '.'}`;
 
 /** The id of the viewer's panel, which every link of the viewer brings into view. */
 const PANEL = 'table-viewer';
@@ -374,7 +382,7 @@ export function tableViewer(
       : '';
   const notice = view.engine
     ? ''
-    : '<p class="notice">Sorting, filtering and searching are unavailable on this hub.</p>';
+    : `<p class="notice" role="note">${escape(sentence(view.notice ?? UNAVAILABLE))}</p>`;
   const rows = view.page
     ? `${rowsTable(view, view.page, href)}${pager(view, view.page, href)}`
     : '<p class="muted">The rows of this table cannot be shown; its download holds them.</p>';

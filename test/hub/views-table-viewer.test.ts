@@ -1,0 +1,272 @@
+import { describe, expect, it } from 'vitest';
+import { queryParams } from '../../packages/hub/src/services/viewer/query-params.js';
+import type { TableQuery } from '../../packages/hub/src/services/viewer/types.js';
+import {
+  cellHtml,
+  statsHtml,
+  tableViewer,
+  type TableViewerView,
+} from '../../packages/hub/src/views/table-viewer.js';
+
+const HOSTILE = '<img src=x onerror=alert(1)>"\'\u202Eevil';
+
+function view(change: Partial<TableViewerView> = {}, query: Partial<TableQuery> = {}) {
+  const base: TableViewerView = {
+    base: '/ada/shop',
+    tables: [
+      { name: 'prices', title: 'Prices' },
+      { name: 'days', title: undefined },
+    ],
+    query: { table: 'prices', filters: [], offset: 0, limit: 50, ...query },
+    fields: [
+      { name: 'id', type: 'integer', description: 'The key' },
+      { name: 'price', type: 'number' },
+      { name: 'note', type: 'string' },
+      { name: 'sold', type: 'date' },
+      { name: 'open', type: 'boolean' },
+      { name: 'size', type: 'string', values: ['S', 'M'] },
+    ],
+    page: {
+      table: 'prices',
+      columns: [
+        { name: 'id', type: 'integer' },
+        { name: 'price', type: 'number' },
+        { name: 'note', type: 'string' },
+        { name: 'sold', type: 'date' },
+        { name: 'open', type: 'boolean' },
+        { name: 'size', type: 'string' },
+      ],
+      rows: [
+        [1, 2.5, 'a', '2024-01-03', true, 'S'],
+        [2, null, null, null, false, 'M'],
+      ],
+      offset: 0,
+      matching: 2,
+      total: 2,
+    },
+    stats: undefined,
+    engine: true,
+    ...change,
+  };
+  return tableViewer(base, queryParams);
+}
+
+const links = (html: string): Record<string, string> =>
+  Object.fromEntries(
+    [...html.matchAll(/<a href="([^"]*)"(?: rel="\w+")?>(First|Previous|Next|Last)<\/a>/g)].map(
+      (found): [string, string] => [found[2] ?? '', (found[1] ?? '').replace(/&amp;/g, '&')],
+    ),
+  );
+
+describe('the table viewer (rendering)', () => {
+  it('picks a table from a tablist of links, one tab selected, controlling one tabpanel', () => {
+    const html = view();
+    expect(html).toContain('<div role="tablist" aria-label="Tables">');
+    const tabs = [
+      ...html.matchAll(
+        /<a role="tab" id="([^"]+)" href="([^"]+)" aria-selected="(\w+)" aria-controls="table-viewer"><bdi>([^<]+)<\/bdi><\/a>/g,
+      ),
+    ];
+    expect(tabs.map((tab) => [tab[1], tab[2], tab[3], tab[4]])).toEqual([
+      ['table-tab-0', '/ada/shop?table=prices#table-viewer', 'true', 'Prices'],
+      ['table-tab-1', '/ada/shop?table=days#table-viewer', 'false', 'days'],
+    ]);
+    expect(html).toContain('<div id="table-viewer" role="tabpanel" aria-labelledby="table-tab-0">');
+    // One table: no picker, no tabpanel.
+    const alone = view({ tables: [{ name: 'prices', title: undefined }] });
+    expect(alone).not.toContain('role="tab');
+  });
+
+  it('heads each column with its name, type and description; the sorted one says its order', () => {
+    const html = view({}, { sort: { column: 'price', descending: false } });
+    const heads = [...html.matchAll(/<th scope="col"( aria-sort="(\w+)")?>(.*?)<\/th>/g)];
+    expect(heads.map((head) => head[2])).toEqual([
+      'none',
+      'ascending',
+      'none',
+      'none',
+      'none',
+      'none',
+    ]);
+    expect(heads[0]?.[3]).toContain('<span class="type">integer</span>');
+    expect(heads[0]?.[3]).toContain('<span class="about">The key</span>');
+    // The sort link: ascending at first, descending on the column sorted ascending, from row 1.
+    const href = (head: RegExpMatchArray | undefined) =>
+      (/<a href="([^"]+)"/.exec(head?.[3] ?? '')?.[1] ?? '').replace(/&amp;/g, '&');
+    expect(href(heads[0])).toBe('/ada/shop?table=prices&sort=id&order=asc#table-viewer');
+    expect(href(heads[1])).toBe('/ada/shop?table=prices&sort=price&order=desc#table-viewer');
+    expect(heads[1]?.[3]).toContain('<span class="hidden">, sort descending</span>');
+    const descending = view({}, { sort: { column: 'price', descending: true } });
+    expect(descending).toContain('aria-sort="descending"');
+    // Without the engine, nothing sorts: no aria-sort, no links, no form, and it says so.
+    const plain = view({ engine: false, deepest: 10_000 });
+    expect(plain).not.toContain('aria-sort');
+    expect(plain).not.toContain('<form');
+    expect(plain).toContain('Sorting, filtering and searching are unavailable on this hub.');
+  });
+
+  it('shows numbers right-aligned, dates and booleans as such, missing as a mark', () => {
+    expect(cellHtml(2.5, 'number')).toBe('<td class="number">2.5</td>');
+    expect(cellHtml('12', 'integer')).toBe('<td class="number">12</td>');
+    expect(cellHtml('2024-01-03', 'date')).toBe(
+      '<td class="temporal"><time datetime="2024-01-03">2024-01-03</time></td>',
+    );
+    expect(cellHtml(true, 'boolean')).toBe('<td><span class="bool true">true</span></td>');
+    for (const missing of [null, '', undefined])
+      expect(cellHtml(missing, 'string')).toContain('<span class="hidden">missing</span>');
+    expect(cellHtml('x'.repeat(1000), 'string')).toContain('(1,000 characters)');
+  });
+
+  it('has a labelled searchbox and filters labelled by their column, in a GET form', () => {
+    const html = view(
+      {},
+      {
+        search: 'lamp',
+        filters: [
+          { column: 'price', kind: 'range', min: '1' },
+          { column: 'open', kind: 'equals', value: 'true' },
+          { column: 'note', kind: 'contains', value: 'x"y' },
+        ],
+        sort: { column: 'id', descending: true },
+      },
+    );
+    expect(html).toMatch(/<form class="query" method="get" action="\/ada\/shop#table-viewer"/);
+    expect(html).toContain(
+      '<label for="table-search">Search this table</label><input type="search" id="table-search" name="q" value="lamp">',
+    );
+    // The sort and table ride along; filters fold in a details, open when any is set.
+    expect(html).toContain('<input type="hidden" name="sort" value="id">');
+    expect(html).toContain('<input type="hidden" name="order" value="desc">');
+    expect(html).toContain('<details class="filters" open><summary>Filters (3)</summary>');
+    expect(html).toMatch(
+      /<label for="filter-1-min"><bdi>price<\/bdi> from<\/label><input type="text" inputmode="decimal" id="filter-1-min" name="min.price" value="1">/,
+    );
+    expect(html).toContain('name="max.price" value=""');
+    expect(html).toMatch(
+      /<label for="filter-3-min"><bdi>sold<\/bdi> from<\/label><input type="date"/,
+    );
+    expect(html).toMatch(
+      /<label for="filter-4"><bdi>open<\/bdi> equals<\/label><select id="filter-4" name="eq.open"><option value="">any<\/option><option value="true" selected>true<\/option>/,
+    );
+    expect(html).toContain('<option value="S">S</option>');
+    expect(html).toContain('name="has.note" value="x&quot;y"');
+    expect(html).toContain('<a href="/ada/shop?table=prices#table-viewer">Clear</a>');
+    expect(view()).not.toContain('>Clear<');
+  });
+
+  it('pages First, Previous, Next and Last to the last row, saying which rows of how many', () => {
+    const page = (offset: number, matching: number, total: number, rows: number) => ({
+      table: 'prices',
+      columns: [{ name: 'id', type: 'integer' }],
+      rows: Array.from({ length: rows }, (_, index) => [offset + index + 1]),
+      offset,
+      matching,
+      total,
+    });
+    const first = view({ page: page(0, 1_000_000, 1_000_000, 50) });
+    expect(first).toContain('Rows 1–50 of 1,000,000.');
+    expect(links(first)).toEqual({
+      Next: '/ada/shop?table=prices&rows=50#table-viewer',
+      Last: '/ada/shop?table=prices&rows=999950#table-viewer',
+    });
+    expect(first).toContain('<span class="off" aria-disabled="true">Previous</span>');
+    const filtered = view({ page: page(100, 120, 1_000_000, 20) }, { offset: 100, search: 'a' });
+    expect(filtered).toContain('Rows 101–120 of 120 matching (1,000,000 in all).');
+    expect(links(filtered)).toEqual({
+      First: '/ada/shop?table=prices&q=a#table-viewer',
+      Previous: '/ada/shop?table=prices&q=a&rows=50#table-viewer',
+    });
+    const beyond = view({ page: page(5000, 120, 120, 0) }, { offset: 5000 });
+    expect(beyond).toContain('No rows there: the table has 120.');
+    expect(links(beyond).Previous).toBe('/ada/shop?table=prices&rows=100#table-viewer');
+    expect(view({ page: page(0, 0, 9, 0) }, { search: 'zz' })).toContain(
+      'No rows match (9 in all).',
+    );
+    // From the CSV copy, no deeper than the hub reads.
+    const deep = view({ engine: false, deepest: 10_000, page: page(0, 50_000, 50_000, 50) });
+    expect(Object.keys(links(deep))).toEqual(['Next']);
+    expect(deep).toContain('The download holds the rest.');
+  });
+
+  it("says each column's statistics: missing, distinct, range, a histogram in words, top values", () => {
+    const numbers = statsHtml({
+      name: 'price',
+      type: 'number',
+      missing: 3,
+      distinct: 1200,
+      min: 0,
+      max: 99.5,
+      histogram: [
+        { from: 0, to: 50, count: 10 },
+        { from: 50, to: 99.5, count: 30 },
+      ],
+    });
+    expect(numbers).toContain('<div>3 missing · 1,200 distinct</div><div>0 – 99.5</div>');
+    expect(numbers).toContain(
+      'role="img" aria-label="Histogram of price: 2 bins from 0 to 99.5; the most rows, 30, from 50 to 99.5."',
+    );
+    expect(numbers.match(/<rect /g)).toHaveLength(2);
+    const text = statsHtml({
+      name: HOSTILE,
+      type: 'string',
+      missing: 0,
+      distinct: 2,
+      top: [
+        { value: HOSTILE, count: 5 },
+        { value: null, count: 1 },
+      ],
+    });
+    expect(text).toContain(
+      '<li><bdi>&lt;img src=x onerror=alert(1)&gt;&quot;&#39;\u202Eevil</bdi> (5)</li>',
+    );
+    expect(text).toContain('<li><bdi>missing</bdi> (1)</li>');
+    const shown = view({
+      stats: {
+        table: 'prices',
+        rows: 2,
+        columns: [{ name: 'id', type: 'integer', missing: 0, distinct: 2, min: 1, max: 2 }],
+      },
+    });
+    expect(shown).toContain(
+      '<tr class="stats"><td class="stats"><div>0 missing · 2 distinct</div><div>1 – 2</div></td><td class="stats"></td>',
+    );
+  });
+
+  it('escapes every name and value a publisher gives', () => {
+    const html = tableViewer(
+      {
+        base: '/ada/shop',
+        tables: [
+          { name: HOSTILE, title: HOSTILE },
+          { name: 'b', title: undefined },
+        ],
+        query: {
+          table: HOSTILE,
+          filters: [{ column: HOSTILE, kind: 'contains', value: HOSTILE }],
+          search: HOSTILE,
+          offset: 0,
+          limit: 50,
+        },
+        fields: [{ name: HOSTILE, type: 'string', description: HOSTILE, values: undefined }],
+        page: {
+          table: HOSTILE,
+          columns: [{ name: HOSTILE, type: 'string' }],
+          rows: [[HOSTILE]],
+          offset: 0,
+          matching: 1,
+          total: 1,
+        },
+        stats: undefined,
+        engine: true,
+      },
+      queryParams,
+    );
+    expect(html).not.toContain('<img');
+    expect(html).not.toMatch(/="[^"]*"'/);
+    expect(html).not.toContain('onerror=alert(1)>');
+    // Text keeps its own direction, and names are isolated from what is around them.
+    expect(html).toContain('<td dir="auto">&lt;img');
+    expect(html).toContain('<bdi>&lt;img');
+    expect(html).toContain('href="/ada/shop?table=%3Cimg');
+  });
+});
