@@ -351,7 +351,7 @@ describe('publish against a failing hub', () => {
     // A refusal (exit 1), not a failure of the hub: asking again cannot help.
     expect(code).toBe(1);
     expect(err.split('\n').find((line) => line.startsWith('error:'))).toBe(
-      'error: rawstore authorize: 403 Max storage for user exceeded plan limit (100MB)',
+      'error: http://hub.test refused to take the upload: Max storage for user exceeded plan limit (100MB)',
     );
     expect(err).not.toMatch(/at \w+ \(/);
   });
@@ -440,7 +440,7 @@ describe('publish against a failing hub', () => {
     const { code, err } = await data(['publish', CITIES]);
     expect(code).toBe(3);
     expect(err.split('\n').find((line) => line.startsWith('error:'))).toBe(
-      'error: source upload: the hub refused the package: dataset name is taken',
+      'error: http://hub.test refused to publish the package: dataset name is taken',
     );
   });
 
@@ -665,6 +665,14 @@ describe('every step of a publication, refused', () => {
     'source upload': 'source',
     'publication status': 'status',
   };
+  const action: Record<string, string> = {
+    'auth check': 'say who the token is',
+    'auth authorize (rawstore)': 'take the upload',
+    'rawstore authorize': 'take the upload',
+    'auth authorize (source)': 'publish the package',
+    'source upload': 'publish the package',
+    'publication status': 'show the publication',
+  };
   const uploads = http.post(`${API}/upload`, () => new HttpResponse(null, { status: 204 }));
   const exitFor = (step: string, status: number): number =>
     status === 401 ? 4 : status === 403 && step !== 'upload' ? 1 : 3;
@@ -677,10 +685,13 @@ describe('every step of a publication, refused', () => {
         // Files upload several at a time: any of them may be the first refused.
         const where = step === 'upload' ? 'upload [\\w/.]+' : step.replace(/[()]/g, '\\$&');
         // The hub's 401 refuses the token itself: said so, naming where it came from.
+        // A 403 of the hub is a refusal, said as what it would not do, in the user's words.
         const said =
           status === 401 && step !== 'upload'
             ? `^error: ${API} refused the token in DATA_TOKEN: it is unknown, revoked or expired$`
-            : `^error: ${where}: ${String(status)} ${detail[step] ?? ''} says no$`;
+            : status === 403 && step !== 'upload'
+              ? `^error: ${API} refused to ${action[step] ?? ''}: ${detail[step] ?? ''} says no$`
+              : `^error: ${where}: ${String(status)} ${detail[step] ?? ''} says no$`;
         expect(err.split('\n').find((line) => line.startsWith('error:'))).toMatch(new RegExp(said));
         expect(code).toBe(exitFor(step, status));
       });

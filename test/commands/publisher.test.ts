@@ -83,7 +83,7 @@ describe('data publisher', () => {
     expect(again.err).toContain('no trusted publisher "p1"');
   });
 
-  it("says the hub's refusal, exit 1, for an issuer it does not trust", async () => {
+  it("says the hub's refusal of the argument, a usage error (exit 2), for an issuer it does not trust", async () => {
     const state = hub();
     const refused = await data([
       'publisher',
@@ -94,7 +94,7 @@ describe('data publisher', () => {
       '--claim',
       'repository=ada/cities',
     ]);
-    expect(refused.code).toBe(1);
+    expect(refused.code).toBe(2);
     expect(refused.out).toBe('');
     expect(refused.err).toContain(`the issuer must be one this hub trusts: ${GITHUB}`);
     expect(state.publishers).toEqual([]);

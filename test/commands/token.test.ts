@@ -117,15 +117,23 @@ describe('data token create', () => {
     expect(JSON.parse(made.out)).toEqual({ token: state.made[0], record: state.records.get('ci') });
   });
 
-  it('is refused with the reason, exit 1, for a name taken or days past the maximum', async () => {
+  it('is refused with the reason, exit 1, for a name taken', async () => {
     hub(60);
     expect((await data(['token', 'create', 'ci', '--scope', 'read'])).code).toBe(0);
     const again = await data(['token', 'create', 'ci', '--scope', 'admin']);
     expect(again.code).toBe(1);
     expect(again.out).toBe('');
     expect(again.err).toContain('you already have a token named "ci"');
-    for (const days of ['0', '61']) {
-      const long = await data([
+    const json = await data(['token', 'create', 'ci', '--scope', 'read', '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_REFUSED' } });
+  });
+
+  it('is a usage error, exit 2, for --expires out of range, whether data or the hub finds it', async () => {
+    const state = hub(60);
+    // Below 1: data says so, and asks the hub nothing.
+    for (const days of ['0', '-1']) {
+      const short = await data([
         'token',
         'create',
         `d${days}`,
@@ -134,12 +142,33 @@ describe('data token create', () => {
         '--expires',
         days,
       ]);
-      expect(long.code).toBe(1);
-      expect(long.err).toContain('from 1 to 60 days');
+      expect({ code: short.code, out: short.out }, days).toEqual({ code: 2, out: '' });
+      expect(short.err, days).toContain('expected a whole number of days, 1 or more');
     }
-    const json = await data(['token', 'create', 'ci', '--scope', 'read', '--json']);
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_REFUSED' } });
+    expect(state.seen).toEqual([]);
+    // Past the hub's maximum, which only the hub knows: its reason, in the option's name.
+    const long = await data(['token', 'create', 'd61', '--scope', 'read', '--expires', '61']);
+    expect({ code: long.code, out: long.out }).toEqual({ code: 2, out: '' });
+    expect(long.err).toBe(
+      'error: token create: a token lives from 1 to 60 days on this hub (--expires was 61)\n',
+    );
+    const json = await data([
+      'token',
+      'create',
+      'd61',
+      '--scope',
+      'read',
+      '--expires',
+      '61',
+      '--json',
+    ]);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_USAGE' } });
+    // --dataset with a read token: data says so before the hub would.
+    const read = await data(['token', 'create', 'r', '--scope', 'read', '--dataset', 'ada/cities']);
+    expect(read.code).toBe(2);
+    expect(read.err).toContain('--dataset limits publishing, for --scope publish or admin');
+    expect(state.made).toEqual([]);
   });
 
   it('is a usage error, exit 2, with an unknown scope, no scope, a bad name, --dataset or --expires', async () => {

@@ -41,11 +41,19 @@ describe('data token against a real hub', () => {
       const again = await runData(['token', 'create', 'ci', '--scope', 'read'], { env: asAda });
       expect(again.code).toBe(1);
       expect(again.err).toContain('already have a token named "ci"');
-      const long = await runData(['token', 'create', 'long', '--scope', 'read', '--expires', '0'], {
+      // Days out of range are a usage error, exit 2, whether data (below 1) or the hub (past
+      // its maximum) finds them, in the option's name.
+      const none = await runData(['token', 'create', 'none', '--scope', 'read', '--expires', '0'], {
         env: asAda,
       });
-      expect(long.code).toBe(1);
-      expect(long.err).toContain('from 1 to 365 days');
+      expect(none.code).toBe(2);
+      expect(none.err).toContain('expected a whole number of days, 1 or more');
+      const long = await runData(
+        ['token', 'create', 'long', '--scope', 'read', '--expires', '366'],
+        { env: asAda },
+      );
+      expect(long.code).toBe(2);
+      expect(long.err).toContain('from 1 to 365 days on this hub (--expires was 366)');
       const scope = await runData(['token', 'create', 'x', '--scope', 'write'], { env: asAda });
       expect(scope.code).toBe(2);
       const other = await runData(

@@ -159,7 +159,8 @@ export class ApiError extends DataError {
   constructor(
     readonly step: string,
     readonly status: number,
-    detail: string,
+    /** What the server said, as it said it: shown escaped, never as it is. */
+    readonly detail: string,
   ) {
     super(`${step}: ${String(status)} ${detail}`.trim(), status === 404 ? 'E_NOT_FOUND' : 'E_API');
     this.kind = status === 401 ? 'auth' : 'server';

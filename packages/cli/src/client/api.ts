@@ -36,6 +36,37 @@ function entries<T>(
   return Array.isArray(value) ? value.map((entry) => answer(entry, step, guard, what)) : [];
 }
 
+/** What each call of the protocol does for the user, as a refusal of it says: never the route. */
+const ACTIONS: Readonly<Record<string, string>> = {
+  'auth check': 'say who the token is',
+  'auth authorize (rawstore)': 'take the upload',
+  'auth authorize (source)': 'publish the package',
+  'rawstore authorize': 'take the upload',
+  'rawstore presign': 'take the upload',
+  'source upload': 'publish the package',
+  'publication status': 'show the publication',
+  search: 'search',
+  'resolve user': 'look the owner up',
+  history: 'show the history',
+  delete: 'delete the dataset',
+};
+
+/** The protocol's names in a hub's reason, and what the user knows them as. */
+const WIRE_NAMES: Readonly<Record<string, string>> = {
+  'metadata.owner': 'the owner it is published under',
+};
+
+/**
+ * A hub's refusal of a call, in the user's words: what it would not do, and its reason with
+ * the protocol's names said as the user knows them (the CLI prints it escaped).
+ */
+export function refusalText(api: string, step: string, reason: string): string {
+  let said = reason;
+  for (const [wire, words] of Object.entries(WIRE_NAMES))
+    said = said.split(JSON.stringify(wire)).join(words);
+  return `${api} refused to ${ACTIONS[step] ?? step}: ${said}`;
+}
+
 /** The hub's API, one method per call of the protocol; tokens travel in Auth-Token only. */
 export class HubApi {
   /**
@@ -72,7 +103,8 @@ export class HubApi {
     try {
       return await (retried ? withRetries(attempt, signal) : attempt());
     } catch (error) {
-      if (error instanceof ApiError && error.status === 403) throw new RefusedError(error.message);
+      if (error instanceof ApiError && error.status === 403)
+        throw new RefusedError(refusalText(this.api, error.step, error.detail), { cause: error });
       if (error instanceof ApiError && error.status === 401) throw this.refused() ?? error;
       throw error;
     }
@@ -219,7 +251,7 @@ export class HubApi {
       const errors = Array.isArray(reply.errors)
         ? reply.errors.map(String).join('; ')
         : 'no reason given';
-      throw new ServerError(`source upload: the hub refused the package: ${errors}`);
+      throw new ServerError(refusalText(this.api, 'source upload', errors));
     }
     if (typeof reply.flow_id !== 'string' || reply.flow_id === '')
       throw new ServerError('source upload: answered a document that is not a publication');

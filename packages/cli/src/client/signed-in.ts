@@ -12,6 +12,7 @@ import {
   RefusedError,
   send,
   ServerError,
+  UsageError,
   type HttpFetch,
   type HttpInit,
   type ErrorReason,
@@ -33,10 +34,29 @@ export interface SignedInCallDeps {
   token: string;
   /** The error of a token the hub refused, in the words that fit where it came from. */
   refused: () => Error;
+  /**
+   * The names of the request's fields (`expires_days`) as the user gave them (`--expires`):
+   * a hub's reason that quotes one says the user's instead.
+   */
+  words?: Readonly<Record<string, string>> | undefined;
 }
 
-/** What the hub answers to a refusal: the statuses of a request it will not carry out. */
-const REFUSALS = new Set([400, 403, 404, 409, 422]);
+/** A hub's reason with the fields it quotes (`"expires_days"`) named as the user knows them. */
+export function inUserTerms(reason: string, words: Readonly<Record<string, string>> = {}): string {
+  let said = reason;
+  for (const [wire, word] of Object.entries(words))
+    said = said.split(JSON.stringify(wire)).join(word);
+  return said;
+}
+
+/**
+ * What the hub answers to a refusal: the statuses of a request it will not carry out. A 400
+ * or 422 refuses an argument the user gave (a value out of the hub's range, a claim it will
+ * not take): a usage error, as the same argument refused by the CLI itself. The others refuse
+ * a request understood (not allowed, not there, taken, a limit reached).
+ */
+const ARGUMENT_REFUSALS = new Set([400, 422]);
+const REFUSALS = new Set([403, 404, 409]);
 
 /**
  * How an older hub, one without these routes, shows: a 405, or a 404 at `path` (the one
@@ -80,7 +100,11 @@ export async function signedInCall(
     await response.text();
     throw new ServerError(`${step}: ${deps.api} ${older.lacks} (an older hub)`);
   }
+  if (ARGUMENT_REFUSALS.has(response.status))
+    throw new UsageError(`${step}: ${inUserTerms(errorDetail(await response.text()), deps.words)}`);
   if (REFUSALS.has(response.status))
-    throw new RefusedError(`${step}: ${errorDetail(await response.text())}`);
+    throw new RefusedError(
+      `${step}: ${inUserTerms(errorDetail(await response.text()), deps.words)}`,
+    );
   return json(step, response);
 }

@@ -21,6 +21,16 @@ export function whole(meaning = ''): (value: string) => number {
   };
 }
 
+/** A commander parser for a whole number from 1 (days, items). */
+export function counting(meaning = ''): (value: string) => number {
+  return (value) => {
+    const number = Number(value);
+    if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(number) || number < 1)
+      throw new InvalidArgumentError(`expected a whole number${meaning}, 1 or more`);
+    return number;
+  };
+}
+
 /** A commander parser for a TCP port: 0 (any free port) to 65535. */
 export function port(value: string): number {
   const number = Number(value);

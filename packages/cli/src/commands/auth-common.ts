@@ -85,15 +85,22 @@ export interface SignedInDeps {
   signal: AbortSignal;
   token: string;
   refused: () => Error;
+  /** The request's fields as the command's options name them, for the hub's reasons. */
+  words: Readonly<Record<string, string>>;
 }
 
-export function signedInDeps(ctx: Context, found: Found): SignedInDeps {
+export function signedInDeps(
+  ctx: Context,
+  found: Found,
+  words: Readonly<Record<string, string>> = {},
+): SignedInDeps {
   return {
     api: ctx.hub().api,
     fetch: ctx.fetch,
     signal: ctx.signal,
     token: found.token,
     refused: () => refusedToken(ctx, found),
+    words,
   };
 }
 

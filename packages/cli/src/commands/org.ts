@@ -72,7 +72,7 @@ export function registerOrg(
 }
 
 async function deps(ctx: Context): Promise<OrgsDeps> {
-  return signedInDeps(ctx, await requireToken(ctx));
+  return signedInDeps(ctx, await requireToken(ctx), { role: '--role' });
 }
 
 export async function createOrg(name: string, ctx: Context): Promise<number> {

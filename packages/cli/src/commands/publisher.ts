@@ -88,7 +88,7 @@ export function registerPublisher(
 }
 
 async function deps(ctx: Context): Promise<PublishersDeps> {
-  return signedInDeps(ctx, await requireToken(ctx));
+  return signedInDeps(ctx, await requireToken(ctx), { issuer: '--issuer', claims: '--claim' });
 }
 
 export async function addPublisher(

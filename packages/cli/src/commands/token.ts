@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { TOKEN_SCOPES, tokenNameProblem, UsageError, type TokenScope } from '@data/core';
 import type { Context } from '../context.js';
 import type { TokensDeps } from '../client/tokens.js';
-import { whole } from './arguments.js';
+import { counting } from './arguments.js';
 import { requireToken, signedInDeps, writeJson } from './auth-common.js';
 import type { ContextFor, SetExitCode } from './types.js';
 
@@ -43,7 +43,7 @@ export function registerToken(
     .option(
       '--expires <days>',
       "days it lives, 1 to the hub's maximum (default 30)",
-      whole(' of days'),
+      counting(' of days'),
     )
     .addHelpText(
       'after',
@@ -67,8 +67,11 @@ export function registerToken(
     });
 }
 
+/** The fields of /api/tokens as `data token create` takes them, for the hub's reasons. */
+const WORDS = { expires_days: '--expires', datasets: '--dataset', scope: '--scope' };
+
 async function deps(ctx: Context): Promise<TokensDeps> {
-  return signedInDeps(ctx, await requireToken(ctx));
+  return signedInDeps(ctx, await requireToken(ctx), WORDS);
 }
 
 export async function createToken(
@@ -78,6 +81,11 @@ export async function createToken(
 ): Promise<number> {
   const problem = tokenNameProblem(name);
   if (problem) throw new UsageError(problem);
+  // What the hub would refuse of the arguments, said before anything is asked of it.
+  if (options.scope === 'read' && options.dataset)
+    throw new UsageError(
+      'a read token reads what you may read: --dataset limits publishing, for --scope publish or admin',
+    );
   const { runTokenCreate } = await import('../client/tokens.js');
   const made = await runTokenCreate(
     {
