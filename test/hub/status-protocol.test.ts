@@ -20,6 +20,7 @@ describe('the hub’s status document', () => {
       files: null,
       changes: null,
       request_id: null,
+      stats: null,
     });
     expect(status.id).toBe('u1/prices/2');
     expect(Object.keys(status.pipelines)[0]).toBe('u1/prices/2/load');

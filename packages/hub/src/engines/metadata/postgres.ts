@@ -173,6 +173,10 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
   // that may publish a dataset, which may not exist yet.
   PUBLISHERS_TABLE,
+  // Each published revision's column statistics (the table viewer's, a TableStats per table,
+  // JSON), computed once after publication or on the first ask of a revision published before.
+  // `if not exists`: a test that takes a hub back to an earlier version may run it again.
+  `alter table revisions add column if not exists stats text;`,
 ];
 
 /** The last revision number a dataset name used: $1 the owner, $2 the dataset, $3 its key. */
@@ -462,7 +466,7 @@ export class PostgresMetadata implements Metadata {
   }
 
   private static readonly REVISION_COLUMNS =
-    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files, changes, request_id';
+    'ownerid, dataset, revision, state, spec, pipelines, error_log, descriptor, report, created, modified, findability, files, changes, request_id, stats';
 
   revision(ownerid: string, dataset: string, which: string): Promise<Revision | undefined> {
     const base = `select ${PostgresMetadata.REVISION_COLUMNS} from revisions where ownerid = $1 and dataset = $2`;
@@ -507,6 +511,19 @@ export class PostgresMetadata implements Metadata {
     this.writes++;
     await this.pool.query(POSTGRES_SQL.addRevisionBytes, [
       bytes,
+      revision.ownerid,
+      revision.dataset,
+      revision.revision,
+    ]);
+  }
+
+  async saveStats(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    stats: string,
+  ): Promise<void> {
+    this.writes++;
+    await this.pool.query(POSTGRES_SQL.saveStats, [
+      stats,
       revision.ownerid,
       revision.dataset,
       revision.revision,

@@ -164,6 +164,14 @@ const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
   // Trusted publishers (`data publisher add`): the issuer and claims of the CI workflows
   // that may publish a dataset, which may not exist yet.
   PUBLISHERS_TABLE,
+  // Each published revision's column statistics (the table viewer's, a TableStats per table,
+  // JSON), computed once after publication or on the first ask of a revision published before.
+  // Looked for first: a test that takes a hub back to an earlier version may run it again.
+  (store) => {
+    const columns = store.db.prepare('pragma table_info(revisions)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'stats'))
+      store.db.exec('alter table revisions add column stats text');
+  },
 ];
 
 /** The last revision number a dataset name used: ?1 the owner, ?2 the dataset, ?3 its key. */
@@ -454,6 +462,14 @@ export class SqliteMetadata implements Metadata {
       revision.dataset,
       revision.revision,
     );
+  }
+
+  async saveStats(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    stats: string,
+  ): Promise<void> {
+    this.writes++;
+    this.prepare(SQL.saveStats).run(stats, revision.ownerid, revision.dataset, revision.revision);
   }
 
   async saveChanges(

@@ -45,6 +45,7 @@ export const SQL = {
     'update revisions set spec_bytes = spec_bytes + ? where ownerid = ? and dataset = ? and revision = ?',
   saveChanges:
     'update revisions set changes = ? where ownerid = ? and dataset = ? and revision = ?',
+  saveStats: 'update revisions set stats = ? where ownerid = ? and dataset = ? and revision = ?',
   renewLease:
     "update revisions set lease_until = ? where ownerid = ? and dataset = ? and revision = ? and lease_owner = ? and state = 'INPROGRESS'",
   ping: 'select 1',

@@ -39,6 +39,7 @@ export const MOVED_TABLES = {
     'lease_until',
     'changes',
     'request_id',
+    'stats',
   ],
   revoked_tokens: ['jti', 'expires'],
   tokens: ['id', 'userid', 'name', 'hash', 'scope', 'datasets', 'created', 'last_used', 'expires'],

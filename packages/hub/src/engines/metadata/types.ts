@@ -71,6 +71,8 @@ export interface Revision {
   files: string | null;
   /** JSON: its changes since the published revision before it (a ChangeSummary), once summed up. */
   changes: string | null;
+  /** JSON: its tables' column statistics (RevisionStats), once computed. */
+  stats: string | null;
   /** The id of the request that queued it (X-Request-Id), for the pipeline's log lines. */
   request_id: string | null;
 }
@@ -206,6 +208,11 @@ export interface Metadata {
   saveChanges(
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     changes: string,
+  ): Promise<void>;
+  /** Keeps a published revision's column statistics, as saveChanges keeps its summary. */
+  saveStats(
+    revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
+    stats: string,
   ): Promise<void>;
   /**
    * Takes the oldest revision waiting to be processed, for `worker` until `leaseUntil`
