@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { positive } from './arguments.js';
 import type { Context } from '../context.js';
 import type { InputStream } from '../output/io.js';
-import { UsageError, untilAborted } from '@data/core';
+import { UsageError, untilAborted, visible } from '@data/core';
 import { hubApi, writeJson } from './auth-common.js';
 import { tokenText } from '../credentials/token-text.js';
 import type { ContextFor, SetExitCode } from './types.js';
@@ -27,7 +27,7 @@ export function registerLogin(
       '--no-browser',
       'print the sign-in address instead of opening a browser (SSH, WSL, containers)',
     )
-    .option('--with-token', 'read a token from standard input')
+    .option('--with-token', 'read a token from standard input (asked for, hidden, on a terminal)')
     .option('--timeout <seconds>', 'how long to wait for the browser', positive('seconds'), 300)
     .addHelpText(
       'after',
@@ -48,11 +48,29 @@ async function readStdin(stdin: InputStream, signal: AbortSignal): Promise<strin
   return tokenText(Buffer.concat(chunks).toString('utf8'), 'standard input');
 }
 
+/**
+ * The token of `--with-token`: asked for on a terminal, with hidden input (nothing echoed,
+ * nothing left on the screen), where standard input would wait silently for a pipe; read to
+ * the end of standard input otherwise.
+ */
+async function givenToken(ctx: Context): Promise<string> {
+  const { io } = ctx;
+  if (!(io.isStdinTTY && io.isStderrTTY)) return readStdin(ctx.rawIO.stdin, ctx.signal);
+  const { default: password } = await import('@inquirer/password');
+  const { promptContext } = await import('../output/prompt.js');
+  // Ctrl-C at it (ExitPromptError) or a signal (AbortPromptError) is exit 130 or 143: cli.ts.
+  const typed = await password(
+    { message: `Paste a token for ${visible(ctx.hub().api)}:` },
+    promptContext(ctx),
+  );
+  return tokenText(typed, 'standard input');
+}
+
 export async function showLogin(options: LoginOptions, ctx: Context): Promise<number> {
   const api = hubApi(ctx);
   let token: string | undefined;
   if (options.withToken) {
-    token = await readStdin(ctx.rawIO.stdin, ctx.signal);
+    token = await givenToken(ctx);
     if (!token) throw new UsageError('no token on standard input');
   }
   const { runLogin } = await import('../client/auth.js');
