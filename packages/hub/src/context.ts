@@ -7,6 +7,7 @@ import type { Provider } from './engines/providers/types.js';
 import type { MetricsAccess } from './options.js';
 import type { HubParts } from './parts.js';
 import type { IdTokenVerifier } from './services/trusted-publishing.js';
+import type { TableViewer } from './services/viewer/engine.js';
 
 export interface Hub extends HubParts {
   /** Identity providers the operator configured, by name. */
@@ -17,6 +18,8 @@ export interface Hub extends HubParts {
   enqueue(): void;
   /** The derived copies, made when first asked for. */
   readonly copies: Copies;
+  /** The table viewer: pages of a table sorted, filtered and searched, and its statistics. */
+  readonly viewer: TableViewer;
   /** Set once the process begins to shut down: it is then no longer ready. */
   readonly lifecycle: { stopping: boolean };
   /** Who may read /metrics: nobody (off), anyone who reaches the hub, or bearers of a token. */

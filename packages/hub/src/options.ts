@@ -26,7 +26,34 @@ export interface HubOptions {
    * whatever the owners' quotas: least recently read copies go first.
    */
   derivedCacheBytes: number;
+  /** The table viewer's engine: its memory, threads, questions at once and their time. */
+  viewer?: Partial<ViewerOptions> | undefined;
 }
+
+/** The table viewer's DuckDB (services/viewer/duckdb.ts). */
+export interface ViewerOptions {
+  /** DuckDB's memory_limit, in MB: beyond it, sorts and aggregates spill to the scratch folder. */
+  memoryMb: number;
+  /** DuckDB's worker threads. */
+  threads: number;
+  /** Questions answered at once. */
+  queries: number;
+  /** Questions that wait for a turn; past them the hub answers 503. */
+  queued: number;
+  /** Seconds one question of a page may take before it is interrupted. */
+  querySeconds: number;
+  /** MB of Parquet copies the viewer keeps as local files (those of an S3 bucket, say). */
+  cacheMb: number;
+}
+
+export const DEFAULT_VIEWER: ViewerOptions = {
+  memoryMb: 256,
+  threads: 2,
+  queries: 2,
+  queued: 16,
+  querySeconds: 10,
+  cacheMb: 1024,
+};
 
 export const DEFAULT_DERIVED_CACHE_MB = 1024;
 

@@ -16,6 +16,7 @@ import {
   type MetricsAccess,
 } from './options.js';
 import { Copies } from './services/copies/copies.js';
+import { TableViewer } from './services/viewer/engine.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './engines/providers/types.js';
 import * as frontend from './http/frontend.js';
@@ -599,12 +600,14 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     lookups: new BoundedCache(LOOKUP_CACHE_BYTES),
     metrics: new HubMetrics(store),
   };
+  const copies = new Copies(parts);
   const hub: { -readonly [K in keyof Hub]: Hub[K] } = {
     ...parts,
     providers,
     devSignIn,
     enqueue: () => queue.runner?.enqueue(),
-    copies: new Copies(parts),
+    copies,
+    viewer: new TableViewer(parts, copies, options.viewer),
     lifecycle: { stopping: false },
     metricsAccess: metricsAccess(options, host),
     idTokens: new IdTokenVerifier({ issuers: settings.trustedIssuers }),
@@ -635,6 +638,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
         })
       : undefined;
     await Promise.all([closed, running.stop()]);
+    await hub.viewer.stop();
     await hub.copies.stop();
     hub.metrics.registry.clear();
     await store.close();

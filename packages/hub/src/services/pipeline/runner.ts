@@ -9,6 +9,7 @@ import type { FlowSpec } from '@data/core';
 import { STEPS, flowId, initialPipelines, type StepId } from './steps.js';
 import type { PipelineStatus, Revision } from '../../engines/metadata/types.js';
 import type { LogFields } from '../../logger.js';
+import type { TableViewer } from '../viewer/engine.js';
 
 export interface RunnerHooks {
   /** Awaited before each step (the step then runs unless the runner stopped meanwhile). */
@@ -75,7 +76,10 @@ export class Runner {
     private readonly hub: Pick<
       HubParts,
       'log' | 'metrics' | 'options' | 'storage' | 'store' | 'tmpDir'
-    >,
+    > & {
+      /** The table viewer, whose column statistics a published revision gets. */
+      readonly viewer?: TableViewer;
+    },
     private readonly hooks: RunnerHooks = {},
     options: RunnerOptions = {},
   ) {
@@ -209,7 +213,35 @@ export class Runner {
     if (state !== 'SUCCEEDED' && state !== 'FAILED') return;
     this.hub.metrics.revision(state);
     this.hub.log(`revision ${state.toLowerCase()}`, { level: 'info', ...work.logFields });
-    if (state === 'SUCCEEDED') this.summarize(revision);
+    if (state === 'SUCCEEDED') {
+      this.summarize(revision);
+      this.computeStats(revision);
+    }
+  }
+
+  /**
+   * Computes the column statistics of each table of the revision (the table viewer's),
+   * after it was published, as its change summary is.
+   */
+  private computeStats(revision: Revision): void {
+    const viewer = this.hub.viewer;
+    if (!viewer) return;
+    const controller = new AbortController();
+    this.running.add(controller);
+    const task = import('../viewer/stats.js')
+      .then((module) => module.keepStats({ ...this.hub, viewer }, revision, controller.signal))
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted)
+          this.hub.log(
+            `the column statistics of the revision could not be computed: ${error instanceof Error ? error.message : String(error)}`,
+            revisionFields(revision),
+          );
+      })
+      .finally(() => {
+        this.running.delete(controller);
+        this.summaries.delete(task);
+      });
+    this.summaries.add(task);
   }
 
   /**

@@ -1,0 +1,304 @@
+/**
+ * The table viewer's engine (issue 50): DuckDB reading the hub's Parquet copy of a table, as
+ * docs/performance.md's "Table viewer engine" measured. A page of any table sorted by any
+ * column, filtered by columns and searched; how many rows match, counted once per filter
+ * and search (paging does not count again); the table's column statistics (stats.ts).
+ * Where DuckDB cannot load, pages in the table's order still come from its CSV copy, and
+ * sorting, filtering and searching are answered as unavailable.
+ */
+import { join } from 'node:path';
+import { derivedOf, type Resource } from '@data/core';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BoundedCache } from '../../bounded-cache.js';
+import { HttpError } from '../../http-error.js';
+import type { HubParts } from '../../parts.js';
+import type { Copies } from '../copies/copies.js';
+import { rowsPage } from '../copies/table-rows.js';
+import type { Published } from '../published.js';
+import { DEFAULT_VIEWER, type ViewerOptions } from '../../options.js';
+import { DuckEngine, QueryStopped } from './duckdb.js';
+import { LocalFiles, tableOf, type LocalParquet } from './local-files.js';
+import {
+  cellExpression,
+  conditionsOf,
+  identifier,
+  jsonCell,
+  kindOf,
+  type FileColumn,
+} from './sql.js';
+import type { Cell, TablePage, TableQuery, ViewerColumn } from './types.js';
+
+/** What the viewer answers when it cannot answer a query: why, in words for the page. */
+export interface ViewerUnavailable {
+  unavailable: 'engine' | 'copy' | 'depth';
+  message: string;
+}
+
+export const ENGINE_MISSING = 'sorting, filtering and searching are unavailable on this hub';
+
+/** Without the engine, rows come from the CSV copy read from its start: this deep at most. */
+export const FALLBACK_DEEPEST = 10_000;
+
+/** What a file holds: its columns as DuckDB reads them and its rows. */
+export interface FileFacts {
+  columns: FileColumn[];
+  rows: number;
+}
+
+/** The columns of a table as the viewer shows them: its schema's fields, named and typed. */
+export function viewerColumns(resource: Resource): ViewerColumn[] {
+  const fields = (resource.schema as { fields?: unknown } | undefined)?.fields;
+  if (!Array.isArray(fields)) return [];
+  return fields.map((field: { name?: unknown; type?: unknown }) => ({
+    name: String(field.name),
+    type: typeof field.type === 'string' && field.type !== '' ? field.type : 'string',
+  }));
+}
+
+/** Whether a query asks only for rows in the table's order. */
+export function isPlain(query: TableQuery): boolean {
+  return !query.sort && query.filters.length === 0 && (query.search ?? '') === '';
+}
+
+/** A DuckDB error from a value it could not read as its column's type: the client's. */
+function clientError(error: unknown): HttpError | undefined {
+  const message = error instanceof Error ? error.message : '';
+  if (/^(Conversion|Invalid Input|Out of Range) Error/.test(message))
+    return new HttpError(400, 'a value of the filters is not one of its column');
+  return undefined;
+}
+
+export class TableViewer {
+  readonly engine: DuckEngine;
+  readonly files: LocalFiles;
+  readonly options: ViewerOptions;
+  /** Each file's columns and rows, by what names its bytes. */
+  private readonly facts = new BoundedCache<FileFacts>(4 * 1024 * 1024);
+  /** Rows matching a filter and search, by file and query. */
+  private readonly counts = new BoundedCache<number>(1024 * 1024);
+
+  constructor(
+    readonly hub: Pick<HubParts, 'storage' | 'store' | 'tmpDir' | 'log' | 'options'>,
+    readonly copies: Pick<Copies, 'answer' | 'read'>,
+    options: Partial<ViewerOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_VIEWER, ...options };
+    const folder = join(hub.tmpDir, 'viewer');
+    this.files = new LocalFiles(
+      hub,
+      copies,
+      join(folder, 'files'),
+      this.options.cacheMb * 1024 ** 2,
+    );
+    this.engine = new DuckEngine(this.options, join(folder, 'spill'), [
+      `${join(folder, 'files')}/`,
+      `${join(hub.tmpDir, 'copies')}/`,
+    ]);
+  }
+
+  async stop(): Promise<void> {
+    await this.engine.stop();
+    await this.files.stop();
+  }
+
+  /**
+   * A page of a table of a revision: its rows that the filters and search let through, in
+   * the order asked (the file's order within equal values, so that paging is deterministic).
+   */
+  async queryTable(
+    pkg: Published,
+    query: TableQuery,
+    signal?: AbortSignal,
+  ): Promise<TablePage | ViewerUnavailable> {
+    const source = tableOf(pkg, query.table);
+    if (!source) throw new HttpError(404, `no table named "${query.table}"`);
+    const available = await this.engine.available();
+    if (available !== true) return this.fromCsv(pkg, source, query);
+    const file = await this.files.acquire(pkg, query.table);
+    if (!file) return this.fromCsv(pkg, source, query);
+    try {
+      return await this.engine.run(
+        (connection) => this.page(connection, file, viewerColumns(source), query),
+        signal,
+      );
+    } catch (error) {
+      throw clientError(error) ?? stopped(error);
+    } finally {
+      file.release();
+    }
+  }
+
+  /** A file's columns and rows, asked once. */
+  async factsOf(connection: DuckDBConnection, file: LocalParquet): Promise<FileFacts> {
+    const known = this.facts.get(file.id);
+    if (known) return known;
+    const shape = await connection.runAndReadAll('SELECT * FROM read_parquet($1) LIMIT 0', [
+      file.path,
+    ]);
+    const names = shape.columnNames();
+    const types = shape.columnTypes();
+    const columns = names.map((name, index) => ({ name, kind: kindOf(String(types[index])) }));
+    const counted = await connection.runAndReadAll('SELECT count(*) FROM read_parquet($1)', [
+      file.path,
+    ]);
+    const facts = { columns, rows: Number(counted.getRowsJS()[0]?.[0] ?? 0) };
+    this.facts.set(file.id, facts, 256 + JSON.stringify(columns).length);
+    return facts;
+  }
+
+  private async page(
+    connection: DuckDBConnection,
+    file: LocalParquet,
+    shown: ViewerColumn[],
+    query: TableQuery,
+  ): Promise<TablePage> {
+    const facts = await this.factsOf(connection, file);
+    const columns: ViewerColumn[] =
+      shown.length > 0
+        ? shown
+        : facts.columns.map((column) => ({ name: column.name, type: typeName(column) }));
+    const byName = new Map(facts.columns.map((column) => [column.name, column]));
+    const answer: TablePage = {
+      table: query.table,
+      columns,
+      rows: [],
+      offset: query.offset,
+      matching: facts.rows,
+      total: facts.rows,
+    };
+    // The virtual column would hide a publisher's column of its name: read by offset then.
+    const numbered = !byName.has('file_row_number');
+    if (!isPlain(query)) answer.matching = await this.matching(connection, file, facts, query);
+    if (query.offset >= answer.matching) return answer;
+    const selected = columns.map((column) => {
+      const found = byName.get(column.name);
+      return found ? cellExpression(found) : 'NULL';
+    });
+    const params: unknown[] = [file.path];
+    const from = `read_parquet($1${numbered ? ', file_row_number = true' : ''})`;
+    const window = `LIMIT ${String(query.limit)} OFFSET ${String(query.offset)}`;
+    let sql: string;
+    if (isPlain(query) && numbered) {
+      // By the file's row number, which skips whole row groups: an offset would read them.
+      const last = query.offset + query.limit;
+      sql = `SELECT ${selected.join(', ')} FROM ${from} WHERE file_row_number >= ${String(query.offset)} AND file_row_number < ${String(last)} ORDER BY file_row_number`;
+    } else {
+      const where = conditionsOf(query, facts.columns, params).sql;
+      const order: string[] = [];
+      const sorted = query.sort && byName.get(query.sort.column);
+      if (query.sort && sorted)
+        order.push(
+          `${identifier(sorted.name)} ${query.sort.descending ? 'DESC' : 'ASC'} NULLS LAST`,
+        );
+      if (numbered) order.push('file_row_number');
+      const by = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
+      sql = `SELECT ${selected.join(', ')} FROM ${from}${where}${by} ${window}`;
+    }
+    const result = await connection.runAndReadAll(sql, params as never);
+    answer.rows = result.getRowsJS().map((row) => row.map(jsonCell));
+    return answer;
+  }
+
+  private async matching(
+    connection: DuckDBConnection,
+    file: LocalParquet,
+    facts: FileFacts,
+    query: TableQuery,
+  ): Promise<number> {
+    const key = JSON.stringify([file.id, query.filters, query.search ?? '']);
+    const known = this.counts.get(key);
+    if (known !== undefined) return known;
+    if (query.filters.length === 0 && (query.search ?? '') === '') return facts.rows;
+    const params: unknown[] = [file.path];
+    const where = conditionsOf(query, facts.columns, params).sql;
+    const result = await connection.runAndReadAll(
+      `SELECT count(*) FROM read_parquet($1)${where}`,
+      params as never,
+    );
+    const count = Number(result.getRowsJS()[0]?.[0] ?? 0);
+    this.counts.set(key, count, key.length * 2 + 64);
+    return count;
+  }
+
+  /**
+   * Without the engine: rows in the table's order from its CSV copy, read from its start, as
+   * deep as FALLBACK_DEEPEST; a sort, filter or search is answered as unavailable.
+   */
+  private async fromCsv(
+    pkg: Published,
+    source: Resource,
+    query: TableQuery,
+  ): Promise<TablePage | ViewerUnavailable> {
+    const available = await this.engine.available();
+    const why =
+      available === true
+        ? 'this table has no Parquet copy: sorting, filtering and searching are unavailable for it'
+        : ENGINE_MISSING;
+    if (!isPlain(query))
+      return { unavailable: available === true ? 'copy' : 'engine', message: why };
+    const csv = derivedOf(pkg.descriptor.resources, 'derived/csv', source.name);
+    if (!csv) return { unavailable: 'copy', message: 'this table has no copy the hub can page' };
+    if (query.offset + query.limit > FALLBACK_DEEPEST)
+      return {
+        unavailable: 'depth',
+        message: `${why}; rows past the first ${FALLBACK_DEEPEST.toLocaleString('en')} are in the download`,
+      };
+    const page = await rowsPage(() => this.copies.read(pkg, csv), query.offset, query.limit);
+    const shown = viewerColumns(source);
+    const columns =
+      shown.length > 0 ? shown : page.labels.map((name) => ({ name, type: 'string' }));
+    const rows = (csv.datahub as { rows?: unknown } | undefined)?.rows;
+    const total =
+      typeof rows === 'number' ? rows : query.offset + page.rows.length + (page.more ? 1 : 0);
+    return {
+      table: query.table,
+      columns,
+      rows: page.rows.map((row) => columns.map((column, index) => csvCell(column, row[index]))),
+      offset: query.offset,
+      matching: total,
+      total,
+    };
+  }
+}
+
+/** A CSV copy's cell (the hub's normal form) as JSON holds it. */
+function csvCell(column: ViewerColumn, text: string | undefined): Cell {
+  if (text === undefined || text === '') return null;
+  if (column.type === 'number' || column.type === 'integer' || column.type === 'year') {
+    const value = Number(text);
+    if (Number.isFinite(value) && (column.type === 'number' || Number.isSafeInteger(value)))
+      return value;
+  }
+  if (column.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
+  return text;
+}
+
+/** A file's column as a Table Schema type, for a table whose descriptor has no schema. */
+function typeName(column: FileColumn): string {
+  const names: Record<string, string> = {
+    int: 'integer',
+    float: 'number',
+    date: 'date',
+    timestamptz: 'datetime',
+    timestamp: 'datetime',
+    time: 'time',
+    bool: 'boolean',
+  };
+  return names[column.kind] ?? 'string';
+}
+
+/** A question interrupted: its client went, or it ran past its time. */
+function stopped(error: unknown): unknown {
+  if (error instanceof QueryStopped) return new HttpError(503, error.message);
+  return error;
+}
+
+/** A page of a table of a revision, by the hub's viewer. */
+export function queryTable(
+  hub: { viewer: TableViewer },
+  pkg: Published,
+  query: TableQuery,
+  signal?: AbortSignal,
+): Promise<TablePage | ViewerUnavailable> {
+  return hub.viewer.queryTable(pkg, query, signal);
+}

@@ -1,0 +1,309 @@
+import { mkdirSync, statSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { Package } from '../../packages/core/src/index.js';
+import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
+import { HttpError } from '../../packages/hub/src/http-error.js';
+import type { Published } from '../../packages/hub/src/services/published.js';
+import { QueryStopped, ViewerBusy } from '../../packages/hub/src/services/viewer/duckdb.js';
+import {
+  TableViewer,
+  type ViewerUnavailable,
+} from '../../packages/hub/src/services/viewer/engine.js';
+import { tableQuery } from '../../packages/hub/src/services/viewer/query-params.js';
+import { revisionStats } from '../../packages/hub/src/services/viewer/stats.js';
+import type {
+  Cell,
+  TablePage,
+  TableQuery,
+  ViewerColumn,
+} from '../../packages/hub/src/services/viewer/types.js';
+import { tempDir } from './helpers.js';
+
+/** A table of 1,000 rows computed here, written as Parquet as the hub types its columns. */
+const ROWS = 1000;
+const NAMES = ['Tea', 'coffee', '50%_off', 'back\\slash', 'Ünïcode', "O'Brien"];
+interface Row {
+  id: number;
+  name: string | null;
+  price: number | null;
+  day: string;
+  ok: boolean;
+  weird: number;
+}
+const rows: Row[] = Array.from({ length: ROWS }, (_, index) => ({
+  id: index + 1,
+  name: index % 17 === 0 ? null : `${NAMES[index % NAMES.length] ?? ''} ${String(index % 23)}`,
+  // Many equal prices: a sort must keep the file's order among them.
+  price: index % 13 === 0 ? null : (index * 7919) % 50,
+  day: new Date(Date.UTC(2020, 0, 1 + (index % 400))).toISOString().slice(0, 10),
+  ok: index % 3 === 0,
+  weird: index % 5,
+}));
+/** A publisher's column names: quotes of both kinds, a dot, SQL. */
+const WEIRD = `we"ird'); drop table t; --`;
+const COLUMNS: ViewerColumn[] = [
+  { name: 'id', type: 'integer' },
+  { name: 'name', type: 'string' },
+  { name: 'price', type: 'number' },
+  { name: 'day', type: 'date' },
+  { name: 'ok', type: 'boolean' },
+  { name: WEIRD, type: 'integer' },
+];
+const asCells = (row: Row): Cell[] => [row.id, row.name, row.price, row.day, row.ok, row.weird];
+
+let folder: string;
+let viewer: TableViewer;
+let pkg: Published;
+
+/** A storage of one object, the test's Parquet file, linked where the viewer asks. */
+function storageOf(file: string): Storage {
+  return {
+    location: folder,
+    stat: (key: string) =>
+      Promise.resolve(key === 'objects/table.parquet' ? { size: statSync(file).size } : undefined),
+    materialize: (_key: string, target: string) => Promise.resolve(symlinkSync(file, target)),
+  } as unknown as Storage;
+}
+
+beforeAll(async () => {
+  folder = tempDir();
+  const file = join(folder, 'table.parquet');
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const json = join(folder, 'rows.json');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(json, JSON.stringify(rows));
+  await connection.run(
+    `COPY (SELECT CAST(id AS BIGINT) AS id, CAST(name AS VARCHAR) AS name, CAST(price AS DOUBLE) AS price,
+       CAST(day AS DATE) AS day, CAST(ok AS BOOLEAN) AS ok, CAST(weird AS BIGINT) AS "${WEIRD.replaceAll('"', '""')}"
+     FROM read_json('${json}', columns = {id: 'BIGINT', name: 'VARCHAR', price: 'DOUBLE', day: 'DATE', ok: 'BOOLEAN', weird: 'BIGINT'}))
+     TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 128)`,
+  );
+  connection.closeSync();
+  instance.closeSync();
+  const tmpDir = join(folder, 'tmp');
+  mkdirSync(tmpDir);
+  const descriptor = {
+    name: 'shop',
+    resources: [
+      {
+        name: 'sales',
+        path: 'data/sales.parquet',
+        format: 'parquet',
+        schema: { fields: COLUMNS },
+      },
+    ],
+  } as unknown as Package;
+  pkg = {
+    descriptor,
+    prefix: 'packages/u/shop/1/',
+    files: { 'data/sales.parquet': 'table.parquet' },
+    revision: { stats: null },
+  } as unknown as Published;
+  viewer = new TableViewer(
+    {
+      storage: storageOf(file),
+      tmpDir,
+      log: () => undefined,
+    } as unknown as ConstructorParameters<typeof TableViewer>[0],
+    { answer: () => Promise.reject(new Error('no copies here')) } as never,
+    { queries: 1, queued: 1 },
+  );
+});
+
+afterAll(async () => {
+  await viewer.stop();
+  const { rmSync } = await import('node:fs');
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const ask = async (address: string): Promise<TablePage> => {
+  const query = tableQuery(new URLSearchParams(address), COLUMNS, 'sales');
+  const answer = await viewer.queryTable(pkg, query);
+  if ('unavailable' in answer) throw new Error(answer.message);
+  return answer;
+};
+
+/** What a query should answer, computed here from the rows. */
+function expected(keep: (row: Row) => boolean, compare?: (a: Row, b: Row) => number): Cell[][] {
+  const kept = rows.filter(keep);
+  // Array.prototype.sort is stable: equal values keep the file's order.
+  return (compare ? [...kept].sort(compare) : kept).map(asCells);
+}
+const byPrice = (descending: boolean) => (a: Row, b: Row) => {
+  if (a.price === b.price) return 0;
+  if (a.price === null) return 1;
+  if (b.price === null) return -1;
+  return descending ? b.price - a.price : a.price - b.price;
+};
+
+describe('the table viewer’s engine, DuckDB over a table’s Parquet file', () => {
+  it('pages the table in its order, to its last row, with cells as JSON holds them', async () => {
+    const first = await ask('');
+    expect(first.columns).toEqual(COLUMNS);
+    expect(first).toMatchObject({ offset: 0, matching: ROWS, total: ROWS });
+    expect(first.rows).toEqual(rows.slice(0, 50).map(asCells));
+    const last = await ask('rows=950&size=100');
+    expect(last.rows).toEqual(rows.slice(950).map(asCells));
+    expect((await ask('rows=1000')).rows).toEqual([]);
+    expect((await ask('rows=1000000000000')).rows).toEqual([]);
+  });
+
+  it('sorts by a column either way, missing values last, equal ones in the file’s order', async () => {
+    for (const descending of [false, true]) {
+      const all = expected(() => true, byPrice(descending));
+      const order = descending ? 'desc' : 'asc';
+      expect((await ask(`sort=price&order=${order}&size=100`)).rows).toEqual(all.slice(0, 100));
+      expect((await ask(`sort=price&order=${order}&rows=920&size=100`)).rows).toEqual(
+        all.slice(920),
+      );
+    }
+    const byName = (await ask(`sort=${encodeURIComponent(WEIRD)}&order=desc&size=5`)).rows;
+    expect(byName).toEqual(
+      expected(
+        () => true,
+        (a, b) => b.weird - a.weird,
+      ).slice(0, 5),
+    );
+  });
+
+  it('filters by equals, ranges and contains, counting the rows that match', async () => {
+    const cases: [string, (row: Row) => boolean][] = [
+      ['eq.price=7', (row) => row.price === 7],
+      [
+        'min.price=10&max.price=12.5',
+        (row) => row.price !== null && row.price >= 10 && row.price <= 12.5,
+      ],
+      ['min.day=2020-12-30', (row) => row.day >= '2020-12-30'],
+      ['max.day=2020-01-05&eq.ok=true', (row) => row.day <= '2020-01-05' && row.ok],
+      ['has.name=TEA', (row) => row.name?.toLowerCase().includes('tea') ?? false],
+      // %, _ and \ are themselves, not patterns.
+      ['has.name=50%25_', (row) => row.name?.includes('50%_') ?? false],
+      ['has.name=%25', (row) => row.name?.includes('%') ?? false],
+      ['has.name=k%5Cs', (row) => row.name?.includes('k\\s') ?? false],
+      ['has.name=_', (row) => row.name?.includes('_') ?? false],
+      [`eq.${encodeURIComponent(WEIRD)}=3`, (row) => row.weird === 3],
+      ["eq.name=O'Brien%205", (row) => row.name === "O'Brien 5"],
+      ['eq.id=99999999999999999', () => false],
+    ];
+    for (const [address, keep] of cases) {
+      const want = expected(keep);
+      const page = await ask(`${address}&size=100`);
+      expect(page.matching, address).toBe(want.length);
+      expect(page.total, address).toBe(ROWS);
+      expect(page.rows, address).toEqual(want.slice(0, 100));
+    }
+    // Paging a filter: the last page, the same count.
+    const want = expected((row) => row.ok, byPrice(true));
+    const page = await ask(`eq.ok=true&sort=price&order=desc&rows=300&size=100`);
+    expect(page.rows).toEqual(want.slice(300, 400));
+    expect(page.matching).toBe(want.length);
+  });
+
+  it('searches every text column, case-insensitively, with its filters', async () => {
+    const want = expected(
+      (row) => (row.name?.toLowerCase().includes('ünïcode 1') ?? false) && !row.ok,
+    );
+    const page = await ask('q=%C3%BCN%C3%8Fcode%201&eq.ok=false&size=100');
+    expect(page.rows).toEqual(want.slice(0, 100));
+    expect(page.matching).toBe(want.length);
+    expect(want.length).toBeGreaterThan(0);
+    expect((await ask("q=')%20or%201=1%20--")).matching).toBe(0);
+  });
+
+  it('computes column statistics: missing, distinct, range, histograms and frequent values', async () => {
+    const { tables } = await revisionStats(viewer, pkg, undefined, 60);
+    const [table] = tables;
+    expect(table?.rows).toBe(ROWS);
+    const column = (name: string) => table?.columns.find((each) => each.name === name);
+    const prices = rows.map((row) => row.price).filter((price) => price !== null);
+    expect(column('price')).toMatchObject({
+      type: 'number',
+      missing: ROWS - prices.length,
+      min: Math.min(...prices),
+      max: Math.max(...prices),
+    });
+    const histogram = column('price')?.histogram ?? [];
+    expect(histogram).toHaveLength(20);
+    expect(histogram.reduce((sum, bin) => sum + bin.count, 0)).toBe(prices.length);
+    expect(histogram[0]?.from).toBe(Math.min(...prices));
+    expect(histogram.at(-1)?.to).toBe(Math.max(...prices));
+    // Approximate (HyperLogLog): within 15 % here.
+    const distinct = new Set(prices).size;
+    expect(Math.abs((column('price')?.distinct ?? 0) - distinct)).toBeLessThanOrEqual(
+      Math.ceil(distinct * 0.15),
+    );
+    expect(column('day')).toMatchObject({ type: 'date', min: '2020-01-01', max: rows[399]?.day });
+    expect(column('day')?.histogram?.[0]?.from).toBe('2020-01-01');
+    const names = rows.map((row) => row.name).filter((name) => name !== null);
+    const counts = new Map<string, number>();
+    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+    const top = column('name')?.top ?? [];
+    expect(top).toHaveLength(10);
+    expect(top[0]?.count).toBe(Math.max(...counts.values()));
+    for (const { value, count } of top) expect(counts.get(String(value))).toBe(count);
+    expect(column('name')?.min).toBeUndefined();
+    expect(column('ok')?.top).toEqual([
+      { value: false, count: rows.filter((row) => !row.ok).length },
+      { value: true, count: rows.filter((row) => row.ok).length },
+    ]);
+    expect(column(WEIRD)?.distinct).toBe(5);
+  });
+
+  it('interrupts a query whose client goes, and answers 503 past its queue', async () => {
+    const controller = new AbortController();
+    const slow = viewer.engine.run(
+      (connection) => connection.run('SELECT count(*) FROM range(100000000000)'),
+      controller.signal,
+    );
+    // One runs, one waits (queued: 1), the next is refused at once.
+    const waiting = viewer.engine.run((connection) => connection.run('SELECT 1'), undefined);
+    await expect(viewer.engine.run(() => Promise.resolve(1), undefined)).rejects.toBeInstanceOf(
+      ViewerBusy,
+    );
+    controller.abort();
+    await expect(slow).rejects.toBeInstanceOf(QueryStopped);
+    await waiting;
+    // The connection interrupted answers the next question.
+    expect((await ask('size=1')).rows).toHaveLength(1);
+    // A time bound interrupts too.
+    await expect(
+      viewer.engine.run(
+        (connection) => connection.run('SELECT count(*) FROM range(100000000000)'),
+        undefined,
+        0.2,
+      ),
+    ).rejects.toThrow(/took longer than 0.2 s/);
+  });
+
+  it('reads no file outside its folders, whatever a query says', async () => {
+    await expect(
+      viewer.engine.run(
+        (connection) => connection.run("SELECT * FROM read_csv('/etc/passwd')"),
+        undefined,
+      ),
+    ).rejects.toThrow(/disabled by configuration/);
+  });
+
+  it('answers a sort or filter as unavailable when the engine cannot load', async () => {
+    const missing = new TableViewer(
+      { storage: storageOf(''), tmpDir: join(folder, 'tmp2'), log: () => undefined } as never,
+      { answer: () => Promise.reject(new Error('none')) } as never,
+    );
+    (missing.engine as unknown as { loading: Promise<unknown> }).loading = Promise.resolve({
+      missing: 'no binary',
+    });
+    const query: TableQuery = { table: 'sales', filters: [], offset: 0, limit: 10, search: 'x' };
+    const answer = (await missing.queryTable(pkg, query)) as ViewerUnavailable;
+    expect(answer).toEqual({
+      unavailable: 'engine',
+      message: 'sorting, filtering and searching are unavailable on this hub',
+    });
+    await expect(missing.queryTable(pkg, { ...query, table: 'nope' })).rejects.toBeInstanceOf(
+      HttpError,
+    );
+    await missing.stop();
+  });
+});
