@@ -5,6 +5,7 @@
  */
 import { setupServer } from 'msw/node';
 import { http, HttpResponse } from 'msw';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { signedIn, signedOut } from '../helpers/msw/auth.js';
@@ -42,8 +43,14 @@ describe('data org', () => {
       out: 'grace is now maintainer of acme\n',
     });
     expect((await data(['org', 'add', 'acme', 'rob', '--role', 'reader'])).code).toBe(0);
-    const table = await data(['org', 'members', 'acme']);
-    expect(table.out).toBe('USER   ROLE\nada    admin\ngrace  maintainer\nrob    reader\n');
+    // As the other lists: tab-separated lines in a pipe, a heading over aligned columns on a
+    // terminal (the heading was printed in a pipe too, in capitals).
+    const lines = await data(['org', 'members', 'acme']);
+    expect(lines.out).toBe('ada\tadmin\ngrace\tmaintainer\nrob\treader\n');
+    const table = await data(['org', 'members', 'acme'], { tty: true });
+    expect(stripVTControlCharacters(table.out)).toBe(
+      'user   role\nada    admin\ngrace  maintainer\nrob    reader\n',
+    );
     const json = await data(['org', 'members', 'acme', '--json']);
     expect(JSON.parse(json.out)).toEqual(state.orgs.get('acme'));
     const removed = await data(['org', 'remove', 'acme', 'rob', '--json']);
@@ -95,7 +102,7 @@ describe('data org', () => {
     const [BOLD, PLAIN] = ['\u001b[1m', '\u001b[22m'];
     // The heading's bold is the one escape left.
     const lines = listed.out.replaceAll(BOLD, '').replaceAll(PLAIN, '').trimEnd().split('\n');
-    const column = (line: string) => line.search(/(ROLE|admin|reader)$/);
+    const column = (line: string) => line.search(/(role|admin|reader)$/);
     expect(lines.map(column)).toEqual(lines.map(() => column(lines[0] ?? '')));
   });
 

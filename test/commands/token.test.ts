@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stripVTControlCharacters } from 'node:util';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { signedIn } from '../helpers/msw/auth.js';
 import { HUB } from '../helpers/msw/hub.js';
@@ -269,6 +270,15 @@ describe('data login --with-token and data logout with a named token', () => {
 });
 
 describe('data token list and revoke', () => {
+  // The stand-in hub's tokens are made on 2026-11-26: listed the day after, whatever today is.
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-11-27T12:00:00.000Z'));
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('list the records, never a token, with names escaped', async () => {
     const state = hub();
     await data(['token', 'create', 'ci', '--scope', 'publish', '--dataset', 'ada/cities']);
@@ -280,7 +290,7 @@ describe('data token list and revoke', () => {
     expect(listed.code).toBe(0);
     expect(listed.out).not.toContain(state.made[0] ?? '');
     expect(listed.out).toContain(
-      'ci\tpublish\tada/cities\t2026-11-26 21:00Z\tnever\t2026-12-26 21:00Z\n',
+      'ci\tpublish\tada/cities\t2026-11-26 21:00Z\tnever\t2026-12-26 21:00Z\tactive\n',
     );
     expect(listed.out).toContain('odd\\x1b[2J\t');
     expect(listed.out).not.toContain('\u001b');
@@ -289,7 +299,29 @@ describe('data token list and revoke', () => {
     expect(records.map((record) => record.name)).toEqual(['ci', 'odd\u001b[2J']);
     expect(json.out).not.toContain(state.made[0] ?? '');
     const table = await data(['token', 'list'], { tty: true });
-    expect(table.out).toMatch(/name\s+scope\s+datasets\s+created\s+last used\s+expires/);
+    expect(table.out).toMatch(/name\s+scope\s+datasets\s+created\s+last used\s+expires\s+state/);
+  });
+
+  it('list marks an expired token, on a terminal and in a pipe', async () => {
+    const state = hub();
+    await data(['token', 'create', 'ci', '--scope', 'read']);
+    state.records.set('old', {
+      ...(state.records.get('ci') ?? ({} as never)),
+      name: 'old',
+      created: '2025-01-01T00:00:00.000Z',
+      expires: '2025-01-31T00:00:00.000Z',
+    });
+    const piped = await data(['token', 'list']);
+    expect(piped.out.split('\n')).toEqual([
+      expect.stringMatching(/^ci\t.*\tactive$/) as unknown,
+      'old\tread\tany\t2025-01-01 00:00Z\tnever\t2025-01-31 00:00Z\texpired',
+      '',
+    ]);
+    const table = await data(['token', 'list'], { tty: true });
+    const lines = stripVTControlCharacters(table.out).trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^name\s+scope\s+datasets\s+created\s+last used\s+expires\s+state$/);
+    expect(lines[1]).toMatch(/^ci\s.*\sactive$/);
+    expect(lines[2]).toMatch(/^old\s.*2025-01-31 00:00Z\s+expired$/);
   });
 
   it('revoke one by name, and say so when there is none', async () => {

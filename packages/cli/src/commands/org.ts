@@ -113,17 +113,25 @@ export async function removeMember(org: string, user: string, ctx: Context): Pro
   return 0;
 }
 
-/** The members as a table for people: one a line, name and role in columns, made visible first. */
-async function renderMembers(members: readonly OrgMember[], colors: Palette): Promise<string> {
-  const { alignedTable } = await import('../output/info.js');
+/**
+ * The members, made visible first: an aligned table under a heading on a terminal, tab-
+ * separated lines with no heading in a pipe, as the other lists.
+ */
+async function renderMembers(
+  members: readonly OrgMember[],
+  tty: boolean,
+  colors: Palette,
+): Promise<string> {
   const rows = visibleDeep(members).map((member) => [member.user, member.role]);
-  return `${alignedTable([['USER', 'ROLE'], ...rows], colors, '').join('\n')}\n`;
+  if (!tty) return rows.map((row) => `${row.join('\t')}\n`).join('');
+  const { alignedTable } = await import('../output/info.js');
+  return `${alignedTable([['user', 'role'], ...rows], colors, '').join('\n')}\n`;
 }
 
 export async function listMembers(org: string, ctx: Context): Promise<number> {
   const { runOrgMembers } = await import('../client/orgs.js');
   const members = await runOrgMembers(org, await deps(ctx));
   if (ctx.globals.json) writeJson(ctx, members);
-  else ctx.io.stdout.write(await renderMembers(members, ctx.colors));
+  else ctx.io.stdout.write(await renderMembers(members, ctx.io.isStdoutTTY, ctx.colors));
   return 0;
 }
