@@ -9,7 +9,7 @@ import type { Hub } from '../context.js';
 import type { User } from '../engines/metadata/types.js';
 import { HttpError } from '../http-error.js';
 import { isReservedName, USERNAME } from '../names.js';
-import { may } from '../services/access.js';
+import { credentialRefusal, may } from '../services/access.js';
 import { ROLES, type Caller, type Role } from '../caller.js';
 import { callerOf } from './callers.js';
 import { isObject, readJson, sendJson, type Request } from './request.js';
@@ -41,7 +41,14 @@ async function managedOrganisation(hub: Hub, caller: Caller, name: string): Prom
   if (!(await may(hub.store.organisations, caller, 'manage', org.userid)))
     throw new HttpError(
       403,
-      `only an admin of ${org.username} may change its members, signed in or with an admin token`,
+      credentialRefusal(
+        caller,
+        'manage',
+        org.userid,
+        undefined,
+        org.username,
+        `changing the members of ${org.username}`,
+      ) ?? `only an admin of ${org.username} may change its members`,
     );
   return org;
 }
@@ -64,7 +71,14 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
   if (!(await may(hub.store.organisations, caller, 'manage', caller.userid)))
     throw new HttpError(
       403,
-      'this token may not make organisations: sign in, or use an admin token',
+      credentialRefusal(
+        caller,
+        'manage',
+        caller.userid,
+        undefined,
+        'organisations',
+        'making an organisation',
+      ) ?? 'this token may not make organisations: sign in, or use an admin token',
     );
   const body = await readJson(request);
   const asked = isObject(body) && typeof body.name === 'string' ? body.name.trim() : '';
@@ -72,7 +86,7 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
   if (!USERNAME.test(name))
     throw new HttpError(
       400,
-      'an organisation name is like a user name: letters, digits, "-" and "_", starting with a letter or digit, at most 39',
+      'an organisation name is like a user name: letters, digits, "-" and "_", starting with a letter or digit, at most 39 characters',
     );
   if (isReservedName(name)) throw new HttpError(400, `"${name}" is reserved on this hub`);
   // A cap on names one user holds (squatting): counted among the organisations they admin.

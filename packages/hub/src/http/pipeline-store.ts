@@ -67,11 +67,12 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
     const owner = (await hub.store.userById(ownerid))?.username ?? ownerid;
     return sendJson(response, 403, {
       success: false,
+      // The credential's own limit first (its scope, its datasets), under any owner.
       errors: [
-        ownerid === caller.userid
-          ? (credentialRefusal(caller, 'publish', ownerid, dataset, `${owner}/${dataset}`) ??
-            `this token may not publish ${owner}/${dataset}`)
-          : '"meta.ownerid" is not the owner of the token, nor an organisation it may publish to',
+        credentialRefusal(caller, 'publish', ownerid, dataset, `${owner}/${dataset}`) ??
+          (ownerid === caller.userid
+            ? `this token may not publish ${owner}/${dataset}`
+            : '"meta.ownerid" is not the owner of the token, nor an organisation it may publish to'),
       ],
     } satisfies SourceUploadAnswer);
   }
@@ -231,8 +232,14 @@ export async function remove(
     (found.findability === 'private' && !(await may(roles, caller, 'read', ownerid, found.name)))
   )
     throw new HttpError(404, `no dataset ${ownerid}/${dataset}`);
-  if (!(await may(roles, caller, 'delete', ownerid, dataset)))
-    throw new HttpError(403, 'only its owner, or a maintainer of its organisation, may delete it');
+  if (!(await may(roles, caller, 'delete', ownerid, dataset))) {
+    const owner = (await hub.store.userById(ownerid))?.username ?? ownerid;
+    throw new HttpError(
+      403,
+      credentialRefusal(caller, 'delete', ownerid, found.name, `${owner}/${found.name}`) ??
+        'only its owner, or a maintainer of its organisation, may delete it',
+    );
+  }
   await hub.store.deleteDataset(ownerid, dataset);
   // The revisions' own files go; the objects stay, held by the owner (and maybe by others).
   // The dataset is gone either way: files left by a failure here are only logged.

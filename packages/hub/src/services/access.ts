@@ -60,10 +60,29 @@ function credentialAllows(
     : caller.datasets.some((pair) => names(pair, ownerid, dataset));
 }
 
+/** The least scope that allows each action. */
+const LEAST_SCOPE: Readonly<Record<Action, Scope>> = {
+  read: 'read',
+  publish: 'publish',
+  delete: 'admin',
+  manage: 'admin',
+};
+
+const DOING: Readonly<Record<Action, string>> = {
+  read: 'reading',
+  publish: 'publishing',
+  delete: 'deleting',
+  manage: 'managing',
+};
+
 /**
- * Why the credential itself may not do this, whatever its user's role: its scope, or the
- * datasets it was made for (`target` names what was asked, by owner names); undefined when
- * the credential allows it, and the role is then the question.
+ * Why the credential itself may not do this, whatever its user's role: its scope ("this
+ * token's scope is read; deleting ada/cities needs the admin scope"), or the datasets it was
+ * made for; undefined when the credential allows it, and the role is then the question. Asked
+ * first, whoever the owner (the caller, or an organisation), so that a refusal names the
+ * credential's limit, not a role the caller may well have. `target` names what was asked (by
+ * owner names); `doing`, the whole act when the action's word is not it ("making an
+ * organisation").
  */
 export function credentialRefusal(
   caller: Caller,
@@ -71,10 +90,16 @@ export function credentialRefusal(
   ownerid: string,
   dataset: string | undefined,
   target: string,
+  doing = `${DOING[action]} ${target}`,
 ): string | undefined {
   if (credentialAllows(caller, action, ownerid, dataset)) return undefined;
+  const manager = 'a sign-in or an admin token limited to no dataset';
   if (!SCOPE_ALLOWS[caller.scope].includes(action))
-    return `this token's scope is ${caller.scope}: it may not ${action} ${target}`;
+    return action === 'manage'
+      ? `this token's scope is ${caller.scope}; ${doing} takes ${manager}`
+      : `this token's scope is ${caller.scope}; ${doing} needs the ${LEAST_SCOPE[action]} scope`;
+  if (action === 'manage')
+    return `this token is limited to some datasets; ${doing} takes ${manager}`;
   return `this token may ${action} only the datasets it was made for, and ${target} is not one of them`;
 }
 
