@@ -17,6 +17,7 @@ import {
 } from './options.js';
 import { Copies } from './services/copies/copies.js';
 import { TableViewer } from './services/viewer/engine.js';
+import { tableRows } from './http/table-rows.js';
 import { BoundedCache } from './bounded-cache.js';
 import type { Provider } from './engines/providers/types.js';
 import * as frontend from './http/frontend.js';
@@ -269,8 +270,16 @@ async function readRoute(hub: Hub, request: Request, response: ServerResponse): 
     at('/:owner/:dataset/v/:revision');
     return frontend.dataset(hub, request, response, first, second, Number(fourth));
   }
+  if (count === 5 && third === 'v' && isRevisionNumber(fourth) && request.segments[4] === 'rows') {
+    at('/:owner/:dataset/v/:revision/rows');
+    return tableRows(hub, request, response, first, second, fourth);
+  }
   if (count >= 5 && third === 'v' && isRevisionNumber(fourth)) {
     return versionedRead(hub, request, response);
+  }
+  if (count === 3 && third === 'rows') {
+    at('/:owner/:dataset/rows');
+    return tableRows(hub, request, response, first, second, null);
   }
   // `?v=N` of a file moves to revision N's own address; of the descriptor, see below.
   const asked = revisionParam(request);

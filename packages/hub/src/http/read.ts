@@ -135,7 +135,7 @@ function underRevision(descriptor: Package, revision: string): Package {
  * change), and asking the hub again each time at the latest's (the ETag makes that cheap, and
  * a new revision is seen at once).
  */
-function cachePolicy(pkg: Published, versioned: boolean): string {
+export function cachePolicy(pkg: Published, versioned: boolean): string {
   const isPrivate = pkg.dataset.findability === 'private' || pkg.revision.findability === 'private';
   if (isPrivate) return 'private, no-store';
   return versioned ? IMMUTABLE : 'public, no-cache';

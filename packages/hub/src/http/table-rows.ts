@@ -1,0 +1,109 @@
+/**
+ * The table viewer's queries as JSON: `GET /<owner>/<dataset>/rows?table=…` (the published
+ * revision) and `/<owner>/<dataset>/v/<N>/rows?…` (revision N), with the page's parameters
+ * (services/viewer/query-params.ts), limits and permissions: whoever may read the revision's
+ * files may read its rows, and a revision hidden from the asker is not there.
+ */
+import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import fresh from 'fresh';
+import { isDerived, resourceName, version } from '@data/core';
+import type { Hub } from '../context.js';
+import { HttpError } from '../http-error.js';
+import { ViewerBusy } from '../services/viewer/duckdb.js';
+import { viewerColumns } from '../services/viewer/engine.js';
+import { tableOf } from '../services/viewer/local-files.js';
+import { queryParams, tableQuery } from '../services/viewer/query-params.js';
+import { tableStats } from '../services/viewer/stats.js';
+import type { TablePage, TableQuery, TableStats } from '../services/viewer/types.js';
+import { publishedRevision, revisionParam } from './published.js';
+import { cachePolicy } from './read.js';
+import { sendJson, type Request } from './request.js';
+
+/** What the route answers: a page of the table, its statistics once computed, its neighbours. */
+export interface RowsAnswer extends TablePage {
+  /** The table's column statistics; null while they are being computed. */
+  stats: TableStats | null;
+  /** The addresses of the next and previous pages of the same query; null at either end. */
+  next: string | null;
+  prev: string | null;
+}
+
+/** The version of this answer's shape and engine: part of its ETag. */
+const ANSWER_VERSION = 1;
+
+export async function tableRows(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  ownerName: string,
+  name: string,
+  revision: string | null,
+): Promise<void> {
+  const asked = revision ?? revisionParam(request);
+  const pkg = await publishedRevision(hub, request, ownerName, name, asked);
+  const params = request.url.searchParams;
+  const tables = pkg.descriptor.resources.filter((resource) => !isDerived(resource));
+  const tableName = params.get('table') ?? (tables[0] ? resourceName(tables[0]) : '');
+  const source = tableOf(pkg, tableName);
+  if (!source) throw new HttpError(404, `no table named "${tableName.slice(0, 100)}"`);
+  const query = tableQuery(params, viewerColumns(source), tableName);
+  const base = request.url.pathname;
+  const stats = await tableStats(hub, pkg, query.table);
+  // The same query of the same revision is the same answer, until the statistics come.
+  const etag = `"r${String(ANSWER_VERSION)}-${createHash('sha256')
+    .update(
+      [
+        version(),
+        pkg.prefix,
+        pkg.revision.created,
+        queryParams(query).toString(),
+        stats ? 's' : '',
+      ].join('\0'),
+    )
+    .digest('base64url')
+    .slice(0, 27)}"`;
+  response.setHeader('ETag', etag);
+  response.setHeader(
+    'Cache-Control',
+    stats ? cachePolicy(pkg, revision !== null) : cachePolicy(pkg, false),
+  );
+  const headers = request.raw.headers;
+  if (fresh({ 'if-none-match': headers['if-none-match'] }, { etag })) {
+    response.writeHead(304).end();
+    return;
+  }
+  const gone = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) gone.abort();
+  });
+  let page: Awaited<ReturnType<Hub['viewer']['queryTable']>>;
+  try {
+    page = await hub.viewer.queryTable(pkg, query, gone.signal);
+  } catch (error) {
+    if (error instanceof ViewerBusy) response.setHeader('Retry-After', String(error.retryAfter));
+    throw error;
+  }
+  if ('unavailable' in page)
+    throw new HttpError(page.unavailable === 'copy' ? 404 : 501, page.message);
+  const answer: RowsAnswer = {
+    ...page,
+    stats: stats ?? null,
+    ...neighbours(base, query, page.matching),
+  };
+  sendJson(response, 200, answer);
+}
+
+/** The addresses of the pages after and before this one. */
+function neighbours(
+  base: string,
+  query: TableQuery,
+  matching: number,
+): { next: string | null; prev: string | null } {
+  const at = (offset: number) => `${base}?${queryParams({ ...query, offset }).toString()}`;
+  const after = query.offset + query.limit;
+  return {
+    next: after < matching ? at(after) : null,
+    prev: query.offset > 0 ? at(Math.max(0, Math.min(query.offset, matching) - query.limit)) : null,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * A credential limited to some datasets (a `publish` token with `--dataset`, a trusted
+ * publisher's) uploads only for one of them, named in the authorization, and is told no more
+ * of its owner's objects than its dataset's own revisions name: `exists` was an oracle of
+ * whether the owner holds bytes of a digest it knows, of any dataset, private ones included.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  authorizeUploads,
+  browserLogin,
+  CITIES_DIR,
+  publish,
+  readPackage,
+  serviceToken,
+  waitForState,
+  withHub,
+  type AuthorizeReply,
+} from './helpers.js';
+
+async function namedToken(url: string, auth: string, request: unknown): Promise<string> {
+  const response = await fetch(`${url}/api/tokens`, {
+    method: 'POST',
+    headers: { 'Auth-Token': auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify(request),
+  });
+  const body = (await response.json()) as { token?: string };
+  if (!body.token) throw new Error(JSON.stringify(body));
+  return body.token;
+}
+
+describe('a credential limited to datasets, uploading', () => {
+  it('names its dataset, and is told only of the objects that dataset names', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const cities = readPackage(CITIES_DIR);
+      // Ada's private dataset holds these bytes.
+      const first = await publish(url, ada, CITIES_DIR, { findability: 'private' });
+      expect((await waitForState(url, first.flowId, ada)).state).toBe('SUCCEEDED');
+
+      const ci = await namedToken(url, ada, {
+        name: 'ci',
+        scope: 'publish',
+        datasets: ['ada/towns'],
+      });
+      const rawstore = await serviceToken(url, ci, 'rawstore');
+      const authorize = async (dataset?: string) => {
+        const response = await authorizeUploads(
+          url,
+          rawstore,
+          cities.files,
+          'private',
+          undefined,
+          dataset,
+        );
+        return {
+          status: response.status,
+          body: (await response.json()) as AuthorizeReply & { error?: string },
+        };
+      };
+
+      // No dataset named: refused, saying what to send.
+      const unnamed = await authorize();
+      expect(unnamed.status).toBe(403);
+      expect(unnamed.body.error).toContain('name the one the files are for in "metadata.dataset"');
+      // Another dataset of the owner: refused, naming the token's list.
+      const other = await authorize('world-cities');
+      expect(other.status).toBe(403);
+      expect(other.body.error).toBe(
+        'this token may publish only the datasets it was made for, and ada/world-cities is not one of them',
+      );
+      // Its own dataset: the forms, and nothing said of the bytes the owner holds elsewhere.
+      const own = await authorize('towns');
+      expect(own.status).toBe(200);
+      for (const [path, target] of Object.entries(own.body.filedata))
+        expect(target.exists, path).toBe(false);
+
+      // Published once through the token, its dataset's own objects are said to exist.
+      const towns = await publish(url, ci, CITIES_DIR, { dataset: 'towns' });
+      expect(towns.uploads).toBe(cities.files.size);
+      expect((await waitForState(url, towns.flowId, ada)).state).toBe('SUCCEEDED');
+      const again = await authorize('towns');
+      expect(again.status).toBe(200);
+      const told = Object.entries(again.body.filedata).filter(([, target]) => target.exists);
+      // The resources: the revision names its files (the descriptor is sent again, small).
+      expect(told.map(([path]) => path).sort()).toEqual(
+        [...cities.files.keys()].filter((path) => path !== 'datapackage.json').sort(),
+      );
+
+      // An unlimited credential is unchanged: no dataset needed, told of all it holds.
+      const whole = await authorizeUploads(
+        url,
+        await serviceToken(url, ada, 'rawstore'),
+        cities.files,
+      );
+      expect(whole.status).toBe(200);
+      const wholeBody = (await whole.json()) as AuthorizeReply;
+      for (const [path, target] of Object.entries(wholeBody.filedata))
+        expect(target.exists, path).toBe(true);
+    });
+  });
+});

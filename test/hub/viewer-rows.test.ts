@@ -1,0 +1,198 @@
+/**
+ * The table viewer's JSON route, GET /<owner>/<dataset>/rows and /v/<N>/rows, on a hub of
+ * this run's engines (SQLite and a folder; PostgreSQL and Swift's S3 under
+ * --project postgres-swift, where the Parquet copy is materialized from the bucket).
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RowsAnswer } from '../../packages/hub/src/http/table-rows.js';
+import { browserLogin, publish, tempDir, waitForState, withHub } from './helpers.js';
+
+const dir = tempDir();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const ROWS = 3000;
+/** A publisher's column name: quotes of both kinds, a dot, SQL and a parameter's characters. */
+const WEIRD = `we"ird.col'); drop table t; --&x=1`;
+const KINDS = ['tea', 'coffee', 'cocoa', '50%_off', 'mate'];
+interface Row {
+  id: number;
+  kind: string;
+  price: number | null;
+  day: string;
+  weird: number;
+}
+const rows: Row[] = Array.from({ length: ROWS }, (_, index) => ({
+  id: index + 1,
+  kind: `${KINDS[index % KINDS.length] ?? ''} ${String(index % 7)}`,
+  price: index % 11 === 0 ? null : (index * 37) % 100,
+  day: new Date(Date.UTC(2021, 0, 1 + (index % 365))).toISOString().slice(0, 10),
+  weird: index % 4,
+}));
+const cells = (row: Row) => [row.id, row.kind, row.price, row.day, row.weird];
+
+beforeAll(() => {
+  mkdirSync(dir, { recursive: true });
+  const quoted = `"${WEIRD.replaceAll('"', '""')}"`;
+  const lines = [
+    `id,kind,price,day,${quoted}`,
+    ...rows.map(
+      (row) =>
+        `${String(row.id)},${row.kind},${row.price === null ? '' : String(row.price)},${row.day},${String(row.weird)}`,
+    ),
+  ];
+  writeFileSync(join(dir, 'sales.csv'), `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'notes.csv'), 'note\nhello\n');
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({
+      name: 'shop',
+      resources: [
+        {
+          name: 'sales',
+          path: 'sales.csv',
+          schema: {
+            fields: [
+              { name: 'id', type: 'integer' },
+              { name: 'kind', type: 'string' },
+              { name: 'price', type: 'number' },
+              { name: 'day', type: 'date' },
+              { name: WEIRD, type: 'integer' },
+            ],
+          },
+        },
+        {
+          name: 'notes',
+          path: 'notes.csv',
+          schema: { fields: [{ name: 'note', type: 'string' }] },
+        },
+      ],
+    }),
+  );
+});
+
+async function rowsOf(url: string, init?: RequestInit): Promise<RowsAnswer> {
+  const response = await fetch(url, init);
+  expect(response.status, await response.clone().text()).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  return (await response.json()) as RowsAnswer;
+}
+
+describe('the table viewer’s JSON route', () => {
+  it('answers pages of a table sorted, filtered and searched, with its statistics and neighbours', async () => {
+    await withHub({}, async ({ url, runner }) => {
+      const ada = await browserLogin(url, 'ada');
+      const state = await waitForState(url, (await publish(url, ada, dir)).flowId);
+      expect(state.state).toBe('SUCCEEDED');
+      const base = `${url}/ada/shop/rows`;
+
+      // The first table by default, in its order.
+      const first = await rowsOf(base);
+      expect(first.table).toBe('sales');
+      expect(first.columns.map((column) => column.name)).toEqual([
+        'id',
+        'kind',
+        'price',
+        'day',
+        WEIRD,
+      ]);
+      expect(first).toMatchObject({ offset: 0, matching: ROWS, total: ROWS, prev: null });
+      expect(first.rows).toEqual(rows.slice(0, 50).map(cells));
+      // The next page's address, followed to the last page.
+      let page = first;
+      let pages = 1;
+      while (page.next) {
+        page = await rowsOf(new URL(page.next, url).href);
+        pages++;
+      }
+      expect(pages).toBe(ROWS / 50);
+      expect(page.rows).toEqual(rows.slice(ROWS - 50).map(cells));
+      expect(page.prev).toContain(`rows=${String(ROWS - 100)}`);
+
+      // A filter on the publisher's strange column, sorted by price descending, searched.
+      const params = new URLSearchParams([
+        ['table', 'sales'],
+        [`eq.${WEIRD}`, '2'],
+        ['sort', 'price'],
+        ['order', 'desc'],
+        ['q', '%_'],
+        ['size', '100'],
+      ]);
+      const filtered = await rowsOf(`${base}?${params.toString()}`);
+      const want = rows
+        .filter((row) => row.weird === 2 && row.kind.includes('%_'))
+        .sort((a, b) => (b.price ?? -Infinity) - (a.price ?? -Infinity));
+      expect(filtered.matching).toBe(want.length);
+      expect(filtered.rows.map((row) => row[2])).toEqual(
+        want.slice(0, 100).map((row) => row.price),
+      );
+      expect(filtered.rows.every((row) => row[4] === 2)).toBe(true);
+
+      // Another table by name; refusals as JSON.
+      expect((await rowsOf(`${base}?table=notes`)).rows).toEqual([['hello']]);
+      for (const [address, status, message] of [
+        ['?table=nope', 404, 'no table named "nope"'],
+        ['?sort=nope', 400, '"sort" names no column of table "sales"'],
+        [
+          '?min.day=2021-02-30',
+          400,
+          '"min.day" must be a date as YYYY-MM-DD (its column is a date)',
+        ],
+        ['?size=101', 400, '"size" must be a whole number up to 100'],
+      ] as const) {
+        const refused = await fetch(`${base}${address}`);
+        expect(refused.status, address).toBe(status);
+        expect(await refused.json(), address).toEqual({ error: message });
+      }
+      expect((await fetch(`${url}/ada/nothing/rows`)).status).toBe(404);
+
+      // The statistics, once computed after publication; the answer's ETag then changes.
+      await runner.idle();
+      const etagBefore = (await fetch(base)).headers.get('etag');
+      const withStats = await fetch(base);
+      const answer = (await withStats.json()) as RowsAnswer;
+      expect(answer.stats?.rows).toBe(ROWS);
+      const price = answer.stats?.columns.find((column) => column.name === 'price');
+      expect(price).toMatchObject({ missing: rows.filter((row) => row.price === null).length });
+      expect(price?.histogram?.reduce((sum, bin) => sum + bin.count, 0)).toBe(
+        rows.filter((row) => row.price !== null).length,
+      );
+      const etag = withStats.headers.get('etag') ?? '';
+      expect(etag).toMatch(/^"r1-/);
+      expect(etagBefore).toBe(etag);
+      expect(withStats.headers.get('cache-control')).toBe('public, no-cache');
+      // A conditional GET of the same query: 304, nothing queried; HEAD says the same.
+      const again = await fetch(base, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      const head = await fetch(`${base}?table=sales`, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('etag')).toBe(etag);
+      // A revision's own address: kept a year once its statistics are there.
+      const versioned = await fetch(`${url}/ada/shop/v/1/rows?sort=id&order=desc&size=1`);
+      expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(((await versioned.json()) as RowsAnswer).rows).toEqual([cells(rows.at(-1) as Row)]);
+      expect((await fetch(`${url}/ada/shop/v/2/rows`)).status).toBe(404);
+    });
+  });
+
+  it('has the page’s permissions: a private dataset’s rows are not there for others', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const mallory = await browserLogin(url, 'mallory');
+      const { flowId } = await publish(url, ada, dir, { findability: 'private' });
+      expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
+      for (const address of ['/ada/shop/rows', '/ada/shop/v/1/rows?table=notes']) {
+        expect((await fetch(`${url}${address}`)).status, address).toBe(404);
+        const other = await fetch(`${url}${address}`, { headers: { 'Auth-Token': mallory } });
+        expect(other.status, address).toBe(404);
+        expect(await other.json()).toEqual({ error: 'not found' });
+        const own = await fetch(`${url}${address}`, { headers: { 'Auth-Token': ada } });
+        expect(own.status, address).toBe(200);
+        expect(own.headers.get('cache-control')).toBe('private, no-store');
+      }
+      // The page says the same.
+      expect((await fetch(`${url}/ada/shop`)).status).toBe(404);
+    });
+  });
+});
