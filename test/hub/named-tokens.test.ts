@@ -464,7 +464,8 @@ describe('named tokens', () => {
       expect((await waitForState(url, flowId, ada)).state).toBe('SUCCEEDED');
       // Another dataset of the same user: refused.
       await expect(publish(url, one, CITIES_DIR, { dataset: 'towns' })).rejects.toThrow(
-        'source upload failed: this token may publish only the datasets it was made for, and ada/towns is not one of them',
+        // Refused at the upload's authorization, which names the dataset.
+        'rawstore authorize failed: this token may publish only the datasets it was made for, and ada/towns is not one of them',
       );
       // A read token publishes nothing.
       const uploads = await authorizeUploads(
@@ -474,7 +475,9 @@ describe('named tokens', () => {
       );
       // A valid credential lacking the scope is refused (403), not asked to sign in (401).
       expect(uploads.status).toBe(403);
-      expect(await uploads.text()).toContain("this token's scope is read: it may not publish");
+      expect(await uploads.text()).toContain(
+        "this token's scope is read; publishing the datasets of ada needs the publish scope",
+      );
       await expect(publish(url, reader, CITIES_DIR, { dataset: 'cities' })).rejects.toThrow();
       expect((await fetch(`${url}/ada/towns/datapackage.json`)).status).toBe(404);
 

@@ -124,6 +124,8 @@ export async function authorizeUploads(
   files: Map<string, Buffer>,
   findability = 'published',
   methods?: string[],
+  /** The dataset the files are for, which a token limited to datasets must name. */
+  dataset?: string,
 ): Promise<Response> {
   const filedata = Object.fromEntries(
     [...files].map(([path, bytes]) => [
@@ -135,7 +137,7 @@ export async function authorizeUploads(
     method: 'POST',
     headers: { 'Auth-Token': rawstore.token, 'content-type': 'application/json' },
     body: JSON.stringify({
-      metadata: { owner: rawstore.userid, findability },
+      metadata: { owner: rawstore.userid, findability, ...(dataset ? { dataset } : {}) },
       filedata,
       ...(methods ? { upload_methods: methods } : {}),
     }),
@@ -218,6 +220,16 @@ export async function uploadFiles(
   return { urls, uploads };
 }
 
+/** The message of an error answer, `{"error": …}`, or its text. */
+function errorOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    return typeof body.error === 'string' ? body.error : text;
+  } catch {
+    return text;
+  }
+}
+
 /** Publishes a package through the protocol and returns the flow id. */
 export async function publish(
   base: string,
@@ -227,9 +239,17 @@ export async function publish(
 ): Promise<{ flowId: string; userid: string; uploads: number }> {
   const pkg = readPackage(dir);
   const rawstore = await serviceToken(base, jwt, 'rawstore');
-  const reply = (await (
-    await authorizeUploads(base, rawstore, pkg.files, options.findability)
-  ).json()) as AuthorizeReply;
+  const authorized = await authorizeUploads(
+    base,
+    rawstore,
+    pkg.files,
+    options.findability,
+    undefined,
+    options.dataset ?? pkg.descriptor.name,
+  );
+  if (!authorized.ok)
+    throw new Error(`rawstore authorize failed: ${await authorized.text().then(errorOf)}`);
+  const reply = (await authorized.json()) as AuthorizeReply;
   const { urls, uploads } = await uploadFiles(reply, pkg.files);
   const source = await serviceToken(base, jwt, 'source');
   const { 'datapackage.json': descriptorUrl = '', ...mapping } = urls;

@@ -162,7 +162,7 @@ export async function publishPackage(options: PublishOptions): Promise<PublishRe
     api,
     fetch: options.fetch,
     rawstoreToken: rawstore.token,
-    metadata: { owner: profile.id, findability: options.findability },
+    metadata: { owner: profile.id, findability: options.findability, dataset },
     concurrency: options.concurrency ?? 4,
     signal: options.signal,
     onEvent: options.onEvent,

@@ -35,7 +35,8 @@ export interface StageOptions {
   api: HubApi;
   fetch: HttpFetch;
   rawstoreToken: string;
-  metadata: { owner: string; findability: string };
+  /** `dataset`: the one the files are for (a token limited to datasets needs it named). */
+  metadata: { owner: string; findability: string; dataset?: string };
   concurrency: number;
   signal?: AbortSignal | undefined;
   onEvent?: (event: StageEvent) => void;

@@ -68,7 +68,11 @@ export interface UploadRequestEntry {
 
 /** `POST /rawstore/authorize`'s body. */
 export interface UploadRequest {
-  metadata: { owner: string; findability: Findability };
+  /**
+   * Ours: `dataset`, the dataset the files are for; optional, but a credential limited to
+   * some datasets is refused without it, or with one not in its list.
+   */
+  metadata: { owner: string; findability: Findability; dataset?: string };
   filedata: Record<string, UploadRequestEntry>;
   upload_methods?: string[];
   digest_after?: boolean;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import { ALGORITHM_FIELD, CRC32_FIELD, counted, crc32Base64 } from '@data/core';
+import { ALGORITHM_FIELD, CRC32_FIELD, counted, crc32Base64, DATASET_NAME } from '@data/core';
 import { BytesDigest } from '../services/bytes-digest.js';
 import type { Hub } from '../context.js';
 import { callerOf, serviceCaller } from './callers.js';
@@ -85,19 +85,44 @@ export async function authorize(
   const body = await readJson(request);
   if (!isObject(body) || !isObject(body.metadata) || !isObject(body.filedata))
     throw new HttpError(400, 'the body needs "metadata" and "filedata" objects');
-  const owner = body.metadata.owner;
+  const { owner, dataset } = body.metadata;
+  if (dataset !== undefined && (typeof dataset !== 'string' || !DATASET_NAME.test(dataset)))
+    throw new HttpError(400, '"metadata.dataset" must be a dataset name');
+  // A credential limited to some datasets uploads only for one of them, named: the objects
+  // are the owner's, so an upload for no dataset would write outside its list.
+  const limited = caller.datasets.length > 0;
+  if (limited && dataset === undefined)
+    throw new HttpError(
+      403,
+      'this token may publish only the datasets it was made for: name the one the files are for in "metadata.dataset"',
+    );
   // The files are held by, and counted against, the owner: the caller itself or an
   // organisation the caller may publish to.
   // A valid credential that may not publish there is refused (403): signing in again
-  // would not help, so it is not a 401.
-  if (typeof owner !== 'string' || !(await may(hub.store.organisations, caller, 'publish', owner)))
+  // would not help, so it is not a 401. The credential's own limit is named first.
+  if (
+    typeof owner !== 'string' ||
+    !(await may(hub.store.organisations, caller, 'publish', owner, dataset))
+  ) {
+    const name = (typeof owner === 'string' && (await hub.store.userById(owner))?.username) || '';
     throw new HttpError(
       403,
-      (owner === caller.userid &&
-        credentialRefusal(caller, 'publish', owner, undefined, 'the datasets of its user')) ||
+      (typeof owner === 'string' &&
+        credentialRefusal(
+          caller,
+          'publish',
+          owner,
+          dataset,
+          dataset === undefined ? `the datasets of ${name}` : `${name}/${dataset}`,
+        )) ||
         '"metadata.owner" is not the owner of the token, nor an organisation it may publish to',
     );
+  }
   const userid = owner;
+  // What a limited credential is told exists: only what its dataset's own revisions name.
+  // Told of any object of the owner's, it could learn whether the owner holds bytes of a
+  // digest it knows (of another dataset, maybe private). Sending such a file again is safe.
+  const shown = limited ? await datasetObjects(hub, owner, dataset ?? '') : undefined;
   const isPrivate = body.metadata.findability === 'private';
   const methods: unknown[] = Array.isArray(body.upload_methods) ? body.upload_methods : [];
   const canPut = methods.includes('PUT') && hub.storage.direct;
@@ -108,6 +133,7 @@ export async function authorize(
       const entry = fileEntry(path, value, digestAfter);
       if (entry.md5 === undefined) return { path, entry, key: undefined, exists: false };
       const key = objectKey(entry.md5, path);
+      if (shown && !shown.has(key)) return { path, entry, key, exists: false };
       // `exists` speaks of the caller's own objects only: whether anyone else stored the
       // same bytes is not the caller's business, and an upload of them is still needed.
       const held = await hub.store.holds(userid, key);
@@ -126,7 +152,7 @@ export async function authorize(
     return sendText(response, 403, quotaMessage(hub));
   const filedata: Record<string, unknown> = {};
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
-  const form = { userid, isPrivate, expires };
+  const form = { userid, isPrivate, expires, limited };
   for (const { path, entry, key, exists } of entries) {
     if (key === undefined || entry.md5 === undefined) {
       // A store that takes uploads itself would get these bytes through the hub, a detour
@@ -137,7 +163,8 @@ export async function authorize(
         ? { digest: 'first' }
         : {
             digest: 'after',
-            may_exist: await hub.store.mayHold(userid, entry.length, entry.headMd5),
+            // A limited credential is told nothing of the owner's objects (see `shown`).
+            may_exist: limited || (await hub.store.mayHold(userid, entry.length, entry.headMd5)),
             ...postForm(hub, form, entry, keyExtension(path)),
             ...(canResume ? await resumableEntry(hub, form, entry, keyExtension(path)) : {}),
           };
@@ -170,6 +197,23 @@ export async function authorize(
     filedata[path] = { ...postForm(hub, form, entry, key), object_url: objectUrl, exists };
   }
   sendJson(response, 200, { filedata });
+}
+
+/**
+ * The objects a dataset's own revisions name (the latest and the latest that succeeded):
+ * what a credential limited to it may be told the owner holds.
+ */
+async function datasetObjects(hub: Hub, ownerid: string, name: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const [dataset] = await hub.store.datasetsInAnyCase(ownerid, name);
+  if (!dataset) return keys;
+  for (const which of ['latest', 'successful']) {
+    const files = (await hub.store.revision(ownerid, dataset.name, which))?.files;
+    if (!files) continue;
+    for (const key of Object.values(JSON.parse(files) as Record<string, unknown>))
+      if (typeof key === 'string') keys.add(key);
+  }
+  return keys;
 }
 
 /**

@@ -45,6 +45,12 @@ interface Session {
   ownerid: string;
   private: boolean;
   expires: number;
+  /**
+   * Begun for a credential limited to some datasets: the session is not told, nor taken as
+   * done, by what the owner holds already, which would say whether the owner holds bytes
+   * of a digest the credential knows (rawstore.ts's `exists`). Its bytes are all sent.
+   */
+  limited?: true;
 }
 
 /**
@@ -53,7 +59,7 @@ interface Session {
  */
 export async function resumableEntry(
   hub: Hub,
-  form: { userid: string; isPrivate: boolean; expires: number },
+  form: { userid: string; isPrivate: boolean; expires: number; limited?: boolean },
   entry: FileEntry,
   keyOrExtension: string,
 ): Promise<{ upload_method: 'PARTS'; upload_url: string } | undefined> {
@@ -73,6 +79,7 @@ export async function resumableEntry(
     ownerid: form.userid,
     private: form.isPrivate,
     expires: Math.floor(Date.now() / 1000) + SESSION_SECONDS,
+    ...(form.limited ? { limited: true as const } : {}),
   };
   const encoded = Buffer.from(JSON.stringify(session)).toString('base64url');
   return { upload_method: 'PARTS', upload_url: sessionUrl(hub, encoded) };
@@ -139,7 +146,11 @@ interface PartToSend {
 export async function plan(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const session = sessionOf(hub, request);
   // Held already (the owner's other publication of the file completed it): nothing to send.
-  if (session.key !== undefined && (await hub.store.holds(session.ownerid, session.key)))
+  if (
+    session.key !== undefined &&
+    !session.limited &&
+    (await hub.store.holds(session.ownerid, session.key))
+  )
     return sendJson(response, 200, { length: session.length, held: session.length, parts: [] });
   const at = gatheredAt(session);
   const { multipart, partial } = hub.storage;
@@ -263,7 +274,7 @@ export async function complete(
   const key = session.key ?? objectKey(md5, session.extension);
   const stored = () => sendJson(response, 200, { object_url: `${objectsUrl(hub)}/${key}`, md5 });
   // Asked again after an answer that was lost: it is done.
-  if (await hub.store.holds(session.ownerid, key)) return stored();
+  if (!session.limited && (await hub.store.holds(session.ownerid, key))) return stored();
   const { multipart, partial } = hub.storage;
   if (multipart && session.key !== undefined) await completeParts(hub, multipart, session, md5);
   else if (partial) await completePartial(hub, session, md5, key);
