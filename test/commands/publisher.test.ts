@@ -100,6 +100,27 @@ describe('data publisher', () => {
     expect(state.publishers).toEqual([]);
   });
 
+  it('says a publisher added again is there already, exit 0, and adds none', async () => {
+    const state = hub();
+    const args = ['publisher', 'add', 'ada/cities', '--issuer', GITHUB];
+    const claims = ['--claim', 'repository=ada/cities', '--claim', 'ref=refs/heads/main'];
+    expect((await data([...args, ...claims])).code).toBe(0);
+    // The claims in another order are the same publisher.
+    const again = await data([...args, ...claims.slice(2), ...claims.slice(0, 2)]);
+    expect(again.code).toBe(0);
+    expect(again.out).toBe(
+      `p1\tada/cities\t${GITHUB}\trepository=ada/cities,ref=refs/heads/main\n`,
+    );
+    expect(again.err).toBe(
+      'note: ada/cities already has this trusted publisher (p1): nothing added\n',
+    );
+    const json = await data([...args, ...claims, '--json']);
+    expect(JSON.parse(json.out)).toMatchObject({ id: 'p1', added: false });
+    expect(state.publishers).toHaveLength(1);
+    const other = await data([...args, '--claim', 'repository=ada/towns', '--json']);
+    expect(JSON.parse(other.out)).toMatchObject({ id: 'p2', added: true });
+  });
+
   it('is a usage error, exit 2, without a claim, with a bad claim, dataset or issuer', async () => {
     const state = hub();
     for (const args of [

@@ -74,23 +74,26 @@ async function inJob(args: string[], ref: string) {
 describe('data publish in a CI job, as a trusted publisher', () => {
   it('publishes from the trusted repository and branch, and is refused from another branch', async () => {
     const ada = await browserLogin(hub.url, 'ada');
-    const added = await runData(
-      [
-        'publisher',
-        'add',
-        'ada/world-cities',
-        '--issuer',
-        issuer.url,
-        '--claim',
-        `repository=${REPO}`,
-        '--claim',
-        'ref=refs/heads/main',
-      ],
-      { env: { DATA_API: hub.url, DATA_TOKEN: ada } },
-    );
+    const add = [
+      'publisher',
+      'add',
+      'ada/world-cities',
+      '--issuer',
+      issuer.url,
+      '--claim',
+      `repository=${REPO}`,
+      '--claim',
+      'ref=refs/heads/main',
+    ];
+    const added = await runData(add, { env: { DATA_API: hub.url, DATA_TOKEN: ada } });
     expect(added.code, added.err).toBe(0);
     const id = added.out.split('\t')[0] ?? '';
     expect(id).toMatch(/^[0-9a-f]{12}$/);
+    // The same workflow again: the hub keeps the one publisher, and data says so, exit 0.
+    const again = await runData(add, { env: { DATA_API: hub.url, DATA_TOKEN: ada } });
+    expect(again.code, again.err).toBe(0);
+    expect(again.out.split('\t')[0]).toBe(id);
+    expect(again.err).toContain(`ada/world-cities already has this trusted publisher (${id})`);
     const listed = await runData(['publisher', 'list', 'ada/world-cities', '--json'], {
       env: { DATA_API: hub.url, DATA_TOKEN: ada },
     });

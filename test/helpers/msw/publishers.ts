@@ -33,6 +33,15 @@ export function publishersApi(state: PublisherHub) {
           { error: `the issuer must be one this hub trusts: ${TRUSTED}` },
           { status: 400 },
         );
+      // The same issuer and claims again: the publisher kept, 200 (a new one is 201).
+      const same = state.publishers.find(
+        (entry) =>
+          entry.dataset === `${String(params.owner)}/${String(params.dataset)}` &&
+          entry.issuer === body.issuer &&
+          JSON.stringify(Object.entries(entry.claims).sort()) ===
+            JSON.stringify(Object.entries(body.claims).sort()),
+      );
+      if (same) return HttpResponse.json(same, { status: 200 });
       const record: PublisherRecord = {
         id: `p${String(state.publishers.length + 1)}`,
         dataset: `${String(params.owner)}/${String(params.dataset)}`,

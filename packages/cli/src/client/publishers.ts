@@ -22,40 +22,47 @@ import {
   type TrustCheck,
   type TrustedAnswer,
 } from '@data/core';
-import { signedInCall, type SignedInCallDeps } from './signed-in.js';
+import { signedInAnswer, signedInCall, type SignedInCallDeps } from './signed-in.js';
 
 /** The hub, the fetch, the signed-in token and the error of its refusal. */
 export type PublishersDeps = SignedInCallDeps;
 
+/** How a hub without these routes shows. */
+const OLDER = { lacks: 'does not know trusted publishers' };
+
 /** The hub's answer to one call of these use cases (client/signed-in.ts). */
 function call(deps: PublishersDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
-  return signedInCall(
-    deps,
-    step,
-    path,
-    init,
-    { lacks: 'does not know trusted publishers' },
-    'publisher-change-sent',
-  );
+  return signedInCall(deps, step, path, init, OLDER, 'publisher-change-sent');
 }
 
 const datasetPath = (dataset: string): string =>
   `/api/publishers/${dataset.split('/').map(encodeURIComponent).join('/')}`;
 
-/** Adds a trusted publisher to a dataset (`owner/dataset`): the publisher as the hub keeps it. */
+/**
+ * Adds a trusted publisher to a dataset (`owner/dataset`): the publisher as the hub keeps it,
+ * and whether it was added (the hub answers 201) or was there already, with the same issuer
+ * and claims (200, the one it keeps: nothing is added twice).
+ */
 export async function runPublisherAdd(
   dataset: string,
   request: PublisherRequest,
   deps: PublishersDeps,
-): Promise<PublisherRecord> {
-  const answer = await call(deps, 'publisher add', datasetPath(dataset), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(request),
-  });
-  if (!isPublisherRecord(answer))
+): Promise<{ publisher: PublisherRecord; added: boolean }> {
+  const { status, body } = await signedInAnswer(
+    deps,
+    'publisher add',
+    datasetPath(dataset),
+    {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(request),
+    },
+    OLDER,
+    'publisher-change-sent',
+  );
+  if (!isPublisherRecord(body))
     throw new ServerError('publisher add: the hub answered something that is not a publisher');
-  return answer;
+  return { publisher: body, added: status !== 200 };
 }
 
 /** A dataset's trusted publishers, oldest first. */

@@ -76,6 +76,18 @@ export async function signedInCall(
   older: OlderHub,
   changes: ChangeSent,
 ): Promise<unknown> {
+  return (await signedInAnswer(deps, step, path, init, older, changes)).body;
+}
+
+/** As signedInCall, with the status of the answer: 201 made, 200 there already. */
+export async function signedInAnswer(
+  deps: SignedInCallDeps,
+  step: string,
+  path: string,
+  init: HttpInit,
+  older: OlderHub,
+  changes: ChangeSent,
+): Promise<{ status: number; body: unknown }> {
   const url = `${deps.api}${path}`;
   const headers = {
     ...credentialHeaders(url, { api: deps.api, site: deps.api }, deps.token),
@@ -106,5 +118,5 @@ export async function signedInCall(
     throw new RefusedError(
       `${step}: ${inUserTerms(errorDetail(await response.text()), deps.words)}`,
     );
-  return json(step, response);
+  return { status: response.status, body: await json(step, response) };
 }

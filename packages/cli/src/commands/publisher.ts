@@ -97,15 +97,17 @@ export async function addPublisher(
   ctx: Context,
 ): Promise<number> {
   const { runPublisherAdd } = await import('../client/publishers.js');
-  const added = await runPublisherAdd(
+  const { publisher, added } = await runPublisherAdd(
     dataset,
     { issuer: options.issuer, claims: options.claim },
     await deps(ctx),
   );
-  if (ctx.globals.json) writeJson(ctx, added);
+  // The same workflow again: the publisher kept already, said so, and nothing added (exit 0).
+  if (ctx.globals.json) writeJson(ctx, { ...publisher, added });
   else {
-    const { publisherLine } = await import('../output/publishers.js');
-    ctx.io.stdout.write(publisherLine(added));
+    const { alreadyNote, publisherLine } = await import('../output/publishers.js');
+    ctx.io.stdout.write(publisherLine(publisher));
+    if (!added) ctx.io.stderr.write(alreadyNote(publisher));
   }
   return 0;
 }

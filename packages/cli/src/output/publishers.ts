@@ -19,6 +19,12 @@ export function publisherLine(shown: PublisherRecord): string {
   return `${record.id}\t${record.dataset}\t${record.issuer}\t${claims(record)}\n`;
 }
 
+/** What `data publisher add` says on stderr when the hub kept that publisher already. */
+export function alreadyNote(shown: PublisherRecord): string {
+  const record = visibleDeep(shown);
+  return `note: ${record.dataset} already has this trusted publisher (${record.id}): nothing added\n`;
+}
+
 /** What `data publisher remove` says. */
 export function removedLine(shown: PublisherRecord): string {
   const record = visibleDeep(shown);
