@@ -21,6 +21,8 @@ afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
 const DEAD = `dt_${'d'.repeat(43)}`;
+/** A sign-in's token (a JWT) the hub no longer takes. */
+const DEAD_SIGN_IN = 'eyJhbGciOiJIUzI1NiJ9.eyJraW5kIjoidXNlciJ9.dead-signature';
 const CITIES = join(import.meta.dirname, '../../examples/cities');
 
 /** The hub of the new rule: any request with a credential it does not take answers 401. */
@@ -37,7 +39,7 @@ function refusingHub(): string[] {
     http.all(`${HUB}/*`, ({ request }) => {
       const token = request.headers.get('auth-token');
       seen.push(`${request.method} ${new URL(request.url).pathname}`);
-      if (token === DEAD)
+      if (token === DEAD || token === DEAD_SIGN_IN)
         return HttpResponse.json(
           { error: 'the token was refused: it is unknown, revoked or expired' },
           { status: 401, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } },
@@ -123,6 +125,20 @@ describe('a token the hub refuses (401)', () => {
       );
       server.resetHandlers();
     }
+  });
+
+  it('kept by data login is forgotten by data logout, with no warning: nothing is left to revoke', async () => {
+    const seen = refusingHub();
+    const config = mkdtempSync(join(tmpdir(), 'data-refused-'));
+    writeFileSync(
+      join(config, 'credentials.json'),
+      JSON.stringify({ [HUB]: { token: DEAD_SIGN_IN, profile: { id: 'u1', username: 'ada' } } }),
+    );
+    const env = { DATA_API: HUB, DATA_CONFIG_DIR: config };
+    const result = await runCli(['logout'], { env, fetch: globalThis.fetch });
+    // It said 'warning: the hub did not revoke the token (auth logout: 401 …)'.
+    expect(result).toEqual({ code: 0, out: `Logged out of ${HUB}\n`, err: '' });
+    expect(seen).toEqual(['POST /auth/logout']);
   });
 
   it('given to data login --with-token: exit 4, and nothing is kept', async () => {

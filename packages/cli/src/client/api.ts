@@ -179,6 +179,8 @@ export class HubApi {
     });
     await response.text();
     if (response.status === 404 || response.status === 405) return false;
+    // The hub refuses the token already (unknown, revoked or expired): nothing left to revoke.
+    if (response.status === 401) return true;
     if (!response.ok)
       throw new ApiError('auth logout', response.status, 'could not revoke the token');
     return true;
