@@ -13,12 +13,20 @@
  * the largest peak RSS of the processes. 1,000,000 rows by default; `--rows N` for another
  * size, `--large` for 10,000,000 (171 MB of Parquet and 3.2 GB of SQLite in the
  * temporary directory). `--rounds N` (5), `--questions first,sort,…`, `--dir DIR` (below).
+ *
+ * Beside the two, `hub`: the hub's own engine (packages/hub's TableViewer.queryTable and its
+ * statistics, from the build), asked the same questions as TableQuery objects over the same
+ * Parquet file, so that what the viewer adds to DuckDB (its SQL, file_row_number paging, the
+ * count of matches it makes before a filtered page, conversions) shows beside DuckDB's own
+ * figure. `--engines duckdb,hub` asks only those (SQLite's import is then not made).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type * as EngineModule from '../packages/hub/src/services/viewer/engine.js';
+import type * as StatsModule from '../packages/hub/src/services/viewer/stats.js';
 
 const PAGE = 100;
 const WORDS = [
@@ -51,7 +59,8 @@ const WORDS = [
 ];
 const QUESTIONS = ['first', 'last', 'sort', 'filter', 'search', 'matches', 'stats'] as const;
 type Question = (typeof QUESTIONS)[number];
-type Engine = 'duckdb' | 'sqlite';
+type Engine = 'duckdb' | 'sqlite' | 'hub';
+const ENGINES: Engine[] = ['duckdb', 'sqlite', 'hub'];
 
 interface Answer {
   /** From before the engine's module is loaded to the answer: a fresh process's first ask. */
@@ -90,7 +99,7 @@ async function openSqlite(database: string): Promise<Runner> {
 }
 
 /** The day column as a number of days, for the histogram. */
-const dayNumber: Record<Engine, string> = {
+const dayNumber: Record<Exclude<Engine, 'hub'>, string> = {
   duckdb: "(day - date '1970-01-01')",
   sqlite: "(julianday(day) - julianday('1970-01-01'))",
 };
@@ -107,7 +116,91 @@ async function histogram(db: Runner, expression: string): Promise<number> {
   return bins.length;
 }
 
-async function ask(engine: Engine, db: Runner, question: Question, total: number): Promise<number> {
+/** The hub's viewer over the bench's Parquet file, as a published revision's Parquet table. */
+interface HubViewer {
+  ask(question: Question, total: number): Promise<number>;
+}
+
+async function openHub(parquet: string): Promise<HubViewer> {
+  const hubDist = new URL('../packages/hub/dist/services/viewer/', import.meta.url);
+  const { TableViewer } = (await import(new URL('engine.js', hubDist).href)) as typeof EngineModule;
+  const { revisionStats } = (await import(new URL('stats.js', hubDist).href)) as typeof StatsModule;
+  const { mkdtempSync, symlinkSync } = await import('node:fs');
+  const tmpDir = mkdtempSync(join(tmpdir(), 'data-bench-hub-'));
+  process.on('exit', () => rmSync(tmpDir, { recursive: true, force: true }));
+  const storage = {
+    stat: () => Promise.resolve({ size: statSync(parquet).size }),
+    materialize: (_key: string, target: string) => Promise.resolve(symlinkSync(parquet, target)),
+  };
+  const viewer = new TableViewer(
+    { storage, tmpDir, log: () => undefined } as never,
+    { answer: () => Promise.reject(new Error('none')) } as never,
+    { threads: 2 },
+  );
+  const fields = [
+    { name: 'id', type: 'integer' },
+    { name: 'day', type: 'date' },
+    { name: 'amount', type: 'number' },
+    { name: 'category', type: 'string' },
+    { name: 'note', type: 'string' },
+  ];
+  const pkg = {
+    descriptor: {
+      name: 'bench',
+      resources: [{ name: 't', path: 't.parquet', format: 'parquet', schema: { fields } }],
+    },
+    prefix: 'packages/bench/',
+    files: { 't.parquet': 't.parquet' },
+    revision: { stats: null },
+  } as never;
+  const page = async (query: object) => {
+    const answer = await viewer.queryTable(pkg, {
+      table: 't',
+      filters: [],
+      offset: 0,
+      limit: PAGE,
+      ...query,
+    });
+    if ('unavailable' in answer) throw new Error(answer.message);
+    return answer;
+  };
+  return {
+    ask: async (question, total) => {
+      switch (question) {
+        case 'first':
+          return (await page({})).rows.length;
+        case 'last':
+          return (await page({ offset: total - PAGE })).rows.length;
+        case 'sort':
+          return (await page({ sort: { column: 'amount', descending: false } })).rows.length;
+        case 'filter':
+          return (
+            await page({
+              filters: [
+                { column: 'day', kind: 'range', min: '2010-01-01', max: '2011-12-31' },
+                { column: 'category', kind: 'equals', value: 'c7' },
+              ],
+            })
+          ).rows.length;
+        case 'search':
+        case 'matches':
+          // The hub counts the matches before the page: both questions are one for it.
+          return (await page({ search: 'lighthouse' })).rows.length;
+        case 'stats': {
+          const { tables } = await revisionStats(viewer, pkg, undefined, 600);
+          return tables[0]?.columns.length ?? 0;
+        }
+      }
+    },
+  };
+}
+
+async function ask(
+  engine: Exclude<Engine, 'hub'>,
+  db: Runner,
+  question: Question,
+  total: number,
+): Promise<number> {
   switch (question) {
     case 'first':
       return (await db.all(`select * from t limit ${String(PAGE)}`)).length;
@@ -171,12 +264,19 @@ async function ask(engine: Engine, db: Runner, question: Question, total: number
 /** One question in this (fresh) process: the engine's module load and open are counted. */
 async function child(engine: Engine, file: string, question: Question, total: number) {
   const started = performance.now();
-  const db = engine === 'duckdb' ? await openDuckdb(file) : await openSqlite(file);
-  const rows = await ask(engine, db, question, total);
+  let once: () => Promise<number>;
+  if (engine === 'hub') {
+    const viewer = await openHub(file);
+    once = () => viewer.ask(question, total);
+  } else {
+    const db = engine === 'duckdb' ? await openDuckdb(file) : await openSqlite(file);
+    once = () => ask(engine, db, question, total);
+  }
+  const rows = await once();
   const ms = performance.now() - started;
   const again = performance.now();
   // Statistics are computed once per revision: not asked twice.
-  if (question !== 'stats') await ask(engine, db, question, total);
+  if (question !== 'stats') await once();
   const answer: Answer = {
     ms,
     warmMs: question === 'stats' ? null : performance.now() - again,
@@ -299,6 +399,9 @@ async function main(): Promise<void> {
   const questions = (text('--questions')?.split(',') ?? QUESTIONS).filter((q): q is Question =>
     (QUESTIONS as readonly string[]).includes(q),
   );
+  const engines = (text('--engines')?.split(',') ?? ENGINES).filter((e): e is Engine =>
+    (ENGINES as string[]).includes(e),
+  );
   const kept = text('--dir');
   const work = kept ?? mkdtempSync(join(tmpdir(), 'data-bench-viewer-'));
   try {
@@ -312,7 +415,7 @@ async function main(): Promise<void> {
         `${rows.toLocaleString('en')} rows: Parquet ${mb(parquet)} MB written in ${((performance.now() - started) / 1000).toFixed(1)} s`,
       );
     }
-    if (!existsSync(database)) {
+    if (engines.includes('sqlite') && !existsSync(database)) {
       const started = performance.now();
       const imported = run(['--import', parquet, database]) as {
         loadS: number;
@@ -324,10 +427,10 @@ async function main(): Promise<void> {
       );
     }
     if (questions.length === 0) return;
-    const files: Record<Engine, string> = { duckdb: parquet, sqlite: database };
+    const files: Record<Engine, string> = { duckdb: parquet, sqlite: database, hub: parquet };
     const answers = new Map<string, Answer[]>();
     for (let round = 0; round < rounds; round++) {
-      const order: Engine[] = round % 2 === 0 ? ['duckdb', 'sqlite'] : ['sqlite', 'duckdb'];
+      const order = round % 2 === 0 ? engines : [...engines].reverse();
       for (const question of questions)
         for (const engine of order) {
           const answer = run(['--child', engine, files[engine], question, String(rows)]) as Answer;
@@ -338,11 +441,16 @@ async function main(): Promise<void> {
     console.log(
       '\nms: a fresh process (module, open, answer) median (min–max), then the same question again',
     );
+    const titles: Record<Engine, string> = {
+      duckdb: 'DuckDB fresh',
+      sqlite: 'SQLite fresh',
+      hub: 'hub queryTable fresh',
+    };
     console.log(
-      `${'question'.padEnd(10)}${'DuckDB fresh'.padStart(22)}${'again'.padStart(20)}${'RSS MB'.padStart(8)}${'SQLite fresh'.padStart(22)}${'again'.padStart(20)}${'RSS MB'.padStart(8)}`,
+      `${'question'.padEnd(10)}${engines.map((engine) => `${titles[engine].padStart(22)}${'again'.padStart(20)}${'RSS MB'.padStart(8)}`).join('')}`,
     );
     for (const question of questions) {
-      const cells = (['duckdb', 'sqlite'] as const).flatMap((engine) => {
+      const cells = engines.flatMap((engine) => {
         const list = answers.get(`${question} ${engine}`) ?? [];
         return [
           spread(list.map((a) => a.ms)).padStart(22),

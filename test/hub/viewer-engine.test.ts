@@ -1,5 +1,5 @@
-import { mkdirSync, statSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Package } from '../../packages/core/src/index.js';
@@ -57,13 +57,14 @@ let folder: string;
 let viewer: TableViewer;
 let pkg: Published;
 
-/** A storage of one object, the test's Parquet file, linked where the viewer asks. */
+/** A storage of the test's Parquet files (objects/<name>), linked where the viewer asks. */
 function storageOf(file: string): Storage {
+  const pathOf = (key: string) => join(dirname(file), key.replace(/^objects\//, ''));
   return {
     location: folder,
     stat: (key: string) =>
-      Promise.resolve(key === 'objects/table.parquet' ? { size: statSync(file).size } : undefined),
-    materialize: (_key: string, target: string) => Promise.resolve(symlinkSync(file, target)),
+      Promise.resolve(existsSync(pathOf(key)) ? { size: statSync(pathOf(key)).size } : undefined),
+    materialize: (key: string, target: string) => Promise.resolve(symlinkSync(pathOf(key), target)),
   } as unknown as Storage;
 }
 
@@ -81,6 +82,11 @@ beforeAll(async () => {
      FROM read_json('${json}', columns = {id: 'BIGINT', name: 'VARCHAR', price: 'DOUBLE', day: 'DATE', ok: 'BOOLEAN', weird: 'BIGINT'}))
      TO '${file}' (FORMAT parquet, ROW_GROUP_SIZE 128)`,
   );
+  // A larger table, whose frequent matches are counted after the first answer.
+  await connection.run(
+    `COPY (SELECT i AS id, CASE WHEN i % 2 = 0 THEN 'even' ELSE 'odd' END AS word FROM range(30000) t(i))
+     TO '${join(folder, 'big.parquet')}' (FORMAT parquet)`,
+  );
   connection.closeSync();
   instance.closeSync();
   const tmpDir = join(folder, 'tmp');
@@ -94,12 +100,23 @@ beforeAll(async () => {
         format: 'parquet',
         schema: { fields: COLUMNS },
       },
+      {
+        name: 'big',
+        path: 'data/big.parquet',
+        format: 'parquet',
+        schema: {
+          fields: [
+            { name: 'id', type: 'integer' },
+            { name: 'word', type: 'string' },
+          ],
+        },
+      },
     ],
   } as unknown as Package;
   pkg = {
     descriptor,
     prefix: 'packages/u/shop/1/',
-    files: { 'data/sales.parquet': 'table.parquet' },
+    files: { 'data/sales.parquet': 'table.parquet', 'data/big.parquet': 'big.parquet' },
     revision: { stats: null },
   } as unknown as Published;
   viewer = new TableViewer(
@@ -211,6 +228,30 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
     expect(page.matching).toBe(want.length);
     expect(want.length).toBeGreaterThan(0);
     expect((await ask("q=')%20or%201=1%20--")).matching).toBe(0);
+  });
+
+  it('answers a frequent match’s first pages at once, then counts it whole', async () => {
+    const query: TableQuery = { table: 'big', filters: [], search: 'EVEN', offset: 0, limit: 50 };
+    const first = (await viewer.queryTable(pkg, query)) as TablePage;
+    // Counted up to 10,000 rows past the page: a lower bound.
+    expect(first).toMatchObject({ matching: 10_051, atLeast: true, total: 30_000 });
+    expect(first.rows[0]).toEqual([0, 'even']);
+    await viewer.counted();
+    const next = (await viewer.queryTable(pkg, { ...query, offset: 50 })) as TablePage;
+    expect(next.matching).toBe(15_000);
+    expect(next.atLeast).toBeUndefined();
+    expect(next.rows[0]).toEqual([100, 'even']);
+    // A filter matching fewer rows than that is counted at once.
+    const few = (await viewer.queryTable(pkg, {
+      ...query,
+      search: undefined,
+      filters: [
+        { column: 'id', kind: 'range', max: '20000' },
+        { column: 'word', kind: 'equals', value: 'odd' },
+      ],
+    })) as TablePage;
+    expect(few).toMatchObject({ matching: 10_000 });
+    expect(few.atLeast).toBeUndefined();
   });
 
   it('computes column statistics: missing, distinct, range, histograms and frequent values', async () => {

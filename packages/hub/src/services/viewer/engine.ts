@@ -55,6 +55,14 @@ export function viewerColumns(resource: Resource): ViewerColumn[] {
   }));
 }
 
+/** Rows counted past a page before its count is said to be a lower bound. */
+export const COUNT_AHEAD = 10_000;
+
+/** What names a count: the file, the filters and the search. */
+function countKey(file: LocalParquet, query: TableQuery): string {
+  return JSON.stringify([file.id, query.filters, query.search ?? '']);
+}
+
 /** Whether a query asks only for rows in the table's order. */
 export function isPlain(query: TableQuery): boolean {
   return !query.sort && query.filters.length === 0 && (query.search ?? '') === '';
@@ -117,10 +125,12 @@ export class TableViewer {
     const file = await this.files.acquire(pkg, query.table);
     if (!file) return this.fromCsv(pkg, source, query);
     try {
-      return await this.engine.run(
+      const page = await this.engine.run(
         (connection) => this.page(connection, file, viewerColumns(source), query),
         signal,
       );
+      if (page.atLeast) this.countAll(pkg, query, countKey(file, query));
+      return page;
     } catch (error) {
       throw clientError(error) ?? stopped(error);
     } finally {
@@ -168,7 +178,11 @@ export class TableViewer {
     };
     // The virtual column would hide a publisher's column of its name: read by offset then.
     const numbered = !byName.has('file_row_number');
-    if (!isPlain(query)) answer.matching = await this.matching(connection, file, facts, query);
+    if (!isPlain(query)) {
+      const counted = await this.matching(connection, file, facts, query);
+      answer.matching = counted.count;
+      if (!counted.exact) answer.atLeast = true;
+    }
     if (query.offset >= answer.matching) return answer;
     const selected = columns.map((column) => {
       const found = byName.get(column.name);
@@ -192,32 +206,82 @@ export class TableViewer {
         );
       if (numbered) order.push('file_row_number');
       const by = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
-      sql = `SELECT ${selected.join(', ')} FROM ${from}${where}${by} ${window}`;
+      // The page is chosen first, its cells converted after: a conversion before the sort
+      // would be made for every row of the table.
+      sql = `SELECT ${selected.join(', ')} FROM (SELECT * FROM ${from}${where}${by} ${window}) AS page${by}`;
     }
     const result = await connection.runAndReadAll(sql, params as never);
     answer.rows = result.getRowsJS().map((row) => row.map(jsonCell));
     return answer;
   }
 
+  /**
+   * How many rows a query's filters and search let through: counted up to a few pages past
+   * the one asked (COUNT_AHEAD), which a frequent match reaches after a part of the table;
+   * past it, a lower bound, while the whole count is made after the answer (`countAll`).
+   */
   private async matching(
     connection: DuckDBConnection,
     file: LocalParquet,
     facts: FileFacts,
     query: TableQuery,
-  ): Promise<number> {
-    const key = JSON.stringify([file.id, query.filters, query.search ?? '']);
+  ): Promise<{ count: number; exact: boolean }> {
+    if (query.filters.length === 0 && (query.search ?? '') === '')
+      return { count: facts.rows, exact: true };
+    const key = countKey(file, query);
     const known = this.counts.get(key);
-    if (known !== undefined) return known;
-    if (query.filters.length === 0 && (query.search ?? '') === '') return facts.rows;
+    if (known !== undefined) return { count: known, exact: true };
+    const cap = query.offset + query.limit + COUNT_AHEAD;
     const params: unknown[] = [file.path];
     const where = conditionsOf(query, facts.columns, params).sql;
     const result = await connection.runAndReadAll(
-      `SELECT count(*) FROM read_parquet($1)${where}`,
+      `SELECT count(*) FROM (SELECT 1 FROM read_parquet($1)${where} LIMIT ${String(cap + 1)})`,
       params as never,
     );
     const count = Number(result.getRowsJS()[0]?.[0] ?? 0);
-    this.counts.set(key, count, key.length * 2 + 64);
-    return count;
+    if (count <= cap) {
+      this.counts.set(key, count, key.length * 2 + 64);
+      return { count, exact: true };
+    }
+    return { count, exact: false };
+  }
+
+  /** Whole counts being made, by their key. */
+  private readonly counting = new Map<string, Promise<void>>();
+
+  /** Resolves once the whole counts being made are made (or failed). */
+  async counted(): Promise<void> {
+    while (this.counting.size > 0) await Promise.all([...this.counting.values()]);
+  }
+
+  /**
+   * Makes the whole count of a query answered with a lower bound, in a turn of its own after
+   * the answer, so that the next page of it has the count; once at a time per query.
+   */
+  private countAll(pkg: Published, query: TableQuery, key: string): void {
+    if (this.counting.has(key)) return;
+    const work = (async () => {
+      const file = await this.files.acquire(pkg, query.table);
+      if (!file) return;
+      try {
+        await this.engine.run(async (connection) => {
+          const facts = await this.factsOf(connection, file);
+          const params: unknown[] = [file.path];
+          const where = conditionsOf(query, facts.columns, params).sql;
+          const result = await connection.runAndReadAll(
+            `SELECT count(*) FROM read_parquet($1)${where}`,
+            params as never,
+          );
+          this.counts.set(key, Number(result.getRowsJS()[0]?.[0] ?? 0), key.length * 2 + 64);
+        }, undefined);
+      } finally {
+        file.release();
+      }
+    })()
+      // Busy, stopped or too long: a later ask tries again.
+      .catch(() => undefined)
+      .finally(() => this.counting.delete(key));
+    this.counting.set(key, work);
   }
 
   /**

@@ -45,6 +45,12 @@ export interface TablePage {
   offset: number;
   /** Rows of the table that the filters and search let through. */
   matching: number;
+  /**
+   * Set when `matching` is a lower bound: more rows match, and the hub is counting them all
+   * (a later ask has the whole count). Counting a frequent search through a large table takes
+   * longer than its first pages.
+   */
+  atLeast?: boolean;
   /** Rows of the whole table. */
   total: number;
 }
