@@ -123,6 +123,22 @@ describe('data token against a real hub', () => {
       const whoami = await runData(['whoami'], { env: asToken });
       expect(whoami.code).toBe(4);
       expect(whoami.err).toContain('refused the token in DATA_TOKEN');
+      // Every command that sends it says so, exit 4, where a read of the dataset said it was
+      // missing (or private), exit 2; the hub answers 401 to it everywhere.
+      for (const args of [
+        ['get', 'ada/world-cities'],
+        ['info', 'ada/world-cities'],
+        ['history', 'ada/world-cities'],
+        ['search', 'cities'],
+        ['token', 'list'],
+        ['publish', CITIES],
+      ]) {
+        const dead = await runData(args, { env: asToken });
+        expect(dead.code, `${args.join(' ')}: ${dead.err}`).toBe(4);
+        expect(dead.err, args.join(' ')).toContain(
+          `${url} refused the token in DATA_TOKEN: it is unknown, revoked or expired`,
+        );
+      }
 
       expect(log.join('\n')).not.toContain(token);
     });
