@@ -381,6 +381,7 @@ describe('named tokens', () => {
       maxOrganisationsPerUser: 10,
       maxTokensPerUser: 5,
       maxDatasetsPerToken: 50,
+      maxPublishersPerOwner: 100,
     });
     writeFileSync(file, JSON.stringify({ maxDatasetsPerToken: 0 }));
     expect(() => readHubConfig(file, {})).toThrow(

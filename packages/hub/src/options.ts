@@ -59,19 +59,22 @@ export const DEFAULT_DERIVED_CACHE_MB = 1024;
 
 /**
  * What one user may make, so that nobody squats names or fills the database: organisations
- * they are an admin of (making another is refused past it), named tokens they hold, and
- * datasets one token names.
+ * they are an admin of (making another is refused past it), named tokens they hold,
+ * datasets one token names, and trusted publishers of one owner's datasets in all (each
+ * dataset has at most 20 besides). Each is counted and made in one transaction.
  */
 export interface HubCaps {
   maxOrganisationsPerUser: number;
   maxTokensPerUser: number;
   maxDatasetsPerToken: number;
+  maxPublishersPerOwner: number;
 }
 
 export const DEFAULT_CAPS: HubCaps = {
   maxOrganisationsPerUser: 10,
   maxTokensPerUser: 50,
   maxDatasetsPerToken: 50,
+  maxPublishersPerOwner: 100,
 };
 
 /** What one package may ask of the hub; past these it fails with a plain reason. */

@@ -11,6 +11,7 @@ import {
   DEFAULT_CAPS,
   DEFAULT_DERIVED_CACHE_MB,
   DEFAULT_LIMITS,
+  type HubCaps,
   type HubLimits,
   type HubOptions,
   type MetricsAccess,
@@ -54,13 +55,15 @@ import { isRevisionNumber } from './services/published.js';
 import { IdTokenVerifier, issuerProblem } from './services/trusted-publishing.js';
 import { notFoundPage } from './views/layout.js';
 
-export interface StartOptions extends Partial<Omit<HubOptions, 'limits'>> {
+export interface StartOptions extends Partial<Omit<HubOptions, 'limits' | 'caps'>> {
   dataDir: string;
   /** The metadata database: a SQLite file (default <dataDir>/hub.sqlite) or postgres://… */
   database?: string | undefined;
   /** Where the bytes go: a folder (default dataDir), file://… or s3://bucket[/prefix]?… */
   storage?: string | undefined;
   limits?: Partial<HubLimits>;
+  /** What one user may make; the others their defaults. */
+  caps?: Partial<HubCaps>;
   host?: string;
   port?: number;
   /** Identity providers; the development sign-in is offered besides them only on loopback. */
@@ -586,7 +589,7 @@ export async function startHub(options: StartOptions): Promise<RunningHub> {
     maxTokenDays: options.maxTokenDays ?? DEFAULT_MAX_TOKEN_DAYS,
     fetchHosts: options.fetchHosts ?? [],
     limits: { ...DEFAULT_LIMITS, ...options.limits },
-    caps: options.caps ?? DEFAULT_CAPS,
+    caps: { ...DEFAULT_CAPS, ...options.caps },
     derivedCacheBytes: options.derivedCacheBytes ?? DEFAULT_DERIVED_CACHE_MB * 1024 * 1024,
     trustedIssuers: options.trustedIssuers ?? [],
   };

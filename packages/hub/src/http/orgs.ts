@@ -89,15 +89,17 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
       'an organisation name is like a user name: letters, digits, "-" and "_", starting with a letter or digit, at most 39 characters',
     );
   if (isReservedName(name)) throw new HttpError(400, `"${name}" is reserved on this hub`);
-  // A cap on names one user holds (squatting): counted among the organisations they admin.
+  // A cap on names one user holds (squatting): counted among the organisations they admin,
+  // as the organisation is made, in one transaction: racing requests never pass it.
   const most = hub.options.caps.maxOrganisationsPerUser;
-  if ((await hub.store.organisations.adminOf(caller.userid)) >= most)
+  const made = await hub.store.organisations.make(name, caller.userid, most);
+  if ('refused' in made && made.refused === 'full')
     throw new HttpError(
       403,
       `you are an admin of ${String(most)} organisations, the most this hub allows one user to make`,
     );
-  const orgid = await hub.store.organisations.create(name, caller.userid);
-  if (!orgid) throw new HttpError(409, `the name "${name}" is taken by a user or an organisation`);
+  if ('refused' in made)
+    throw new HttpError(409, `the name "${name}" is taken by a user or an organisation`);
   const admin = await hub.store.userById(caller.userid);
   sendJson(response, 201, { name, members: [{ user: admin?.username ?? '', role: 'admin' }] });
 }

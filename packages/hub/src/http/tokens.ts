@@ -15,6 +15,7 @@ import {
   managesTokens,
   revokeNamedToken,
   shownRecord,
+  TokenCapReached,
 } from '../services/named-tokens.js';
 import { hmac, sameSecret } from '../services/tokens.js';
 import { tokensPage } from '../views/tokens.js';
@@ -116,17 +117,13 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
   if (!isScope(scope)) throw new HttpError(400, '"scope" must be read, publish or admin');
   const days = daysOf(hub, body.expires_days);
   const datasets = await datasetsOf(hub, caller, body.datasets);
-  const most = hub.options.caps.maxTokensPerUser;
-  if ((await hub.store.namedTokens.list(caller.userid)).length >= most)
-    throw new HttpError(
-      403,
-      `you have ${String(most)} tokens, the most this hub allows: revoke one first`,
-    );
   if (scope === 'read' && datasets.length > 0)
     throw new HttpError(
       400,
       'a read token reads what you may read: datasets limit publishing, for publish and admin tokens',
     );
+  // The cap is counted as the token is kept, in one transaction: racing requests never pass it.
+  const most = hub.options.caps.maxTokensPerUser;
   const made = await makeNamedToken(hub.store, {
     userid: caller.userid,
     name,
@@ -136,6 +133,13 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
     // Made with a named token: no longer-lived than it (a sign-in makes tokens for CI, to
     // outlive it; a stolen admin token must not).
     notAfter: caller.via === 'token' ? credential.expires : undefined,
+    most,
+  }).catch((error: unknown) => {
+    if (!(error instanceof TokenCapReached)) throw error;
+    throw new HttpError(
+      403,
+      `you have ${String(most)} tokens, the most this hub allows: revoke one first`,
+    );
   });
   if (!made)
     throw new HttpError(

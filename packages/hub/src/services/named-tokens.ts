@@ -73,9 +73,19 @@ export interface TokenChoice {
    * made with, so that a stolen admin token cannot mint longer-lived ones.
    */
   notAfter?: number | undefined;
+  /** Tokens the user may hold (the hub's maxTokensPerUser); no cap when not given. */
+  most?: number | undefined;
 }
 
-/** Makes a token: the token, shown once, and its record; undefined when the name is taken. */
+/** The user holds as many tokens as the hub allows: counted as the token would be kept. */
+export class TokenCapReached extends Error {
+  override readonly name = 'TokenCapReached';
+}
+
+/**
+ * Makes a token: the token, shown once, and its record; undefined when the name is taken.
+ * Past the cap (`most`), TokenCapReached.
+ */
 export async function makeNamedToken(
   store: Pick<Metadata, 'namedTokens'>,
   choice: TokenChoice,
@@ -95,7 +105,9 @@ export async function makeNamedToken(
       choice.notAfter ?? Number.POSITIVE_INFINITY,
     ),
   };
-  return (await store.namedTokens.add(record, tokenHash(token))) ? { token, record } : undefined;
+  const added = await store.namedTokens.add(record, tokenHash(token), choice.most);
+  if (added === 'full') throw new TokenCapReached(`the user holds ${String(choice.most)} tokens`);
+  return added === 'added' ? { token, record } : undefined;
 }
 
 /**

@@ -83,7 +83,7 @@ export async function shownPublisher(
  * and claims given again answer the publisher kept already (`added` false).
  */
 export async function addPublisher(
-  parts: Pick<HubParts, 'store'>,
+  parts: Pick<HubParts, 'store' | 'options'>,
   verifier: IdTokenVerifier,
   asked: { ownerid: string; dataset: string; issuer: unknown; claims: unknown; by: string },
 ): Promise<{ publisher: Publisher; added: boolean }> {
@@ -102,16 +102,6 @@ export async function addPublisher(
   const problem = claimsProblem(asked.claims);
   if (problem !== undefined) throw new HttpError(400, problem);
   const claims = asked.claims as Record<string, string>;
-  const existing = await store.publishers.list(asked.ownerid, asked.dataset);
-  const same = existing.find(
-    (publisher) => publisher.issuer === issuer && sameClaims(publisher.claims, claims),
-  );
-  if (same) return { publisher: same, added: false };
-  if (existing.length >= MAX_PUBLISHERS)
-    throw new HttpError(
-      409,
-      `a dataset has at most ${String(MAX_PUBLISHERS)} trusted publishers: remove one first`,
-    );
   // A dataset that exists is named as it is; one that does not yet, as given.
   const [dataset] = await store.datasetsInAnyCase(asked.ownerid, asked.dataset);
   const publisher: Publisher = {
@@ -123,14 +113,20 @@ export async function addPublisher(
     created: new Date().toISOString(),
     created_by: asked.by,
   };
-  if (!(await store.publishers.add(publisher)))
-    throw new HttpError(503, 'the publisher could not be kept: try again');
+  // The same publisher, and the caps, are looked for as it is kept, in one transaction:
+  // racing additions neither pass a cap nor keep one publisher twice.
+  const perOwner = parts.options.caps.maxPublishersPerOwner;
+  const added = await store.publishers.add(publisher, { perDataset: MAX_PUBLISHERS, perOwner });
+  if ('same' in added) return { publisher: added.same, added: false };
+  if ('full' in added)
+    throw new HttpError(
+      409,
+      added.full === 'perDataset'
+        ? `a dataset has at most ${String(MAX_PUBLISHERS)} trusted publishers: remove one first`
+        : `the datasets of this owner have ${String(perOwner)} trusted publishers in all, the most this hub allows: remove one first`,
+    );
+  if ('taken' in added) throw new HttpError(503, 'the publisher could not be kept: try again');
   return { publisher, added: true };
-}
-
-function sameClaims(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>) {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /** What a trade needs of the hub: its database, keys, log, address and verifier. */

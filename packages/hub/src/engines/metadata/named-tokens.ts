@@ -1,6 +1,7 @@
 import { numbered } from './numbered.js';
-import type { OrgRunner } from './organisations.js';
+import type { OrgEngine, OrgRunner } from './organisations.js';
 import type { Scope } from '../../caller.js';
+import { answer, type Rule } from './run.js';
 
 /**
  * Named tokens (`data token create`): what the hub keeps of each. Never the token itself,
@@ -23,9 +24,16 @@ export interface NamedToken {
 }
 
 /** The tokens table of one engine: both engines run the same statements. */
+/** What keeping a new token did: kept, or not for a name its user holds, or for the cap. */
+export type TokenAdded = 'added' | 'taken' | 'full';
+
 export interface NamedTokens {
-  /** Keeps a token's record and hash; false, with nothing kept, when its user has one of that name. */
-  add(token: NamedToken, hash: string): Promise<boolean>;
+  /**
+   * Keeps a token's record and hash, unless its user has one of that name (`taken`) or holds
+   * `most` tokens already (`full`): counted and kept in one transaction holding the user
+   * against other writers, so that racing makers never pass the cap.
+   */
+  add(token: NamedToken, hash: string, most?: number): Promise<TokenAdded>;
   /** The record of the token with this hash, expired or not. */
   byHash(hash: string): Promise<NamedToken | undefined>;
   /** A user's tokens, by name. */
@@ -53,6 +61,7 @@ export function tokensTable(bigint: string): string {
 /** The statements, with `?` placeholders (PostgreSQL's engine numbers them). */
 export const TOKEN_SQL = {
   add: 'insert into tokens (id, userid, name, hash, scope, datasets, created, last_used, expires) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+  count: 'select count(*) as n from tokens where userid = ?',
   byHash:
     'select id, userid, name, scope, datasets, created, last_used, expires from tokens where hash = ?',
   list: 'select id, userid, name, scope, datasets, created, last_used, expires from tokens where userid = ? order by name',
@@ -82,28 +91,48 @@ function record(row: Record<string, unknown>): NamedToken {
   };
 }
 
-/** The tokens table over an engine's runner and its dialect of the statements. */
-export function namedTokens(
+/** Counts the user's tokens and keeps the new one under the cap, in the caller's transaction. */
+function* addRule(
   runner: TokenRunner,
   sql: Readonly<Record<keyof typeof TOKEN_SQL, string>>,
+  token: NamedToken,
+  hash: string,
+  most: number,
+): Rule<TokenAdded> {
+  const [count] = yield* answer(runner.all(sql.count, [token.userid]));
+  if (Number(count?.n ?? 0) >= most) return 'full';
+  const changed = yield* answer(
+    runner.run(sql.add, [
+      token.id,
+      token.userid,
+      token.name,
+      hash,
+      token.scope,
+      JSON.stringify(token.datasets),
+      token.created,
+      token.last_used,
+      token.expires,
+    ]),
+  );
+  return changed === 1 ? 'added' : 'taken';
+}
+
+/**
+ * The tokens table over an engine (its reads, and its writes in a transaction holding the
+ * user: SQLite's `begin immediate`, PostgreSQL's owner lock) and its dialect of the statements.
+ */
+export function namedTokens(
+  engine: OrgEngine,
+  sql: Readonly<Record<keyof typeof TOKEN_SQL, string>>,
 ): NamedTokens {
+  const runner = engine.reads;
   const first = async (statement: string, params: unknown[]) => {
     const [row] = await runner.all(statement, params);
     return row ? record(row) : undefined;
   };
   return {
-    add: async (token, hash) =>
-      (await runner.run(sql.add, [
-        token.id,
-        token.userid,
-        token.name,
-        hash,
-        token.scope,
-        JSON.stringify(token.datasets),
-        token.created,
-        token.last_used,
-        token.expires,
-      ])) === 1,
+    add: (token, hash, most = Number.POSITIVE_INFINITY) =>
+      engine.write(token.userid, (writer) => addRule(writer, sql, token, hash, most)),
     byHash: (hash) => first(sql.byHash, [hash]),
     list: async (userid) => (await runner.all(sql.list, [userid])).map(record),
     remove: (userid, name) => first(sql.remove, [userid, name]),

@@ -38,9 +38,19 @@ interface NewOrganisation {
 /** What a change of members did: done, refused for leaving no admin, or no such member. */
 export type MemberChange = 'done' | 'last-admin' | 'not-member';
 
+/** What making an organisation did: made (its id), or not, for a name held or for the cap. */
+export type OrgMade = { made: string } | { refused: 'taken' | 'full' };
+
 export interface Organisations extends MemberRoles {
   /** Makes an organisation with its first admin: its id, or undefined when an owner holds the name. */
   create(username: string, adminid: string): Promise<string | undefined>;
+  /**
+   * Makes an organisation with its first admin, unless an owner holds the name (`taken`) or
+   * the admin is an admin of `most` organisations already (`full`): counted and made in one
+   * transaction holding the admin against other writers, so that racing makers never pass
+   * the cap.
+   */
+  make(username: string, adminid: string, most: number): Promise<OrgMade>;
   /** Its members, by name. */
   members(orgid: string): Promise<Member[]>;
   /** How many organisations the user is an admin of (the cap on making more counts these). */
@@ -116,8 +126,12 @@ function* createRule(
   sql: typeof ORG_SQL,
   org: NewOrganisation,
   adminid: string,
-): Rule<string | undefined> {
-  if ((yield* rows(runner.all(sql.nameTaken, [org.username]))).length > 0) return undefined;
+  most: number,
+): Rule<OrgMade> {
+  const taken = { refused: 'taken' } as const;
+  if ((yield* rows(runner.all(sql.nameTaken, [org.username]))).length > 0) return taken;
+  const [count] = yield* rows(runner.all(sql.adminOf, [adminid]));
+  if (Number(count?.n ?? 0) >= most) return { refused: 'full' };
   const made = yield* changed(
     runner.run(sql.insertOrganisation, [
       org.userid,
@@ -127,9 +141,9 @@ function* createRule(
       org.join_date,
     ]),
   );
-  if (made !== 1) return undefined;
+  if (made !== 1) return taken;
   yield* changed(runner.run(sql.setRole, [org.userid, adminid, 'admin']));
-  return org.userid;
+  return { made: org.userid };
 }
 
 /** Whether taking `userid`'s admin role away leaves the organisation no admin. */
@@ -174,6 +188,12 @@ async function read<T>(rule: Rule<T>): Promise<T> {
 
 /** The organisations of an engine, over its runner and its dialect of the statements. */
 export function organisations(engine: OrgEngine, sql: typeof ORG_SQL): Organisations {
+  // Under the admin's lock: the organisations one user makes are counted one maker at a time.
+  const make = (username: string, adminid: string, most: number) => {
+    const userid = randomBytes(16).toString('hex');
+    const org = { userid, username, name: username, join_date: new Date().toISOString() };
+    return engine.write(adminid, (runner) => createRule(runner, sql, org, adminid, most));
+  };
   return {
     roleOf: async (orgid, userid) =>
       roleIn(await read(rows(engine.reads.all(sql.roleOf, [orgid, userid])))),
@@ -186,11 +206,11 @@ export function organisations(engine: OrgEngine, sql: typeof ORG_SQL): Organisat
       const [count] = await read(rows(engine.reads.all(sql.adminOf, [userid])));
       return Number(count?.n ?? 0);
     },
-    create: (username, adminid) => {
-      const userid = randomBytes(16).toString('hex');
-      const org = { userid, username, name: username, join_date: new Date().toISOString() };
-      return engine.write(userid, (runner) => createRule(runner, sql, org, adminid));
+    create: async (username, adminid) => {
+      const made = await make(username, adminid, Number.POSITIVE_INFINITY);
+      return 'made' in made ? made.made : undefined;
     },
+    make,
     setRole: (orgid, userid, role) =>
       engine.write(orgid, (runner) => setRoleRule(runner, sql, orgid, userid, role)),
     remove: (orgid, userid) =>

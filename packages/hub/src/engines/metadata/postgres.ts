@@ -29,6 +29,7 @@ import {
   organisations,
   POSTGRES_ORG_SQL,
   type Organisations,
+  type OrgEngine,
   type OrgRunner,
 } from './organisations.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
@@ -668,22 +669,27 @@ export class PostgresMetadata implements Metadata {
     all: (sql, params) => this.runner(this.pool).all(sql, params),
   };
 
-  readonly namedTokens: NamedTokens = namedTokens(this.pooled, POSTGRES_TOKEN_SQL);
+  /**
+   * Tokens', publishers' and organisations' writes, each in a transaction holding the owner's
+   * lock (lockOwner, a transaction-scoped advisory lock): under READ COMMITTED a count alone
+   * would let two racing transactions each see room for one more, so the owner whose rows are
+   * counted (the token's user, the publishers' owner, the organisation's maker or the
+   * organisation) is held first, and each count is read after the last holder committed.
+   */
+  private readonly owned: OrgEngine = {
+    reads: this.pooled,
+    write: (ownerid, rule) =>
+      this.transaction(async (client) => {
+        await this.lockOwner(client, ownerid);
+        return runAwaiting(rule(this.runner(client)));
+      }),
+  };
 
-  readonly publishers: Publishers = publishers(this.pooled, POSTGRES_PUBLISHER_SQL);
+  readonly namedTokens: NamedTokens = namedTokens(this.owned, POSTGRES_TOKEN_SQL);
 
-  /** Each write in a transaction holding the organisation's lock (its owner lock). */
-  readonly organisations: Organisations = organisations(
-    {
-      reads: this.pooled,
-      write: (orgid, rule) =>
-        this.transaction(async (client) => {
-          await this.lockOwner(client, orgid);
-          return runAwaiting(rule(this.runner(client)));
-        }),
-    },
-    POSTGRES_ORG_SQL,
-  );
+  readonly publishers: Publishers = publishers(this.owned, POSTGRES_PUBLISHER_SQL);
+
+  readonly organisations: Organisations = organisations(this.owned, POSTGRES_ORG_SQL);
 
   /**
    * The one runner of the tables of named tokens, publishers and organisations, on a client

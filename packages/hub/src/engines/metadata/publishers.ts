@@ -4,7 +4,8 @@
  * exist yet: the first publication may come from the workflow.
  */
 import { numbered } from './numbered.js';
-import type { OrgRunner } from './organisations.js';
+import type { OrgEngine, OrgRunner } from './organisations.js';
+import { answer, type Rule } from './run.js';
 
 export interface Publisher {
   /** Random, short: what `data publisher remove` names. */
@@ -21,10 +22,28 @@ export interface Publisher {
   created_by: string;
 }
 
+/** How many publishers the hub keeps: of one dataset, and of one owner's datasets in all. */
+export interface PublisherCaps {
+  perDataset: number;
+  perOwner: number;
+}
+
+/**
+ * What keeping a publisher did: kept; the same issuer and claims kept already for the
+ * dataset (`same`, that one); past a cap (`full`); or its id taken (`taken`, nothing kept).
+ */
+export type PublisherAdded =
+  { added: true } | { same: Publisher } | { full: keyof PublisherCaps } | { taken: true };
+
 /** The publishers table of one engine: both engines run the same statements. */
 export interface Publishers {
-  /** Keeps a publisher; false, with nothing kept, when its id is taken. */
-  add(publisher: Publisher): Promise<boolean>;
+  /**
+   * Keeps a publisher, unless the dataset has the same one or either cap is reached: looked
+   * for, counted and kept in one transaction holding the owner against other writers, so
+   * that racing additions never pass a cap nor keep one publisher twice. Its claims are
+   * compared as kept, sorted by name.
+   */
+  add(publisher: Publisher, caps?: PublisherCaps): Promise<PublisherAdded>;
   /** A dataset's publishers (its name in any case, as dataset names are), oldest first. */
   list(ownerid: string, dataset: string): Promise<Publisher[]>;
   /** The publishers of every dataset that trust this issuer, oldest first. */
@@ -48,6 +67,9 @@ const COLUMNS = 'id, ownerid, dataset, issuer, claims, created, created_by';
 /** The statements, with `?` placeholders (PostgreSQL's engine numbers them). */
 export const PUBLISHER_SQL = {
   add: `insert into publishers (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+  same: `select ${COLUMNS} from publishers where ownerid = ? and lower(dataset) = lower(?) and issuer = ? and claims = ? order by created, id`,
+  ofDataset: 'select count(*) as n from publishers where ownerid = ? and lower(dataset) = lower(?)',
+  ofOwner: 'select count(*) as n from publishers where ownerid = ?',
   list: `select ${COLUMNS} from publishers where ownerid = ? and lower(dataset) = lower(?) order by created, id`,
   ofIssuer: `select ${COLUMNS} from publishers where issuer = ? order by created, id`,
   remove: `delete from publishers where ownerid = ? and lower(dataset) = lower(?) and id = ? returning ${COLUMNS}`,
@@ -73,22 +95,56 @@ function record(row: Record<string, unknown>): Publisher {
   };
 }
 
-/** The publishers table over an engine's runner and its dialect of the statements. */
-export function publishers(
+type PublisherSql = Readonly<Record<keyof typeof PUBLISHER_SQL, string>>;
+
+const NO_CAPS: PublisherCaps = {
+  perDataset: Number.POSITIVE_INFINITY,
+  perOwner: Number.POSITIVE_INFINITY,
+};
+
+function* countOf(runner: PublisherRunner, statement: string, params: unknown[]): Rule<number> {
+  const [row] = yield* answer(runner.all(statement, params));
+  return Number(row?.n ?? 0);
+}
+
+/** Looks for the same publisher, counts, and keeps it, in the caller's transaction. */
+function* addRule(
   runner: PublisherRunner,
-  sql: Readonly<Record<keyof typeof PUBLISHER_SQL, string>>,
-): Publishers {
+  sql: PublisherSql,
+  publisher: Publisher,
+  caps: PublisherCaps,
+): Rule<PublisherAdded> {
+  const { ownerid, dataset, issuer } = publisher;
+  const claims = JSON.stringify(publisher.claims);
+  const [same] = yield* answer(runner.all(sql.same, [ownerid, dataset, issuer, claims]));
+  if (same) return { same: record(same) };
+  if ((yield* countOf(runner, sql.ofDataset, [ownerid, dataset])) >= caps.perDataset)
+    return { full: 'perDataset' };
+  if ((yield* countOf(runner, sql.ofOwner, [ownerid])) >= caps.perOwner)
+    return { full: 'perOwner' };
+  const changed = yield* answer(
+    runner.run(sql.add, [
+      publisher.id,
+      ownerid,
+      dataset,
+      issuer,
+      claims,
+      publisher.created,
+      publisher.created_by,
+    ]),
+  );
+  return changed === 1 ? { added: true } : { taken: true };
+}
+
+/**
+ * The publishers table over an engine (its reads, and its writes in a transaction holding
+ * the owner) and its dialect of the statements.
+ */
+export function publishers(engine: OrgEngine, sql: PublisherSql): Publishers {
+  const runner = engine.reads;
   return {
-    add: async (publisher) =>
-      (await runner.run(sql.add, [
-        publisher.id,
-        publisher.ownerid,
-        publisher.dataset,
-        publisher.issuer,
-        JSON.stringify(publisher.claims),
-        publisher.created,
-        publisher.created_by,
-      ])) === 1,
+    add: (publisher, caps = NO_CAPS) =>
+      engine.write(publisher.ownerid, (writer) => addRule(writer, sql, publisher, caps)),
     list: async (ownerid, dataset) => (await runner.all(sql.list, [ownerid, dataset])).map(record),
     ofIssuer: async (issuer) => (await runner.all(sql.ofIssuer, [issuer])).map(record),
     remove: async (ownerid, dataset, id) => {

@@ -26,6 +26,7 @@ import {
   ORGANISATIONS_TABLES,
   organisations,
   type Organisations,
+  type OrgEngine,
   type OrgRunner,
 } from './organisations.js';
 import { MOVED_TABLES, type MovedTable, type Row } from './tables.js';
@@ -637,18 +638,20 @@ export class SqliteMetadata implements Metadata {
     all: (sql, params) => this.prepare(sql).all(...(params as SQLInputValue[])),
   };
 
-  readonly namedTokens: NamedTokens = namedTokens(this.runner, TOKEN_SQL);
+  /**
+   * Tokens', publishers' and organisations' writes, each in a transaction: SQLite's `begin
+   * immediate` holds every other writer, so what a rule counts holds until it commits.
+   */
+  private readonly owned: OrgEngine = {
+    reads: this.runner,
+    write: async (_ownerid, rule) => this.transaction(() => runNow(rule(this.runner))),
+  };
 
-  readonly publishers: Publishers = publishers(this.runner, PUBLISHER_SQL);
+  readonly namedTokens: NamedTokens = namedTokens(this.owned, TOKEN_SQL);
 
-  /** Each write in a transaction: SQLite's `begin immediate` holds every other writer. */
-  readonly organisations: Organisations = organisations(
-    {
-      reads: this.runner,
-      write: async (_orgid, rule) => this.transaction(() => runNow(rule(this.runner))),
-    },
-    ORG_SQL,
-  );
+  readonly publishers: Publishers = publishers(this.owned, PUBLISHER_SQL);
+
+  readonly organisations: Organisations = organisations(this.owned, ORG_SQL);
 
   async saveLoginCode(code: LoginCode): Promise<void> {
     this.prepare(SQL.dropExpiredLoginCodes).run(Date.now());
