@@ -80,6 +80,9 @@ describe('data org', () => {
   it('refuses malformed names and roles before asking the hub (exit 2), and a refused token (exit 4)', async () => {
     hub();
     expect((await data(['org', 'create', 'a/b'])).code).toBe(2);
+    const long = await data(['org', 'create', 'a'.repeat(40)]);
+    expect(long.code).toBe(2);
+    expect(long.err).toContain('at most 39 characters');
     expect((await data(['org', 'add', 'acme', 'grace', '--role', 'owner'])).code).toBe(2);
     expect((await data(['org', 'add', 'acme', 'grace'])).code).toBe(2);
     server.use(

@@ -11,7 +11,7 @@ function ownerName(kind: string) {
   return (value: string): string => {
     if (!OWNER_NAME.test(value))
       throw new InvalidArgumentError(
-        `${kind} names are letters, digits, "-" and "_", starting with a letter or digit, at most 39`,
+        `${kind} names are letters, digits, "-" and "_", starting with a letter or digit, at most 39 characters`,
       );
     return value;
   };
