@@ -3,7 +3,7 @@
  * this run's engines (SQLite and a folder; PostgreSQL and Swift's S3 under
  * --project postgres-swift, where the Parquet copy is materialized from the bucket).
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RowsAnswer } from '../../packages/hub/src/http/table-rows.js';
@@ -173,6 +173,23 @@ describe('the table viewer’s JSON route', () => {
       expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(((await versioned.json()) as RowsAnswer).rows).toEqual([cells(rows.at(-1) as Row)]);
       expect((await fetch(`${url}/ada/shop/v/2/rows`)).status).toBe(404);
+    });
+  });
+
+  it('reads a Parquet copy too large for the copy cache where it was made', async () => {
+    await withHub({ derivedCacheBytes: 1 }, async ({ url, hub }) => {
+      const ada = await browserLogin(url, 'ada');
+      expect((await waitForState(url, (await publish(url, ada, dir)).flowId)).state).toBe(
+        'SUCCEEDED',
+      );
+      const page = await rowsOf(`${url}/ada/shop/rows?sort=price&order=desc&size=3`);
+      const want = [...rows].sort((a, b) => (b.price ?? -1) - (a.price ?? -1)).slice(0, 3);
+      expect(page.rows).toEqual(want.map(cells));
+      // Not kept by the cache: made in the scratch folder and read there, not put in the
+      // viewer's own folder.
+      expect(hub.copies.made).toBeGreaterThan(0);
+      const own = join(hub.tmpDir, 'viewer', 'files');
+      expect(existsSync(own) ? readdirSync(own) : []).toEqual([]);
     });
   });
 

@@ -6,6 +6,7 @@
  * Where DuckDB cannot load, pages in the table's order still come from its CSV copy, and
  * sorting, filtering and searching are answered as unavailable.
  */
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { derivedOf, type Resource } from '@data/core';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -98,10 +99,20 @@ export class TableViewer {
       join(folder, 'files'),
       this.options.cacheMb * 1024 ** 2,
     );
-    this.engine = new DuckEngine(this.options, join(folder, 'spill'), [
-      `${join(folder, 'files')}/`,
-      `${join(hub.tmpDir, 'copies')}/`,
+    // Each folder as named and as its links resolve (a temporary folder under a link, as
+    // macOS has): DuckDB may check either.
+    const real = (() => {
+      try {
+        return realpathSync(hub.tmpDir);
+      } catch {
+        return hub.tmpDir;
+      }
+    })();
+    const readable = [hub.tmpDir, real].flatMap((root) => [
+      `${join(root, 'viewer', 'files')}/`,
+      `${join(root, 'copies')}/`,
     ]);
+    this.engine = new DuckEngine(this.options, join(folder, 'spill'), [...new Set(readable)]);
   }
 
   async stop(): Promise<void> {
