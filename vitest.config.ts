@@ -60,6 +60,8 @@ const HEAVY = [
   'test/e2e/hub-memory.test.ts',
   // npm run package: the single executable built and run.
   'test/e2e/single-executable.test.ts',
+  // The table viewer in Chromium on a generated table of a million rows.
+  'test/e2e/table-viewer.test.ts',
   // The old datahub-cli 0.6.3, installed from the npm registry.
   'test/e2e/datahub-cli.test.ts',
   // The CLI package packed and installed alone.

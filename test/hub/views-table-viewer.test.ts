@@ -112,6 +112,7 @@ describe('the table viewer (rendering)', () => {
       '<td class="temporal"><time datetime="2024-01-03">2024-01-03</time></td>',
     );
     expect(cellHtml(true, 'boolean')).toBe('<td><span class="bool true">true</span></td>');
+    expect(cellHtml(null, 'integer')).toMatch(/^<td class="number"><span class="missing">/);
     for (const missing of [null, '', undefined])
       expect(cellHtml(missing, 'string')).toContain('<span class="hidden">missing</span>');
     expect(cellHtml('x'.repeat(1000), 'string')).toContain('(1,000 characters)');
@@ -176,6 +177,15 @@ describe('the table viewer (rendering)', () => {
       First: '/ada/shop?table=prices&q=a#table-viewer',
       Previous: '/ada/shop?table=prices&q=a&rows=50#table-viewer',
     });
+    // A lower bound while the hub counts: no Last till the count is whole.
+    const counting = view(
+      { page: { ...page(0, 10_051, 1_000_000, 50), atLeast: true } },
+      { search: 'a' },
+    );
+    expect(counting).toContain(
+      'Rows 1–50 of at least 10,051 matching (1,000,000 in all; still counting).',
+    );
+    expect(Object.keys(links(counting))).toEqual(['Next']);
     const beyond = view({ page: page(5000, 120, 120, 0) }, { offset: 5000 });
     expect(beyond).toContain('No rows there: the table has 120.');
     expect(links(beyond).Previous).toBe('/ada/shop?table=prices&rows=100#table-viewer');

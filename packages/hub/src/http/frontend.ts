@@ -25,6 +25,8 @@ import { searchText } from './metastore.js';
 import { shownChanges, visibleToOthers } from './pipeline-store.js';
 import { eachRecord } from '../services/copies/table-rows.js';
 import { datasetTable, type TableEngine } from './dataset-table.js';
+import { ENGINE_MISSING, queryTable } from '../services/viewer/engine.js';
+import { tableStats } from '../services/viewer/stats.js';
 import { DATASET_SORTS, type DatasetSort, type Revision } from '../engines/metadata/types.js';
 import { datasetPage, type DatasetView, type ResourceRow } from '../views/dataset.js';
 import { listingPage, type DatasetCard } from '../views/listing.js';
@@ -39,15 +41,23 @@ const README_BYTES = 1024 * 1024;
 const PREVIEW_FILE_BYTES = 4 * 1024 * 1024;
 const CHART_POINTS = 1000;
 
-/** Until the viewer's engine is wired: rows from the CSV copy, nothing sorted or filtered. */
+/** A revision not published has no table to query. */
 const NO_ENGINE: TableEngine = {
-  query: () =>
-    Promise.resolve({
-      unavailable: 'engine',
-      message: 'sorting, filtering and searching are unavailable on this hub',
-    }),
+  query: () => Promise.resolve({ unavailable: 'copy', message: ENGINE_MISSING }),
   stats: () => Promise.resolve(undefined),
 };
+
+/** The hub's viewer, for one revision: a query stops when its page's client goes. */
+function viewerEngine(hub: Hub, pkg: Published, response: ServerResponse): TableEngine {
+  const gone = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) gone.abort();
+  });
+  return {
+    query: (query) => queryTable(hub, pkg, query, gone.signal),
+    stats: (table) => tableStats(hub, pkg, table),
+  };
+}
 
 export function stylesheet(_hub: Hub, _request: Request, response: ServerResponse): void {
   response.setHeader('Cache-Control', 'public, max-age=3600');
@@ -507,16 +517,19 @@ export async function dataset(
   const locate = good
     ? locator(good, packagePath(user.userid, name, good.revision))
     : () => undefined;
+  const pkg: Published | undefined =
+    good && descriptor
+      ? {
+          owner: user,
+          dataset: found.dataset,
+          revision: good,
+          descriptor,
+          prefix: packagePath(user.userid, name, good.revision),
+          files: good.files ? (JSON.parse(good.files) as Record<string, string>) : undefined,
+        }
+      : undefined;
   const openDerived: OpenDerived = async (resource) => {
-    if (!good || !descriptor) throw new HttpError(404, 'not found');
-    const pkg: Published = {
-      owner: user,
-      dataset: found.dataset,
-      revision: good,
-      descriptor,
-      prefix: packagePath(user.userid, name, good.revision),
-      files: good.files ? (JSON.parse(good.files) as Record<string, string>) : undefined,
-    };
+    if (!pkg) throw new HttpError(404, 'not found');
     return hub.copies.read(pkg, resource);
   };
   const failed = latest.state === 'FAILED' ? (JSON.parse(latest.error_log) as string[]) : [];
@@ -554,7 +567,7 @@ export async function dataset(
             preview: (resource) =>
               previewRecords(hub.storage, text(resource.path) && locate(String(resource.path))),
             openDerived,
-            engine: NO_ENGINE,
+            engine: pkg ? viewerEngine(hub, pkg, response) : NO_ENGINE,
           },
           request.url.searchParams,
           `/${encodeURIComponent(user.username)}/${encodeURIComponent(name)}${version === undefined ? '' : `/v/${String(version)}`}`,

@@ -79,9 +79,10 @@ export const VIEWER_STYLES = `
 .viewer .filter-grid input, .viewer .filter-grid select { width: 100%; padding: 7px 10px; border: 1px solid var(--line); border-radius: 8px; font: inherit; background: #fff; }
 .viewer .actions { display: flex; gap: 16px; align-items: center; }
 .viewer .notice { background: #fef7e0; border: 1px solid #f3e2a8; border-radius: 8px; padding: 8px 12px; }
-.viewer .scroll { max-height: 75vh; overflow: auto; }
+/* The box that scrolls holds its visually hidden labels too, or they would widen the page. */
+.viewer .scroll { position: relative; }
 .viewer table.rows { width: auto; min-width: 100%; }
-.viewer table.rows th { white-space: nowrap; position: sticky; top: 0; z-index: 1; }
+.viewer table.rows th { white-space: nowrap; }
 .viewer table.rows th a { color: var(--ink); }
 .viewer table.rows th .type { display: block; font-weight: 400; font-size: 12px; color: var(--muted); }
 .viewer table.rows th .about { display: block; font-weight: 400; font-size: 12px; color: var(--muted); white-space: normal; max-width: 18em; }
@@ -121,6 +122,12 @@ export const VIEWER_SCRIPT = `for (const list of document.querySelectorAll('[rol
     next.focus();
   });
 }
+// The address of a view keeps what is set: the filters left empty are not sent.
+for (const form of document.querySelectorAll('form.query')) {
+  form.addEventListener('formdata', (event) => {
+    for (const [name, value] of [...event.formData]) if (value === '') event.formData.delete(name);
+  });
+}
 `;
 
 /** The page's address for a query, bringing the viewer into view. */
@@ -147,7 +154,8 @@ function cut(text: string): string {
 /** One cell of a row, as its column's type shows it. */
 export function cellHtml(value: Cell | undefined, type: string): string {
   const text = cellText(value);
-  if (text === undefined || text === '') return `<td>${MISSING}</td>`;
+  if (text === undefined || text === '')
+    return `<td${NUMERIC.has(type) ? ' class="number"' : ''}>${MISSING}</td>`;
   if (NUMERIC.has(type)) return `<td class="number">${cut(text)}</td>`;
   if (TEMPORAL.has(type))
     return `<td class="temporal"><time datetime="${escape(text)}">${cut(text)}</time></td>`;
@@ -302,8 +310,10 @@ function pager(view: TableViewerView, page: TablePage, href: Href): string {
   const { offset, matching, total } = page;
   const filtered = query.filters.length > 0 || query.search !== undefined;
   const shownRows = page.rows.length;
+  // A frequent match in a large table is counted after its first pages: a lower bound till then.
+  const counting = page.atLeast === true;
   const of = filtered
-    ? `of ${grouped(matching)} matching (${grouped(total)} in all)`
+    ? `of ${counting ? 'at least ' : ''}${grouped(matching)} matching (${grouped(total)} in all${counting ? '; still counting' : ''})`
     : `of ${grouped(total)}`;
   const said =
     shownRows > 0
@@ -331,7 +341,7 @@ function pager(view: TableViewerView, page: TablePage, href: Href): string {
     `<span>${said}.</span>`,
     link('Next', next < matching && next < deepest ? next : undefined, 'next'),
     lastOffset + limit <= deepest
-      ? link('Last', offset !== lastOffset && matching > 0 ? lastOffset : undefined)
+      ? link('Last', offset !== lastOffset && matching > 0 && !counting ? lastOffset : undefined)
       : '<span class="muted">The download holds the rest.</span>',
   ];
   return `<nav class="pager" aria-label="Pages of ${escape(query.table)}">${links.join('')}</nav>`;
