@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { didYouMean } from '@data/core';
-import { DEFAULT_CAPS, DEFAULT_LIMITS, type HubCaps, type HubLimits } from './options.js';
+import {
+  DEFAULT_CAPS,
+  DEFAULT_LIMITS,
+  DEFAULT_VIEWER,
+  type HubCaps,
+  type HubLimits,
+  type ViewerOptions,
+} from './options.js';
 import { gitHubProvider } from './engines/providers/github.js';
 import { oidcProvider } from './engines/providers/oidc.js';
 import type { Provider } from './engines/providers/types.js';
@@ -34,6 +41,8 @@ export interface HubConfig {
   metrics?: { enabled?: boolean; token?: string };
   /** The OpenID issuers whose ID tokens trusted publishing takes (https; http on loopback). */
   trustedIssuers?: string[];
+  /** The table viewer's engine: memory, threads, queries at once and waiting, their time, cache. */
+  viewer?: Partial<ViewerOptions>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -54,6 +63,7 @@ const TOP_KEYS: readonly string[] = [
   'logFormat',
   'metrics',
   'trustedIssuers',
+  'viewer',
 ];
 
 /**
@@ -232,7 +242,23 @@ export function readHubConfig(path: string, env: Env): HubConfig {
     ...(parsed.trustedIssuers === undefined
       ? {}
       : { trustedIssuers: trustedIssuers(parsed.trustedIssuers) }),
+    ...(parsed.viewer === undefined ? {} : { viewer: viewerConfig(parsed.viewer) }),
   };
+}
+
+/** `viewer`: the table viewer's engine, each a whole number above 0, the others their defaults. */
+function viewerConfig(value: unknown): Partial<ViewerOptions> {
+  if (!isObject(value)) throw new ConfigError('viewer must be an object');
+  knownKeys('viewer', value, Object.keys(DEFAULT_VIEWER));
+  const result: Partial<ViewerOptions> = {};
+  for (const key of Object.keys(DEFAULT_VIEWER) as (keyof ViewerOptions)[]) {
+    const number = value[key];
+    if (number === undefined) continue;
+    if (typeof number !== 'number' || !Number.isSafeInteger(number) || number < 1)
+      throw new ConfigError(`viewer.${key} must be a whole number above 0`);
+    result[key] = number;
+  }
+  return result;
 }
 
 /** `trustedIssuers`: each an https URL, or http on loopback, as its tokens' `iss` says it. */
