@@ -353,6 +353,18 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         expect(await pagerText(page)).toContain(
           `Rows 1–50 of ${filtered.length.toLocaleString('en')} matching (1,000,000 in all).`,
         );
+        // The same view as JSON, at its route.
+        const json = await page
+          .getByRole('link', { name: 'This view as JSON' })
+          .getAttribute('href');
+        const answer = (await (await fetch(new URL(json ?? '', running.url))).json()) as {
+          rows: unknown[][];
+          matching: number;
+        };
+        expect(answer.matching).toBe(filtered.length);
+        expect(answer.rows.map((cells) => String(cells[0]))).toEqual(
+          filtered.slice(0, PAGE).map((cells) => cells[0]),
+        );
         await checked(page, `filtered at ${device}`);
 
         // Searching every text cell, case aside; paging to the last match.

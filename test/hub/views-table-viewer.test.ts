@@ -153,6 +153,10 @@ describe('the table viewer (rendering)', () => {
     expect(html).toContain('name="has.note" value="x&quot;y"');
     expect(html).toContain('<a href="/ada/shop?table=prices#table-viewer">Clear</a>');
     expect(view()).not.toContain('>Clear<');
+    // The same view as JSON, at its route.
+    expect(html).toContain(
+      '<a href="/ada/shop/rows?table=prices&amp;sort=id&amp;order=desc&amp;q=lamp&amp;min.price=1&amp;eq.open=true&amp;has.note=x%22y">This view as JSON</a>',
+    );
   });
 
   it('pages First, Previous, Next and Last to the last row, saying which rows of how many', () => {

@@ -393,8 +393,12 @@ export function tableViewer(
   const notice = view.engine
     ? ''
     : `<p class="notice" role="note">${escape(sentence(view.notice ?? UNAVAILABLE))}</p>`;
+  // The same query as JSON, at the route that answers it (docs/protocol.md, Table rows).
+  const json = view.engine
+    ? `<p class="muted"><a href="${escape(`${view.base}/rows?${params(view.query).toString()}`)}">This view as JSON</a></p>`
+    : '';
   const rows = view.page
-    ? `${rowsTable(view, view.page, href)}${pager(view, view.page, href)}`
+    ? `${rowsTable(view, view.page, href)}${pager(view, view.page, href)}${json}`
     : '<p class="muted">The rows of this table cannot be shown; its download holds them.</p>';
   return `<section class="viewer">${tabs(view, href)}<div id="${PANEL}"${labelled}>
 ${notice}${view.engine && view.page ? queryForm(view, href) : ''}${rows}</div></section>`;
