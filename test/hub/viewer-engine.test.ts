@@ -12,7 +12,12 @@ import {
   type ViewerUnavailable,
 } from '../../packages/hub/src/services/viewer/engine.js';
 import { tableQuery } from '../../packages/hub/src/services/viewer/query-params.js';
-import { revisionStats } from '../../packages/hub/src/services/viewer/stats.js';
+import {
+  keepStats,
+  revisionStats,
+  tableStats,
+  type RevisionStats,
+} from '../../packages/hub/src/services/viewer/stats.js';
 import type {
   Cell,
   TablePage,
@@ -291,6 +296,48 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
       { value: true, count: rows.filter((row) => row.ok).length },
     ]);
     expect(column(WEIRD)?.distinct).toBe(5);
+  });
+
+  it('computes a revision’s statistics on the first ask, once for concurrent asks', async () => {
+    const revision = {
+      ownerid: 'u1',
+      dataset: 'shop',
+      revision: 1,
+      state: 'SUCCEEDED',
+      descriptor: JSON.stringify(pkg.descriptor),
+      files: JSON.stringify(pkg.files),
+      stats: null as string | null,
+    };
+    const saved: string[] = [];
+    const store = {
+      userById: () => Promise.resolve({ userid: 'u1', username: 'ada' }),
+      dataset: () => Promise.resolve({ ownerid: 'u1', name: 'shop' }),
+      revision: () => Promise.resolve(revision),
+      saveStats: (_which: unknown, stats: string) => {
+        saved.push(stats);
+        revision.stats = stats;
+        return Promise.resolve();
+      },
+    };
+    const hub = {
+      store,
+      options: { limits: { processingSeconds: 60 } },
+      log: () => undefined,
+      viewer,
+    } as unknown as Parameters<typeof tableStats>[0];
+    const old = { ...pkg, revision } as unknown as Published;
+    // Not computed yet: undefined, and computed in the background, once.
+    expect(await tableStats(hub, old, 'sales')).toBeUndefined();
+    expect(await tableStats(hub, old, 'sales')).toBeUndefined();
+    await keepStats(hub, revision);
+    expect(saved).toHaveLength(1);
+    const kept = JSON.parse(saved[0] ?? '{}') as RevisionStats;
+    expect(kept.tables.map((table) => table.table)).toEqual(['sales', 'big']);
+    // Kept: read from the revision, nothing computed again.
+    const stats = await tableStats(hub, { ...old, revision } as unknown as Published, 'big');
+    expect(stats?.rows).toBe(30_000);
+    await keepStats(hub, revision);
+    expect(saved).toHaveLength(1);
   });
 
   it('interrupts a query whose client goes, and answers 503 past its queue', async () => {

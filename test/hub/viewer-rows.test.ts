@@ -193,6 +193,33 @@ describe('the table viewer’s JSON route', () => {
     });
   });
 
+  it('answers 503 with Retry-After past its queue, and again once a turn is free', async () => {
+    await withHub({ viewer: { queries: 1, queued: 1 } }, async ({ url, hub, runner }) => {
+      const ada = await browserLogin(url, 'ada');
+      expect((await waitForState(url, (await publish(url, ada, dir)).flowId)).state).toBe(
+        'SUCCEEDED',
+      );
+      await runner.idle();
+      // One query holds the only turn, another waits for it: the next is refused at once.
+      const stop = new AbortController();
+      const slow = hub.viewer.engine
+        .run(
+          (connection) => connection.run('SELECT count(*) FROM range(100000000000)'),
+          stop.signal,
+        )
+        .catch((error: unknown) => error);
+      const waiting = hub.viewer.engine.run(() => Promise.resolve('waited'), undefined);
+      const refused = await fetch(`${url}/ada/shop/rows?size=2`);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('2');
+      expect(((await refused.json()) as { error: string }).error).toMatch(/try again in a moment/);
+      stop.abort();
+      await slow;
+      expect(await waiting).toBe('waited');
+      expect((await rowsOf(`${url}/ada/shop/rows?size=2`)).rows).toHaveLength(2);
+    });
+  });
+
   it('has the page’s permissions: a private dataset’s rows are not there for others', async () => {
     await withHub({}, async ({ url }) => {
       const ada = await browserLogin(url, 'ada');
