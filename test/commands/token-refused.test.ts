@@ -64,6 +64,8 @@ const COMMANDS: string[][] = [
   ['delete', 'ada/private', '--yes'],
   ['whoami'],
   ['publish', CITIES],
+  ['publish', CITIES, '--dry-run'],
+  ['validate', `${HUB}/ada/private/datapackage.json`],
   ['token', 'list'],
   ['token', 'create', 'ci', '--scope', 'read'],
   ['token', 'revoke', 'ci'],

@@ -130,6 +130,7 @@ describe('data token against a real hub', () => {
         ['info', 'ada/world-cities'],
         ['history', 'ada/world-cities'],
         ['search', 'cities'],
+        ['validate', `${url}/ada/world-cities/datapackage.json`],
         ['token', 'list'],
         ['publish', CITIES],
       ]) {

@@ -4,7 +4,7 @@ import { Option } from 'commander';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
 import type { Report } from '@data/core';
-import { NetworkError, UsageError } from '@data/core';
+import { AuthError, NetworkError, UsageError } from '@data/core';
 import { EXIT } from '../exit-codes.js';
 import { ERROR_TYPES as ERROR_TYPE_NAMES } from '@data/core';
 import type { ContextFor, SetExitCode } from './types.js';
@@ -171,6 +171,9 @@ export async function validateWithProgress(
       held,
     );
   } catch (error) {
+    // The hub refused the token a read carried (a 401, in this thread or the worker's).
+    if (error instanceof AuthError)
+      throw (await import('./auth-common.js')).refusalOf(ctx) ?? error;
     if (error instanceof RemoteUnreachable)
       throw new NetworkError(
         `${error.message}; no verdict on the data`,

@@ -5,6 +5,7 @@
  * at the same speed (npm run bench:memory).
  */
 import type { MessagePort } from 'node:worker_threads';
+import { AuthError } from '../errors.js';
 import { startRangeWorker } from './table/range-split.js';
 import { maySplit } from './small.js';
 import { PARQUET_YOUNG_GENERATION_MB, workerUrl, YOUNG_GENERATION_MB } from './worker-url.js';
@@ -65,7 +66,7 @@ export type WorkerMessage =
   | { type: 'failure'; kind: FailureKind; message: string; stack: string | undefined };
 
 /** What a failure in the worker was, so that it is thrown again as the same kind here. */
-export type FailureKind = 'not-found' | 'unreachable' | 'other';
+export type FailureKind = 'not-found' | 'unreachable' | 'refused' | 'other';
 
 export class WorkerFailure extends Error {
   override readonly name = 'WorkerFailure';
@@ -182,7 +183,9 @@ async function runIsolated(
             ? new SourceNotFound(message.message)
             : message.kind === 'unreachable'
               ? new RemoteUnreachable(message.message)
-              : new WorkerFailure(message.message);
+              : message.kind === 'refused'
+                ? new AuthError(message.message)
+                : new WorkerFailure(message.message);
         if (message.stack) error.stack = message.stack;
         reject(error);
       }

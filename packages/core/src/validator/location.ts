@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AuthError } from '../errors.js';
 import { isRemote } from '../model/paths.js';
 import { readBoundedText, TextTooLarge } from '../files/bounded-text.js';
 import { fileChunks, kindOfNonFile } from '../files/chunks.js';
@@ -70,6 +71,8 @@ export async function openBytes(
       if (error instanceof Error && error.name === 'HostNotAllowed')
         throw new SourceFailure('scheme-error', `cannot fetch "${location}": ${error.message}`);
       if (signal?.aborted) throw error;
+      // The hub refused the token sent (a 401, see http/credential.ts): said as it is.
+      if (error instanceof AuthError) throw error;
       throw new RemoteUnreachable(`cannot reach ${location}: ${describe(error)}`);
     }
     if (response.status >= 500 || response.status === 429)

@@ -2,6 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { clientFetch, type HttpFetch } from '../http/http.js';
 import { carryingToken } from '../http/credential.js';
+import { AuthError } from '../errors.js';
 import { RemoteUnreachable, SourceNotFound, validate, validateDescriptor } from './index.js';
 import { allowedHostsOnly } from './allowed-hosts.js';
 import type { IsolatedRequest, WorkerMessage } from './isolated.js';
@@ -34,8 +35,13 @@ export async function runPackage(request: IsolatedRequest): Promise<void> {
   );
   const credential = request.credential;
   const fetch = credential
-    ? carryingToken(client, credential.hub, credential.token, (origin) =>
-        post({ type: 'withheld', origin }),
+    ? carryingToken(
+        client,
+        credential.hub,
+        credential.token,
+        (origin) => post({ type: 'withheld', origin }),
+        // A 401 to a request with the token: the hub refused it, which the caller names.
+        () => new AuthError('the hub refused the token'),
       )
     : client;
   try {
@@ -73,7 +79,9 @@ export async function runPackage(request: IsolatedRequest): Promise<void> {
           ? 'not-found'
           : error instanceof RemoteUnreachable
             ? 'unreachable'
-            : 'other',
+            : error instanceof AuthError
+              ? 'refused'
+              : 'other',
       message,
       stack: error instanceof Error ? error.stack : undefined,
     });
