@@ -86,8 +86,21 @@ describe('the dataset page’s table viewer, served', () => {
       );
       expect(filtered.status).toBe(200);
       expect(filtered.html).toContain('Rows 1–1 of 1 matching (2 in all).');
-      for (const wrong of ['table=nope', 'table=9', 'sort=nope', 'table=plain&min.n=x', 'rows=-1'])
-        expect((await page(`${url}/ada/odd?${wrong}`)).status, wrong).toBe(400);
+      // A wrong address is a 400 that still shows the table's first view, under the reason.
+      for (const [wrong, reason, table] of [
+        ['table=nope', '&quot;table&quot; names no table of this dataset', 'odd'],
+        ['table=9', '&quot;table&quot; names no table of this dataset', 'odd'],
+        ['sort=nope', '&quot;sort&quot; names no column of table &quot;odd&quot;', 'odd'],
+        ['table=plain&min.n=x', '&quot;min.n&quot; must be a whole number', 'plain'],
+        ['rows=-1', '&quot;rows&quot; must be a whole number', 'odd'],
+      ] as const) {
+        const refused = await page(`${url}/ada/odd?${wrong}`);
+        expect(refused.status, wrong).toBe(400);
+        expect(refused.html, wrong).toContain(
+          `<p class="notice" role="alert">This view cannot be shown: ${reason}`,
+        );
+        expect(refused.html, wrong).toContain(`<caption class="hidden">Rows of ${table}</caption>`);
+      }
     });
   });
 

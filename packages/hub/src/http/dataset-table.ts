@@ -55,6 +55,14 @@ function tablesOf(resources: Resource[]): { resource: Resource; index: number; c
   });
 }
 
+/** Whether `?table=` names a table: by its name, or by its resource's index (older links). */
+function matches(table: { resource: Resource; index: number }, wanted: string): boolean {
+  return (
+    resourceName(table.resource) === wanted ||
+    (/^[0-9]{1,4}$/.test(wanted) && table.index === Number(wanted))
+  );
+}
+
 /** `?table=`: a table's name, or (older links) the index of its resource; the first by default. */
 function picked<T extends { resource: Resource; index: number }>(
   tables: T[],
@@ -63,11 +71,9 @@ function picked<T extends { resource: Resource; index: number }>(
   const first = tables[0];
   if (!first) throw new HttpError(404, 'not found');
   if (wanted === null || wanted === '') return first;
-  const named = tables.find((table) => resourceName(table.resource) === wanted);
-  const indexed = /^[0-9]{1,4}$/.test(wanted)
-    ? tables.find((table) => table.index === Number(wanted))
-    : undefined;
-  const found = named ?? indexed;
+  const found =
+    tables.find((table) => resourceName(table.resource) === wanted) ??
+    tables.find((table) => matches(table, wanted));
   if (!found) throw new HttpError(400, '"table" names no table of this dataset');
   return found;
 }
@@ -165,9 +171,37 @@ export async function datasetTable(
   sources: TableSources,
   params: URLSearchParams,
   base: string,
-): Promise<{ view: TableViewerView; resource: Resource } | undefined> {
+): Promise<ShownTable | undefined> {
   const tables = tablesOf(sources.descriptor.resources);
   if (tables.length === 0) return undefined;
+  try {
+    return await shownTable(sources, tables, params, base);
+  } catch (error) {
+    // A view the address asks wrongly (400) or the engine cannot take now (503): the page
+    // still shows, the table's first view under the reason, with the error's status.
+    if (!(error instanceof HttpError) || (error.status !== 400 && error.status !== 503))
+      throw error;
+    const first = new URLSearchParams();
+    const table = params.get('table');
+    if (table !== null && tables.some((each) => matches(each, table))) first.set('table', table);
+    const shown = await shownTable(sources, tables, first, base);
+    return { ...shown, view: { ...shown.view, problem: error.message }, refused: error };
+  }
+}
+
+export interface ShownTable {
+  view: TableViewerView;
+  resource: Resource;
+  /** Why the view the address asked is not the one shown. */
+  refused?: HttpError;
+}
+
+async function shownTable(
+  sources: TableSources,
+  tables: ReturnType<typeof tablesOf>,
+  params: URLSearchParams,
+  base: string,
+): Promise<ShownTable> {
   const { resource, csv } = picked(tables, params.get('table'));
   const name = resourceName(resource);
   let fields = fieldsOf(csv, resource);

@@ -608,5 +608,9 @@ export async function dataset(
     viewer: viewer?.username,
     table: table?.view,
   };
-  sendText(response, 200, datasetPage(view), HTML);
+  // A view the address asked wrongly is the table's first view, under the reason, with its status.
+  const refused = table?.refused;
+  if (refused && 'retryAfter' in refused)
+    response.setHeader('Retry-After', String(refused.retryAfter));
+  sendText(response, refused?.status ?? 200, datasetPage(view), HTML);
 }

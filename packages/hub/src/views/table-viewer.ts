@@ -44,6 +44,8 @@ export interface TableViewerView {
   engine: boolean;
   /** Why the engine could not answer, when it could not. */
   notice?: string | undefined;
+  /** Why the view the address asked is not shown (a wrong parameter, a busy hub). */
+  problem?: string | undefined;
   deepest?: number | undefined;
 }
 
@@ -390,6 +392,9 @@ export function tableViewer(
     view.tables.length > 1 && selected !== -1
       ? ` role="tabpanel" aria-labelledby="table-tab-${String(selected)}"`
       : '';
+  const problem = view.problem
+    ? `<p class="notice" role="alert">This view cannot be shown: ${escape(view.problem.replace(/\.$/, ''))}.</p>`
+    : '';
   const notice = view.engine
     ? ''
     : `<p class="notice" role="note">${escape(sentence(view.notice ?? UNAVAILABLE))}</p>`;
@@ -401,5 +406,5 @@ export function tableViewer(
     ? `${rowsTable(view, view.page, href)}${pager(view, view.page, href)}${json}`
     : '<p class="muted">The rows of this table cannot be shown; its download holds them.</p>';
   return `<section class="viewer">${tabs(view, href)}<div id="${PANEL}"${labelled}>
-${notice}${view.engine && view.page ? queryForm(view, href) : ''}${rows}</div></section>`;
+${problem}${notice}${view.engine && view.page ? queryForm(view, href) : ''}${rows}</div></section>`;
 }
