@@ -160,6 +160,24 @@ describe('data publish in CI with no token', () => {
     return { state, asked, seen };
   }
 
+  it('says the hub refused the token it traded, when it does: exit 4, to run the job again', async () => {
+    ciHub(`id-token-for:${HUB}`);
+    server.use(
+      http.get(`${HUB}/auth/check`, () =>
+        HttpResponse.json({ error: 'the token was refused' }, { status: 401 }),
+      ),
+    );
+    const published = await data(['publish', CITIES, '--owner', 'ada'], {
+      DATA_TOKEN: '',
+      ACTIONS_ID_TOKEN_REQUEST_URL: requestUrl,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'request-token',
+    });
+    expect(published.code).toBe(4);
+    expect(published.err).toContain(
+      `error: ${HUB} refused the token it gave for this GitHub Actions job's ID token: it lives 15 minutes\nhint: run the job again: it trades a new ID token\n`,
+    );
+  });
+
   it("trades the GitHub Actions job's ID token, for the hub as audience, and publishes", async () => {
     const { state, asked, seen } = ciHub(`id-token-for:${HUB}`);
     const published = await data(['--json', 'publish', CITIES, '--owner', 'ada'], {
