@@ -74,6 +74,49 @@ describe('a credential limited to datasets, uploading', () => {
       for (const [path, target] of Object.entries(own.body.filedata))
         expect(target.exists, path).toBe(false);
 
+      // Nor may it publish the owner's objects of another dataset by their digests, unsent,
+      // nor leave a file out of the mapping (the pipeline would take the owner's last
+      // upload at that path).
+      const source = await serviceToken(url, ci, 'source');
+      const objectUrl = (path: string) => own.body.filedata[path]?.object_url ?? '';
+      const specOf = (mapping: Record<string, string>) => ({
+        meta: {
+          version: 1,
+          ownerid: source.userid,
+          owner: 'ada',
+          dataset: 'towns',
+          findability: 'published',
+        },
+        inputs: [
+          {
+            kind: 'datapackage',
+            url: objectUrl('datapackage.json'),
+            parameters: { descriptor: cities.descriptor, 'resource-mapping': mapping },
+          },
+        ],
+      });
+      const sourceUpload = async (mapping: Record<string, string>) => {
+        const response = await fetch(`${url}/source/upload`, {
+          method: 'POST',
+          headers: { 'Auth-Token': source.token, 'Content-Type': 'application/json' },
+          body: JSON.stringify(specOf(mapping)),
+        });
+        return { status: response.status, body: (await response.json()) as { errors: string[] } };
+      };
+      const paths = [...cities.files.keys()].filter((path) => path !== 'datapackage.json');
+      const unsent = await sourceUpload(Object.fromEntries(paths.map((p) => [p, objectUrl(p)])));
+      expect(unsent.status).toBe(403);
+      expect(unsent.body.errors[0]).toMatch(
+        /^"[^"]+" was not sent by a token for ada\/towns: upload it for this dataset first$/,
+      );
+      const unmapped = await sourceUpload({});
+      expect(unmapped.status).toBe(403);
+      expect(unmapped.body.errors[0]).toContain('has no object in the resource mapping');
+      expect(
+        (await fetch(`${url}/ada/towns/datapackage.json`, { headers: { 'Auth-Token': ada } }))
+          .status,
+      ).toBe(404);
+
       // Published once through the token, its dataset's own objects are said to exist.
       const towns = await publish(url, ci, CITIES_DIR, { dataset: 'towns' });
       expect(towns.uploads).toBe(cities.files.size);

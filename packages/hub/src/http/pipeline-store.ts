@@ -7,9 +7,10 @@ import { readJson, sendJson, type Request } from './request.js';
 import { flowId, initialPipelines, statusOf } from '../services/pipeline/steps.js';
 import type { Dataset, Revision } from '../engines/metadata/types.js';
 import type { ChangeSummary, FlowSpec, SourceUploadAnswer } from '@data/core';
-import { flowSpecErrors } from '@data/core';
+import { flowSpecErrors, localPaths, type Resource } from '@data/core';
 import { packagePath } from '../engines/storage/types.js';
-import { objectKeyOfUrl, quotaMessage } from '../services/objects.js';
+import type { Caller } from '../caller.js';
+import { datasetObjects, objectKeyOfUrl, quotaMessage, wasSent } from '../services/objects.js';
 
 // The flow spec and its checks are the protocol's, in core (protocol/), shared with the client.
 
@@ -49,6 +50,37 @@ async function unchangedRevision(
     : undefined;
 }
 
+/**
+ * Why a credential limited to some datasets may not publish this spec: a local file of its
+ * descriptor that names no object (the pipeline would take the owner's last upload at that
+ * path, maybe of another dataset), or an object it neither sent for this dataset nor finds
+ * in the dataset's own revisions (named by a digest it knows, the owner's object of another
+ * dataset would be published in its own). Undefined for any other credential.
+ */
+async function unsentFile(
+  hub: Hub,
+  caller: Caller,
+  spec: FlowSpec,
+  owner: string,
+): Promise<string | undefined> {
+  if (caller.datasets.length === 0) return undefined;
+  const { ownerid, dataset } = spec.meta;
+  const input = spec.inputs[0];
+  const list: unknown = input?.parameters.descriptor.resources;
+  const resources = Array.isArray(list) ? (list as Resource[]) : [];
+  const mapping = input?.parameters['resource-mapping'] ?? {};
+  const own = await datasetObjects(hub, ownerid, dataset);
+  for (const path of new Set(resources.flatMap(localPaths))) {
+    const url = mapping[path];
+    const key = typeof url === 'string' ? objectKeyOfUrl(url) : undefined;
+    if (key === undefined)
+      return `"${path}" has no object in the resource mapping: a token limited to datasets names each file it sent`;
+    if (!own.has(key) && !(await wasSent(hub, { ownerid, dataset, key })))
+      return `"${path}" was not sent by a token for ${owner}/${dataset}: upload it for this dataset first`;
+  }
+  return undefined;
+}
+
 export async function upload(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const caller = await serviceCaller(hub, request, 'source');
   if (!caller)
@@ -76,6 +108,13 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
       ],
     } satisfies SourceUploadAnswer);
   }
+  const owner = (await hub.store.userById(ownerid))?.username ?? ownerid;
+  const unsent = await unsentFile(hub, caller, spec, owner);
+  if (unsent !== undefined)
+    return sendJson(response, 403, {
+      success: false,
+      errors: [unsent],
+    } satisfies SourceUploadAnswer);
   const same = spec.meta.force === true ? undefined : await unchangedRevision(hub, ownerid, spec);
   if (same !== undefined)
     return sendJson(response, 200, {

@@ -30,6 +30,8 @@ import {
   objectKey,
   objectsUrl,
   quotaMessage,
+  datasetObjects,
+  rememberSent,
   storeFile,
   type FileEntry,
   type Intake,
@@ -51,6 +53,8 @@ interface Policy {
   ownerid: string;
   private: boolean;
   expires: number;
+  /** The dataset a credential limited to datasets sends the bytes for (services/objects.ts). */
+  dataset?: string;
 }
 
 function isMd5(value: unknown): value is string {
@@ -125,7 +129,9 @@ export async function authorize(
   const shown = limited ? await datasetObjects(hub, owner, dataset ?? '') : undefined;
   const isPrivate = body.metadata.findability === 'private';
   const methods: unknown[] = Array.isArray(body.upload_methods) ? body.upload_methods : [];
-  const canPut = methods.includes('PUT') && hub.storage.direct;
+  // A limited credential's bytes come through the hub, which remembers them sent for its
+  // dataset: put at a presigned address, they would be the owner's with no word of by whom.
+  const canPut = !limited && methods.includes('PUT') && hub.storage.direct;
   const canResume = methods.includes('PARTS');
   const digestAfter = body.digest_after === true;
   const entries = await Promise.all(
@@ -152,7 +158,7 @@ export async function authorize(
     return sendText(response, 403, quotaMessage(hub));
   const filedata: Record<string, unknown> = {};
   const expires = Math.floor(Date.now() / 1000) + POLICY_SECONDS;
-  const form = { userid, isPrivate, expires, limited };
+  const form = { userid, isPrivate, expires, limited, ...(limited ? { dataset } : {}) };
   for (const { path, entry, key, exists } of entries) {
     if (key === undefined || entry.md5 === undefined) {
       // A store that takes uploads itself would get these bytes through the hub, a detour
@@ -200,29 +206,12 @@ export async function authorize(
 }
 
 /**
- * The objects a dataset's own revisions name (the latest and the latest that succeeded):
- * what a credential limited to it may be told the owner holds.
- */
-async function datasetObjects(hub: Hub, ownerid: string, name: string): Promise<Set<string>> {
-  const keys = new Set<string>();
-  const [dataset] = await hub.store.datasetsInAnyCase(ownerid, name);
-  if (!dataset) return keys;
-  for (const which of ['latest', 'successful']) {
-    const files = (await hub.store.revision(ownerid, dataset.name, which))?.files;
-    if (!files) continue;
-    for (const key of Object.values(JSON.parse(files) as Record<string, unknown>))
-      if (typeof key === 'string') keys.add(key);
-  }
-  return keys;
-}
-
-/**
  * A signed POST form. With the digest known, it binds the key and the digest; else it
  * binds the extension the key will end with, and the digest follows the file.
  */
 function postForm(
   hub: Pick<Hub, 'base' | 'keys'>,
-  form: { userid: string; isPrivate: boolean; expires: number },
+  form: { userid: string; isPrivate: boolean; expires: number; dataset?: string | undefined },
   entry: FileEntry,
   keyOrExtension: string,
 ): { upload_url: string; upload_query: Record<string, string> } {
@@ -236,6 +225,7 @@ function postForm(
     ownerid: form.userid,
     private: form.isPrivate,
     expires: form.expires,
+    ...(form.dataset === undefined ? {} : { dataset: form.dataset }),
   };
   const encoded = Buffer.from(JSON.stringify(policy)).toString('base64');
   return {
@@ -407,6 +397,8 @@ export async function upload(hub: Hub, request: Request, response: ServerRespons
   try {
     const { received, fields } = await readForm(hub, request, temporary);
     const key = await storeReceived(hub, received, fields);
+    const { ownerid, dataset } = received.policy;
+    if (dataset !== undefined) await rememberSent(hub, { ownerid, dataset, key });
     if (received.policy.md5 !== undefined) return void response.writeHead(204).end();
     sendJson(response, 200, { object_url: `${objectsUrl(hub)}/${key}`, md5: received.md5 });
   } finally {

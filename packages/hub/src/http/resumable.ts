@@ -13,7 +13,14 @@ import { BytesDigest, digestOf, type Digest } from '../services/bytes-digest.js'
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { isObject, readJson, sendJson, type Request } from './request.js';
-import { objectKey, objectsUrl, storeFile, takeIn, type FileEntry } from '../services/objects.js';
+import {
+  objectKey,
+  objectsUrl,
+  rememberSent,
+  storeFile,
+  takeIn,
+  type FileEntry,
+} from '../services/objects.js';
 import {
   PartialWriteError,
   resumablePath,
@@ -51,6 +58,8 @@ interface Session {
    * of a digest the credential knows (rawstore.ts's `exists`). Its bytes are all sent.
    */
   limited?: true;
+  /** Of a limited credential: the dataset the bytes are sent for (services/objects.ts). */
+  dataset?: string;
 }
 
 /**
@@ -59,7 +68,13 @@ interface Session {
  */
 export async function resumableEntry(
   hub: Hub,
-  form: { userid: string; isPrivate: boolean; expires: number; limited?: boolean },
+  form: {
+    userid: string;
+    isPrivate: boolean;
+    expires: number;
+    limited?: boolean;
+    dataset?: string | undefined;
+  },
   entry: FileEntry,
   keyOrExtension: string,
 ): Promise<{ upload_method: 'PARTS'; upload_url: string } | undefined> {
@@ -79,7 +94,7 @@ export async function resumableEntry(
     ownerid: form.userid,
     private: form.isPrivate,
     expires: Math.floor(Date.now() / 1000) + SESSION_SECONDS,
-    ...(form.limited ? { limited: true as const } : {}),
+    ...(form.limited ? { limited: true as const, dataset: form.dataset ?? '' } : {}),
   };
   const encoded = Buffer.from(JSON.stringify(session)).toString('base64url');
   return { upload_method: 'PARTS', upload_url: sessionUrl(hub, encoded) };
@@ -279,6 +294,8 @@ export async function complete(
   if (multipart && session.key !== undefined) await completeParts(hub, multipart, session, md5);
   else if (partial) await completePartial(hub, session, md5, key);
   else throw new HttpError(404, 'this hub keeps no partial uploads');
+  if (session.dataset !== undefined)
+    await rememberSent(hub, { ownerid: session.ownerid, dataset: session.dataset, key });
   stored();
 }
 

@@ -4,6 +4,7 @@
  * within the owner's quota. The routes that receive them are in http/rawstore.ts and
  * http/resumable.ts; the pipeline takes in what was put at presigned URLs.
  */
+import { createHash } from 'node:crypto';
 import { HttpError } from '../http-error.js';
 import type { HubParts } from '../parts.js';
 import { objectPath, stagedPath } from '../engines/storage/types.js';
@@ -157,4 +158,57 @@ async function placeStaged(
     // removed it from staging): then the object is there.
     if (!(await hub.storage.stat(objectPath(key)))) throw error;
   }
+}
+
+/**
+ * A credential limited to some datasets (a named token's `datasets`, a trusted publisher's)
+ * publishes in its dataset only objects it sent for it, or that the dataset's own revisions
+ * name: an object is named by its digest, and any other object of the owner's it could name
+ * by a digest it knows (of another dataset, maybe private) and read it published in its own.
+ * What it sent is remembered with the ids the hub remembers until they expire (the revoked
+ * tokens' table, as traded ID tokens are), a day: longer than a publication's uploads take.
+ */
+const SENT_SECONDS = 86_400;
+
+function sentId(ownerid: string, dataset: string, key: string): string {
+  const named = `${ownerid}\n${dataset.toLowerCase()}\n${key}`;
+  return `sent:${createHash('sha256').update(named).digest('hex')}`;
+}
+
+/** Remembers that a limited credential sent these bytes for the owner's dataset. */
+export async function rememberSent(
+  hub: Pick<HubParts, 'store'>,
+  sent: { ownerid: string; dataset: string; key: string },
+): Promise<void> {
+  const expires = Math.floor(Date.now() / 1000) + SENT_SECONDS;
+  await hub.store.revoke(sentId(sent.ownerid, sent.dataset, sent.key), expires);
+}
+
+/** Whether a limited credential sent these bytes for the owner's dataset (within a day). */
+export async function wasSent(
+  hub: Pick<HubParts, 'store'>,
+  sent: { ownerid: string; dataset: string; key: string },
+): Promise<boolean> {
+  return await hub.store.isRevoked(sentId(sent.ownerid, sent.dataset, sent.key));
+}
+
+/**
+ * The objects a dataset's own revisions name (the latest and the latest that succeeded):
+ * what a credential limited to it may be told the owner holds, and may publish unsent.
+ */
+export async function datasetObjects(
+  hub: Pick<HubParts, 'store'>,
+  ownerid: string,
+  name: string,
+): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const [dataset] = await hub.store.datasetsInAnyCase(ownerid, name);
+  if (!dataset) return keys;
+  for (const which of ['latest', 'successful']) {
+    const files = (await hub.store.revision(ownerid, dataset.name, which))?.files;
+    if (!files) continue;
+    for (const key of Object.values(JSON.parse(files) as Record<string, unknown>))
+      if (typeof key === 'string') keys.add(key);
+  }
+  return keys;
 }
