@@ -111,6 +111,13 @@ describe('the table viewer (rendering)', () => {
     expect(cellHtml('2024-01-03', 'date')).toBe(
       '<td class="temporal"><time datetime="2024-01-03">2024-01-03</time></td>',
     );
+    // A moment without milliseconds when it has none; its datetime attribute as written.
+    expect(cellHtml('2024-01-03T10:00:00.000Z', 'datetime')).toBe(
+      '<td class="temporal"><time datetime="2024-01-03T10:00:00.000Z">2024-01-03T10:00:00Z</time></td>',
+    );
+    expect(cellHtml('2024-01-03T10:00:00.250Z', 'datetime')).toContain(
+      '>2024-01-03T10:00:00.250Z<',
+    );
     expect(cellHtml(true, 'boolean')).toBe('<td><span class="bool true">true</span></td>');
     expect(cellHtml(null, 'integer')).toMatch(/^<td class="number"><span class="missing">/);
     for (const missing of [null, '', undefined])

@@ -144,6 +144,10 @@ function cellText(value: Cell | undefined): string | undefined {
   return typeof value === 'string' ? value : String(value);
 }
 
+/** A moment as read: no milliseconds when they are none (the engine writes .000, a copy not). */
+const moment = (text: string): string =>
+  text.replace(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)\.000(?=Z$|[+-]\d\d:?\d\d$|$)/, '$1');
+
 const MISSING =
   '<span class="missing"><span aria-hidden="true">—</span><span class="hidden">missing</span></span>';
 
@@ -160,7 +164,7 @@ export function cellHtml(value: Cell | undefined, type: string): string {
     return `<td${NUMERIC.has(type) ? ' class="number"' : ''}>${MISSING}</td>`;
   if (NUMERIC.has(type)) return `<td class="number">${cut(text)}</td>`;
   if (TEMPORAL.has(type))
-    return `<td class="temporal"><time datetime="${escape(text)}">${cut(text)}</time></td>`;
+    return `<td class="temporal"><time datetime="${escape(text)}">${cut(moment(text))}</time></td>`;
   if (type === 'boolean' && (text === 'true' || text === 'false'))
     return `<td><span class="bool ${text}">${text === 'true' ? 'true' : 'false'}</span></td>`;
   return `<td dir="auto">${cut(text)}</td>`;
@@ -168,8 +172,9 @@ export function cellHtml(value: Cell | undefined, type: string): string {
 
 /** A statistic's value, as short as it can be said. */
 function statText(value: Cell | undefined): string {
-  const text = cellText(value);
-  if (text === undefined) return 'missing';
+  const written = cellText(value);
+  if (written === undefined) return 'missing';
+  const text = moment(written);
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
