@@ -1,7 +1,7 @@
 import { CHART_STYLES } from './chart.js';
 import { DIFF_STYLES } from './diff.js';
 import { escape } from './escape.js';
-import { VIEWER_SCRIPT, VIEWER_STYLES } from './table-viewer.js';
+import { VIEWER_SCRIPT, VIEWER_STYLES } from './table-viewer-assets.js';
 
 export { escape };
 
