@@ -2,7 +2,15 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { browserLogin, publish, storedObjects, tempDir, waitForState, withHub } from './helpers.js';
+import {
+  afterPublication,
+  browserLogin,
+  publish,
+  storedObjects,
+  tempDir,
+  waitForState,
+  withHub,
+} from './helpers.js';
 import type { RunningHub } from '../../packages/hub/src/server.js';
 import { zipEntries } from '../helpers/unzip.js';
 
@@ -75,6 +83,7 @@ async function withPrices(
   try {
     await withHub({}, async (hub) => {
       await published(hub.url, await browserLogin(hub.url), dir);
+      await afterPublication(hub);
       await run(hub);
     });
   } finally {
@@ -178,8 +187,10 @@ describe('derived copies made when asked for', () => {
         join(dir, 'datapackage.json'),
         JSON.stringify({ name: 'towns', resources: [{ name: 'towns', path: 'towns.csv' }] }),
       );
-      await withHub({}, async ({ url, hub }) => {
+      await withHub({}, async (running) => {
+        const { url, hub } = running;
         await published(url, await browserLogin(url), dir);
+        await afterPublication(running);
         const copy = await bytesOf(`${url}/ada/towns/r/towns_csv.csv`);
         expect(copy.toString()).toBe(text);
         const descriptor = (await (await fetch(`${url}/ada/towns/datapackage.json`)).json()) as {

@@ -142,6 +142,16 @@ export async function withHub<T>(
 
 export * from './protocol.js';
 
+/**
+ * Waits for what follows a publication in the background (its change summary, and its column
+ * statistics, which make each table's Parquet copy), then counts the copies made from zero:
+ * those the test's own requests make.
+ */
+export async function afterPublication(running: RunningHub): Promise<void> {
+  await running.runner.idle();
+  running.hub.copies.made = 0;
+}
+
 export const CITIES_DIR = join(EXAMPLES, 'cities');
 
 /** The resources of the cities example as the hub publishes it: the originals, then copies. */

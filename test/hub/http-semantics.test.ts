@@ -17,7 +17,15 @@ import {
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseByteranges } from '../helpers/byteranges.js';
-import { browserLogin, CITIES_DIR, publish, tempDir, waitForState, withHub } from './helpers.js';
+import {
+  afterPublication,
+  browserLogin,
+  CITIES_DIR,
+  publish,
+  tempDir,
+  waitForState,
+  withHub,
+} from './helpers.js';
 
 const CURL = '/usr/bin/curl';
 const WGET = '/usr/bin/wget';
@@ -412,8 +420,10 @@ describe.skipIf(!has(CURL))('HTTP semantics of the read routes, with curl and wg
 
 describe.skipIf(!has(CURL))('copies not made yet, with curl', () => {
   it('answers a HEAD with the length, and a Range with the right bytes, of a copy not made yet', async () => {
-    await withHub({}, async ({ url, hub }) => {
+    await withHub({}, async (running) => {
+      const { url, hub } = running;
       await published(url, await browserLogin(url), pricesPackage('prices', 3000));
+      await afterPublication(running);
       const csv = `${url}/ada/prices/r/table_csv.csv`;
       const json = `${url}/ada/prices/r/table.json`;
       expect(hub.copies.made).toBe(0);
@@ -445,8 +455,10 @@ describe.skipIf(!has(CURL))('copies not made yet, with curl', () => {
 
   it('answers HEAD and ranges of a copy too large to keep from one making, with the same validators', async () => {
     // As `data serve --derived-cache-mb 0`: no copy is kept in the cache.
-    await withHub({ derivedCacheBytes: 0 }, async ({ url, hub }) => {
+    await withHub({ derivedCacheBytes: 0 }, async (running) => {
+      const { url, hub } = running;
       await published(url, await browserLogin(url), pricesPackage('prices', 3000));
+      await afterPublication(running);
       const json = `${url}/ada/prices/r/table.json`;
       const head = await curl(json, '-I');
       expect(head.status).toBe(200);
@@ -484,8 +496,10 @@ describe.skipIf(!has(CURL))('copies not made yet, with curl', () => {
   });
 
   it.skipIf(!has(OGRINFO))("is read by GDAL's /vsicurl/ from a copy not made yet", async () => {
-    await withHub({}, async ({ url, hub }) => {
+    await withHub({}, async (running) => {
+      const { url, hub } = running;
       await published(url, await browserLogin(url), pricesPackage('prices', 3000));
+      await afterPublication(running);
       const address = `${url}/ada/prices/r/table_csv.csv`;
       const { code, stdout, stderr } = await run(
         OGRINFO,
