@@ -174,7 +174,7 @@ describe('data publish in CI with no token', () => {
     });
     expect(published.code).toBe(4);
     expect(published.err).toContain(
-      `error: ${HUB} refused the token it gave for this GitHub Actions job's ID token: it lives 15 minutes\nhint: run the job again: it trades a new ID token\n`,
+      `error: ${HUB} refused the token it gave for this GitHub Actions job's ID token: it lives 15 minutes, and ends with its trusted publisher\nhint: run the job again: it trades a new ID token\n`,
     );
   });
 

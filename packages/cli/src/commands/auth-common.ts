@@ -60,7 +60,7 @@ export function refusedToken(ctx: Context, found: Found): AuthError {
   const hub = ctx.hub().api;
   if (found.source === 'trusted')
     return new AuthError(
-      `${hub} refused the token it gave for ${found.location}: it lives 15 minutes`,
+      `${hub} refused the token it gave for ${found.location}: it lives 15 minutes, and ends with its trusted publisher`,
       'run the job again: it trades a new ID token',
     );
   if (found.source === 'env')
