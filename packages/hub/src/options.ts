@@ -44,6 +44,11 @@ export interface ViewerOptions {
   querySeconds: number;
   /** MB of Parquet copies the viewer keeps as local files (those of an S3 bucket, say). */
   cacheMb: number;
+  /**
+   * DuckDB's memory_limit for column statistics, in MB: they are computed by an instance of
+   * their own, one thread and one table at a time, open while there are statistics to make.
+   */
+  statsMemoryMb: number;
 }
 
 export const DEFAULT_VIEWER: ViewerOptions = {
@@ -53,6 +58,7 @@ export const DEFAULT_VIEWER: ViewerOptions = {
   queued: 16,
   querySeconds: 10,
   cacheMb: 1024,
+  statsMemoryMb: 64,
 };
 
 export const DEFAULT_DERIVED_CACHE_MB = 1024;

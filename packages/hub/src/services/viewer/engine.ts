@@ -112,11 +112,46 @@ export class TableViewer {
       `${join(root, 'viewer', 'files')}/`,
       `${join(root, 'copies')}/`,
     ]);
-    this.engine = new DuckEngine(this.options, join(folder, 'spill'), [...new Set(readable)]);
+    this.readable = [...new Set(readable)];
+    this.engine = new DuckEngine(this.options, join(folder, 'spill'), this.readable);
+  }
+
+  private readonly readable: string[];
+  /** The instance of the column statistics, while some are being made. */
+  private statsEngine: DuckEngine | undefined;
+  private statsUsers = 0;
+
+  /**
+   * Runs `work` with the statistics' own DuckDB: one thread, one query at a time, within
+   * statsMemoryMb, so that statistics after a publication take little of the hub beside its
+   * pages. Opened when first needed and closed once no statistics are being made.
+   */
+  async withStatsEngine<T>(work: (engine: DuckEngine) => Promise<T>): Promise<T> {
+    this.statsUsers++;
+    const engine = (this.statsEngine ??= new DuckEngine(
+      {
+        ...this.options,
+        memoryMb: this.options.statsMemoryMb,
+        threads: 1,
+        queries: 1,
+        queued: Number.MAX_SAFE_INTEGER,
+      },
+      join(this.hub.tmpDir, 'viewer', 'stats-spill'),
+      this.readable,
+    ));
+    try {
+      return await work(engine);
+    } finally {
+      this.statsUsers--;
+      if (this.statsUsers === 0 && this.statsEngine === engine) {
+        this.statsEngine = undefined;
+        await engine.stop();
+      }
+    }
   }
 
   async stop(): Promise<void> {
-    await this.engine.stop();
+    await Promise.all([this.engine.stop(), this.statsEngine?.stop()]);
     await this.files.stop();
   }
 

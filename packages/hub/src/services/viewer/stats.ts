@@ -188,33 +188,35 @@ function tablesOf(pkg: Published): { name: string; types: Map<string, string> }[
 }
 
 /** Every table's statistics of a revision, within STATS_BYTES. */
-export async function revisionStats(
+export function revisionStats(
   viewer: TableViewer,
   pkg: Published,
   signal: AbortSignal | undefined,
   seconds: number,
 ): Promise<RevisionStats> {
-  const stats: RevisionStats = { version: 1, tables: [] };
-  let bytes = 0;
-  for (const { name, types } of tablesOf(pkg)) {
-    signal?.throwIfAborted();
-    const file = await viewer.files.acquire(pkg, name);
-    if (!file) continue;
-    try {
-      const table = await viewer.engine.run(
-        (connection) => computeTableStats(connection, file, name, types),
-        signal,
-        seconds,
-      );
-      const size = JSON.stringify(table).length;
-      if (bytes + size > STATS_BYTES) continue;
-      bytes += size;
-      stats.tables.push(table);
-    } finally {
-      file.release();
+  return viewer.withStatsEngine(async (engine) => {
+    const stats: RevisionStats = { version: 1, tables: [] };
+    let bytes = 0;
+    for (const { name, types } of tablesOf(pkg)) {
+      signal?.throwIfAborted();
+      const file = await viewer.files.acquire(pkg, name);
+      if (!file) continue;
+      try {
+        const table = await engine.run(
+          (connection) => computeTableStats(connection, file, name, types),
+          signal,
+          seconds,
+        );
+        const size = JSON.stringify(table).length;
+        if (bytes + size > STATS_BYTES) continue;
+        bytes += size;
+        stats.tables.push(table);
+      } finally {
+        file.release();
+      }
     }
-  }
-  return stats;
+    return stats;
+  });
 }
 
 type StatsHub = Pick<HubParts, 'store' | 'options' | 'log'> & { viewer: TableViewer };
