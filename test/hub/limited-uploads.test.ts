@@ -4,10 +4,12 @@
  * of its owner's objects than its dataset's own revisions name: `exists` was an oracle of
  * whether the owner holds bytes of a digest it knows, of any dataset, private ones included.
  */
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUploads,
   browserLogin,
+  md5Base64,
   CITIES_DIR,
   publish,
   readPackage,
@@ -26,6 +28,20 @@ async function namedToken(url: string, auth: string, request: unknown): Promise<
   const body = (await response.json()) as { token?: string };
   if (!body.token) throw new Error(JSON.stringify(body));
   return body.token;
+}
+
+/** Random bytes of a table-like file, large enough to be offered an upload in parts. */
+function bigFile(): Buffer {
+  return Buffer.concat([
+    Buffer.from('id,value\n'),
+    randomBytes(9 * 1024 * 1024).map((byte) => 97 + (byte % 26)),
+  ]);
+}
+
+interface Plan {
+  length: number;
+  held: number;
+  parts: { start: number; end: number; url: string }[];
 }
 
 describe('a credential limited to datasets, uploading', () => {
@@ -139,6 +155,60 @@ describe('a credential limited to datasets, uploading', () => {
       const wholeBody = (await whole.json()) as AuthorizeReply;
       for (const [path, target] of Object.entries(wholeBody.filedata))
         expect(target.exists, path).toBe(true);
+    });
+  });
+
+  it('is told nothing, in an upload in parts, of what the owner sent of the same bytes', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const ci = await namedToken(url, ada, {
+        name: 'ci',
+        scope: 'publish',
+        datasets: ['ada/towns'],
+      });
+      const bytes = bigFile();
+      const files = new Map([['big.csv', bytes]]);
+      const session = async (token: string, dataset: string) => {
+        const rawstore = await serviceToken(url, token, 'rawstore');
+        const authorized = await authorizeUploads(
+          url,
+          rawstore,
+          files,
+          'private',
+          ['PARTS'],
+          dataset,
+        );
+        const reply = (await authorized.json()) as AuthorizeReply;
+        const entry = reply.filedata['big.csv'];
+        expect(entry?.upload_method).toBe('PARTS');
+        return entry?.upload_url ?? '';
+      };
+      const planOf = async (address: string) => (await (await fetch(address)).json()) as Plan;
+
+      // The owner sends the first part of the file, and stops there.
+      const owners = await session(ada, 'world-cities');
+      const [first] = (await planOf(owners)).parts;
+      const end = Math.min(first?.end ?? 0, (first?.start ?? 0) + 5 * 1024 * 1024);
+      const sent = await fetch(first?.url ?? '', {
+        method: 'PUT',
+        body: bytes.subarray(first?.start ?? 0, end),
+      });
+      expect(sent.ok).toBe(true);
+      expect((await planOf(owners)).held).toBeGreaterThan(0);
+
+      // The token's session of the same bytes holds nothing of the owner's: all to send.
+      const limited = await session(ci, 'towns');
+      const plan = await planOf(limited);
+      expect(plan.held).toBe(0);
+      expect(plan.parts.reduce((sum, part) => sum + part.end - part.start, 0)).toBe(bytes.length);
+      // Nor is it completed with them.
+      const completed = await fetch(limited, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ md5: md5Base64(bytes) }),
+      });
+      expect(completed.status).toBe(409);
+      await completed.arrayBuffer();
     });
   });
 });

@@ -6,6 +6,7 @@
  * takes uploads itself (S3), the parts are the store's own multipart upload, put at presigned
  * addresses; on a folder, the hub writes the bytes into a partial file at an offset.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
@@ -139,11 +140,15 @@ function sessionOf(hub: Hub, request: Request): Session & { encoded: string } {
 /**
  * Where the session's bytes gather: named by the digest, or by length and head without it.
  * On a store of multipart uploads, the folder of the uploads begun for it, each at its own key.
+ * A limited credential's gather apart, by its dataset: else its session would be told of, and
+ * completed with, bytes of the same digest that another upload of the owner's left there.
  */
 function gatheredAt(session: Session): string {
   const name =
     session.key ?? `head-${session.head ?? ''}-${String(session.length)}${session.extension}`;
-  return resumablePath(session.ownerid, name);
+  if (session.dataset === undefined) return resumablePath(session.ownerid, name);
+  const apart = createHash('sha256').update(session.dataset.toLowerCase()).digest('hex');
+  return resumablePath(session.ownerid, `for-${apart.slice(0, 16)}-${name}`);
 }
 
 /** Parts of at least 5 MiB (S3's least but for the last), and at most 10,000 of them. */
