@@ -105,7 +105,10 @@ export class HubApi {
     } catch (error) {
       if (error instanceof ApiError && error.status === 403)
         throw new RefusedError(refusalText(this.api, error.step, error.detail), { cause: error });
-      if (error instanceof ApiError && error.status === 401) throw this.refused() ?? error;
+      // A 401 refuses the credential sent; without one, it is the hub's answer as it is.
+      const carried = init.headers !== undefined && 'Auth-Token' in init.headers;
+      if (error instanceof ApiError && error.status === 401 && carried)
+        throw this.refused() ?? error;
       throw error;
     }
   }
