@@ -13,6 +13,7 @@ import {
 } from '../../packages/hub/src/services/viewer/engine.js';
 import { tableQuery } from '../../packages/hub/src/services/viewer/query-params.js';
 import {
+  EAGER_ROWS,
   keepStats,
   revisionStats,
   tableStats,
@@ -298,23 +299,40 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
     expect(column(WEIRD)?.distinct).toBe(5);
   });
 
-  it('computes a revision’s statistics on the first ask, once for concurrent asks', async () => {
+  it('computes statistics after publication up to EAGER_ROWS, the others on a first ask, once', async () => {
+    // The hub's CSV copies say how many rows each table has: sales few, big (said) many.
+    const descriptor = {
+      ...pkg.descriptor,
+      resources: [
+        ...pkg.descriptor.resources,
+        {
+          name: 'sales_csv',
+          path: 'x.csv',
+          datahub: { type: 'derived/csv', derivedFrom: ['sales'], rows: ROWS },
+        },
+        {
+          name: 'big_csv',
+          path: 'y.csv',
+          datahub: { type: 'derived/csv', derivedFrom: ['big'], rows: EAGER_ROWS + 1 },
+        },
+      ],
+    };
     const revision = {
       ownerid: 'u1',
       dataset: 'shop',
       revision: 1,
       state: 'SUCCEEDED',
-      descriptor: JSON.stringify(pkg.descriptor),
+      descriptor: JSON.stringify(descriptor),
       files: JSON.stringify(pkg.files),
       stats: null as string | null,
     };
-    const saved: string[] = [];
+    const saved: RevisionStats[] = [];
     const store = {
       userById: () => Promise.resolve({ userid: 'u1', username: 'ada' }),
       dataset: () => Promise.resolve({ ownerid: 'u1', name: 'shop' }),
-      revision: () => Promise.resolve(revision),
+      revision: () => Promise.resolve({ ...revision }),
       saveStats: (_which: unknown, stats: string) => {
-        saved.push(stats);
+        saved.push(JSON.parse(stats) as RevisionStats);
         revision.stats = stats;
         return Promise.resolve();
       },
@@ -325,19 +343,30 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
       log: () => undefined,
       viewer,
     } as unknown as Parameters<typeof tableStats>[0];
-    const old = { ...pkg, revision } as unknown as Published;
-    // Not computed yet: undefined, and computed in the background, once.
-    expect(await tableStats(hub, old, 'sales')).toBeUndefined();
-    expect(await tableStats(hub, old, 'sales')).toBeUndefined();
+    const asPublished = () =>
+      ({ ...pkg, descriptor, revision: { ...revision } }) as unknown as Published;
+    // After publication: the small table now, the large one left for its first view.
     await keepStats(hub, revision);
     expect(saved).toHaveLength(1);
-    const kept = JSON.parse(saved[0] ?? '{}') as RevisionStats;
-    expect(kept.tables.map((table) => table.table)).toEqual(['sales', 'big']);
-    // Kept: read from the revision, nothing computed again.
-    const stats = await tableStats(hub, { ...old, revision } as unknown as Published, 'big');
-    expect(stats?.rows).toBe(30_000);
+    expect(saved[0]?.tables.map((table) => table.table)).toEqual(['sales']);
+    expect(saved[0]?.deferred).toEqual(['big']);
+    expect((await tableStats(hub, asPublished(), 'sales'))?.rows).toBe(ROWS);
+    // Asked twice at once: undefined both times, computed once.
+    expect(await tableStats(hub, asPublished(), 'big')).toBeUndefined();
+    expect(await tableStats(hub, asPublished(), 'big')).toBeUndefined();
+    await keepStats(hub, revision, undefined, 'big');
+    expect(saved).toHaveLength(2);
+    expect(saved[1]?.tables.map((table) => table.table)).toEqual(['sales', 'big']);
+    expect(saved[1]?.deferred).toBeUndefined();
+    expect((await tableStats(hub, asPublished(), 'big'))?.rows).toBe(30_000);
+    // Kept: nothing computed again, after publication or on an ask.
     await keepStats(hub, revision);
-    expect(saved).toHaveLength(1);
+    await keepStats(hub, revision, undefined, 'big');
+    expect(saved).toHaveLength(2);
+    // A resource with no rows to page is asked once, and nothing is kept for it.
+    expect(await tableStats(hub, asPublished(), 'nope')).toBeUndefined();
+    await keepStats(hub, revision, undefined, 'nope');
+    expect(saved).toHaveLength(2);
   });
 
   it('interrupts a query whose client goes, and answers 503 past its queue', async () => {

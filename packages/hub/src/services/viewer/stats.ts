@@ -8,7 +8,7 @@
  * kept has them computed on the first ask, once.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { isDerived, resourceName } from '@data/core';
+import { derivedOf, isDerived, resourceName } from '@data/core';
 import type { Revision } from '../../engines/metadata/types.js';
 import type { HubParts } from '../../parts.js';
 import { storedPackage, type Published } from '../published.js';
@@ -21,6 +21,8 @@ import type { Cell, ColumnStats, TableStats } from './types.js';
 export interface RevisionStats {
   version: 1;
   tables: TableStats[];
+  /** Tables left after publication for their first view (larger than EAGER_ROWS). */
+  deferred?: string[];
 }
 
 export const HISTOGRAM_BINS = 20;
@@ -174,8 +176,9 @@ async function topValues(
 }
 
 /** The tables of a published revision that have statistics to compute: its originals. */
-function tablesOf(pkg: Published): { name: string; types: Map<string, string> }[] {
-  return pkg.descriptor.resources
+function tablesOf(pkg: Published): { name: string; types: Map<string, string>; rows?: number }[] {
+  const resources = pkg.descriptor.resources;
+  return resources
     .filter((resource) => !isDerived(resource))
     .map((resource) => {
       const fields = (resource.schema as { fields?: unknown } | undefined)?.fields;
@@ -183,21 +186,29 @@ function tablesOf(pkg: Published): { name: string; types: Map<string, string> }[
       if (Array.isArray(fields))
         for (const field of fields as { name?: unknown; type?: unknown }[])
           types.set(String(field.name), typeof field.type === 'string' ? field.type : 'string');
-      return { name: resourceName(resource), types };
+      const csv = derivedOf(resources, 'derived/csv', resource.name);
+      const rows = (csv?.datahub as { rows?: unknown } | undefined)?.rows;
+      return { name: resourceName(resource), types, ...(typeof rows === 'number' ? { rows } : {}) };
     });
 }
 
-/** Every table's statistics of a revision, within STATS_BYTES. */
+/**
+ * The statistics of the named tables of a revision (all when `names` is undefined), within
+ * STATS_BYTES beside those already kept (`bytes`).
+ */
 export function revisionStats(
   viewer: TableViewer,
   pkg: Published,
   signal: AbortSignal | undefined,
   seconds: number,
+  names?: string[],
+  bytes = 0,
 ): Promise<RevisionStats> {
   return viewer.withStatsEngine(async (engine) => {
     const stats: RevisionStats = { version: 1, tables: [] };
-    let bytes = 0;
+    let kept = bytes;
     for (const { name, types } of tablesOf(pkg)) {
+      if (names && !names.includes(name)) continue;
       signal?.throwIfAborted();
       const file = await viewer.files.acquire(pkg, name);
       if (!file) continue;
@@ -208,8 +219,8 @@ export function revisionStats(
           seconds,
         );
         const size = JSON.stringify(table).length;
-        if (bytes + size > STATS_BYTES) continue;
-        bytes += size;
+        if (kept + size > STATS_BYTES) continue;
+        kept += size;
         stats.tables.push(table);
       } finally {
         file.release();
@@ -219,73 +230,131 @@ export function revisionStats(
   });
 }
 
+/**
+ * The most rows of a table whose statistics are computed right after its publication; a
+ * larger table's (whose Parquet copy takes minutes and a worker's memory to make, perhaps
+ * for nobody) on its first view.
+ */
+export const EAGER_ROWS = 1_000_000;
+
 type StatsHub = Pick<HubParts, 'store' | 'options' | 'log'> & { viewer: TableViewer };
 
-/** Statistics being computed, by revision: concurrent asks share one. */
+/** Statistics being computed, by revision and tables: concurrent asks share one. */
 const computing = new WeakMap<TableViewer, Map<string, Promise<void>>>();
-/** Revisions whose statistics failed in this process: not tried again on each ask. */
+/** The last computation of each revision: the next waits for it, as both rewrite its stats. */
+const lastOf = new WeakMap<TableViewer, Map<string, Promise<void>>>();
+/** Computations that failed in this process: not tried again on each ask. */
 const failed = new WeakMap<TableViewer, Set<string>>();
 
+function mapOf<V>(maps: WeakMap<TableViewer, Map<string, V>>, viewer: TableViewer): Map<string, V> {
+  let map = maps.get(viewer);
+  if (!map) {
+    map = new Map<string, V>();
+    maps.set(viewer, map);
+  }
+  return map;
+}
+
 /**
- * Computes and keeps a published revision's statistics, unless kept already; asks made
- * while it runs share it.
+ * Computes and keeps statistics of a published revision: after its publication (`table`
+ * undefined) those of its tables up to EAGER_ROWS, the larger ones left for their first view;
+ * on a view, the table viewed. Asks made while one runs share it; those of one revision run
+ * one after the other, each adding to what the revision keeps.
  */
 export function keepStats(
   hub: StatsHub,
   which: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
   signal?: AbortSignal,
+  table?: string,
 ): Promise<void> {
-  let running = computing.get(hub.viewer);
-  if (!running) {
-    running = new Map<string, Promise<void>>();
-    computing.set(hub.viewer, running);
-  }
-  const key = `${which.ownerid}\0${which.dataset}\0${String(which.revision)}`;
+  const running = mapOf(computing, hub.viewer);
+  const revisionKey = `${which.ownerid}\0${which.dataset}\0${String(which.revision)}`;
+  const key = `${revisionKey}\0${table ?? ''}`;
   const known = running.get(key);
   if (known) return known;
-  let failures = failed.get(hub.viewer);
-  if (!failures) failed.set(hub.viewer, (failures = new Set()));
+  const failures = failed.get(hub.viewer) ?? new Set<string>();
+  failed.set(hub.viewer, failures);
   if (failures.has(key)) return Promise.resolve();
-  const work = (async () => {
-    const owner = await hub.store.userById(which.ownerid);
-    const dataset = owner && (await hub.store.dataset(which.ownerid, which.dataset));
-    const revision =
-      dataset && (await hub.store.revision(which.ownerid, which.dataset, String(which.revision)));
-    const pkg = owner && dataset && revision && storedPackage(owner, dataset, revision);
-    if (!pkg || revision.stats) return;
-    if ((await hub.viewer.engine.available()) !== true) return;
-    const stats = await revisionStats(
-      hub.viewer,
-      pkg,
-      signal,
-      hub.options.limits.processingSeconds,
-    );
-    await hub.store.saveStats(which, JSON.stringify(stats));
-  })()
+  const chain = mapOf(lastOf, hub.viewer);
+  const before = chain.get(revisionKey) ?? Promise.resolve();
+  const work = before
+    .catch(() => undefined)
+    .then(async () => {
+      const owner = await hub.store.userById(which.ownerid);
+      const dataset = owner && (await hub.store.dataset(which.ownerid, which.dataset));
+      const revision =
+        dataset && (await hub.store.revision(which.ownerid, which.dataset, String(which.revision)));
+      const pkg = owner && dataset && revision && storedPackage(owner, dataset, revision);
+      if (!pkg) return;
+      const kept: RevisionStats = revision.stats
+        ? (JSON.parse(revision.stats) as RevisionStats)
+        : { version: 1, tables: [] };
+      // After publication, once; on a view, the table viewed unless kept.
+      if (
+        table === undefined ? revision.stats !== null : kept.tables.some((t) => t.table === table)
+      )
+        return;
+      if ((await hub.viewer.engine.available()) !== true) return;
+      const tables = tablesOf(pkg);
+      const names =
+        table === undefined
+          ? tables.filter((each) => (each.rows ?? Infinity) <= EAGER_ROWS).map((each) => each.name)
+          : [table];
+      const made = await revisionStats(
+        hub.viewer,
+        pkg,
+        signal,
+        hub.options.limits.processingSeconds,
+        names,
+        JSON.stringify(kept).length,
+      );
+      const deferred = new Set(
+        table === undefined
+          ? tables.map((each) => each.name).filter((name) => !names.includes(name))
+          : (kept.deferred ?? []),
+      );
+      for (const each of made.tables) deferred.delete(each.table);
+      // A table viewed whose statistics cannot be had (no rows to page, past STATS_BYTES): not
+      // asked for again in this process, and nothing to keep.
+      if (table !== undefined && made.tables.length === 0) {
+        failures.add(key);
+        return;
+      }
+      const stats: RevisionStats = {
+        version: 1,
+        tables: [...kept.tables, ...made.tables],
+        ...(deferred.size > 0 ? { deferred: [...deferred] } : {}),
+      };
+      await hub.store.saveStats(which, JSON.stringify(stats));
+    })
     .catch((error: unknown) => {
       if (!signal?.aborted) failures.add(key);
       throw error;
     })
-    .finally(() => running.delete(key));
+    .finally(() => {
+      running.delete(key);
+      if (chain.get(revisionKey) === settled) chain.delete(revisionKey);
+    });
+  const settled = work.catch(() => undefined);
+  chain.set(revisionKey, settled);
   running.set(key, work);
   return work;
 }
 
 /**
- * A table's statistics of a revision; undefined while they are not computed (a revision
- * published before they were kept: they are then computed, once, in the background).
+ * A table's statistics of a revision; undefined while they are not computed (a table larger
+ * than EAGER_ROWS, or of a revision published before statistics were kept: they are then
+ * computed, once, in the background).
  */
 export function tableStats(
   hub: StatsHub,
   pkg: Published,
   table: string,
 ): Promise<TableStats | undefined> {
-  const kept = pkg.revision.stats;
-  if (kept) {
-    const stats = JSON.parse(kept) as RevisionStats;
-    return Promise.resolve(stats.tables.find((each) => each.table === table));
-  }
-  keepStats(hub, pkg.revision).catch((error: unknown) => {
+  const kept = pkg.revision.stats ? (JSON.parse(pkg.revision.stats) as RevisionStats) : undefined;
+  const found = kept?.tables.find((each) => each.table === table);
+  if (found) return Promise.resolve(found);
+  keepStats(hub, pkg.revision, undefined, table).catch((error: unknown) => {
     hub.log(
       `the column statistics of ${pkg.prefix} could not be computed: ${error instanceof Error ? error.message : String(error)}`,
     );
