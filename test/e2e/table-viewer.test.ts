@@ -293,6 +293,14 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         // The publisher's markup is text, not markup.
         expect(await shownRows(page)).toEqual(CODES);
         expect(await page.locator('#table-viewer tbody b').count()).toBe(0);
+        // A text column of a few values, every one among its most frequent, is chosen from.
+        expect(await page.getByLabel('code equals').locator('option').allTextContents()).toEqual([
+          'any',
+          'alpha',
+          'beta',
+          'gamma',
+        ]);
+        expect(await page.getByLabel('label equals').locator('option').count()).toBe(4);
         await checked(page, `codes at ${device}`);
         // On the new page, Home and End reach the first and last tabs.
         await codes.focus();

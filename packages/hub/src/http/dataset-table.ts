@@ -99,6 +99,25 @@ function fieldsOf(csv: Resource, source: Resource): ViewerField[] | undefined {
   });
 }
 
+/**
+ * A text column whose most frequent values are all its values (a handful of categories) is
+ * filtered by choosing one, as a column with an `enum` is.
+ */
+function withChoices(fields: ViewerField[], stats: TableStats): ViewerField[] {
+  return fields.map((field) => {
+    const column = stats.columns.find((each) => each.name === field.name);
+    if (field.values || field.type !== 'string' || !column?.top) return field;
+    const counted = column.top.reduce((sum, entry) => sum + entry.count, 0);
+    const values = column.top
+      .map((entry) => entry.value)
+      .filter((value): value is string => typeof value === 'string');
+    // Every row's value is among them, none cut short (the statistics cut at 100 characters).
+    const all =
+      counted + column.missing === stats.rows && values.every((value) => value.length < 100);
+    return all && values.length > 1 ? { ...field, values: values.sort() } : field;
+  });
+}
+
 const asCell = (value: unknown): Cell =>
   value === undefined || value === null || value === ''
     ? null
@@ -238,7 +257,7 @@ async function shownTable(
       query: usable
         ? query
         : { table: name, filters: [], offset: query.offset, limit: query.limit },
-      fields,
+      fields: stats ? withChoices(fields, stats) : fields,
       page,
       stats,
       engine: usable,
