@@ -173,6 +173,11 @@ describe('the table viewer’s JSON route', () => {
       expect(versioned.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(((await versioned.json()) as RowsAnswer).rows).toEqual([cells(rows.at(-1) as Row)]);
       expect((await fetch(`${url}/ada/shop/v/2/rows`)).status).toBe(404);
+      // A refusal at a revision's own address is no answer to keep.
+      const refusal = await fetch(`${url}/ada/shop/v/1/rows?size=0`);
+      expect(refusal.status).toBe(400);
+      expect(refusal.headers.get('cache-control')).toBe('private, no-cache');
+      expect(refusal.headers.get('etag')).toBeNull();
     });
   });
 

@@ -50,7 +50,8 @@ export async function tableRows(
   const query = tableQuery(params, viewerColumns(source), tableName);
   const base = request.url.pathname;
   const stats = await tableStats(hub, pkg, query.table);
-  // The same query of the same revision is the same answer, until the statistics come.
+  // The same query of the same revision is the same answer, once its statistics have come
+  // and its rows are counted (an answer whose count is a lower bound has no ETag).
   const etag = `"r${String(ANSWER_VERSION)}-${createHash('sha256')
     .update(
       [
@@ -63,14 +64,11 @@ export async function tableRows(
     )
     .digest('base64url')
     .slice(0, 27)}"`;
-  response.setHeader('ETag', etag);
-  response.setHeader(
-    'Cache-Control',
-    stats ? cachePolicy(pkg, revision !== null) : cachePolicy(pkg, false),
-  );
+  // Kept at a revision's own address once nothing in the answer is still to come.
+  const cache = stats ? cachePolicy(pkg, revision !== null) : cachePolicy(pkg, false);
   const headers = request.raw.headers;
   if (fresh({ 'if-none-match': headers['if-none-match'] }, { etag })) {
-    response.writeHead(304).end();
+    response.writeHead(304, { ETag: etag, 'Cache-Control': cache }).end();
     return;
   }
   const gone = new AbortController();
@@ -91,6 +89,13 @@ export async function tableRows(
     stats: stats ?? null,
     ...neighbours(base, query, page.matching),
   };
+  if (page.atLeast) {
+    // Its count is still being made: an answer of its own, asked for again, never validated.
+    response.setHeader('Cache-Control', cachePolicy(pkg, false));
+  } else {
+    response.setHeader('ETag', etag);
+    response.setHeader('Cache-Control', cache);
+  }
   sendJson(response, 200, answer);
 }
 
