@@ -130,6 +130,10 @@ describe('data publisher', () => {
       ['ada/cities', '--issuer', GITHUB, '--claim', 'a=1', '--claim', 'a=2'],
       ['cities', '--issuer', GITHUB, '--claim', 'repository=ada/cities'],
       ['ada/cities', '--issuer', 'not a url', '--claim', 'repository=ada/cities'],
+      // Claims the hub would refuse, found by data first with the hub's own rule (core's).
+      ['ada/cities', '--issuer', GITHUB, '--claim', 'ref=refs/heads/main'],
+      ['ada/cities', '--issuer', GITHUB, '--claim', 'repository=ada/cities', '--claim', 'jti=x'],
+      ['ada/cities', '--issuer', GITHUB, '--claim', 'a b=x', '--claim', 'repository=ada/cities'],
     ]) {
       const refused = await data(['publisher', 'add', ...args]);
       expect(refused.code, args.join(' ')).toBe(2);

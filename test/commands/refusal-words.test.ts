@@ -59,7 +59,7 @@ describe("a hub's refusal", () => {
         refuse(400, '"role" must be one of admin, maintainer, reader'),
       ),
       http.post(`${HUB}/api/publishers/ada/cities`, () =>
-        refuse(400, 'jti changes with every token: name another claim'),
+        refuse(400, 'the issuer must be one this hub trusts: https://gitlab.com'),
       ),
     );
     const role = await data(['org', 'add', 'acme', 'grace', '--role', 'reader']);
@@ -72,10 +72,10 @@ describe("a hub's refusal", () => {
       '--issuer',
       'https://token.actions.githubusercontent.com',
       '--claim',
-      'jti=abc',
+      'repository=ada/cities',
     ]);
     expect({ code: claim.code, out: claim.out }).toEqual({ code: 2, out: '' });
-    expect(claim.err).toContain('jti changes with every token');
+    expect(claim.err).toContain('the issuer must be one this hub trusts');
     const json = await data(['--json', 'org', 'add', 'acme', 'grace', '--role', 'reader']);
     expect(JSON.parse(json.out)).toMatchObject({ error: { code: 'E_USAGE' } });
   });

@@ -84,10 +84,13 @@ export {
 export { isOrgMember, ORG_ROLES, OWNER_NAME } from './protocol/orgs.js';
 export type { OrgMember, OrgRole } from './protocol/orgs.js';
 export {
+  CLAIM_NAME,
+  claimsProblem,
   isPublisherRecord,
   isTrustedAnswer,
   isTrustRefusal,
   parseClaim,
+  PROJECT_CLAIMS,
   TRUST_CHECKS,
 } from './protocol/publishers.js';
 export type {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DATASET_NAME, parseClaim } from '@data/core';
+import { claimsProblem, DATASET_NAME, parseClaim, UsageError } from '@data/core';
 import type { Context } from '../context.js';
 import type { PublishersDeps } from '../client/publishers.js';
 import { requireToken, signedInDeps, writeJson } from './auth-common.js';
@@ -96,6 +96,9 @@ export async function addPublisher(
   options: PublisherAddOptions,
   ctx: Context,
 ): Promise<number> {
+  // The claims the hub would refuse, said before it is asked (core's rule, the hub's too).
+  const problem = claimsProblem(options.claim);
+  if (problem) throw new UsageError(`publisher add: ${problem}`);
   const { runPublisherAdd } = await import('../client/publishers.js');
   const { publisher, added } = await runPublisherAdd(
     dataset,

@@ -97,3 +97,47 @@ export function parseClaim(text: string): [string, string] | undefined {
   if (at <= 0 || at === text.length - 1) return undefined;
   return [text.slice(0, at), text.slice(at + 1)];
 }
+
+/** A claim name a publisher may require: letters, digits, `_`, `-`, `.`, `:`. */
+export const CLAIM_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
+
+/** Claims whose values change on every run, which no publisher could sensibly require. */
+const CHANGING_CLAIMS = new Set(['exp', 'iat', 'nbf', 'jti', 'aud', 'iss']);
+
+/**
+ * Claims that name the project a token's workflow runs for (GitHub's repository and owner,
+ * GitLab's project and namespace, any issuer's subject). Every other claim (`ref`,
+ * `environment`, `ref_type`…) is carried alike by every project on a shared issuer, so a
+ * publisher must require at least one of these.
+ */
+export const PROJECT_CLAIMS: readonly string[] = [
+  'sub',
+  'repository',
+  'repository_id',
+  'repository_owner',
+  'repository_owner_id',
+  'project_path',
+  'project_id',
+  'namespace_path',
+  'namespace_id',
+];
+
+/** Why a publisher's claims cannot be kept as given, or undefined when they can. */
+export function claimsProblem(claims: unknown): string | undefined {
+  if (claims === null || typeof claims !== 'object' || Array.isArray(claims))
+    return 'claims must be an object of claim names and values';
+  const entries = Object.entries(claims as Record<string, unknown>);
+  if (entries.length === 0)
+    return 'name at least one claim (e.g. repository): without one any workflow of the issuer could publish';
+  if (entries.length > 20) return 'name at most 20 claims';
+  for (const [key, value] of entries) {
+    if (!CLAIM_NAME.test(key))
+      return `"${key.slice(0, 64)}" is not a claim name (letters, digits, "_", "-", ".", ":")`;
+    if (CHANGING_CLAIMS.has(key)) return `${key} changes with every token: name another claim`;
+    if (typeof value !== 'string' || value === '' || value.length > 300)
+      return `the claim ${key} must be a text of 1 to 300 characters`;
+  }
+  if (!entries.some(([key]) => PROJECT_CLAIMS.includes(key)))
+    return `name at least one claim of the project, one of ${PROJECT_CLAIMS.join(', ')}: every project of the issuer carries the others alike`;
+  return undefined;
+}
