@@ -409,4 +409,35 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         await context.close();
       }
     }, 240_000);
+
+  it('works without script: every tab is a link, and the search form sends its view in the address', async () => {
+    const context = await browser.newContext({
+      viewport: WIDTHS.desktop,
+      javaScriptEnabled: false,
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${running.url}/ada/big`);
+      // Every tab is reached by Tab, as a link.
+      const codes = page.getByRole('tab', { name: 'Category codes' });
+      expect(await codes.getAttribute('tabindex')).toBeNull();
+      await follow(page, () => codes.click());
+      expect(await shownRows(page)).toEqual(CODES);
+      await follow(page, () => page.getByRole('tab', { name: 'events' }).click());
+      const search = page.getByRole('searchbox', { name: 'Search this table' });
+      await search.fill('lighthouse 99');
+      await follow(page, () => search.press('Enter'));
+      // The empty filters are sent too, and set nothing.
+      expect(new URL(page.url()).searchParams.get('min.amount')).toBe('');
+      const found = rowsWhere((cells) =>
+        Boolean(cells[5]?.toLowerCase().includes('lighthouse 99')),
+      );
+      expect(await shownRows(page)).toEqual(found.slice(0, PAGE));
+      expect(await pagerText(page)).toContain(
+        `of ${found.length.toLocaleString('en')} matching (1,000,000 in all).`,
+      );
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });
