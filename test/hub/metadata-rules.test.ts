@@ -161,12 +161,12 @@ describe('the metadata rules, on this run’s engine', () => {
     expect(await store.lastUpload('u-up', 'data/a.csv')).toBe('b'.repeat(32));
     expect(await store.lastUpload('u-up', 'data/b.csv')).toBeUndefined();
     const later = Math.floor(Date.now() / 1000) + 3600;
-    expect(await store.revoke('jti-1', later)).toBe(true);
-    expect(await store.revoke('jti-1', later + 1)).toBe(false);
-    expect(await store.isRevoked('jti-1')).toBe(true);
-    expect(await store.isRevoked('jti-2')).toBe(false);
+    expect(await store.remember('jti-1', later)).toBe(true);
+    expect(await store.remember('jti-1', later + 1)).toBe(false);
+    expect(await store.remembers('jti-1')).toBe(true);
+    expect(await store.remembers('jti-2')).toBe(false);
     // Asked at once, as two trades of one ID token would: one of them records it.
-    const racing = await Promise.all([1, 2, 3, 4, 5].map(() => store.revoke('jti-3', later)));
+    const racing = await Promise.all([1, 2, 3, 4, 5].map(() => store.remember('jti-3', later)));
     expect(racing.filter(Boolean)).toHaveLength(1);
     expect(await store.sharedValue('rules-test', () => 'first')).toBe('first');
     expect(await store.sharedValue('rules-test', () => 'second')).toBe('first');

@@ -382,7 +382,7 @@ export async function logout(hub: Hub, request: Request, response: ServerRespons
       throw new HttpError(403, 'sign out from the hub page', true);
   }
   if (claims?.kind === 'user' && typeof claims.jti === 'string')
-    await hub.store.revoke(claims.jti, claims.exp);
+    await hub.store.remember(claims.jti, claims.exp);
   if (!fromCookie)
     return sendJson(response, 200, { revoked: claims !== undefined } satisfies LogoutAnswer);
   addCookie(response, sessionCookie(hub, '', 0));

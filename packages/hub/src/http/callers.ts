@@ -66,7 +66,7 @@ export async function liveClaims(hub: TokenCheck, token: string): Promise<Claims
   const claims = verifyToken(hub.keys, token);
   if (!claims) return undefined;
   for (const id of [claims.jti, claims.parent])
-    if (typeof id === 'string' && (await hub.store.isRevoked(id))) return undefined;
+    if (typeof id === 'string' && (await hub.store.remembers(id))) return undefined;
   return claims;
 }
 

@@ -115,13 +115,13 @@ export async function makeNamedToken(
  * have expired, so that the service tokens issued from it (their `parent`) die with it.
  */
 export async function revokeNamedToken(
-  store: Pick<Metadata, 'namedTokens' | 'revoke'>,
+  store: Pick<Metadata, 'namedTokens' | 'remember'>,
   userid: string,
   name: string,
 ): Promise<boolean> {
   const removed = await store.namedTokens.remove(userid, name);
   if (!removed) return false;
-  await store.revoke(removed.id, removed.expires);
+  await store.remember(removed.id, removed.expires);
   return true;
 }
 

@@ -181,7 +181,7 @@ export async function rememberSent(
   sent: { ownerid: string; dataset: string; key: string },
 ): Promise<void> {
   const expires = Math.floor(Date.now() / 1000) + SENT_SECONDS;
-  await hub.store.revoke(sentId(sent.ownerid, sent.dataset, sent.key), expires);
+  await hub.store.remember(sentId(sent.ownerid, sent.dataset, sent.key), expires);
 }
 
 /** Whether a limited credential sent these bytes for the owner's dataset (within a day). */
@@ -189,7 +189,7 @@ export async function wasSent(
   hub: Pick<HubParts, 'store'>,
   sent: { ownerid: string; dataset: string; key: string },
 ): Promise<boolean> {
-  return await hub.store.isRevoked(sentId(sent.ownerid, sent.dataset, sent.key));
+  return await hub.store.remembers(sentId(sent.ownerid, sent.dataset, sent.key));
 }
 
 /**

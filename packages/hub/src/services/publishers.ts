@@ -50,7 +50,7 @@ export async function removePublisher(
 ): Promise<Publisher | undefined> {
   const removed = await store.publishers.remove(ownerid, dataset, id);
   if (removed)
-    await store.revoke(
+    await store.remember(
       removed.id,
       Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS + CLOCK_SLACK_S,
     );
@@ -183,7 +183,7 @@ export async function tradeIdToken(
   const traded = tradedKey(issuer, claims);
   const idExp = typeof claims.exp === 'number' ? claims.exp : 0;
   const until = Math.max(idExp, Math.floor(Date.now() / 1000)) + CLOCK_SLACK_S;
-  if (!(await hub.store.revoke(traded, until))) {
+  if (!(await hub.store.remember(traded, until))) {
     hub.log(`trusted publishing refused (token) a token of ${issuer} traded already: ${shown}`, {
       level: 'warn',
       requestId,

@@ -599,8 +599,8 @@ export class PostgresMetadata implements Metadata {
     await writeSearchVectors(client, rows);
   }
 
-  async revoke(jti: string, expires: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(POSTGRES_SQL.revoke, [jti, expires]);
+  async remember(id: string, expires: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query(POSTGRES_SQL.revoke, [id, expires]);
     await this.pool.query(POSTGRES_SQL.dropExpiredRevocations, [Math.floor(Date.now() / 1000)]);
     return (rowCount ?? 0) > 0;
   }
@@ -659,8 +659,8 @@ export class PostgresMetadata implements Metadata {
     return (await read()) ?? '';
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    return (await this.one(POSTGRES_SQL.isRevoked, [jti])) !== undefined;
+  async remembers(id: string): Promise<boolean> {
+    return (await this.one(POSTGRES_SQL.isRevoked, [id])) !== undefined;
   }
 
   /** The pool's runner, made when asked: the pool is not there yet while the fields are made. */

@@ -575,8 +575,8 @@ export class SqliteMetadata implements Metadata {
       this.indexSource(row as unknown as SearchSource);
   }
 
-  async revoke(jti: string, expires: number): Promise<boolean> {
-    const { changes } = this.prepare(SQL.revoke).run(jti, expires);
+  async remember(id: string, expires: number): Promise<boolean> {
+    const { changes } = this.prepare(SQL.revoke).run(id, expires);
     this.prepare(SQL.dropExpiredRevocations).run(Math.floor(Date.now() / 1000));
     return Number(changes) > 0;
   }
@@ -620,8 +620,8 @@ export class SqliteMetadata implements Metadata {
     return read() ?? '';
   }
 
-  async isRevoked(jti: string): Promise<boolean> {
-    return this.prepare(SQL.isRevoked).get(jti) !== undefined;
+  async remembers(id: string): Promise<boolean> {
+    return this.prepare(SQL.isRevoked).get(id) !== undefined;
   }
 
   /**

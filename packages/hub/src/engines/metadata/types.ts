@@ -233,9 +233,14 @@ export interface Metadata {
     revision: Pick<Revision, 'ownerid' | 'dataset' | 'revision'>,
     summary: DatasetSummary,
   ): Promise<void>;
-  /** Records an id as revoked until `expires` (s); false when it was recorded already. */
-  revoke(jti: string, expires: number): Promise<boolean>;
-  isRevoked(jti: string): Promise<boolean>;
+  /**
+   * Records an id until `expires` (s), in the revoked_tokens table: a revoked token's, a traded
+   * ID token's, a file a limited credential sent (each named apart: objects.ts, publishers.ts);
+   * false when it was recorded already.
+   */
+  remember(id: string, expires: number): Promise<boolean>;
+  /** Whether an id is recorded and its time not over. */
+  remembers(id: string): Promise<boolean>;
   /** Organisations and their members' roles (`data org`). */
   readonly organisations: Organisations;
   /** The named tokens users made (`data token create`): hashes and records, never a token. */
