@@ -1,43 +1,18 @@
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
+import {
+  HAS_CHROMIUM,
+  launchChromium,
+  overflow,
+  seriousViolations,
+  WIDTHS,
+} from '../helpers/chromium.js';
 import { folder } from '../helpers/fixtures.js';
 import { browserLogin, publish, waitForState, withHub } from '../hub/helpers.js';
 
 const SHOTS = join(import.meta.dirname, '../../test-output/pages');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
-
-/** axe-core's findings of serious or critical impact on the page as it is shown. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  // Evaluated through the debugging protocol: the page's own policy allows no inline script.
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
-      .axe;
-    return (await axe.run()).violations;
-  })) as { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
-
-/** How far the page is wider than the window: more than 0 is a sideways scroll. */
-function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const view = globalThis as unknown as {
-      innerWidth: number;
-      document: { documentElement: { scrollWidth: number } };
-    };
-    return view.document.documentElement.scrollWidth - view.innerWidth;
-  });
-}
 
 const LONG = 'a note long enough to wrap on a phone and then some; '.repeat(3).trim();
 

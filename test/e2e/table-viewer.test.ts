@@ -4,18 +4,21 @@
  * sorting, filtering, searching and paging to the last row, each view checked against the
  * rows the same function generated, and axe-core on each view, at desktop and phone widths.
  */
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHub, type RunningHub } from '../../packages/hub/src/server.js';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
+import {
+  HAS_CHROMIUM,
+  launchChromium,
+  overflow,
+  seriousViolations,
+  WIDTHS,
+} from '../helpers/chromium.js';
 import { browserLogin, publish, tempDir, waitForState } from '../hub/helpers.js';
 
 const SHOTS = join(import.meta.dirname, '../../test-output/pages');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDTHS = { desktop: { width: 1280, height: 800 }, phone: { width: 390, height: 844 } };
 
 const ROWS = 1_000_000;
 const PAGE = 50;
@@ -159,33 +162,6 @@ const focused = (page: Page) =>
 
 const pagerText = async (page: Page) =>
   ((await page.textContent('#table-viewer nav.pager')) ?? '').replace(/\s+/g, ' ');
-
-/** axe-core's findings of serious or critical impact on the page as it is shown. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
-      .axe;
-    return (await axe.run()).violations;
-  })) as { id: string; impact: string | null; nodes: { target: string[] }[] }[];
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
-
-/** How far the page is wider than the window: more than 0 is a sideways scroll. */
-function overflow(page: Page): Promise<number> {
-  return page.evaluate(() => {
-    const view = globalThis as unknown as {
-      innerWidth: number;
-      document: { documentElement: { scrollWidth: number } };
-    };
-    return view.document.documentElement.scrollWidth - view.innerWidth;
-  });
-}
 
 /** Clicks a link and waits for the page it leads to. */
 async function follow(page: Page, click: () => Promise<void>): Promise<void> {

@@ -3,28 +3,10 @@
  * accessibility violation (axe-core), nothing wider than the screen, and a token revoked
  * with the keyboard alone.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/chromium.js';
+import { HAS_CHROMIUM, launchChromium, seriousViolations, WIDTHS } from '../helpers/chromium.js';
 import { browserLogin, withHub } from '../hub/helpers.js';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const WIDTHS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
-
-/** axe-core's findings of serious or critical impact on the page as it is shown. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: unknown[] }> } })
-      .axe;
-    return (await axe.run()).violations;
-  })) as { id: string; impact: string | null; help: string }[];
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => `${violation.id}: ${violation.help}`);
-}
 
 async function makeToken(url: string, auth: string, name: string): Promise<string> {
   const response = await fetch(`${url}/api/tokens`, {
