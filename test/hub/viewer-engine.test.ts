@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Package } from '../../packages/core/src/index.js';
@@ -8,6 +9,7 @@ import { HttpError } from '../../packages/hub/src/http-error.js';
 import type { Published } from '../../packages/hub/src/services/published.js';
 import { QueryStopped, ViewerBusy } from '../../packages/hub/src/services/viewer/duckdb.js';
 import {
+  MAKING,
   TableViewer,
   type ViewerUnavailable,
 } from '../../packages/hub/src/services/viewer/engine.js';
@@ -402,6 +404,81 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
         undefined,
       ),
     ).rejects.toThrow(/disabled by configuration/);
+  });
+
+  it('pages from the CSV copy while the Parquet copy is being made, then from the Parquet copy', async () => {
+    let made: (answer: unknown) => void = () => undefined;
+    const making = new Promise((resolve) => (made = resolve));
+    let released = 0;
+    const slow = new TableViewer(
+      {
+        storage: storageOf(join(folder, 'table.parquet')),
+        tmpDir: join(folder, 'tmp3'),
+        log: () => undefined,
+      } as never,
+      {
+        answer: () => making,
+        read: () => Promise.resolve(Readable.from(['id,name\n1,x\n2,y\n'])),
+      } as never,
+    );
+    slow.copyWaitMs = 50;
+    const slowPkg = {
+      ...pkg,
+      descriptor: {
+        name: 'slow',
+        resources: [
+          {
+            name: 'slow',
+            path: 'slow.csv',
+            schema: {
+              fields: [
+                { name: 'id', type: 'integer' },
+                { name: 'name', type: 'string' },
+              ],
+            },
+          },
+          {
+            name: 'slow_csv',
+            path: '_derived/slow_csv.csv',
+            datahub: { type: 'derived/csv', derivedFrom: ['slow'], rows: 2 },
+          },
+          {
+            name: 'slow_parquet',
+            path: '_derived/slow_parquet.parquet',
+            datahub: { type: 'derived/parquet', derivedFrom: ['slow'] },
+          },
+        ],
+      },
+      files: { 'slow.csv': 'slow.csv' },
+    } as unknown as Published;
+    const plain: TableQuery = { table: 'slow', filters: [], offset: 0, limit: 10 };
+    expect(await slow.queryTable(slowPkg, plain)).toEqual({
+      table: 'slow',
+      columns: [
+        { name: 'id', type: 'integer' },
+        { name: 'name', type: 'string' },
+      ],
+      rows: [
+        [1, 'x'],
+        [2, 'y'],
+      ],
+      offset: 0,
+      matching: 2,
+      total: 2,
+    });
+    expect(await slow.queryTable(slowPkg, { ...plain, search: 'x' })).toEqual({
+      unavailable: 'making',
+      message: MAKING,
+    });
+    // Once made, its answer is let go of (the copy cache keeps or holds it).
+    made({
+      bytes: { from: 'store', key: 'objects/nothing' },
+      release: () => released++,
+      etag: 'e',
+    });
+    await making;
+    expect(released).toBe(2);
+    await slow.stop();
   });
 
   it('answers a sort or filter as unavailable when the engine cannot load', async () => {

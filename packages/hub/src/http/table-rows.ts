@@ -82,8 +82,13 @@ export async function tableRows(
     if (error instanceof ViewerBusy) response.setHeader('Retry-After', String(error.retryAfter));
     throw error;
   }
-  if ('unavailable' in page)
+  if ('unavailable' in page) {
+    if (page.unavailable === 'making') {
+      response.setHeader('Retry-After', '30');
+      throw new HttpError(503, page.message);
+    }
     throw new HttpError(page.unavailable === 'copy' ? 404 : 501, page.message);
+  }
   const answer: RowsAnswer = {
     ...page,
     stats: stats ?? null,

@@ -31,11 +31,13 @@ import type { Cell, TablePage, TableQuery, ViewerColumn } from './types.js';
 
 /** What the viewer answers when it cannot answer a query: why, in words for the page. */
 export interface ViewerUnavailable {
-  unavailable: 'engine' | 'copy' | 'depth';
+  unavailable: 'engine' | 'copy' | 'depth' | 'making';
   message: string;
 }
 
 export const ENGINE_MISSING = 'sorting, filtering and searching are unavailable on this hub';
+export const MAKING =
+  'the hub is making this table ready for sorting, filtering and searching: try again in a minute';
 
 /** Without the engine, rows come from the CSV copy read from its start: this deep at most. */
 export const FALLBACK_DEEPEST = 10_000;
@@ -55,6 +57,12 @@ export function viewerColumns(resource: Resource): ViewerColumn[] {
     type: typeof field.type === 'string' && field.type !== '' ? field.type : 'string',
   }));
 }
+
+/**
+ * How long a page waits for its table's Parquet copy to be made (a large table's first view):
+ * past it, the page comes from the CSV copy, and a sort, filter or search says to come back.
+ */
+export const COPY_WAIT_MS = 3000;
 
 /** Rows counted past a page before its count is said to be a lower bound. */
 export const COUNT_AHEAD = 10_000;
@@ -83,6 +91,8 @@ export class TableViewer {
   readonly options: ViewerOptions;
   /** Each file's columns and rows, by what names its bytes. */
   private readonly facts = new BoundedCache<FileFacts>(4 * 1024 * 1024);
+  /** How long a page waits for its table's Parquet copy (COPY_WAIT_MS; tests shorten it). */
+  copyWaitMs = COPY_WAIT_MS;
   /** Rows matching a filter and search, by file and query. */
   private readonly counts = new BoundedCache<number>(1024 * 1024);
 
@@ -168,8 +178,9 @@ export class TableViewer {
     if (!source) throw new HttpError(404, `no table named "${query.table}"`);
     const available = await this.engine.available();
     if (available !== true) return this.fromCsv(pkg, source, query);
-    const file = await this.files.acquire(pkg, query.table);
+    const file = await this.files.acquire(pkg, query.table, this.copyWaitMs);
     if (!file) return this.fromCsv(pkg, source, query);
+    if (file === 'making') return this.fromCsv(pkg, source, query, true);
     try {
       const page = await this.engine.run(
         (connection) => this.page(connection, file, viewerColumns(source), query),
@@ -308,7 +319,7 @@ export class TableViewer {
     if (this.counting.has(key)) return;
     const work = (async () => {
       const file = await this.files.acquire(pkg, query.table);
-      if (!file) return;
+      if (!file || file === 'making') return;
       try {
         await this.engine.run(async (connection) => {
           const facts = await this.factsOf(connection, file);
@@ -338,14 +349,19 @@ export class TableViewer {
     pkg: Published,
     source: Resource,
     query: TableQuery,
+    making = false,
   ): Promise<TablePage | ViewerUnavailable> {
     const available = await this.engine.available();
-    const why =
-      available === true
+    const why = making
+      ? MAKING
+      : available === true
         ? 'this table has no Parquet copy: sorting, filtering and searching are unavailable for it'
         : ENGINE_MISSING;
     if (!isPlain(query))
-      return { unavailable: available === true ? 'copy' : 'engine', message: why };
+      return {
+        unavailable: making ? 'making' : available === true ? 'copy' : 'engine',
+        message: why,
+      };
     const csv = derivedOf(pkg.descriptor.resources, 'derived/csv', source.name);
     if (!csv) return { unavailable: 'copy', message: 'this table has no copy the hub can page' };
     if (query.offset + query.limit > FALLBACK_DEEPEST)

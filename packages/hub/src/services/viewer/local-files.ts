@@ -57,6 +57,19 @@ async function ownFile(path: string): Promise<void> {
   await link(target, path).catch(() => copyFile(target, path));
 }
 
+/** What `promise` settles to within `ms`, else 'making'. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'making'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'making'>((resolve) => {
+    timer = setTimeout(() => resolve('making'), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export class LocalFiles {
   private readonly entries = new Map<string, Entry>();
   private held = 0;
@@ -69,8 +82,16 @@ export class LocalFiles {
     private readonly budget: number,
   ) {}
 
-  /** The Parquet bytes of a table of a revision, as a local file; undefined when it has none. */
-  async acquire(pkg: Published, table: string): Promise<LocalParquet | undefined> {
+  /**
+   * The Parquet bytes of a table of a revision, as a local file; undefined when it has none;
+   * 'making' when its copy is not made within `waitMs` (it goes on being made, and a later
+   * ask finds it).
+   */
+  async acquire(
+    pkg: Published,
+    table: string,
+    waitMs = Infinity,
+  ): Promise<LocalParquet | 'making' | undefined> {
     const source = tableOf(pkg, table);
     if (!source) return undefined;
     const resources = pkg.descriptor.resources;
@@ -80,7 +101,13 @@ export class LocalFiles {
       if (stored && (await this.hub.storage.stat(stored))) return this.local(stored);
       const wanted = wantedCopy(pkg, derived);
       if (!wanted) return undefined;
-      const answer = await this.copies.answer(pkg, wanted, true);
+      const asked = this.copies.answer(pkg, wanted, true);
+      const answer = Number.isFinite(waitMs) ? await within(asked, waitMs) : await asked;
+      if (answer === 'making') {
+        // Made for the next ask, then let go of.
+        asked.then((late) => late.release()).catch(() => undefined);
+        return 'making';
+      }
       if (answer.bytes.from === 'scratch')
         return { path: answer.bytes.path, id: answer.etag, release: () => answer.release() };
       answer.release();

@@ -210,8 +210,9 @@ export function revisionStats(
     for (const { name, types } of tablesOf(pkg)) {
       if (names && !names.includes(name)) continue;
       signal?.throwIfAborted();
+      // Waited for as long as its making takes: statistics are made in the background.
       const file = await viewer.files.acquire(pkg, name);
-      if (!file) continue;
+      if (!file || file === 'making') continue;
       try {
         const table = await engine.run(
           (connection) => computeTableStats(connection, file, name, types),
