@@ -406,7 +406,7 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
     ).rejects.toThrow(/disabled by configuration/);
   });
 
-  it('pages from the CSV copy while the Parquet copy is being made, then from the Parquet copy', async () => {
+  it('pages from the CSV copy while the Parquet copy is being made, and lets the copy go once made', async () => {
     let made: (answer: unknown) => void = () => undefined;
     const making = new Promise((resolve) => (made = resolve));
     let released = 0;
