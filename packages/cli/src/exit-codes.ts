@@ -19,17 +19,20 @@ export const EXIT_CODE_TABLE: readonly [number, string][] = [
   [EXIT.ok, 'success: the package is valid, or the command did what it was asked'],
   [
     EXIT.invalid,
-    'the package is invalid, its publication failed, a download does not match its descriptor, or the hub refused what was asked (a name taken, a limit passed, a role or token that does not allow it)',
+    'the package is invalid, its publication failed, a download does not match its descriptor, or the hub refused what was asked (a name taken, a cap on what you hold reached, a role or token that does not allow it)',
   ],
   [
     EXIT.usage,
-    'usage error: unknown flag, bad argument, or a source that does not exist or is no usable file (a missing file, a folder where a file was named, a named pipe or device, a file you may not read, a descriptor URL that answers 404, a dataset the hub does not have or does not show you)',
+    "usage error: unknown flag, or a bad argument, whether data or the hub refuses it (days past the hub's maximum, a claim it does not take), or a source that does not exist or is no usable file (a missing file, a folder where a file was named, a named pipe or device, a file you may not read, a descriptor URL that answers 404, a dataset the hub does not have or does not show you)",
   ],
   [
     EXIT.network,
     'network or server error: nothing answered, or a server failed (also while validating a remote package: no verdict on the data)',
   ],
-  [EXIT.auth, 'authentication required or rejected'],
+  [
+    EXIT.auth,
+    'authentication required or rejected (a token the hub refuses: unknown, revoked or expired)',
+  ],
   [EXIT.bug, 'internal error: a bug in data, please report it'],
   [EXIT.interrupted, 'interrupted (Ctrl-C)'],
   [
