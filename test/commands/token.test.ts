@@ -29,7 +29,11 @@ function data(args: string[], options: { tty?: boolean; token?: string } = {}) {
 }
 
 /** `data` interrupted (Ctrl-C) once the hub has the request: its answer never comes. */
-async function interrupted(args: string[], method: 'get' | 'post' | 'delete', path: string) {
+async function interrupted(
+  args: string[],
+  method: 'get' | 'post' | 'put' | 'delete',
+  path: string,
+) {
   const ctrlC = new AbortController();
   const reached: string[] = [];
   server.use(
@@ -49,20 +53,49 @@ async function interrupted(args: string[], method: 'get' | 'post' | 'delete', pa
 }
 
 describe('Ctrl-C once a request was sent', () => {
-  it('says the hub may have made the change, and how to check, exit 130', async () => {
-    const cases: [string[], 'post' | 'delete', string, string][] = [
-      [['token', 'create', 'ci', '--scope', 'read'], 'post', '/api/tokens', '`data token list`'],
-      [['token', 'revoke', 'ci'], 'delete', '/api/tokens/ci', '`data token list`'],
-      [['org', 'create', 'acme'], 'post', '/api/orgs', '`data org members ORG`'],
+  it('says the hub may have made the change, and how to check it, by name, exit 130', async () => {
+    const tokens = '`data token list` shows your tokens';
+    const acme = '`data org members acme` shows the organisation';
+    const cities = '`data publisher list ada/cities` shows its publishers';
+    const cases: [string[], 'post' | 'put' | 'delete', string, string][] = [
+      [['token', 'create', 'ci', '--scope', 'read'], 'post', '/api/tokens', tokens],
+      [['token', 'revoke', 'ci'], 'delete', '/api/tokens/ci', tokens],
+      [['org', 'create', 'acme'], 'post', '/api/orgs', acme],
+      // Owner names are kept in lower case: the command to check names it so.
+      [
+        ['org', 'add', 'Acme', 'grace', '--role', 'reader'],
+        'put',
+        '/api/orgs/Acme/members/grace',
+        acme,
+      ],
+      [['org', 'remove', 'acme', 'grace'], 'delete', '/api/orgs/acme/members/grace', acme],
+      [
+        [
+          'publisher',
+          'add',
+          'ada/cities',
+          '--issuer',
+          'https://issuer.example',
+          '--claim',
+          'repository=ada/x',
+        ],
+        'post',
+        '/api/publishers/ada/cities',
+        cities,
+      ],
+      [
+        ['publisher', 'remove', 'ada/cities', 'p1'],
+        'delete',
+        '/api/publishers/ada/cities/p1',
+        cities,
+      ],
     ];
     for (const [args, method, path, check] of cases) {
       const { code, out, err, reached } = await interrupted(args, method, path);
       expect(reached, args.join(' ')).toEqual([`${method.toUpperCase()} ${path}`]);
       expect({ code, out }, args.join(' ')).toEqual({ code: 130, out: '' });
       expect(err, args.join(' ')).toBe(
-        `error: interrupted\nhint: the hub may have made the change before it stopped: ${check} ${
-          check.includes('token') ? 'shows your tokens' : 'shows the organisation'
-        }\n`,
+        `error: interrupted\nhint: the hub may have made the change before it stopped: ${check}\n`,
       );
       const json = await interrupted(['--json', ...args], method, path);
       expect(JSON.parse(json.out)).toMatchObject({

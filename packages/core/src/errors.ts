@@ -81,6 +81,8 @@ export interface DataErrorOptions {
   reason?: ErrorReason;
   /** Whether a token went with the request, for `no-dataset` and `dataset-unreadable`. */
   signedIn?: boolean;
+  /** What a change was made to, by name (an organisation, `owner/dataset`), for a `*-change-sent`. */
+  subject?: string;
   cause?: unknown;
 }
 
@@ -97,6 +99,7 @@ export abstract class DataError extends Error {
   readonly hint: string | undefined;
   readonly reason: ErrorReason | undefined;
   readonly signedIn: boolean | undefined;
+  readonly subject: string | undefined;
 
   protected constructor(message: string, code: string, given?: HintOr) {
     const options = optionsOf(given);
@@ -105,6 +108,7 @@ export abstract class DataError extends Error {
     this.hint = options.hint;
     this.reason = options.reason;
     this.signedIn = options.signedIn;
+    this.subject = options.subject;
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * The use cases of `data org create|add|remove|members`: the hub's `/api/orgs`, over the
+ * The use cases of `data org create|add|remove|members|delete`: the hub's `/api/orgs`, over the
  * signed-in user's token. No terminal I/O; a refusal (a name taken, a user who is not
  * there, a member who may not, the last admin) is a RefusedError with the hub's reason.
  */
@@ -16,15 +16,24 @@ import { signedInCall, type SignedInCallDeps } from './signed-in.js';
 /** The hub, the fetch, the signed-in token and the error of its refusal. */
 export type OrgsDeps = SignedInCallDeps;
 
-/** The hub's answer to one call of these use cases (client/signed-in.ts). */
-function call(deps: OrgsDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
+/**
+ * The hub's answer to one call of these use cases (client/signed-in.ts) about the
+ * organisation `org`.
+ */
+function call(
+  deps: OrgsDeps,
+  step: string,
+  path: string,
+  init: HttpInit,
+  org: string,
+): Promise<unknown> {
   return signedInCall(
     deps,
     step,
     path,
     init,
     { path: '/api/orgs', lacks: 'has no organisations' },
-    'org-change-sent',
+    { reason: 'org-change-sent', subject: org.toLowerCase() },
   );
 }
 
@@ -41,7 +50,7 @@ export async function runOrgCreate(
   name: string,
   deps: OrgsDeps,
 ): Promise<{ name: string; members: OrgMember[] }> {
-  const answer = await call(deps, 'org create', '/api/orgs', withBody('POST', { name }));
+  const answer = await call(deps, 'org create', '/api/orgs', withBody('POST', { name }), name);
   const made = answer as { name?: unknown; members?: unknown };
   if (
     typeof made.name !== 'string' ||
@@ -64,6 +73,7 @@ export async function runOrgAdd(
     'org add',
     `${orgPath(org)}/${encodeURIComponent(user)}`,
     withBody('PUT', { role }),
+    org,
   );
   if (!isOrgMember(answer))
     throw new ServerError('org add: the hub answered something that is not a member');
@@ -76,18 +86,40 @@ export async function runOrgRemove(
   user: string,
   deps: OrgsDeps,
 ): Promise<{ removed: string }> {
-  const answer = await call(deps, 'org remove', `${orgPath(org)}/${encodeURIComponent(user)}`, {
-    method: 'DELETE',
-  });
+  const answer = await call(
+    deps,
+    'org remove',
+    `${orgPath(org)}/${encodeURIComponent(user)}`,
+    { method: 'DELETE' },
+    org,
+  );
   const removed = (answer as { removed?: unknown }).removed;
   if (typeof removed !== 'string')
     throw new ServerError('org remove: the hub answered something that is not a removal');
   return { removed };
 }
 
+/**
+ * Deletes an organisation (its admins may, once it has no datasets): its name is free
+ * again. A refusal (datasets left, a revision waiting, not an admin) says why.
+ */
+export async function runOrgDelete(org: string, deps: OrgsDeps): Promise<{ deleted: string }> {
+  const answer = await call(
+    deps,
+    'org delete',
+    `/api/orgs/${encodeURIComponent(org)}`,
+    { method: 'DELETE' },
+    org,
+  );
+  const deleted = (answer as { deleted?: unknown }).deleted;
+  if (typeof deleted !== 'string')
+    throw new ServerError('org delete: the hub answered something that is not a deletion');
+  return { deleted };
+}
+
 /** An organisation's members, by name: only its members may list them. */
 export async function runOrgMembers(org: string, deps: OrgsDeps): Promise<OrgMember[]> {
-  const answer = await call(deps, 'org members', orgPath(org), {});
+  const answer = await call(deps, 'org members', orgPath(org), {}, org);
   if (!Array.isArray(answer) || !answer.every(isOrgMember))
     throw new ServerError('org members: the hub answered something that is not a list of members');
   return answer;

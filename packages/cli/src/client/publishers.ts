@@ -30,9 +30,19 @@ export type PublishersDeps = SignedInCallDeps;
 /** How a hub without these routes shows. */
 const OLDER = { lacks: 'does not know trusted publishers' };
 
-/** The hub's answer to one call of these use cases (client/signed-in.ts). */
-function call(deps: PublishersDeps, step: string, path: string, init: HttpInit): Promise<unknown> {
-  return signedInCall(deps, step, path, init, OLDER, 'publisher-change-sent');
+/** A change to the publishers of `dataset` (`owner/dataset`), for an interruption. */
+const changing = (dataset: string) =>
+  ({ reason: 'publisher-change-sent', subject: dataset }) as const;
+
+/** The hub's answer to one call of these use cases (client/signed-in.ts) about `dataset`. */
+function call(
+  deps: PublishersDeps,
+  step: string,
+  dataset: string,
+  path: string,
+  init: HttpInit,
+): Promise<unknown> {
+  return signedInCall(deps, step, path, init, OLDER, changing(dataset));
 }
 
 const datasetPath = (dataset: string): string =>
@@ -58,7 +68,7 @@ export async function runPublisherAdd(
       body: JSON.stringify(request),
     },
     OLDER,
-    'publisher-change-sent',
+    changing(dataset),
   );
   if (!isPublisherRecord(body))
     throw new ServerError('publisher add: the hub answered something that is not a publisher');
@@ -70,7 +80,7 @@ export async function runPublisherList(
   dataset: string,
   deps: PublishersDeps,
 ): Promise<PublisherRecord[]> {
-  const answer = await call(deps, 'publisher list', datasetPath(dataset), {});
+  const answer = await call(deps, 'publisher list', dataset, datasetPath(dataset), {});
   if (!Array.isArray(answer) || !answer.every(isPublisherRecord))
     throw new ServerError(
       'publisher list: the hub answered something that is not a list of publishers',
@@ -87,6 +97,7 @@ export async function runPublisherRemove(
   const answer = await call(
     deps,
     'publisher remove',
+    dataset,
     `${datasetPath(dataset)}/${encodeURIComponent(id)}`,
     { method: 'DELETE' },
   );

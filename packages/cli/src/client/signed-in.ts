@@ -18,11 +18,14 @@ import {
   type ErrorReason,
 } from '@data/core';
 
-/** Which of the user's things a request that changes something changes, for an interruption. */
-export type ChangeSent = Extract<
-  ErrorReason,
-  'token-change-sent' | 'org-change-sent' | 'publisher-change-sent'
->;
+/**
+ * Which of the user's things a request that changes something changes, for an interruption:
+ * its kind, and the organisation or `owner/dataset` by name, which the advice then names.
+ */
+export interface ChangeSent {
+  reason: Extract<ErrorReason, 'token-change-sent' | 'org-change-sent' | 'publisher-change-sent'>;
+  subject?: string | undefined;
+}
 
 /** What the signed-in use cases take (commands/auth-common.ts's signedInDeps makes it). */
 export interface SignedInCallDeps {
@@ -101,7 +104,11 @@ export async function signedInAnswer(
     // Interrupted once a change may have reached the hub: the user is told how to check.
     const change = init.method !== undefined && !['GET', 'HEAD'].includes(init.method);
     if (change && deps.signal?.aborted)
-      throw new InterruptedError(deps.signal.reason, { reason: changes, cause: error });
+      throw new InterruptedError(deps.signal.reason, {
+        reason: changes.reason,
+        ...(changes.subject === undefined ? {} : { subject: changes.subject }),
+        cause: error,
+      });
     throw error;
   });
   if (response.status === 401) {

@@ -27,7 +27,7 @@ function call(deps: TokensDeps, step: string, path: string, init: HttpInit): Pro
       path: '/api/tokens',
       lacks: 'does not make named tokens',
     },
-    'token-change-sent',
+    { reason: 'token-change-sent' },
   );
 }
 

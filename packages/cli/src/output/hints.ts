@@ -64,9 +64,9 @@ function cliHint(error: DataError): string | undefined {
     case 'token-change-sent':
       return 'the hub may have made the change before it stopped: `data token list` shows your tokens';
     case 'org-change-sent':
-      return 'the hub may have made the change before it stopped: `data org members ORG` shows the organisation';
+      return `the hub may have made the change before it stopped: \`data org members ${error.subject ?? 'ORG'}\` shows the organisation`;
     case 'publisher-change-sent':
-      return 'the hub may have made the change before it stopped: `data publisher list OWNER/DATASET` shows its publishers';
+      return `the hub may have made the change before it stopped: \`data publisher list ${error.subject ?? 'OWNER/DATASET'}\` shows its publishers`;
     case 'hub-sign-in':
       return 'configure one in the hub configuration (--config), or pass --dev-sign-in for a development hub';
   }
