@@ -746,7 +746,10 @@ describe('get against a hostile hub', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'get-'));
     const { code, err } = await data(['get', 'ada/gone', '--out', join(cwd, 'out')]);
     expect(err).toContain('error: there is no dataset ada/gone (or it is private)');
-    expect(err).toContain('hint: check the owner and the dataset name');
+    // Signed in (DATA_TOKEN): an organisation's private dataset shows to its members too.
+    expect(err).toContain(
+      "hint: check the owner and the dataset name; a private dataset shows only to its owner, an organisation's to its members too\n",
+    );
     expect(code).toBe(2);
     expect(readdirSync(cwd)).toEqual([]);
     const info = await data(['info', 'ada/gone']);

@@ -185,7 +185,9 @@ describe('the hub token', () => {
       expect(elsewhere.err).toContain('run `data login` first');
       const onHub = await data(['diff', `${hub.url}/o/gone`, `${hub.url}/o/gone`]);
       expect(onHub.code).toBe(4);
-      expect(onHub.err).toContain('a private dataset shows only to its owner');
+      expect(onHub.err).toContain(
+        "a private dataset shows only to its owner, an organisation's to its members too",
+      );
     } finally {
       await Promise.all([hub.close(), other.close()]);
     }

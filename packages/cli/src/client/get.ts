@@ -142,7 +142,7 @@ export function noSuchDataset(target: Target, signedIn: boolean): NotFoundError 
       : ` with a revision ${String(target.revision)}`;
   return new NotFoundError(`there is no dataset ${name}${revision} (or it is private)`, {
     hint: signedIn
-      ? 'check the owner and the dataset name; a private dataset shows only to its owner'
+      ? "check the owner and the dataset name; a private dataset shows only to its owner, an organisation's to its members too"
       : 'check the owner and the dataset name; if it is yours and private, sign in first',
     reason: 'no-dataset',
     signedIn,

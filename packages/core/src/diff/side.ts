@@ -91,7 +91,7 @@ async function hubSide(input: string, context: SideContext): Promise<DiffSide> {
       `no dataset ${dataset}${revision === undefined ? '' : ` revision ${String(revision)}`} that you may read`,
       {
         hint: signedIn
-          ? 'check the owner, the dataset and the revision; a private dataset shows only to its owner'
+          ? "check the owner, the dataset and the revision; a private dataset shows only to its owner, an organisation's to its members too"
           : 'check the owner and the dataset; if it is private, sign in first',
         reason: 'dataset-unreadable',
         signedIn,
