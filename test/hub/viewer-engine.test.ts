@@ -14,6 +14,7 @@ import {
   type ViewerUnavailable,
 } from '../../packages/hub/src/services/viewer/engine.js';
 import { tableQuery } from '../../packages/hub/src/services/viewer/query-params.js';
+import { isoText } from '../../packages/hub/src/services/viewer/sql.js';
 import {
   EAGER_ROWS,
   keepStats,
@@ -395,6 +396,23 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
         0.2,
       ),
     ).rejects.toThrow(/took longer than 0.2 s/);
+  });
+
+  it('writes datetimes as the hub’s copies do: UTC with Z, milliseconds only when some', async () => {
+    const read = await viewer.engine.run(
+      (connection) =>
+        connection.runAndReadAll(
+          `SELECT ${isoText('t', true)}, ${isoText('CAST(t AS TIMESTAMP)', false)} FROM (VALUES
+            (TIMESTAMPTZ '2020-01-01 00:00:00+00'), (TIMESTAMPTZ '2020-01-02 03:04:05.123+02'),
+            (TIMESTAMPTZ '1969-12-31 23:59:59+00')) v(t)`,
+        ),
+      undefined,
+    );
+    expect(read.getRowsJS()).toEqual([
+      ['2020-01-01T00:00:00Z', '2020-01-01T00:00:00'],
+      ['2020-01-02T01:04:05.123Z', '2020-01-02T01:04:05.123'],
+      ['1969-12-31T23:59:59Z', '1969-12-31T23:59:59'],
+    ]);
   });
 
   it('reads no file outside its folders, whatever a query says', async () => {

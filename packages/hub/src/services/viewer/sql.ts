@@ -49,6 +49,15 @@ const CAST: Partial<Record<Kind, string>> = {
   text: 'VARCHAR',
 };
 
+/**
+ * A datetime expression as ISO 8601 text, as the hub's CSV and JSON copies write it: UTC with
+ * `Z` (for a column with a time zone), milliseconds only when there are some.
+ */
+export function isoText(expression: string, zoned: boolean): string {
+  const zone = zoned ? 'Z' : '';
+  return `CASE WHEN epoch_ms(${expression}) % 1000 = 0 THEN strftime(${expression}, '%Y-%m-%dT%H:%M:%S${zone}') ELSE strftime(${expression}, '%Y-%m-%dT%H:%M:%S.%g${zone}') END`;
+}
+
 /** The expression a column is selected as, so that its cells come out as JSON holds them. */
 export function cellExpression(column: FileColumn): string {
   const name = identifier(column.name);
@@ -56,9 +65,9 @@ export function cellExpression(column: FileColumn): string {
     case 'float':
       return `CAST(${name} AS DOUBLE)`;
     case 'timestamptz':
-      return `strftime(${name}, '%Y-%m-%dT%H:%M:%S.%gZ')`;
+      return isoText(name, true);
     case 'timestamp':
-      return `strftime(${name}, '%Y-%m-%dT%H:%M:%S.%g')`;
+      return isoText(name, false);
     case 'int':
     case 'bool':
     case 'text':

@@ -13,7 +13,7 @@ import type { Revision } from '../../engines/metadata/types.js';
 import type { HubParts } from '../../parts.js';
 import { storedPackage, type Published } from '../published.js';
 import type { LocalParquet } from './local-files.js';
-import { identifier, jsonCell, kindOf, type FileColumn, type Kind } from './sql.js';
+import { identifier, isoText, jsonCell, kindOf, type FileColumn, type Kind } from './sql.js';
 import type { TableViewer } from './engine.js';
 import type { Cell, ColumnStats, TableStats } from './types.js';
 
@@ -55,16 +55,18 @@ function binned(column: FileColumn): string {
 function edge(column: FileColumn, value: number): Cell {
   if (column.kind === 'date')
     return new Date(Math.round(value) * 86_400_000).toISOString().slice(0, 10);
-  if (column.kind === 'timestamptz' || column.kind === 'timestamp')
-    return new Date(Math.round(value * 1000)).toISOString();
+  if (column.kind === 'timestamptz' || column.kind === 'timestamp') {
+    const iso = new Date(Math.round(value * 1000)).toISOString().replace(/\.000Z$/, 'Z');
+    return column.kind === 'timestamp' ? iso.replace(/Z$/, '') : iso;
+  }
   return Number(value.toPrecision(12));
 }
 
 /** A cell of min or max as the viewer writes cells (dates ISO). */
 function rangeExpression(column: FileColumn, of: 'min' | 'max'): string {
   const name = identifier(column.name);
-  if (column.kind === 'timestamptz') return `strftime(${of}(${name}), '%Y-%m-%dT%H:%M:%S.%gZ')`;
-  if (column.kind === 'timestamp') return `strftime(${of}(${name}), '%Y-%m-%dT%H:%M:%S.%g')`;
+  if (column.kind === 'timestamptz') return isoText(`${of}(${name})`, true);
+  if (column.kind === 'timestamp') return isoText(`${of}(${name})`, false);
   if (column.kind === 'date' || column.kind === 'time') return `CAST(${of}(${name}) AS VARCHAR)`;
   return `${of}(${name})`;
 }
