@@ -144,7 +144,7 @@ export { describeBytes, humanBytes } from './text/bytes.js';
 export { counted, grouped, noun, roundSeconds } from './text/numbers.js';
 export { COLORS, NO_COLORS, colorEnabled } from './text/palette.js';
 export type { Palette } from './text/palette.js';
-export { didYouMean } from './text/suggest.js';
+export { didYouMean, unknownKeyProblem } from './text/suggest.js';
 export { terminalSafe, visible, visibleDeep, visibleLayout } from './text/visible.js';
 export { PREVIEW_ROWS, typedField, writtenFromValue } from './validator/derive.js';
 export type { DerivedTable } from './validator/derive.js';

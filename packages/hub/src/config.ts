@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { didYouMean } from '@data/core';
+import { unknownKeyProblem } from '@data/core';
 import {
   DEFAULT_CAPS,
   DEFAULT_LIMITS,
@@ -71,13 +71,8 @@ const TOP_KEYS: readonly string[] = [
  * keys it takes: a misspelt cap or limit would otherwise leave its default in force unseen.
  */
 function knownKeys(where: string, value: Record<string, unknown>, known: readonly string[]) {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const guess = didYouMean(key, known);
-    throw new ConfigError(
-      `${where} has no setting ${JSON.stringify(key)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}: it takes ${known.join(', ')}`,
-    );
-  }
+  const problem = unknownKeyProblem(value, known, where, 'setting');
+  if (problem !== undefined) throw new ConfigError(problem);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

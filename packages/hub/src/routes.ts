@@ -74,6 +74,16 @@ export const PATTERNS = [
   'GET /:owner/:dataset/:path',
 ] as const;
 
+/**
+ * Whether the answers at a path are the same whoever asks: the pages' fixed files and the
+ * health checks, which read nothing private. Their answers vary on no credential, and a
+ * credential sent to them is not looked at: a dead one is not refused there (a probe that
+ * reuses the metrics token, a proxy that adds its own Authorization).
+ */
+export function sameForAll(pathname: string): boolean {
+  return /^\/(static\/|favicon\.ico$|healthz\/?$|readyz\/?$)/.test(pathname);
+}
+
 /** Every route the hub answers, as `METHOD /template` (HEAD is answered wherever GET is). */
 export const ROUTES: readonly string[] = [...FIXED_ROUTES, ...PATTERNS];
 
@@ -89,7 +99,8 @@ export function firstLiteralSegment(route: string): string | undefined {
  * is a read (`/:owner/…`, whose last `:path` may hold slashes): GET and HEAD.
  */
 export function allowedMethods(segments: readonly string[], refused: string): string[] {
-  const owned = ROUTES.some((route) => firstLiteralSegment(route) === segments[0]);
+  const owned =
+    segments[0] !== undefined && ROUTES.some((route) => firstLiteralSegment(route) === segments[0]);
   const methods = new Set<string>(owned ? [] : ['GET']);
   for (const route of ROUTES) {
     if (owned !== (firstLiteralSegment(route) !== undefined)) continue;

@@ -7,6 +7,7 @@ import * as auth from './http/auth.js';
 import type { Hub } from './context.js';
 import type { HubParts } from './parts.js';
 import { HubRefused } from './refused.js';
+import { answeringWith } from './challenge.js';
 import {
   DEFAULT_CAPS,
   DEFAULT_DERIVED_CACHE_MB,
@@ -28,7 +29,7 @@ import { hubLog, type HubLog, type LogFormat } from './logger.js';
 import { randomUUID } from 'node:crypto';
 import { revisionDiff } from './http/revision-diff.js';
 import { HttpError } from './http-error.js';
-import { redirect, segmentsOf, sendJson, sendText, type Request } from './http/request.js';
+import { HTML, redirect, segmentsOf, sendJson, sendText, type Request } from './http/request.js';
 import * as metastore from './http/metastore.js';
 import * as pipelineStore from './http/pipeline-store.js';
 import * as publishers from './http/publishers.js';
@@ -46,14 +47,14 @@ import { scratchFolder } from './services/scratch.js';
 import { openStorage } from './engines/storage/open.js';
 import { StorageAddressError, type Storage } from './engines/storage/types.js';
 import { loadKeys } from './services/tokens.js';
-import { allowedMethods, ROUTES, type FixedRoute, type PATTERNS } from './routes.js';
+import { allowedMethods, ROUTES, sameForAll, type FixedRoute, type PATTERNS } from './routes.js';
 import { DEFAULT_MAX_TOKEN_DAYS } from './services/named-tokens.js';
 import { isReservedName } from './names.js';
 import { allowCrossOriginRead, answerPreflight, crossOriginReadable } from './http/cors.js';
 import { revisionParam, versionedAddress } from './http/published.js';
 import { isRevisionNumber } from './services/published.js';
 import { IdTokenVerifier, issuerProblem } from './services/trusted-publishing.js';
-import { notFoundPage } from './views/layout.js';
+import { errorPage, notFoundPage } from './views/layout.js';
 
 export interface StartOptions extends Partial<Omit<HubOptions, 'limits' | 'caps'>> {
   dataDir: string;
@@ -175,7 +176,9 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     at('/api/tokens/:name');
     return tokens.revoke(hub, request, response, third);
   }
-  if (method !== 'GET') throw new HttpError(405, 'method not allowed');
+  // Past the changes the table has, an address is a 405 only where the table has it (its
+  // Allow names the methods); anywhere else, as under a name nobody has, a 404.
+  if (method !== 'GET') throw unmatched(request);
   if (first === 'auth' && (second === 'login' || second === 'callback') && third && count === 3) {
     at(second === 'login' ? '/auth/login/:provider' : '/auth/callback/:provider');
     return second === 'login'
@@ -414,9 +417,6 @@ const SECURITY_HEADERS = {
  */
 const CREDENTIAL_HEADERS = 'Auth-Token, Cookie, Authorization';
 
-/** The answers that are the same whoever asks: the pages' fixed files and the health checks. */
-const SAME_FOR_ALL = /^\/(static\/|favicon\.ico$|healthz$|readyz$)/;
-
 /** A request target fit for a log: credentials and one-time values in the query are hidden. */
 export function loggableTarget(target: string): string {
   const [path = '', query] = target.split('?', 2);
@@ -447,7 +447,8 @@ function responseClosedByClient(response: ServerResponse): boolean {
 function handler(hub: Hub, log: HubLog) {
   return (incoming: IncomingMessage, response: ServerResponse): void => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
-    if (!SAME_FOR_ALL.test(incoming.url ?? '/')) response.setHeader('Vary', CREDENTIAL_HEADERS);
+    if (!sameForAll((incoming.url ?? '/').split('?')[0] ?? '/'))
+      response.setHeader('Vary', CREDENTIAL_HEADERS);
     const respond = async (): Promise<void> => {
       const target = incoming.url ?? '/';
       // Segments come from the raw target: URL parsing would resolve "%2e%2e" before we see it.
@@ -470,7 +471,7 @@ function handler(hub: Hub, log: HubLog) {
       await refuseDeadCredential(hub, request, response);
       await route(hub, request, response);
     };
-    respond().catch((error: unknown) => {
+    answeringWith(response, respond).catch((error: unknown) => {
       // A client that went away mid-request (a cancelled upload) is no fault of the hub's,
       // and there is no one left to answer.
       if (response.headersSent || clientWentAway(incoming, error)) {
@@ -485,20 +486,7 @@ function handler(hub: Hub, log: HubLog) {
         response.destroy();
         return;
       }
-      if (error instanceof HttpError) {
-        if (error.status === 405) {
-          const path = segmentsOf((incoming.url ?? '/').split('?')[0] ?? '/');
-          response.setHeader('Allow', allowedMethods(path, incoming.method ?? '').join(', '));
-        }
-        // Every 401 says how to authenticate (RFC 9110 15.5.2); a refused token's says why.
-        if (error.status === 401 && !response.hasHeader('WWW-Authenticate'))
-          response.setHeader('WWW-Authenticate', bearerChallenge(false));
-        if (error.status === 404 && wantsHtml(incoming))
-          return sendText(response, 404, notFoundPage(), 'text/html; charset=utf-8');
-        return error.asText
-          ? sendText(response, error.status, error.message)
-          : sendJson(response, error.status, { error: error.message });
-      }
+      if (error instanceof HttpError) return answerError(incoming, response, error);
       if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
         return sendText(response, 507, 'the hub has run out of storage space; try again later');
       log(
@@ -508,6 +496,42 @@ function handler(hub: Hub, log: HubLog) {
       sendJson(response, 500, { error: 'internal error' });
     });
   };
+}
+
+/**
+ * The answer of a refusal: a 405 names its address's methods in Allow (an address that
+ * answers none is not there: RFC 9110 15.5.6 reads an empty Allow as a resource that allows
+ * nothing), a 401 how to authenticate (RFC 9110 15.5.2; a refused token's says why); to a
+ * browser, a missing page or a form's refusal is a page of the site with a way back.
+ */
+function answerError(incoming: IncomingMessage, response: ServerResponse, error: HttpError): void {
+  let refusal = error;
+  if (refusal.status === 405) {
+    const path = segmentsOf((incoming.url ?? '/').split('?')[0] ?? '/');
+    const allow = allowedMethods(path, incoming.method ?? '');
+    if (allow.length === 0) refusal = new HttpError(404, 'not found');
+    else response.setHeader('Allow', allow.join(', '));
+  }
+  const { status, message } = refusal;
+  if (status === 401 && !response.hasHeader('WWW-Authenticate'))
+    response.setHeader('WWW-Authenticate', bearerChallenge(false));
+  if (status === 404 && wantsHtml(incoming)) return sendText(response, 404, notFoundPage(), HTML);
+  if (refusal.asText && wantsHtml(incoming))
+    return sendText(response, status, errorPage(status, message, wayBack(incoming)), HTML);
+  return refusal.asText
+    ? sendText(response, status, message)
+    : sendJson(response, status, { error: message });
+}
+
+/** Where a browser refused by a form goes on: the page that form is on, made afresh. */
+function wayBack(incoming: IncomingMessage): { href: string; label: string } {
+  const path = (incoming.url ?? '/').split('?')[0] ?? '/';
+  if (path.startsWith('/settings/tokens'))
+    return { href: '/settings/tokens', label: 'Back to your tokens' };
+  if (path.startsWith('/auth/logout'))
+    return { href: '/auth/logout', label: 'Back to signing out' };
+  if (path.startsWith('/auth/')) return { href: '/auth/login', label: 'Sign in again' };
+  return { href: '/', label: 'Back to the hub' };
 }
 
 const LOOKUP_CACHE_BYTES = 32 * 1024 * 1024;

@@ -13,6 +13,7 @@ import { verifyToken, type Claims } from '../services/tokens.js';
 import type { ServerResponse } from 'node:http';
 import type { Request } from './request.js';
 import { cookieOf, SESSION_COOKIE } from './sign-in.js';
+import { sameForAll } from '../routes.js';
 
 /** Telling who sent a request takes the keys that sign tokens and the database of revocations. */
 export type TokenCheck = Pick<HubParts, 'keys' | 'store'>;
@@ -169,10 +170,12 @@ export async function requestCredential(
  * protocol's way: `/auth/check` says `authenticated: false`, `/auth/authorize` answers with
  * no token, `/auth/logout` says `revoked: false`; the other `/auth/*` routes are how a
  * client whose token died signs in again (and `/auth/public-key`, `/auth/resolve` are
- * public). `/metrics` checks the operator's own bearer token.
+ * public). `/metrics` checks the operator's own bearer token. The answers that are the same
+ * for all (the health checks, the pages' fixed files: sameForAll) look at no credential.
  */
 function headerChecked(request: Request): boolean {
   const [first] = request.segments;
+  if (sameForAll(request.url.pathname)) return false;
   return first !== 'auth' && !(first === 'metrics' && request.segments.length === 1);
 }
 

@@ -23,6 +23,8 @@ const EXPOSED = [
   'Content-Location',
   'Content-Disposition',
   'Link',
+  // Why a credential was refused (RFC 6750 3): a browser app reads it as a program does.
+  'WWW-Authenticate',
 ].join(', ');
 
 /**

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError } from '../http-error.js';
+import { bodyRule, checkFields } from './bodies.js';
 
 export interface Request {
   readonly raw: IncomingMessage;
@@ -86,15 +87,24 @@ export function jsonDepth(text: string): number {
   return deepest;
 }
 
+/**
+ * The JSON body of a request, its fields checked against its route's rule (bodies.ts): a
+ * field the route does not take is refused, naming it.
+ */
 export async function readJson(request: Request, limit = JSON_LIMIT): Promise<unknown> {
+  const rule = bodyRule(request.method, request.route);
   const text = (await readBody(request, limit)).toString('utf8');
+  if (rule.mayBeEmpty === true && text.trim() === '') return {};
   if (jsonDepth(text) > MAX_JSON_DEPTH)
     throw new HttpError(400, `the request body nests deeper than ${String(MAX_JSON_DEPTH)} levels`);
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw new HttpError(400, 'the request body is not valid JSON');
   }
+  checkFields(request.method, request.route, rule, body);
+  return body;
 }
 
 export async function readForm(request: Request): Promise<URLSearchParams> {

@@ -286,7 +286,7 @@ export async function complete(
   response: ServerResponse,
 ): Promise<void> {
   const session = sessionOf(hub, request);
-  const body = await readJson(request).catch(() => ({}));
+  const body = await readJson(request);
   const claimed = isObject(body) && typeof body.md5 === 'string' ? body.md5 : undefined;
   const md5 = session.md5 ?? claimed;
   if (md5 === undefined || Buffer.from(md5, 'base64').length !== 16)

@@ -15,6 +15,7 @@
  * role holds at once on every hub process.
  */
 import type { Action, Caller, MemberRoles, Role, Scope } from '../caller.js';
+import { challengeScope } from '../challenge.js';
 
 const ROLE_ALLOWS: Readonly<Record<Role, readonly Action[]>> = {
   admin: ['read', 'publish', 'delete', 'manage'],
@@ -93,6 +94,7 @@ export function credentialRefusal(
   doing = `${DOING[action]} ${target}`,
 ): string | undefined {
   if (credentialAllows(caller, action, ownerid, dataset)) return undefined;
+  challengeScope(LEAST_SCOPE[action]);
   const manager = 'a sign-in or an admin token limited to no dataset';
   if (!SCOPE_ALLOWS[caller.scope].includes(action))
     return action === 'manage'

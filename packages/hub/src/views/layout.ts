@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { CHART_STYLES } from './chart.js';
 import { DIFF_STYLES } from './diff.js';
 import { escape } from './escape.js';
@@ -117,6 +118,23 @@ ${body}
 <footer>Published with <code>data publish</code>. Fetch any dataset with <code>data get owner/dataset</code>.</footer>
 </body>
 </html>`;
+}
+
+/**
+ * The page of a refusal a browser meets on a form of the site (a form sent from a page left
+ * open too long, a sign-in link used twice): the reason, and a link to where it may go on.
+ */
+export function errorPage(
+  status: number,
+  reason: string,
+  back: { href: string; label: string },
+): string {
+  const title = STATUS_CODES[status] ?? 'Error';
+  const said = reason.charAt(0).toUpperCase() + reason.slice(1);
+  return page(
+    title,
+    `<h1>${escape(title)}</h1><p role="alert">${escape(said.replace(/\.?$/, '.'))}</p><p><a href="${escape(back.href)}">${escape(back.label)}</a></p>`,
+  );
 }
 
 export function notFoundPage(): string {
