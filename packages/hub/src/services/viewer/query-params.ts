@@ -77,8 +77,16 @@ function checkedValue(name: string, column: ViewerColumn, value: string): string
     throw new HttpError(400, `"${name}" is longer than ${MAX_VALUE_CHARS} characters`);
   const problem = valueProblem(column.type, value);
   if (problem)
-    throw new HttpError(400, `"${name}" must be ${problem} (its column is a ${column.type})`);
+    throw new HttpError(
+      400,
+      `"${name}" must be ${problem} (its column is ${article(column.type)})`,
+    );
   return value;
+}
+
+/** A type's name after its article: "an integer", "a date". */
+function article(type: string): string {
+  return `${/^[aeiou]/i.test(type) ? 'an' : 'a'} ${type}`;
 }
 
 /** A parameter's name as an error message shows it: bounded, and its controls left out. */
@@ -158,7 +166,7 @@ export function tableQuery(
       });
     } else {
       if (!RANGED.has(column.type))
-        throw new HttpError(400, `"${shown(name)}": a ${column.type} column has no range`);
+        throw new HttpError(400, `"${shown(name)}": ${article(column.type)} column has no range`);
       const checked = checkedValue(shown(name), column, value);
       let range = ranges.get(column.name);
       if (!range) {
