@@ -68,6 +68,12 @@ describe('data org', () => {
     const ghost = await data(['org', 'add', 'acme', 'ghost', '--role', 'reader']);
     expect(ghost.code).toBe(1);
     expect(ghost.err).toContain('there is no user "ghost" on this hub');
+    // An organisation as the member: the argument is wrong (exit 2), and the hub says why.
+    const org = await data(['org', 'add', 'acme', 'lab', '--role', 'reader']);
+    expect(org.code).toBe(2);
+    expect(org.err).toContain(
+      'error: org add: "lab" is an organisation: an organisation cannot be a member of another, only users can\n',
+    );
     const last = await data(['org', 'remove', 'acme', 'ada']);
     expect(last.code).toBe(1);
     expect(last.err).toContain('ada is the last admin of acme');
@@ -151,12 +157,29 @@ describe('data publish --owner', () => {
     const refused = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'acme']);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain('you are a reader of acme');
+    state.orgs.set('lab', [{ user: 'grace', role: 'admin' }]);
     const stranger = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'lab']);
     expect(stranger.code).toBe(1);
     expect(stranger.err).toContain('no organisation "lab" that you are a member of');
-    // Asked who it is and the members, nothing more: no upload, no service token.
+    // Another user: no one publishes under another user's name.
+    const user = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'Grace']);
+    expect(user.code).toBe(1);
+    expect(user.err).toContain(
+      `error: publish: "grace" is a user, not an organisation: you publish under your own name or an organisation's, never under another user's\n`,
+    );
+    const nobody = await data(['publish', `${EXAMPLES}/cities`, '--owner', 'nobody']);
+    expect(nobody.code).toBe(1);
+    expect(nobody.err).toContain('there is no user or organisation "nobody" on the hub');
+    // Asked who it is, the members and whose the name is, nothing more: no upload, no service token.
     expect(new Set(asked)).toEqual(
-      new Set(['/auth/check', '/api/orgs/acme/members', '/api/orgs/lab/members']),
+      new Set([
+        '/auth/check',
+        '/api/orgs/acme/members',
+        '/api/orgs/lab/members',
+        '/api/orgs/grace/members',
+        '/api/orgs/nobody/members',
+        '/auth/resolve',
+      ]),
     );
     server.events.removeAllListeners();
   });

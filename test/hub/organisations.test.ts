@@ -130,6 +130,26 @@ describe('organisations', () => {
       const ghost = await call(url, 'PUT', '/api/orgs/acme/members/ghost', ada, { role: 'reader' });
       expect(ghost.status).toBe(404);
       expect((ghost.body as { error: string }).error).toContain('no user "ghost"');
+      // An organisation is no member (of itself nor of another): said so, not "no user".
+      const itself = await call(url, 'PUT', '/api/orgs/acme/members/ACME', ada, { role: 'reader' });
+      expect(itself).toEqual({
+        status: 400,
+        body: {
+          error:
+            '"acme" is an organisation: an organisation cannot be a member of another, only users can',
+        },
+      });
+      // /auth/resolve says whether a name is a user's or an organisation's.
+      expect((await call(url, 'GET', '/auth/resolve?username=acme', ada)).body).toEqual({
+        userid: orgid,
+        kind: 'organisation',
+      });
+      expect((await call(url, 'GET', '/auth/resolve?username=mia', ada)).body).toMatchObject({
+        kind: 'user',
+      });
+      expect((await call(url, 'GET', '/auth/resolve?username=nobody', ada)).body).toEqual({
+        userid: null,
+      });
       expect(
         (await call(url, 'PUT', '/api/orgs/acme/members/sam', ada, { role: 'owner' })).status,
       ).toBe(400);

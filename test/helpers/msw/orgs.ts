@@ -24,6 +24,14 @@ export function orgsApi(state: OrgHub) {
     return members?.some((member) => member.user === state.me) ? members : undefined;
   };
   return [
+    // Each name is a user's or an organisation's, and /auth/resolve says which.
+    http.get(`${HUB}/auth/resolve`, ({ request }) => {
+      const name = new URL(request.url).searchParams.get('username') ?? '';
+      if (state.users.has(name)) return HttpResponse.json({ userid: `id-${name}`, kind: 'user' });
+      if (state.orgs.has(name))
+        return HttpResponse.json({ userid: `id-${name}`, kind: 'organisation' });
+      return HttpResponse.json({ userid: null });
+    }),
     http.post(`${HUB}/api/orgs`, async ({ request }) => {
       const { name } = (await request.json()) as { name: string };
       const lower = name.toLowerCase();
@@ -46,6 +54,11 @@ export function orgsApi(state: OrgHub) {
       if (!members) return refuse(404, `no organisation "${org}" of yours`);
       if (members.find((member) => member.user === state.me)?.role !== 'admin')
         return refuse(403, `only an admin of ${org} may change its members`);
+      if (state.orgs.has(user))
+        return refuse(
+          400,
+          `"${user}" is an organisation: an organisation cannot be a member of another, only users can`,
+        );
       if (!state.users.has(user))
         return refuse(404, `there is no user "${user}" on this hub: they must sign in once first`);
       const { role } = (await request.json()) as { role: OrgRole };

@@ -282,11 +282,23 @@ export class HubApi {
 
   /** The user id behind a user name, or undefined for a name the hub does not know. */
   async resolve(username: string): Promise<string | undefined> {
+    return (await this.owner(username))?.id;
+  }
+
+  /**
+   * The owner of a name: its id, and whether it is a user or an organisation (unknown on an
+   * older hub); undefined for a name the hub does not know.
+   */
+  async owner(
+    username: string,
+  ): Promise<{ id: string; kind: 'user' | 'organisation' | undefined } | undefined> {
     const reply = record(
       await this.get('resolve user', `/auth/resolve?username=${encodeURIComponent(username)}`),
       'resolve user',
     );
-    return typeof reply.userid === 'string' ? reply.userid : undefined;
+    if (typeof reply.userid !== 'string') return undefined;
+    const kind = reply.kind === 'user' || reply.kind === 'organisation' ? reply.kind : undefined;
+    return { id: reply.userid, kind };
   }
 
   async revisions(ownerid: string, dataset: string, token?: string): Promise<RevisionEntry[]> {

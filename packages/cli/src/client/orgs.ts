@@ -11,6 +11,7 @@ import {
   type OrgMember,
   type OrgRole,
 } from '@data/core';
+import type { HubApi } from './api.js';
 import { signedInCall, type SignedInCallDeps } from './signed-in.js';
 
 /** The hub, the fetch, the signed-in token and the error of its refusal. */
@@ -131,7 +132,7 @@ export async function runOrgMembers(org: string, deps: OrgsDeps): Promise<OrgMem
  * hub decides again when it is asked to publish; asked first, a refusal says why.
  */
 export async function publishOwner(
-  api: { resolve(username: string): Promise<string | undefined> },
+  api: Pick<HubApi, 'owner'>,
   deps: OrgsDeps,
   name: string,
   me: { id: string; username: string },
@@ -142,10 +143,7 @@ export async function publishOwner(
   try {
     members = await runOrgMembers(username, deps);
   } catch (error) {
-    if (error instanceof RefusedError)
-      throw new RefusedError(
-        `publish: there is no organisation "${username}" that you are a member of`,
-      );
+    if (error instanceof RefusedError) throw await notAnOwner(api, username);
     throw error;
   }
   const role = members.find((member) => member.user === me.username)?.role;
@@ -153,7 +151,25 @@ export async function publishOwner(
     throw new RefusedError(
       `publish: you are ${role === undefined ? 'not a member' : `a ${role}`} of ${username}: publishing under it takes a maintainer or an admin`,
     );
-  const id = await api.resolve(username);
-  if (!id) throw new RefusedError(`publish: there is no organisation "${username}" on the hub`);
-  return { id, username };
+  const owner = await api.owner(username);
+  if (!owner) throw new RefusedError(`publish: there is no organisation "${username}" on the hub`);
+  return { id: owner.id, username };
+}
+
+/**
+ * Why a name whose members the hub would not list is no owner to publish under: a user
+ * (another user: no one publishes under another's name), nobody, or an organisation the
+ * signed-in user is not a member of (as an older hub, which does not say which, says it).
+ */
+async function notAnOwner(api: Pick<HubApi, 'owner'>, username: string): Promise<RefusedError> {
+  const owner = await api.owner(username);
+  if (!owner)
+    return new RefusedError(`publish: there is no user or organisation "${username}" on the hub`);
+  if (owner.kind === 'user')
+    return new RefusedError(
+      `publish: "${username}" is a user, not an organisation: you publish under your own name or an organisation's, never under another user's`,
+    );
+  return new RefusedError(
+    `publish: there is no organisation "${username}" that you are a member of`,
+  );
 }

@@ -143,6 +143,8 @@ export interface LogoutAnswer {
 /** `GET /auth/resolve`'s answer. */
 export interface ResolveAnswer {
   userid: string | null;
+  /** (ours) Whether the name is a user's or an organisation's; absent from older hubs. */
+  kind?: 'user' | 'organisation';
 }
 
 /** `GET /rawstore/presign`'s answer. */

@@ -149,9 +149,14 @@ export async function authorize(
 
 export async function resolve(hub: Hub, request: Request, response: ServerResponse): Promise<void> {
   const username = request.url.searchParams.get('username') ?? '';
-  sendJson(response, 200, {
-    userid: (await hub.store.userByName(username))?.userid ?? null,
-  } satisfies ResolveAnswer);
+  const owner = await hub.store.userByName(username);
+  sendJson(
+    response,
+    200,
+    (owner
+      ? { userid: owner.userid, kind: owner.kind === 'organisation' ? 'organisation' : 'user' }
+      : { userid: null }) satisfies ResolveAnswer,
+  );
 }
 
 export function publicKey(hub: Hub, _request: Request, response: ServerResponse): void {

@@ -53,10 +53,18 @@ async function managedOrganisation(hub: Hub, caller: Caller, name: string): Prom
   return org;
 }
 
-/** A user (never an organisation) by name in any case; a 404 that says so when there is none. */
+/**
+ * A user (never an organisation) by name in any case; a 404 that says so when there is none,
+ * a 400 that says an organisation is no member when the name is an organisation's.
+ */
 async function existingUser(hub: Hub, name: string): Promise<User> {
   const user = await hub.store.userByName(name.toLowerCase());
-  if (!user || user.kind === 'organisation')
+  if (user?.kind === 'organisation')
+    throw new HttpError(
+      400,
+      `"${user.username}" is an organisation: an organisation cannot be a member of another, only users can`,
+    );
+  if (!user)
     throw new HttpError(
       404,
       `there is no user "${name}" on this hub: they must sign in once first`,
