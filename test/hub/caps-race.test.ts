@@ -60,7 +60,7 @@ describe('the caps, racing through the store on this run’s engine', () => {
     expect(orgs.filter((made) => 'refused' in made && made.refused === 'full')).toHaveLength(
       AT_ONCE - 3,
     );
-    expect(await store.organisations.adminOf(ada.userid)).toBe(3);
+    expect(await store.organisations.madeBy(ada.userid)).toBe(3);
 
     // Of one dataset, and of the owner's datasets in all.
     const caps = { perDataset: 4, perOwner: 7 };

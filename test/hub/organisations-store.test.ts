@@ -93,4 +93,62 @@ describe('organisations in the metadata, on this run’s engine', () => {
     expect(await names(stranger.userid)).toEqual([]);
     expect(await names(undefined)).toEqual([]);
   });
+
+  it('count what a user made, and delete an organisation only once it has no datasets', async () => {
+    const maker = await store.userForIdentity(identity('mk', 'mk'));
+    const other = await store.userForIdentity(identity('ot', 'ot'));
+    const orgs = store.organisations;
+    const made = await orgs.make('gone', maker.userid, 5);
+    if (!('made' in made)) throw new Error(JSON.stringify(made));
+    const orgid = made.made;
+    // Made an admin of it, the other user made nothing; its maker made it, admin or not.
+    await orgs.setRole(orgid, other.userid, 'admin');
+    await orgs.remove(orgid, maker.userid);
+    expect(await orgs.madeBy(maker.userid)).toBe(1);
+    expect(await orgs.madeBy(other.userid)).toBe(0);
+    const publisher = {
+      id: 'gone-ci',
+      ownerid: orgid,
+      dataset: 'data',
+      issuer: 'https://token.actions.githubusercontent.com',
+      claims: { repository: 'gone/data' },
+      created: new Date().toISOString(),
+      created_by: other.userid,
+    };
+    expect(await store.publishers.add(publisher)).toEqual({ added: true });
+    const limits = { maxDatasets: 10, maxStorageBytes: 1e9 };
+    const revision = { ownerid: orgid, dataset: 'data', findability: 'private' as const };
+    await store.createRevision({
+      ...revision,
+      spec: '{}',
+      pipelines: '[]',
+      requestId: null,
+      limits,
+    });
+    expect(await orgs.delete(orgid)).toEqual({ refused: 'datasets', count: 1 });
+    expect(await store.deleteDataset(orgid, 'data')).toBe(true);
+    expect(await orgs.delete(orgid)).toEqual({ deleted: true, publishers: ['gone-ci'] });
+    // Gone, with its members and publishers; its name free, and its maker's count down.
+    expect(await store.userByName('gone')).toBeUndefined();
+    expect(await orgs.members(orgid)).toEqual([]);
+    expect(await store.publishers.list(orgid, 'data')).toEqual([]);
+    expect(await orgs.madeBy(maker.userid)).toBe(0);
+    expect(await orgs.delete(orgid)).toEqual({ refused: 'missing' });
+    // A user is never deleted as an organisation.
+    expect(await orgs.delete(other.userid)).toEqual({ refused: 'missing' });
+    expect(await store.userById(other.userid)).toBeDefined();
+    // The name's next holder goes on after the revision numbers the deleted one used.
+    const again = await orgs.make('gone', other.userid, 5);
+    if (!('made' in again)) throw new Error(JSON.stringify(again));
+    expect(
+      await store.createRevision({
+        ...revision,
+        ownerid: again.made,
+        spec: '{}',
+        pipelines: '[]',
+        requestId: null,
+        limits,
+      }),
+    ).toEqual({ revision: 2 });
+  });
 });

@@ -5,6 +5,9 @@
  * dataset answering to them as a missing one on the API, the reads and the pages; a change
  * of role holds at once on another hub process.
  */
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import {
   authorizeUploads,
@@ -13,6 +16,7 @@ import {
   readPackage,
   serviceToken,
   tempDir,
+  testDatabase,
   uploadFiles,
   waitForState,
   withHub,
@@ -274,13 +278,135 @@ describe('organisations', () => {
         expect(await make('ada-corp')).toEqual({
           status: 403,
           body: {
-            error: 'you are an admin of 2 organisations, the most this hub allows one user to make',
+            error:
+              'you have made 2 organisations, the most this hub allows one user to make: delete one you no longer need (data org delete ORG)',
           },
         });
         const ada = await browserLogin(url, 'ada');
         expect((await call(url, 'POST', '/api/orgs', ada, { name: 'ada-corp' })).status).toBe(201);
       },
     );
+  });
+
+  it('count toward the cap only what a user made: admins made of others’ may leave by deleting them', async () => {
+    const caps = { maxOrganisationsPerUser: 3, maxTokensPerUser: 50, maxDatasetsPerToken: 50 };
+    await withHub({ caps }, async ({ url, hub }) => {
+      const bob = await browserLogin(url, 'bob');
+      const carol = await browserLogin(url, 'carol');
+      const make = (token: string, name: string) => call(url, 'POST', '/api/orgs', token, { name });
+      // The outside trial's: bob, at his cap, hands each organisation to carol and leaves.
+      for (const name of ['borg1', 'borg2', 'borg3']) {
+        expect((await make(bob, name)).status).toBe(201);
+        const path = `/api/orgs/${name}/members`;
+        expect((await call(url, 'PUT', `${path}/carol`, bob, { role: 'admin' })).status).toBe(200);
+        expect((await call(url, 'DELETE', `${path}/bob`, bob)).status).toBe(200);
+      }
+      // He made three: no more (he made three more before).
+      const fourth = await make(bob, 'borg4');
+      expect(fourth.status).toBe(403);
+      expect((fourth.body as { error: string }).error).toContain('you have made 3 organisations');
+      // carol made none: hers are hers to make (refused before).
+      expect((await make(carol, 'carols')).status).toBe(201);
+      // The last admin cannot leave, and is told how to: delete it.
+      const leave = await call(url, 'DELETE', '/api/orgs/borg1/members/carol', carol);
+      expect(leave).toEqual({
+        status: 409,
+        body: {
+          error:
+            'you are the last admin of borg1: make another member admin first, or delete borg1 (data org delete borg1) once it has no datasets',
+        },
+      });
+      expect(await call(url, 'DELETE', '/api/orgs/borg1', carol)).toEqual({
+        status: 200,
+        body: { deleted: 'borg1' },
+      });
+      expect((await call(url, 'GET', '/api/orgs/borg1/members', carol)).status).toBe(404);
+      expect(await hub.store.userByName('borg1')).toBeUndefined();
+      // The name is free again; bob's count went down with the organisation he made.
+      expect((await make(bob, 'borg1')).status).toBe(201);
+      expect((await make(bob, 'borg5')).status).toBe(403);
+    });
+  });
+
+  it('are deleted by an admin, once they have no datasets, freeing the name', async () => {
+    await withHub({ dataDir: tempDir() }, async ({ url, hub }) => {
+      const ada = await browserLogin(url, 'ada');
+      const mia = await browserLogin(url, 'mia');
+      const rob = await browserLogin(url, 'rob');
+      const sam = await browserLogin(url, 'sam');
+      expect((await call(url, 'POST', '/api/orgs', ada, { name: 'acme' })).status).toBe(201);
+      for (const [user, role] of [
+        ['mia', 'maintainer'],
+        ['rob', 'reader'],
+      ] as const)
+        await call(url, 'PUT', `/api/orgs/acme/members/${user}`, ada, { role });
+      const orgid = (await hub.store.userByName('acme'))?.userid ?? '';
+      const published = await publishAs(url, mia, orgid, 'acme');
+      if (!('flowId' in published)) throw new Error(JSON.stringify(published));
+      expect((await waitForState(url, published.flowId, mia)).state).toBe('SUCCEEDED');
+
+      // Admins only; to a stranger it is not there; without a sign-in, 401.
+      expect((await call(url, 'DELETE', '/api/orgs/acme')).status).toBe(401);
+      expect((await call(url, 'DELETE', '/api/orgs/acme', sam)).status).toBe(404);
+      expect((await call(url, 'DELETE', '/api/orgs/acme', mia)).status).toBe(403);
+      expect((await call(url, 'DELETE', '/api/orgs/acme', rob)).status).toBe(403);
+      // Not while it has a dataset: the refusal says how to delete it.
+      expect(await call(url, 'DELETE', '/api/orgs/ACME', ada)).toEqual({
+        status: 409,
+        body: {
+          error:
+            'acme has 1 dataset: delete each first (data delete acme/DATASET; data list acme lists them), then the organisation',
+        },
+      });
+      expect((await call(url, 'GET', '/acme/world-cities', rob)).status).toBe(200);
+      expect((await call(url, 'DELETE', `/source/${orgid}/world-cities`, mia)).status).toBe(200);
+      expect(await call(url, 'DELETE', '/api/orgs/acme', ada)).toEqual({
+        status: 200,
+        body: { deleted: 'acme' },
+      });
+      // Gone for its members too, with what it held; a user's name is no organisation.
+      expect((await call(url, 'GET', '/api/orgs/acme/members', ada)).status).toBe(404);
+      expect((await call(url, 'DELETE', '/api/orgs/acme', ada)).status).toBe(404);
+      expect((await call(url, 'DELETE', '/api/orgs/ada', ada)).status).toBe(404);
+      expect(await hub.store.organisations.members(orgid)).toEqual([]);
+      expect(await hub.store.storageUsed(orgid)).toBe(0);
+
+      // The name is free; its new owner's first revision of the same dataset goes on after
+      // the deleted organisation's, so /acme/world-cities/v/1/ never serves other bytes.
+      expect((await call(url, 'POST', '/api/orgs', sam, { name: 'acme' })).status).toBe(201);
+      const newid = (await hub.store.userByName('acme'))?.userid ?? '';
+      expect(newid).not.toBe(orgid);
+      expect((await call(url, 'GET', '/api/orgs/acme/members', ada)).status).toBe(404);
+      const again = await publishAs(url, sam, newid, 'acme');
+      expect(again).toEqual({ flowId: `${newid}/world-cities/2` });
+    });
+  });
+
+  it('have their makers recorded by the migration, from their first admin', async () => {
+    const dataDir = tempDir();
+    const database = await testDatabase();
+    const options = { dataDir, ...(database ? { database: database.url } : {}) };
+    try {
+      await withHub(options, async ({ url }) => {
+        const ada = await browserLogin(url, 'ada');
+        const bob = await browserLogin(url, 'bob');
+        // "both": two admins, ada joined first; "left": its maker ada left it to bob.
+        for (const name of ['both', 'left']) {
+          await call(url, 'POST', '/api/orgs', ada, { name });
+          await call(url, 'PUT', `/api/orgs/${name}/members/bob`, ada, { role: 'admin' });
+        }
+        await call(url, 'DELETE', '/api/orgs/left/members/ada', ada);
+        await call(url, 'POST', '/api/orgs', bob, { name: 'own' });
+      });
+      await asBeforeMakers(options);
+      await withHub(options, async ({ hub }) => {
+        const id = async (name: string) => (await hub.store.userByName(name))?.userid ?? '';
+        expect(await hub.store.organisations.madeBy(await id('ada'))).toBe(1);
+        expect(await hub.store.organisations.madeBy(await id('bob'))).toBe(2);
+      });
+    } finally {
+      await database?.drop();
+    }
   });
 
   it('apply a change of role at once on another hub process', async () => {
@@ -316,3 +442,27 @@ describe('organisations', () => {
     });
   });
 });
+
+/** Takes a stopped hub's database back to before makers were recorded: none, one migration less. */
+async function asBeforeMakers(options: { dataDir: string; database?: string }): Promise<void> {
+  if (options.database === undefined) {
+    const db = new DatabaseSync(join(options.dataDir, 'hub.sqlite'));
+    try {
+      const { user_version: version } = db.prepare('pragma user_version').get() as {
+        user_version: number;
+      };
+      db.exec(`update users set maker = null; pragma user_version = ${String(version - 1)}`);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: options.database });
+  await client.connect();
+  try {
+    await client.query('update users set maker = null');
+    await client.query('update schema_version set version = version - 1');
+  } finally {
+    await client.end();
+  }
+}

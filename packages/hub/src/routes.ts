@@ -47,6 +47,7 @@ export type FixedRoute = (typeof FIXED_ROUTES)[number];
 export const PATTERNS = [
   'DELETE /source/:ownerid/:dataset',
   'DELETE /api/tokens/:name',
+  'DELETE /api/orgs/:org',
   'GET /api/orgs/:org/members',
   'PUT /api/orgs/:org/members/:user',
   'DELETE /api/orgs/:org/members/:user',

@@ -176,6 +176,10 @@ async function route(hub: Hub, request: Request, response: ServerResponse): Prom
     at('/api/tokens/:name');
     return tokens.revoke(hub, request, response, third);
   }
+  if (method === 'DELETE' && first === 'api' && second === 'orgs' && third && count === 3) {
+    at('/api/orgs/:org');
+    return orgs.deleteOrganisation(hub, request, response, third);
+  }
   // Past the changes the table has, an address is a 405 only where the table has it (its
   // Allow names the methods); anywhere else, as under a name nobody has, a 404.
   if (method !== 'GET') throw unmatched(request);

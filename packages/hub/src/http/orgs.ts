@@ -10,6 +10,7 @@ import type { User } from '../engines/metadata/types.js';
 import { HttpError } from '../http-error.js';
 import { isReservedName, USERNAME } from '../names.js';
 import { credentialRefusal, may } from '../services/access.js';
+import { revokeTradedTokens } from '../services/publishers.js';
 import { ROLES, type Caller, type Role } from '../caller.js';
 import { callerOf } from './callers.js';
 import { isObject, readJson, sendJson, type Request } from './request.js';
@@ -97,14 +98,15 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
       'an organisation name is like a user name: letters, digits, "-" and "_", starting with a letter or digit, at most 39 characters',
     );
   if (isReservedName(name)) throw new HttpError(400, `"${name}" is reserved on this hub`);
-  // A cap on names one user holds (squatting): counted among the organisations they admin,
-  // as the organisation is made, in one transaction: racing requests never pass it.
+  // A cap on names one user holds (squatting): counted among the organisations they made
+  // that still exist (not those others made them an admin of), as the organisation is
+  // made, in one transaction: racing requests never pass it.
   const most = hub.options.caps.maxOrganisationsPerUser;
   const made = await hub.store.organisations.make(name, caller.userid, most);
   if ('refused' in made && made.refused === 'full')
     throw new HttpError(
       403,
-      `you are an admin of ${String(most)} organisations, the most this hub allows one user to make`,
+      `you have made ${String(most)} organisations, the most this hub allows one user to make: delete one you no longer need (data org delete ORG)`,
     );
   if ('refused' in made)
     throw new HttpError(409, `the name "${name}" is taken by a user or an organisation`);
@@ -173,7 +175,38 @@ export async function removeMember(
   if (done === 'last-admin')
     throw new HttpError(
       409,
-      `${user.username} is the last admin of ${org.username}: make another member admin first`,
+      user.userid === caller.userid
+        ? `you are the last admin of ${org.username}: make another member admin first, or delete ${org.username} (data org delete ${org.username}) once it has no datasets`
+        : `${user.username} is the last admin of ${org.username}: make another member admin first`,
     );
   sendJson(response, 200, { removed: user.username });
 }
+
+/**
+ * `DELETE /api/orgs/:org`: by an admin, once it has no datasets and no revision waiting. Its
+ * members, uploads, holdings and trusted publishers go with it (the tokens those traded die
+ * at once), and its name is free again; a token limited to one of its datasets names an
+ * owner that is no more, and can publish nowhere, not even to a new owner of the name.
+ */
+export async function deleteOrganisation(
+  hub: Hub,
+  request: Request,
+  response: ServerResponse,
+  orgName: string,
+): Promise<void> {
+  const org = await managedOrganisation(hub, await signedIn(hub, request), orgName);
+  const done = await hub.store.organisations.delete(org.userid);
+  if ('refused' in done && done.refused === 'missing')
+    throw new HttpError(404, `no organisation "${orgName}" of yours`);
+  if ('refused' in done)
+    throw new HttpError(
+      409,
+      done.refused === 'datasets'
+        ? `${org.username} has ${plural(done.count, 'dataset')}: delete each first (data delete ${org.username}/DATASET; data list ${org.username} lists them), then the organisation`
+        : `${org.username} has ${plural(done.count, 'revision')} waiting to be published: wait until ${done.count === 1 ? 'it is' : 'they are'} published or failed, delete the dataset, then the organisation`,
+    );
+  for (const id of done.publishers) await revokeTradedTokens(hub.store, id);
+  sendJson(response, 200, { deleted: org.username });
+}
+
+const plural = (count: number, noun: string) => `${String(count)} ${noun}${count === 1 ? '' : 's'}`;

@@ -49,12 +49,23 @@ export async function removePublisher(
   id: string,
 ): Promise<Publisher | undefined> {
   const removed = await store.publishers.remove(ownerid, dataset, id);
-  if (removed)
-    await store.remember(
-      removed.id,
-      Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS + CLOCK_SLACK_S,
-    );
+  if (removed) await revokeTradedTokens(store, removed.id);
   return removed;
+}
+
+/**
+ * Revokes the tokens a publisher (removed, or gone with its organisation) traded, and the
+ * service tokens issued from them, on every hub process: its id is remembered as revoked
+ * for as long as a traded token lives.
+ */
+export async function revokeTradedTokens(
+  store: Pick<HubParts['store'], 'remember'>,
+  publisherId: string,
+): Promise<void> {
+  await store.remember(
+    publisherId,
+    Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS + CLOCK_SLACK_S,
+  );
 }
 
 /** An ID token longer than this is no ID token (GitHub's are about 1.5 KB). */

@@ -24,7 +24,9 @@ import {
   type Publishers,
 } from './publishers.js';
 import {
+  FILL_MAKERS,
   KIND_COLUMN,
+  MAKER_COLUMN,
   ORGANISATIONS_TABLES,
   organisations,
   POSTGRES_ORG_SQL,
@@ -178,6 +180,9 @@ const MIGRATIONS: (string | ((client: pg.PoolClient) => Promise<void>))[] = [
   // JSON), computed once after publication or on the first ask of a revision published before.
   // `if not exists`: a test that takes a hub back to an earlier version may run it again.
   `alter table revisions add column if not exists stats text;`,
+  // Who made each organisation: the cap on making organisations counts what a user made,
+  // not what a user was made an admin of. Those made before: see FILL_MAKERS.
+  `alter table users add column if not exists ${MAKER_COLUMN}; ${FILL_MAKERS}`,
 ];
 
 /** The last revision number a dataset name used: $1 the owner, $2 the dataset, $3 its key. */

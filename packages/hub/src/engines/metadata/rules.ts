@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isReservedName } from '../../names.js';
 import { answer, type Answer, type Rule } from './run.js';
+import { NAME_KEPT } from './organisations.js';
 import type { MovedTable, Row } from './tables.js';
 import type {
   CachedCopy,
@@ -111,13 +112,17 @@ export function revisionNameKey(dataset: string): string {
  * engine's dialect (`owner`, `dataset` and `key` the placeholders of the owner id, the
  * dataset name and its `revisionNameKey`): its dataset's revisions, and those of the
  * datasets of that name in any case that were deleted. A revision's number is never
- * given again to other bytes: `/v/<N>/` is an address caches keep for a year.
+ * given again to other bytes: `/v/<N>/` is an address caches keep for a year. The numbers
+ * an organisation deleted since (NAME_KEPT) left with its name count for the name's holder.
  */
 export function lastRevisionUsed(owner: string, dataset: string, key: string): string {
   return `select coalesce(max(last), 0) as last from (
     select max(revision) as last from revisions where ownerid = ${owner} and dataset = ${dataset}
     union all
-    select last_revision from deleted_names where ownerid = ${owner} and name = ${key}) as used`;
+    select last_revision from deleted_names where ownerid = ${owner} and name = ${key}
+    union all
+    select last_revision from deleted_names where name = ${key}
+      and ownerid = ('${NAME_KEPT}' || (select username from users where userid = ${owner}))) as used`;
 }
 
 /** Whether a database address names a PostgreSQL server rather than a SQLite file. */

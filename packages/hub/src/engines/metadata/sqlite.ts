@@ -21,7 +21,9 @@ import { SQL, sharedTables } from './statements.js';
 import { namedTokens, tokensTable, TOKEN_SQL, type NamedTokens } from './named-tokens.js';
 import { PUBLISHER_SQL, PUBLISHERS_TABLE, publishers, type Publishers } from './publishers.js';
 import {
+  FILL_MAKERS,
   KIND_COLUMN,
+  MAKER_COLUMN,
   ORG_SQL,
   ORGANISATIONS_TABLES,
   organisations,
@@ -172,6 +174,14 @@ const MIGRATIONS: (string | ((store: SqliteMetadata) => void))[] = [
     const columns = store.db.prepare('pragma table_info(revisions)').all() as { name: string }[];
     if (!columns.some((column) => column.name === 'stats'))
       store.db.exec('alter table revisions add column stats text');
+  },
+  // Who made each organisation: the cap on making organisations counts what a user made,
+  // not what a user was made an admin of. Those made before: see FILL_MAKERS.
+  (store) => {
+    const columns = store.db.prepare('pragma table_info(users)').all() as { name: string }[];
+    if (!columns.some((column) => column.name === 'maker'))
+      store.db.exec(`alter table users add column ${MAKER_COLUMN}`);
+    store.db.exec(FILL_MAKERS);
   },
 ];
 

@@ -3,7 +3,17 @@
  * this order, with the columns of each: everything but the short-lived sign-in states.
  */
 export const MOVED_TABLES = {
-  users: ['userid', 'username', 'email', 'name', 'provider', 'subject', 'join_date', 'kind'],
+  users: [
+    'userid',
+    'username',
+    'email',
+    'name',
+    'provider',
+    'subject',
+    'join_date',
+    'kind',
+    'maker',
+  ],
   members: ['orgid', 'userid', 'role'],
   objects: ['key', 'ownerid', 'bytes', 'private', 'created'],
   holdings: ['ownerid', 'key', 'bytes', 'private', 'created', 'head_md5'],
