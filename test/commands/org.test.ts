@@ -1,5 +1,5 @@
 /**
- * `data org create|add|remove|members` and `data publish --owner` in-process against the
+ * `data org create|add|remove|members|delete` and `data publish --owner` in-process against the
  * hub's /api/orgs (msw): what is printed, --json's one document, the hub's refusals (exit 1)
  * and the usage errors (exit 2), names from the hub shown escaped.
  */
@@ -81,6 +81,33 @@ describe('data org', () => {
     expect(stranger.code).toBe(1);
     expect(stranger.err).toContain('no organisation "lab" of yours');
     expect(stranger.out).toBe('');
+  });
+
+  it('deletes an organisation once it has no datasets, saying how when it has some', async () => {
+    const state = hub();
+    state.orgs.set('lab', [{ user: 'grace', role: 'admin' }]);
+    await data(['org', 'create', 'acme']);
+    state.datasets = new Map([['acme', 2]]);
+    const kept = await data(['org', 'delete', 'acme']);
+    expect(kept.code).toBe(1);
+    expect(kept.err).toContain(
+      'acme has 2 datasets: delete each first (data delete acme/DATASET; data list acme lists them), then the organisation',
+    );
+    expect(kept.out).toBe('');
+    const stranger = await data(['org', 'delete', 'lab']);
+    expect(stranger.code).toBe(1);
+    expect(stranger.err).toContain('no organisation "lab" of yours');
+    state.datasets.clear();
+    expect(await data(['org', 'delete', 'Acme'])).toMatchObject({
+      code: 0,
+      out: 'deleted the organisation acme\n',
+    });
+    expect(state.orgs.has('acme')).toBe(false);
+    await data(['org', 'create', 'acme']);
+    const json = await data(['org', 'delete', 'acme', '--json']);
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.out)).toEqual({ deleted: 'acme' });
+    expect((await data(['org', 'delete', 'a/b'])).code).toBe(2);
   });
 
   it('refuses malformed names and roles before asking the hub (exit 2), and a refused token (exit 4)', async () => {

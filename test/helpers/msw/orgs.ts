@@ -9,6 +9,8 @@ export interface OrgHub {
   orgs: Map<string, OrgMember[]>;
   /** The signed-in user the requests come from. */
   me: string;
+  /** How many datasets an organisation has (none when not set): it is deleted only with none. */
+  datasets?: Map<string, number>;
 }
 
 export function orgHub(users: string[] = [ADA.username, 'grace', 'rob']): OrgHub {
@@ -81,6 +83,21 @@ export function orgsApi(state: OrgHub) {
         members.filter((member) => member.user !== user),
       );
       return HttpResponse.json({ removed: user });
+    }),
+    http.delete(`${HUB}/api/orgs/:org`, ({ params }) => {
+      const org = String(params.org).toLowerCase();
+      const members = mine(org);
+      if (!members) return refuse(404, `no organisation "${org}" of yours`);
+      if (members.find((member) => member.user === state.me)?.role !== 'admin')
+        return refuse(403, `only an admin of ${org} may change its members`);
+      const datasets = state.datasets?.get(org) ?? 0;
+      if (datasets > 0)
+        return refuse(
+          409,
+          `${org} has ${String(datasets)} datasets: delete each first (data delete ${org}/DATASET; data list ${org} lists them), then the organisation`,
+        );
+      state.orgs.delete(org);
+      return HttpResponse.json({ deleted: org });
     }),
   ];
 }

@@ -63,6 +63,17 @@ export function registerOrg(
       setExitCode(await removeMember(name, user, contextFor(command)));
     });
   org
+    .command('delete')
+    .summary('delete an organisation with no datasets (admins only): its name is free again')
+    .argument('<org>', 'the organisation', ownerName('organisation'))
+    .addHelpText(
+      'after',
+      '\nDelete its datasets first (data delete ORG/DATASET).\n\nExamples:\n  data org delete acme',
+    )
+    .action(async (name: string, _options: unknown, command: Command) => {
+      setExitCode(await deleteOrg(name, contextFor(command)));
+    });
+  org
     .command('members')
     .summary("an organisation's members and their roles (to its members)")
     .argument('<org>', 'the organisation', ownerName('organisation'))
@@ -110,6 +121,14 @@ export async function removeMember(org: string, user: string, ctx: Context): Pro
   const result = await runOrgRemove(org, user, await deps(ctx));
   if (ctx.globals.json) writeJson(ctx, result);
   else ctx.io.stdout.write(`removed ${visibleDeep(result.removed)} from ${org.toLowerCase()}\n`);
+  return 0;
+}
+
+export async function deleteOrg(org: string, ctx: Context): Promise<number> {
+  const { runOrgDelete } = await import('../client/orgs.js');
+  const result = await runOrgDelete(org, await deps(ctx));
+  if (ctx.globals.json) writeJson(ctx, result);
+  else ctx.io.stdout.write(`deleted the organisation ${visibleDeep(result.deleted)}\n`);
   return 0;
 }
 
