@@ -10,7 +10,12 @@
  * (the flow spec's `outputs`, `processing`, `schedule`; the upload entries' own), and it may
  * not be broken (docs/protocol.md, "Fields a body does not take").
  */
-import { unknownKeyProblem } from '@data/core';
+import {
+  unknownKeyProblem,
+  type PublisherRequest,
+  type TokenRequest,
+  type TrustedRequest,
+} from '@data/core';
 import { HttpError } from '../http-error.js';
 import type { PATTERNS, FIXED_ROUTES } from '../routes.js';
 
@@ -26,18 +31,30 @@ interface BodyRule {
 
 const ANY: BodyRule = { fields: 'any' };
 
+/**
+ * The fields of a body core types (protocol/), every one of them: a field added to the type
+ * and not here fails the typecheck, so that the hub never refuses what its client sends.
+ */
+function allOf<T>() {
+  return <K extends readonly (keyof T & string)[]>(
+    ...keys: K & ([keyof T] extends [K[number]] ? unknown : never)
+  ): readonly string[] => keys;
+}
+
 export const JSON_BODIES: Partial<Record<Route, BodyRule>> = {
   // The old DataHub client's: it sends more than this hub reads.
   'POST /rawstore/authorize': ANY,
   'POST /source/upload': ANY,
   // This project's: only `data` and scripts written against docs/protocol.md send them.
   'POST /auth/token': { fields: ['code', 'code_verifier'] },
-  'POST /auth/trusted': { fields: ['token', 'dataset'] },
+  'POST /auth/trusted': { fields: allOf<TrustedRequest>()('token', 'dataset') },
   'POST /rawstore/uploads': { fields: ['md5'], mayBeEmpty: true },
-  'POST /api/tokens': { fields: ['name', 'scope', 'datasets', 'expires_days'] },
+  'POST /api/tokens': {
+    fields: allOf<TokenRequest>()('name', 'scope', 'datasets', 'expires_days'),
+  },
   'POST /api/orgs': { fields: ['name'] },
   'PUT /api/orgs/:org/members/:user': { fields: ['role'] },
-  'POST /api/publishers/:owner/:dataset': { fields: ['issuer', 'claims'] },
+  'POST /api/publishers/:owner/:dataset': { fields: allOf<PublisherRequest>()('issuer', 'claims') },
 };
 
 /** The rule of the route a request took: its method and template (`request.route`). */
