@@ -210,10 +210,10 @@ describe('a domain error through data', () => {
 
   it('prints one JSON document for a usage error commander finds, under --json, exit 2', async () => {
     const cases: [string[], string][] = [
-      [['token', 'create', 'x', '--scope', 'bad', '--json'], "argument 'bad' is invalid"],
-      [['--json', 'org', 'create'], "missing required argument 'org'"],
-      [['--json', 'get', 'ada/cities', '--no-such-option'], "unknown option '--no-such-option'"],
-      [['--json', 'no-such-command'], "unknown command 'no-such-command'"],
+      [['token', 'create', 'x', '--scope', 'bad', '--json'], '--scope cannot be "bad"'],
+      [['--json', 'org', 'create'], 'missing required argument <org>'],
+      [['--json', 'get', 'ada/cities', '--no-such-option'], 'there is no option --no-such-option'],
+      [['--json', 'no-such-command'], 'there is no command "no-such-command"'],
       [['--json', 'token'], 'a command is needed'],
     ];
     for (const [argv, message] of cases) {
@@ -231,9 +231,37 @@ describe('a domain error through data', () => {
     // Without --json, nothing on stdout: commander says it on stderr.
     const plain = await data(['token', 'create', 'x', '--scope', 'bad']);
     expect({ code: plain.code, out: plain.out }).toEqual({ code: 2, out: '' });
-    expect(plain.err).toContain("argument 'bad' is invalid");
+    expect(plain.err).toContain('--scope cannot be "bad"');
     // Help and the version are no errors.
     expect((await data(['--json', 'token', '--help'])).code).toBe(0);
+  });
+
+  it("says commander's usage errors in data's words, the value made visible, exit 2", async () => {
+    const cases: [string[], string][] = [
+      [
+        ['org', 'members', 'bad\u001b[31mname'],
+        '<org> cannot be "bad\\x1b[31mname": organisation names are letters, digits, "-" and "_", starting with a letter or digit, at most 39 characters',
+      ],
+      [
+        ['token', 'create', 'x', '--scope', 'nope'],
+        '--scope cannot be "nope": choose read, publish or admin',
+      ],
+      [
+        ['token', 'create', 'x', '--scope', 'read', '--expires', '1e400'],
+        '--expires cannot be "1e400": expected a whole number of days, 1 or more',
+      ],
+      [['org', 'members'], 'missing required argument <org>'],
+      [['org', 'add', 'acme', 'grace'], '--role is required'],
+      [['token', 'create', 'x', '--scope'], '--scope needs a value'],
+    ];
+    for (const [argv, message] of cases) {
+      const { code, out, err } = await data(argv);
+      expect({ code, out, err }, argv.join(' ')).toEqual({
+        code: 2,
+        out: '',
+        err: `error: ${message}\nhint: the usage is in --help\n`,
+      });
+    }
   });
 
   it('prints the code, the message and the CLI hint under --json', async () => {

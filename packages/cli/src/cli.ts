@@ -3,6 +3,7 @@ import { createContext, type Context, type GlobalOptions } from './context.js';
 import { DataError, InputError, InterruptedError, InvalidDataError, UsageError } from '@data/core';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { hintOf } from './output/hints.js';
+import { usageWords } from './output/usage-words.js';
 import { systemIO, type IO } from './output/io.js';
 import { asksVersion, nodeTooOld, version } from '@data/core';
 import type { HttpFetch } from '@data/core';
@@ -45,6 +46,10 @@ export async function run(
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // A usage error commander finds, said as data's own are (output/usage-words.ts).
+      outputError: (text, write) => {
+        write(`error: ${usageWords(text)}\nhint: ${USAGE_HINT}\n`);
+      },
     });
   const contextFor = (command: Command): Context =>
     (context ??= createContext(io, signal, command.optsWithGlobals<GlobalOptions>(), options));
@@ -93,11 +98,11 @@ const jsonAsked = (argv: readonly string[]): boolean => {
 /** A usage error commander found (an invalid choice, a missing argument), as a UsageError. */
 function usageOf(error: { code: string; message: string }): UsageError {
   const message =
-    error.code === 'commander.help'
-      ? 'a command is needed'
-      : error.message.replace(/^error: /, '').trim();
-  return new UsageError(message, 'the usage is in --help');
+    error.code === 'commander.help' ? 'a command is needed' : usageWords(error.message);
+  return new UsageError(message, USAGE_HINT);
 }
+
+const USAGE_HINT = 'the usage is in --help';
 
 /**
  * Why a command is stopped when its output closes: no interruption to report. An AbortError,
