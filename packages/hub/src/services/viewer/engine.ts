@@ -137,6 +137,7 @@ export class TableViewer {
    * pages. Opened when first needed and closed once no statistics are being made.
    */
   async withStatsEngine<T>(work: (engine: DuckEngine) => Promise<T>): Promise<T> {
+    if (this.stopped) throw new QueryStopped('the hub is stopping');
     this.statsUsers++;
     const engine = (this.statsEngine ??= new DuckEngine(
       {
@@ -160,7 +161,10 @@ export class TableViewer {
     }
   }
 
+  private stopped = false;
+
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all([this.engine.stop(), this.statsEngine?.stop()]);
     await this.files.stop();
   }
