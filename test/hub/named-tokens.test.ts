@@ -404,12 +404,83 @@ describe('named tokens', () => {
         await token(url, ada, { name: 'two', scope: 'read' });
         const third = await makeToken(url, ada, { name: 'three', scope: 'read' });
         expect(third.status).toBe(403);
-        expect(third.body.error).toContain('you have 2 tokens, the most this hub allows');
+        expect(third.body.error).toContain('you have 2 live tokens, the most this hub allows');
         // Revoking one makes room.
         await fetch(`${url}/api/tokens/two`, { method: 'DELETE', headers: { 'Auth-Token': ada } });
         expect((await makeToken(url, ada, { name: 'three', scope: 'read' })).status).toBe(201);
       },
     );
+  });
+
+  it('count only live tokens toward the cap, dropping those expired a month as one is made', async () => {
+    const caps = { maxOrganisationsPerUser: 10, maxTokensPerUser: 2, maxDatasetsPerToken: 2 };
+    await withHub({ caps }, async (hub) => {
+      const { url } = hub;
+      const ada = await browserLogin(url, 'ada');
+      const userid = (await hub.hub.store.userByName('ada'))?.userid ?? '';
+      const madeDaysAgo = (name: string, days: number) =>
+        makeNamedToken(
+          hub.hub.store,
+          { userid, name, scope: 'read', datasets: [], days: 1 },
+          Date.now() - days * 86_400_000,
+        );
+      await madeDaysAgo('old', 40); // expired 39 days ago
+      await madeDaysAgo('recent', 3); // expired 2 days ago
+      // Two expired tokens take none of the cap of 2 (the first was refused before).
+      await token(url, ada, { name: 'one', scope: 'read' });
+      const names = async () => {
+        const listed = await fetch(`${url}/api/tokens`, { headers: { 'Auth-Token': ada } });
+        return ((await listed.json()) as { name: string }[]).map((record) => record.name);
+      };
+      // The one expired over a month ago went as a token was made; the other stays listed,
+      // so that its user sees why a job using it is refused, and its name stays taken.
+      expect(await names()).toEqual(['one', 'recent']);
+      expect((await makeToken(url, ada, { name: 'recent', scope: 'read' })).status).toBe(409);
+      await token(url, ada, { name: 'two', scope: 'read' });
+      const third = await makeToken(url, ada, { name: 'three', scope: 'read' });
+      expect(third.status).toBe(403);
+      expect(third.body.error).toContain('you have 2 live tokens, the most this hub allows');
+    });
+  });
+
+  it('live at most ten years whatever the hub is given, and none is kept that its answer fails', async () => {
+    const file = join(tempDir(), 'hub.json');
+    writeFileSync(file, JSON.stringify({ maxTokenDays: 1_000_000_000 }));
+    expect(() => readHubConfig(file, {})).toThrow(
+      'maxTokenDays must be a whole number of days from 1 to 3650 (ten years)',
+    );
+    writeFileSync(file, JSON.stringify({ maxTokenDays: 3650 }));
+    expect(readHubConfig(file, {}).maxTokenDays).toBe(3650);
+    // A hub given more by its options keeps to ten years: a token of 1e8 days was kept, then
+    // answered 500 (no date for its expiry), as did the list until it was revoked.
+    await withHub({ maxTokenDays: 1_000_000_000 }, async (hub) => {
+      const { url } = hub;
+      const ada = await browserLogin(url, 'ada');
+      const long = await makeToken(url, ada, {
+        name: 'ci',
+        scope: 'read',
+        expires_days: 100_000_000,
+      });
+      expect(long.status).toBe(400);
+      expect(message(long)).toContain('from 1 to 3650 days');
+      expect(await tokenRows(hub)).toBe('[]');
+      const listed = await fetch(`${url}/api/tokens`, { headers: { 'Auth-Token': ada } });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toEqual([]);
+      const made = await makeToken(url, ada, { name: 'ci', scope: 'read', expires_days: 3650 });
+      expect(made.status).toBe(201);
+      // The answer is made before the token is kept: when it fails, nothing is kept.
+      const store = hub.hub.store;
+      const userById = store.userById.bind(store);
+      store.userById = () => Promise.reject(new Error('the database went away'));
+      const failed = await makeToken(url, ada, {
+        name: 'lost',
+        scope: 'publish',
+        datasets: ['ada/cities'],
+      }).finally(() => (store.userById = userById));
+      expect(failed.status).toBe(500);
+      expect(await tokenRows(hub)).not.toContain('lost');
+    });
   });
 
   it('are looked up once a request, known or not', async () => {

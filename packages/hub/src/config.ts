@@ -12,6 +12,7 @@ import { gitHubProvider } from './engines/providers/github.js';
 import { oidcProvider } from './engines/providers/oidc.js';
 import type { Provider } from './engines/providers/types.js';
 import type { RunnerOptions } from './services/pipeline/runner.js';
+import { TOKEN_DAYS_LIMIT } from './services/named-tokens.js';
 import { issuerProblem } from './services/trusted-publishing.js';
 
 /** The hub configuration file is wrong: what is wrong, and where. */
@@ -160,8 +161,15 @@ function wholeNumber(key: 'derivedCacheMb', value: unknown): { derivedCacheMb?: 
 
 function maxTokenDays(value: unknown): { maxTokenDays?: number } {
   if (value === undefined) return {};
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
-    throw new ConfigError('maxTokenDays must be a whole number of days above 0');
+  if (
+    typeof value !== 'number' ||
+    !Number.isSafeInteger(value) ||
+    value < 1 ||
+    value > TOKEN_DAYS_LIMIT
+  )
+    throw new ConfigError(
+      `maxTokenDays must be a whole number of days from 1 to ${String(TOKEN_DAYS_LIMIT)} (ten years)`,
+    );
   return { maxTokenDays: value };
 }
 

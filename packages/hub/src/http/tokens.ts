@@ -11,10 +11,12 @@ import { credentialRefusal, may } from '../services/access.js';
 import { SCOPES, type Caller, type Scope } from '../caller.js';
 import {
   DEFAULT_TOKEN_DAYS,
-  makeNamedToken,
+  keepNamedToken,
   managesTokens,
+  prepareNamedToken,
   revokeNamedToken,
   shownRecord,
+  TOKEN_DAYS_LIMIT,
   TokenCapReached,
 } from '../services/named-tokens.js';
 import { hmac, sameSecret } from '../services/tokens.js';
@@ -63,9 +65,9 @@ async function manager(hub: Hub, request: Request): Promise<Caller> {
 
 const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);
 
-/** Days the token lives: the maker's choice, from 1 to the hub's maximum. */
+/** Days the token lives: the maker's choice, from 1 to the hub's maximum (at most ten years). */
 function daysOf(hub: Hub, value: unknown): number {
-  const most = hub.options.maxTokenDays;
+  const most = Math.min(hub.options.maxTokenDays, TOKEN_DAYS_LIMIT);
   if (value === undefined || value === null) return Math.min(DEFAULT_TOKEN_DAYS, most);
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > most)
     throw new HttpError(
@@ -122,9 +124,7 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
       400,
       'a read token reads what you may read: datasets limit publishing, for publish and admin tokens',
     );
-  // The cap is counted as the token is kept, in one transaction: racing requests never pass it.
-  const most = hub.options.caps.maxTokensPerUser;
-  const made = await makeNamedToken(hub.store, {
+  const prepared = prepareNamedToken({
     userid: caller.userid,
     name,
     scope,
@@ -133,12 +133,17 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
     // Made with a named token: no longer-lived than it (a sign-in makes tokens for CI, to
     // outlive it; a stolen admin token must not).
     notAfter: caller.via === 'token' ? credential.expires : undefined,
-    most,
-  }).catch((error: unknown) => {
+  });
+  // The answer is made before the token is kept: nothing is kept that is then refused.
+  const record = await shownRecord(hub.store, prepared.record);
+  // The cap (live tokens) is counted as the token is kept, in one transaction: racing
+  // requests never pass it.
+  const most = hub.options.caps.maxTokensPerUser;
+  const made = await keepNamedToken(hub.store, prepared, most).catch((error: unknown) => {
     if (!(error instanceof TokenCapReached)) throw error;
     throw new HttpError(
       403,
-      `you have ${String(most)} tokens, the most this hub allows: revoke one first`,
+      `you have ${String(most)} live tokens, the most this hub allows: revoke one first`,
     );
   });
   if (!made)
@@ -146,10 +151,7 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
       409,
       `you already have a token named ${JSON.stringify(name)}: revoke it first, or choose another name`,
     );
-  sendCredential(response, 201, {
-    token: made.token,
-    record: await shownRecord(hub.store, made.record),
-  });
+  sendCredential(response, 201, { token: made.token, record });
 }
 
 /** `GET /api/tokens`: the caller's tokens' records, never a token nor its hash. */

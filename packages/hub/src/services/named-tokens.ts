@@ -16,6 +16,13 @@ export const DEFAULT_TOKEN_DAYS = 30;
 /** Days a token may live at most, when the operator sets no `maxTokenDays`. */
 export const DEFAULT_MAX_TOKEN_DAYS = 365;
 
+/**
+ * The most `maxTokenDays` may be: ten years. A token that outlives its hub's keys and its
+ * maker's memory is a secret nobody will rotate; and past about 273,000 years an expiry is
+ * no date at all.
+ */
+export const TOKEN_DAYS_LIMIT = 3650;
+
 /** `last_used` is written at most once a minute per token, on any number of processes. */
 const USED_EVERY_MS = 60_000;
 
@@ -82,16 +89,19 @@ export class TokenCapReached extends Error {
   override readonly name = 'TokenCapReached';
 }
 
+/** A token made and not kept yet: the token, shown once, and its record. */
+export interface NewNamedToken {
+  token: string;
+  record: NamedToken;
+}
+
 /**
- * Makes a token: the token, shown once, and its record; undefined when the name is taken.
- * Past the cap (`most`), TokenCapReached.
+ * Makes a token and its record, keeping nothing: whatever its answer needs is computed
+ * from this before it is kept (keepNamedToken), so that a token is never kept and then
+ * refused. An expiry that is no date is refused here (a RangeError).
  */
-export async function makeNamedToken(
-  store: Pick<Metadata, 'namedTokens'>,
-  choice: TokenChoice,
-  now = Date.now(),
-): Promise<{ token: string; record: NamedToken } | undefined> {
-  const token = newNamedToken();
+export function prepareNamedToken(choice: TokenChoice, now = Date.now()): NewNamedToken {
+  const days = Math.min(choice.days, TOKEN_DAYS_LIMIT);
   const record: NamedToken = {
     id: randomUUID(),
     userid: choice.userid,
@@ -101,13 +111,39 @@ export async function makeNamedToken(
     created: new Date(now).toISOString(),
     last_used: null,
     expires: Math.min(
-      Math.floor(now / 1000) + choice.days * DAY_SECONDS,
+      Math.floor(now / 1000) + days * DAY_SECONDS,
       choice.notAfter ?? Number.POSITIVE_INFINITY,
     ),
   };
-  const added = await store.namedTokens.add(record, tokenHash(token), choice.most);
-  if (added === 'full') throw new TokenCapReached(`the user holds ${String(choice.most)} tokens`);
-  return added === 'added' ? { token, record } : undefined;
+  if (!Number.isSafeInteger(record.expires) || !(days >= 1))
+    throw new RangeError(`a token cannot live ${String(choice.days)} days`);
+  return { token: newNamedToken(), record };
+}
+
+/**
+ * Keeps a token made by prepareNamedToken: it, or undefined when the name is taken. Past the
+ * cap (`most` live tokens), TokenCapReached.
+ */
+export async function keepNamedToken(
+  store: Pick<Metadata, 'namedTokens'>,
+  made: NewNamedToken,
+  most?: number,
+): Promise<NewNamedToken | undefined> {
+  const added = await store.namedTokens.add(made.record, tokenHash(made.token), most);
+  if (added === 'full') throw new TokenCapReached(`the user holds ${String(most)} tokens`);
+  return added === 'added' ? made : undefined;
+}
+
+/**
+ * Makes and keeps a token: the token, shown once, and its record; undefined when the name is
+ * taken. Past the cap (`most`), TokenCapReached.
+ */
+export async function makeNamedToken(
+  store: Pick<Metadata, 'namedTokens'>,
+  choice: TokenChoice,
+  now = Date.now(),
+): Promise<NewNamedToken | undefined> {
+  return keepNamedToken(store, prepareNamedToken(choice, now), choice.most);
 }
 
 /**

@@ -23,15 +23,17 @@ export interface NamedToken {
   expires: number;
 }
 
-/** The tokens table of one engine: both engines run the same statements. */
 /** What keeping a new token did: kept, or not for a name its user holds, or for the cap. */
 export type TokenAdded = 'added' | 'taken' | 'full';
 
 export interface NamedTokens {
   /**
    * Keeps a token's record and hash, unless its user has one of that name (`taken`) or holds
-   * `most` tokens already (`full`): counted and kept in one transaction holding the user
-   * against other writers, so that racing makers never pass the cap.
+   * `most` live tokens already (`full`): counted and kept in one transaction holding the user
+   * against other writers, so that racing makers never pass the cap. Expired tokens do not
+   * count; those expired more than EXPIRED_KEPT_DAYS before the new one's `created` are
+   * dropped in the same transaction (until then they are listed, so that their user sees
+   * why a job using one is refused, and their names stay taken).
    */
   add(token: NamedToken, hash: string, most?: number): Promise<TokenAdded>;
   /** The record of the token with this hash, expired or not. */
@@ -47,6 +49,9 @@ export interface NamedTokens {
   used(id: string, now: string, since: string): Promise<void>;
 }
 
+/** Days an expired token stays listed, before making another token drops it. */
+export const EXPIRED_KEPT_DAYS = 30;
+
 /**
  * The table, as each engine's migration makes it (`expires`'s type is the engine's); `if not
  * exists`: a test that takes a hub back to an earlier version may run it again.
@@ -61,7 +66,8 @@ export function tokensTable(bigint: string): string {
 /** The statements, with `?` placeholders (PostgreSQL's engine numbers them). */
 export const TOKEN_SQL = {
   add: 'insert into tokens (id, userid, name, hash, scope, datasets, created, last_used, expires) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
-  count: 'select count(*) as n from tokens where userid = ?',
+  count: 'select count(*) as n from tokens where userid = ? and expires > ?',
+  dropExpired: 'delete from tokens where userid = ? and expires <= ?',
   byHash:
     'select id, userid, name, scope, datasets, created, last_used, expires from tokens where hash = ?',
   list: 'select id, userid, name, scope, datasets, created, last_used, expires from tokens where userid = ? order by name',
@@ -99,7 +105,9 @@ function* addRule(
   hash: string,
   most: number,
 ): Rule<TokenAdded> {
-  const [count] = yield* answer(runner.all(sql.count, [token.userid]));
+  const now = Math.floor(Date.parse(token.created) / 1000);
+  yield* answer(runner.run(sql.dropExpired, [token.userid, now - EXPIRED_KEPT_DAYS * 86_400]));
+  const [count] = yield* answer(runner.all(sql.count, [token.userid, now]));
   if (Number(count?.n ?? 0) >= most) return 'full';
   const changed = yield* answer(
     runner.run(sql.add, [
