@@ -435,7 +435,11 @@ describe('named tokens', () => {
       // The one expired over a month ago went as a token was made; the other stays listed,
       // so that its user sees why a job using it is refused, and its name stays taken.
       expect(await names()).toEqual(['one', 'recent']);
-      expect((await makeToken(url, ada, { name: 'recent', scope: 'read' })).status).toBe(409);
+      const again = await makeToken(url, ada, { name: 'recent', scope: 'read' });
+      expect(again.status).toBe(409);
+      expect(again.body.error).toMatch(
+        /^your token named "recent" expired on \d{4}-\d\d-\d\d: revoke it to use its name again/,
+      );
       await token(url, ada, { name: 'two', scope: 'read' });
       const third = await makeToken(url, ada, { name: 'three', scope: 'read' });
       expect(third.status).toBe(403);

@@ -146,12 +146,17 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
       `you have ${String(most)} live tokens, the most this hub allows: revoke one first`,
     );
   });
-  if (!made)
-    throw new HttpError(
-      409,
-      `you already have a token named ${JSON.stringify(name)}: revoke it first, or choose another name`,
-    );
+  if (!made) throw new HttpError(409, await nameTaken(hub, caller.userid, name));
   sendCredential(response, 201, { token: made.token, record });
+}
+
+/** Why a token's name is taken: by a live token, or by one that expired (listed for a while). */
+async function nameTaken(hub: Hub, userid: string, name: string): Promise<string> {
+  const kept = (await hub.store.namedTokens.list(userid)).find((token) => token.name === name);
+  const expired = kept !== undefined && kept.expires * 1000 <= Date.now();
+  return expired
+    ? `your token named ${JSON.stringify(name)} expired on ${new Date(kept.expires * 1000).toISOString().slice(0, 10)}: revoke it to use its name again, or choose another name`
+    : `you already have a token named ${JSON.stringify(name)}: revoke it first, or choose another name`;
 }
 
 /** `GET /api/tokens`: the caller's tokens' records, never a token nor its hash. */
