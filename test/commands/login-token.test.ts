@@ -46,6 +46,30 @@ describe('data login --with-token', () => {
     expect(kept[HUB]?.token).toBe(TOKEN);
   });
 
+  it('says no token was given when Enter is pressed at the question with nothing typed, exit 2', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'data-login-'));
+    const { code, out, err } = await login(config, {
+      ...answering([['Paste a token', '\r']]),
+      tty: true,
+    });
+    expect({ code, out }).toEqual({ code: 2, out: '' });
+    expect(err).toContain('error: no token given\nhint: paste the token, then press Enter\n');
+    expect(err).not.toContain('standard input');
+  });
+
+  it('refuses, exit 2, to ask on a terminal whose standard error goes elsewhere (2>file)', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'data-login-'));
+    // Standard input is the terminal; stdout and stderr are not: the question could not be seen.
+    const { code, out, err } = await login(config, {
+      ...answering([['Paste a token', `${TOKEN}\r`]]),
+      tty: false,
+    });
+    expect({ code, out }).toEqual({ code: 2, out: '' });
+    expect(err).toBe(
+      'error: login --with-token asks for the token on standard error, which is not a terminal here\nhint: pipe the token in (echo "$TOKEN" | data login --with-token), or leave standard error on the terminal\n',
+    );
+  });
+
   it('reads standard input in a pipe, asking nothing', async () => {
     server.use(signedIn());
     const config = mkdtempSync(join(tmpdir(), 'data-login-'));

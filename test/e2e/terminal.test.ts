@@ -227,6 +227,31 @@ describe.skipIf(!HAS_TMUX)('in a terminal', () => {
     }
   });
 
+  it('clears the hidden token question of data login --with-token at Ctrl-C, exit 130, nothing kept', async () => {
+    await inFolder('data-login-', async (dir) => {
+      const config = join(dir, 'config');
+      inTerminal('login --with-token', { DATA_API: slow.url, DATA_CONFIG_DIR: config });
+      await waitFor(/Paste a token for/);
+      tmux('send-keys', '-t', 'main', 'dt_abc');
+      await interruptedByCtrlC();
+      expect(screen()).not.toMatch(/Paste a token|input is masked|toggle visibility/);
+      expect(screen()).not.toMatch(/force closed|bug in data/);
+      expect(existsSync(join(config, 'credentials.json'))).toBe(false);
+      expect(await terminalMode()).toBe('icanon');
+    });
+  });
+
+  it('refuses data login --with-token 2>file on a terminal, exit 2, rather than wait unseen', async () => {
+    await inFolder('data-login-', async (dir) => {
+      inTerminal(`login --with-token 2>'${join(dir, 'err')}'`, { DATA_API: slow.url });
+      await waitFor(/EXIT=\d+/);
+      expect(screen()).toContain('EXIT=2');
+      expect(readFileSync(join(dir, 'err'), 'utf8')).toContain(
+        'hint: pipe the token in (echo "$TOKEN" | data login --with-token)',
+      );
+    });
+  });
+
   it('asks data init --interactive for the name, title and licence, and about each resource', async () => {
     await inFolder('data-init-', async (dir) => {
       writeFileSync(join(dir, 'a.csv'), 'id,v\n1,x\n');

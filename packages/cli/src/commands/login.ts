@@ -51,11 +51,22 @@ async function readStdin(stdin: InputStream, signal: AbortSignal): Promise<strin
 /**
  * The token of `--with-token`: asked for on a terminal, with hidden input (nothing echoed,
  * nothing left on the screen), where standard input would wait silently for a pipe; read to
- * the end of standard input otherwise.
+ * the end of standard input otherwise. The question is drawn on stderr: with standard input
+ * a terminal and stderr not one (`2>file`), it could not be seen, and standard input would
+ * wait silently for a token and Ctrl-D, so that is refused.
  */
 async function givenToken(ctx: Context): Promise<string> {
   const { io } = ctx;
-  if (!(io.isStdinTTY && io.isStderrTTY)) return readStdin(ctx.rawIO.stdin, ctx.signal);
+  if (!io.isStdinTTY) {
+    const piped = await readStdin(ctx.rawIO.stdin, ctx.signal);
+    if (!piped) throw new UsageError('no token on standard input');
+    return piped;
+  }
+  if (!io.isStderrTTY)
+    throw new UsageError(
+      'login --with-token asks for the token on standard error, which is not a terminal here',
+      'pipe the token in (echo "$TOKEN" | data login --with-token), or leave standard error on the terminal',
+    );
   const { default: password } = await import('@inquirer/password');
   const { promptContext } = await import('../output/prompt.js');
   // Ctrl-C at it (ExitPromptError) or a signal (AbortPromptError) is exit 130 or 143: cli.ts.
@@ -63,16 +74,14 @@ async function givenToken(ctx: Context): Promise<string> {
     { message: `Paste a token for ${visible(ctx.hub().api)}:` },
     promptContext(ctx),
   );
-  return tokenText(typed, 'standard input');
+  const token = tokenText(typed, 'the question');
+  if (!token) throw new UsageError('no token given', 'paste the token, then press Enter');
+  return token;
 }
 
 export async function showLogin(options: LoginOptions, ctx: Context): Promise<number> {
   const api = hubApi(ctx);
-  let token: string | undefined;
-  if (options.withToken) {
-    token = await givenToken(ctx);
-    if (!token) throw new UsageError('no token on standard input');
-  }
+  const token = options.withToken ? await givenToken(ctx) : undefined;
   const { runLogin } = await import('../client/auth.js');
   const result = await runLogin(
     { token, provider: options.provider, timeoutMs: options.timeout * 1000 },
