@@ -115,7 +115,12 @@ describe('the JSON bodies the hub takes', () => {
         method: 'POST',
         headers: { 'Auth-Token': rawstore.token, ...JSON_TYPE },
         body: JSON.stringify({
-          metadata: { owner: rawstore.userid, findability: 'published', extra: 1 },
+          // An older version's: the old raw store needed a name.
+          metadata: {
+            owner: rawstore.userid,
+            findability: 'published',
+            name: 'does-not-matter-what-this-is',
+          },
           filedata: {},
           something_new: true,
         }),

@@ -6,9 +6,10 @@
  * `"claims"` a publisher with no claims). A route that reads JSON and is not listed here is
  * the hub's fault, found by the first request (and by the test of every route).
  *
- * The old DataHub client's routes take any field: it sends fields this hub does not read
- * (the flow spec's `outputs`, `processing`, `schedule`; the upload entries' own), and it may
- * not be broken (docs/protocol.md, "Fields a body does not take").
+ * The old DataHub client's routes take any field: its versions send fields this hub does
+ * not read (`metadata.name` at /rawstore/authorize, which the old store needed; `data push
+ * --schedule`'s schedule in the flow spec), and it may not be broken (docs/protocol.md,
+ * "Fields a body does not take").
  */
 import {
   unknownKeyProblem,
