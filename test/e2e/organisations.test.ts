@@ -104,7 +104,13 @@ describe('data org and data publish --owner', () => {
     // The last admin stays; a member is removed.
     const last = await as('ada', ['org', 'remove', 'acme', 'ada']);
     expect(last.code).toBe(1);
-    expect(last.err).toContain('last admin');
+    expect(last.err).toContain(
+      'you are the last admin of acme: make another member admin first, or delete acme (data org delete acme) once it has no datasets',
+    );
+    // Not while it has a dataset: said with how to delete them, exit 1.
+    const early = await as('ada', ['org', 'delete', 'acme']);
+    expect(early.code).toBe(1);
+    expect(early.err).toContain('acme has 1 dataset: delete each first (data delete acme/DATASET');
     const removed = await as('ada', ['org', 'remove', 'acme', 'rob']);
     expect(removed.code, removed.err).toBe(0);
     expect(removed.out).toBe('removed rob from acme\n');
@@ -112,5 +118,18 @@ describe('data org and data publish --owner', () => {
     const deleted = await as('grace', ['delete', 'acme/world-cities', '--yes']);
     expect(deleted.code, deleted.err).toBe(0);
     expect((await read('grace')).code).toBe(2);
+
+    // Then an admin deletes it (a maintainer may not), and its name is free.
+    expect((await as('grace', ['org', 'delete', 'acme'])).code).toBe(1);
+    const gone = await as('ada', ['org', 'delete', 'acme']);
+    expect(gone.code, gone.err).toBe(0);
+    expect(gone.out).toBe('deleted the organisation acme\n');
+    expect((await as('ada', ['org', 'members', 'acme'])).code).toBe(1);
+    const again = await as('sam', ['org', 'create', 'acme', '--json']);
+    expect(again.code, again.err).toBe(0);
+    expect(JSON.parse(again.out)).toEqual({
+      name: 'acme',
+      members: [{ user: 'sam', role: 'admin' }],
+    });
   });
 });
