@@ -52,7 +52,14 @@ export { eachLimited, limiter } from './http/limit.js';
 export { proxySettings } from './http/proxy.js';
 export { silenceLimitMs } from './http/timeouts.js';
 export { fetch, proxiedFetch } from './http/transport.js';
-export { DERIVED_COPIES, derivedName, derivedOf, isDerived, zipName } from './model/derived.js';
+export {
+  DERIVED_COPIES,
+  derivedFile,
+  derivedName,
+  derivedOf,
+  isDerived,
+  zipName,
+} from './model/derived.js';
 export type { DerivedCopy, DerivedType } from './model/derived.js';
 export { extensionOf, formatOf, isTableFormat } from './model/format.js';
 export type { FormatSource } from './model/format.js';

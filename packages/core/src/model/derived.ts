@@ -23,6 +23,31 @@ export function derivedName(table: string, copy: Pick<DerivedCopy, 'suffix'>): s
   return `${table}_${copy.suffix}`;
 }
 
+/**
+ * Where a derived resource named `name` is kept, relative to its folder: `<name>.<format>`,
+ * its name's `/` making folders, as `cities/2024_csv.csv`. A name is unique in a package, so
+ * this file is too. A name that would not be kept as itself, because one of its parts is
+ * empty, begins with `.` (`..`, a hidden file) or holds other characters than letters,
+ * digits, `-`, `_` and `.` (`a/../t`, which would be `t`'s file; a Data Package v2 name with
+ * spaces), is written `~` and then each of its UTF-8 bytes, all but letters, digits, `-` and
+ * `_` as `~XX`: one file name, no folder, that no name kept as itself has (none holds a `~`)
+ * and no other name gives.
+ */
+export function derivedFile(name: string, format: string): string {
+  const parts = name.split('/');
+  const plain = parts.every((part) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(part));
+  return `${plain ? name : escapedName(name)}.${format}`;
+}
+
+function escapedName(name: string): string {
+  let written = '~';
+  for (const byte of new TextEncoder().encode(name))
+    written += /[A-Za-z0-9_-]/.test(String.fromCharCode(byte))
+      ? String.fromCharCode(byte)
+      : `~${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  return written;
+}
+
 /** The name of the zip of a whole dataset: `<dataset>_zip`. */
 export function zipName(dataset: string): string {
   return `${dataset}_zip`;

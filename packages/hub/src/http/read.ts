@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Package } from '@data/core';
 import type { Hub } from '../context.js';
+import { HttpError } from '../http-error.js';
 import type { Request } from './request.js';
 import { wantedCopy } from '../services/copies/copies.js';
 import type { CopyWanted } from '../services/copies/copy-table.js';
@@ -48,8 +49,9 @@ export async function sendPublished(
   // A copy is sent from its stored file where there is one (the original that is its own
   // copy, revisions published before copies were made when asked for), else made or kept.
   const wanted = found.resource && wantedCopy(pkg, found.resource);
-  if (wanted && !(await hub.storage.stat(found.key)))
+  if (wanted && !(found.key !== undefined && (await hub.storage.stat(found.key))))
     return sendCopy(hub, request, response, pkg, wanted, cache);
+  if (found.key === undefined) throw new HttpError(404, 'not found');
   await sendStored(request.raw, response, hub.storage, found.key, {
     name: found.name,
     cache,

@@ -111,7 +111,11 @@ export async function readForm(request: Request): Promise<URLSearchParams> {
   return new URLSearchParams((await readBody(request, 64 * 1024)).toString('utf8'));
 }
 
-/** Splits a path into decoded segments; a segment that decodes to a path trick is refused. */
+/**
+ * Splits a path into decoded segments; a segment that decodes to a path trick is refused. A
+ * `/` percent-encoded stays in its segment, as a resource named `a/t` is asked for
+ * (`/r/a%2Ft.csv`), unless a part of it is empty, `.` or `..`.
+ */
 export function segmentsOf(pathname: string): string[] {
   const parts = pathname.split('/').filter((part) => part !== '');
   return parts.map((part) => {
@@ -121,7 +125,8 @@ export function segmentsOf(pathname: string): string[] {
     } catch {
       throw new HttpError(400, 'malformed path');
     }
-    if (decoded === '..' || decoded === '.' || /[/\\\0]/.test(decoded))
+    const inside = decoded.split('/');
+    if (/[\\\0]/.test(decoded) || inside.some((each) => each === '' || /^\.\.?$/.test(each)))
       throw new HttpError(400, 'malformed path');
     return decoded;
   });

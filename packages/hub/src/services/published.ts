@@ -4,7 +4,15 @@
  * which revision an address names) is in http/published.ts.
  */
 import { basename } from 'node:path';
-import { derivedOf, formatOf, type DiffSide, type Package, type Resource } from '@data/core';
+import {
+  derivedOf,
+  formatOf,
+  isDerived,
+  unsafeReason,
+  type DiffSide,
+  type Package,
+  type Resource,
+} from '@data/core';
 import type { HubParts } from '../parts.js';
 import { HttpError } from '../http-error.js';
 import { DERIVED_FOLDER, objectPath, packagePath } from '../engines/storage/types.js';
@@ -55,8 +63,26 @@ export function storedKey(
 ): string | undefined {
   const key = files?.[path];
   if (key) return objectPath(key);
-  // Older revisions kept their files in their folder; derived copies are kept there.
+  // Older revisions kept their files in their folder; derived copies are kept there. A path
+  // that is not one file of that folder (`_derived/a/../t_csv.csv`, which a derived resource
+  // of a name with `..` in it had before core's derivedFile) is no key: it would be another's.
+  if (!isFolderPath(path)) return undefined;
   return !files || path.startsWith(DERIVED_FOLDER) ? `${prefix}${path}` : undefined;
+}
+
+/** Whether a relative path names one file under a folder, and no other path names it. */
+export function isFolderPath(path: string): boolean {
+  return unsafeReason(path, 1) === undefined && !path.split('/').includes('');
+}
+
+/**
+ * The name a resource's file is saved under: its path's file name, or, for a copy the hub
+ * derived, its own name in its format, `/` written `-` (`a/t_csv.csv` is saved as
+ * `a-t_csv.csv`), so that the copies of tables `a/t` and `t` are not saved as one file.
+ */
+export function savedName(resource: Resource): string {
+  if (!isDerived(resource)) return basename(String(resource.path));
+  return `${resource.name.replaceAll('/', '-')}.${formatOf(resource) ?? ''}`;
 }
 
 function fileOf(pkg: Published, path: string): string {
@@ -83,19 +109,26 @@ export function resourceAtPath(pkg: Published, path: string): PickedFile {
       candidate.path === path || (Array.isArray(candidate.path) && candidate.path.includes(path)),
   );
   if (!resource) throw new HttpError(404, 'not found');
-  return { key: fileOf(pkg, path), name: basename(path), resource };
+  const name = isDerived(resource) ? savedName(resource) : basename(path);
+  return { key: fileOf(pkg, path), name, resource };
 }
 
-/** A file of a revision: its storage key, its name, and the resource it is, if any. */
+/**
+ * A file of a revision: its storage key, its name, and the resource it is, if any. A copy
+ * the hub derived has no key when it is not stored with the revision (it is made when asked
+ * for, under a key of the copies' own: copies.ts).
+ */
 export interface PickedFile {
-  key: string;
+  key: string | undefined;
   name: string;
   resource?: Resource;
 }
 
 /**
- * The stored file of a resource named `<name>.<ext>`, `<path's file name>` or `<index>.<ext>`:
- * the original when its format has that extension, else its derived copy in that format.
+ * The stored file of a resource named `<name>.<ext>`, `<index>.<ext>` or `<path's file name>`
+ * (that of one resource only): the original when its format has that extension, else its
+ * derived copy in that format. A name with `/` in it (`a/t`) is asked for with the `/`
+ * percent-encoded, in one segment (`/r/a%2Ft.csv`).
  */
 export function resourceFile(pkg: Published, fileName: string): PickedFile {
   const resources = pkg.descriptor.resources;
@@ -111,13 +144,21 @@ export function resourceFile(pkg: Published, fileName: string): PickedFile {
         ? source
         : derivedOf(resources, `derived/${extension}`, source.name);
   }
-  resource ??= resources.find((candidate) => {
-    const path = typeof candidate.path === 'string' ? candidate.path : undefined;
-    return path !== undefined && basename(path) === fileName;
-  });
+  if (!resource) {
+    // Tables `a/t` and `t` may both have a file `t.csv`: a file name that is more than one
+    // resource's names none of them.
+    const named = resources.filter((candidate) => {
+      const path = typeof candidate.path === 'string' ? candidate.path : undefined;
+      return path !== undefined && basename(path) === fileName;
+    });
+    resource = named.length === 1 ? named[0] : undefined;
+  }
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');
-  return { key: fileOf(pkg, resource.path), name: basename(resource.path), resource };
+  const key = isDerived(resource)
+    ? storedKey(pkg.files, pkg.prefix, resource.path)
+    : fileOf(pkg, resource.path);
+  return { key, name: savedName(resource), resource };
 }
 
 /** A revision's files as the diff reads them: from the store, by their path in the revision. */

@@ -8,9 +8,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import {
+  derivedFile,
   fileDigest,
   isDerived,
   makeDirectory,
@@ -23,7 +24,7 @@ import { makeTableCopy, tableFiles, type CopyWanted } from './copy-table.js';
 import { makeZip } from './copy-zip.js';
 import type { HubParts } from '../../parts.js';
 import { HttpError } from '../../http-error.js';
-import { storedKey, type Published } from '../published.js';
+import { savedName, storedKey, type Published } from '../published.js';
 
 const TYPES = {
   csv: 'text/csv; charset=utf-8',
@@ -65,9 +66,11 @@ export function wantedCopy(pkg: Published, resource: Resource): CopyWanted | und
 
 /**
  * The version of the hub's copy writers (CSV, JSON, Parquet, zip): raised by a change that
- * writes a revision's copy in other bytes.
+ * writes a revision's copy in other bytes, or keeps copies under other keys. 2: a copy is
+ * kept under its resource's name, where copies of tables `a/t` and `t` were both kept as
+ * `t_csv.csv`, and the zip holds each table's own copies.
  */
-const COPY_WRITER = 1;
+const COPY_WRITER = 2;
 
 /**
  * Who writes the copies, as a name: the writers' version, and what else their bytes depend
@@ -111,11 +114,13 @@ const RECENT_SECONDS = 60;
 /**
  * Where a revision's copy is kept in the store once made: under its writers' name, so that a
  * hub whose writers changed makes its copies anew rather than sending the bytes of the
- * writers before under validators that say they are the new ones.
+ * writers before under validators that say they are the new ones, and under its resource's
+ * name, which is the revision's only (core's derivedFile), whatever path the revision's
+ * descriptor gives it.
  */
 function cacheKey(pkg: Published, wanted: CopyWanted): string {
   const revision = pkg.prefix.replace(/^packages\//, '');
-  return `cache/${revision}${writers()}/${basename(String(wanted.resource.path))}`;
+  return `cache/${revision}${writers()}/${derivedFile(wanted.resource.name, wanted.kind)}`;
 }
 
 /**
@@ -156,7 +161,7 @@ export class Copies {
    */
   async answer(pkg: Published, wanted: CopyWanted, whole: boolean): Promise<CopyAnswer> {
     const key = cacheKey(pkg, wanted);
-    const name = basename(String(wanted.resource.path));
+    const name = savedName(wanted.resource);
     const facts = { name, type: TYPES[wanted.kind], ...copyValidators(pkg, key) };
     const kept: CopyAnswer = { ...facts, bytes: { from: 'store', key }, release: () => undefined };
     if (await this.isKept(key)) return kept;

@@ -5,7 +5,7 @@ import { isDerived, type Resource } from '@data/core';
 import type { HubParts } from '../../parts.js';
 import { jobFile, lazyStream, type CopyJob } from './copy-job.js';
 import { addStreamEntry, entryOptions, entryTime, zipOutput } from './dataset-zip.js';
-import type { Published } from '../published.js';
+import { isFolderPath, type Published } from '../published.js';
 import { DERIVED_FOLDER, objectPath } from '../../engines/storage/types.js';
 
 /**
@@ -55,12 +55,16 @@ export async function makeZip(
     return entryOptions(path, mtime);
   };
   // A copy the hub cannot make (of a table whose file is not stored) is left out, and out of
-  // the descriptor inside, which names only what the zip holds.
+  // the descriptor inside, which names only what the zip holds; so is a copy whose path is
+  // no file's of its own (`_derived/a/../t_csv.csv`, in a revision published before core's
+  // derivedFile), which would be another's entry.
   const resources: Resource[] = [];
   for (const resource of pkg.descriptor.resources) {
     const type = String((resource.datahub as { type?: unknown } | undefined)?.type);
     if (NOT_ZIPPED.has(type)) continue;
-    if (!isDerived(resource) || (await copies.has(pkg, resource))) resources.push(resource);
+    if (!isDerived(resource)) resources.push(resource);
+    else if (isFolderPath(String(resource.path)) && (await copies.has(pkg, resource)))
+      resources.push(resource);
   }
   const inside = { ...pkg.descriptor, resources };
   zip.addBuffer(

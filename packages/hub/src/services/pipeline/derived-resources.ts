@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import {
   bomOf,
   DERIVED_COPIES,
+  derivedFile,
   derivedName,
   type DerivedTable,
   fileHead,
@@ -163,8 +164,9 @@ function typedSchema(schema: Resource['schema']): Resource['schema'] {
   return { ...rest, fields: fields.map(typedField) };
 }
 
+/** The path of the derived resource named `name` in its revision (core's derivedFile). */
 export function copyPath(name: string, format: string): string {
-  return `${DERIVED_FOLDER}${name}.${format}`;
+  return `${DERIVED_FOLDER}${derivedFile(name, format)}`;
 }
 
 /** The zip of the whole revision, `<dataset>_zip`, made when first asked for. */
