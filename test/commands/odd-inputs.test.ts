@@ -399,4 +399,25 @@ describe('a question closed by Ctrl-C (ExitPromptError: a byte in raw mode, no s
     expect(err).toMatch(/error: interrupted\n$/);
     expect(listing(dir)).toEqual(before);
   });
+
+  it('refuses init --interactive, exit 2, where its questions could not be seen or answered', async () => {
+    const dir = join(root, caseDir(CASES[1] as Case));
+    const before = listing(dir);
+    for (const where of [
+      { stdinTTY: false, tty: true },
+      // Standard input a terminal, stderr not (2>file): the questions would wait unseen.
+      { stdinTTY: true, tty: false },
+    ]) {
+      const { code, out, err } = await runCli(['init', '--interactive', dir], {
+        env: { DATA_CONFIG_DIR: configDir },
+        ...where,
+      });
+      expect({ code, out, err }, JSON.stringify(where)).toEqual({
+        code: 2,
+        out: '',
+        err: 'error: --interactive asks its questions on the terminal: standard input and standard error must both be one\nhint: run it in a terminal without redirecting them, or leave out --interactive\n',
+      });
+    }
+    expect(listing(dir)).toEqual(before);
+  });
 });

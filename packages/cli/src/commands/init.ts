@@ -180,6 +180,13 @@ export async function runInit(options: InitOptions, ctx: Context): Promise<numbe
       `${other} describes this folder already`,
       'remove it first, or refresh it with `data init --refresh`',
     );
+  // The questions are drawn on stderr and answered on stdin: both must be the terminal, or
+  // they would wait unseen (`2>file`) or read a pipe.
+  if (options.interactive && !(ctx.io.isStdinTTY && ctx.io.isStderrTTY))
+    throw new UsageError(
+      '--interactive asks its questions on the terminal: standard input and standard error must both be one',
+      'run it in a terminal without redirecting them, or leave out --interactive',
+    );
   const { nameFromFile } = await import('@data/core');
   const { draft, report } = await settledDraft(dir, nameFromFile(basename(dir)), ctx);
   const descriptor: Package = options.interactive
