@@ -40,10 +40,12 @@ const READABLE = [
   'GET /:owner/:dataset/datapackage.json',
   'GET /:owner/:dataset/validation_report.json',
   'GET /:owner/:dataset/r/:file',
+  'GET /:owner/:dataset/rows',
   'GET /:owner/:dataset/:path',
   'GET /:owner/:dataset/v/:revision/datapackage.json',
   'GET /:owner/:dataset/v/:revision/validation_report.json',
   'GET /:owner/:dataset/v/:revision/r/:file',
+  'GET /:owner/:dataset/v/:revision/rows',
   'GET /:owner/:dataset/v/:revision/:path',
 ];
 
