@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { stripVTControlCharacters } from 'node:util';
+import stringWidth from 'string-width';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { signedIn } from '../helpers/msw/auth.js';
@@ -355,6 +356,24 @@ describe('data token list and revoke', () => {
     expect(lines[0]).toMatch(/^name\s+scope\s+datasets\s+created\s+last used\s+expires\s+state$/);
     expect(lines[1]).toMatch(/^ci\s.*\sactive$/);
     expect(lines[2]).toMatch(/^old\s.*2025-01-31 00:00Z\s+expired$/);
+  });
+
+  it('list lines up its columns on a terminal by display width: emoji and CJK take two columns', async () => {
+    const state = hub();
+    await data(['token', 'create', 'ci', '--scope', 'read']);
+    const names = ['🔑 deploy', '日本語のトークン', '👩\u200d💻 dev', '漢'.repeat(20)];
+    for (const name of names)
+      state.records.set(name, { ...(state.records.get('ci') ?? ({} as never)), name });
+    const table = await data(['token', 'list'], { tty: true });
+    const lines = stripVTControlCharacters(table.out).trimEnd().split('\n');
+    expect(lines).toHaveLength(6);
+    // The name column is as wide as its widest cell, the long name cut to 23 columns (11
+    // characters of two and "…"): every scope starts after 25 columns, whatever is before it.
+    for (const line of lines) {
+      const scope = /\s(scope|read)\s/.exec(line)?.index ?? -1;
+      expect(stringWidth(line.slice(0, scope + 1)), line).toBe(25);
+    }
+    expect(lines.at(-1)).toMatch(/^漢{11}… {2}read/);
   });
 
   it('revoke one by name, and say so when there is none', async () => {

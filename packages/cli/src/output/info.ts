@@ -1,28 +1,51 @@
 import type { DatasetInfo, ResourceInfo } from '../client/info.js';
 import type { Palette } from '@data/core';
+import stringWidth from 'string-width';
 import { humanBytes } from './units.js';
 import { visibleDeep } from '@data/core';
 import { counted, noun } from '@data/core';
 
 const CELL_WIDTH = 24;
 
+/**
+ * Text cut to `width` terminal columns, ending in "…" when cut: by whole graphemes (an emoji
+ * of several code points, a letter and its accents) and their display width, where an
+ * emoji or a CJK character takes two columns.
+ */
 function cut(text: string, width: number): string {
-  return text.length > width ? `${text.slice(0, width - 1)}…` : text;
+  if (stringWidth(text) <= width) return text;
+  let kept = '';
+  let used = 0;
+  for (const { segment } of new Intl.Segmenter().segment(text)) {
+    const next = stringWidth(segment);
+    if (used + next > width - 1) break;
+    kept += segment;
+    used += next;
+  }
+  return `${kept}…`;
+}
+
+/** A cell padded with spaces to `width` columns, by its display width (colours not counted). */
+function padded(cell: string, width: number): string {
+  return cell + ' '.repeat(Math.max(0, width - stringWidth(cell)));
 }
 
 /** A dataset's description keeps its line breaks; every other text is shown on its line. */
 const LAYOUT = new Set(['description']);
 
-/** Rows as columns padded to a common width, each cell cut to CELL_WIDTH. */
+/**
+ * Rows as columns padded to a common width, each cell cut to CELL_WIDTH: every table the CLI
+ * prints on a terminal. Widths are display widths (string-width), not code units.
+ */
 export function alignedTable(rows: string[][], colors: Palette, indent = '  '): string[] {
   const cells = rows.map((row) => row.map((cell) => cut(cell.replace(/\s+/g, ' '), CELL_WIDTH)));
   const widths: number[] = [];
   for (const row of cells)
     for (const [index, cell] of row.entries())
-      widths[index] = Math.max(widths[index] ?? 0, cell.length);
+      widths[index] = Math.max(widths[index] ?? 0, stringWidth(cell));
   return cells.map((row, number) => {
     const line = row
-      .map((cell, index) => cell.padEnd(widths[index] ?? 0))
+      .map((cell, index) => padded(cell, widths[index] ?? 0))
       .join('  ')
       .trimEnd();
     return `${indent}${number === 0 ? colors.bold(line) : line}`;
