@@ -139,7 +139,8 @@ function histogram(column: ColumnStats): string {
 export function statsHtml(column: ColumnStats | undefined): string {
   if (!column) return '<td class="stats"></td>';
   const lines = [
-    `${grouped(column.missing)} missing · ${grouped(column.distinct)} distinct`,
+    // An estimate is marked as one.
+    `${grouped(column.missing)} missing · ${column.approximate ? '≈' : ''}${grouped(column.distinct)} distinct`,
     column.min !== undefined && column.max !== undefined
       ? `${statValue(column.min)} – ${statValue(column.max)}`
       : '',

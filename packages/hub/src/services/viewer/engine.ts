@@ -25,6 +25,7 @@ import {
   identifier,
   jsonCell,
   kindOf,
+  typeName,
   type FileColumn,
 } from './sql.js';
 import type { Cell, TablePage, TableQuery, ViewerColumn } from './types.js';
@@ -162,6 +163,11 @@ export class TableViewer {
   }
 
   private stopped = false;
+
+  /** Whether the hub is stopping: what fails then is no table's failure. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
 
   async stop(): Promise<void> {
     this.stopped = true;
@@ -401,20 +407,6 @@ function csvCell(column: ViewerColumn, text: string | undefined): Cell {
   }
   if (column.type === 'boolean' && (text === 'true' || text === 'false')) return text === 'true';
   return text;
-}
-
-/** A file's column as a Table Schema type, for a table whose descriptor has no schema. */
-function typeName(column: FileColumn): string {
-  const names: Record<string, string> = {
-    int: 'integer',
-    float: 'number',
-    date: 'date',
-    timestamptz: 'datetime',
-    timestamp: 'datetime',
-    time: 'time',
-    bool: 'boolean',
-  };
-  return names[column.kind] ?? 'string';
 }
 
 /** A question interrupted: its client went, or it ran past its time. */

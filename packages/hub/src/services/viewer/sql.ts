@@ -27,6 +27,20 @@ export function kindOf(type: string): Kind {
   return 'other';
 }
 
+/** A file's column as a Table Schema type, for a table whose descriptor has no schema. */
+export function typeName(column: FileColumn): string {
+  const names: Partial<Record<Kind, string>> = {
+    int: 'integer',
+    float: 'number',
+    date: 'date',
+    timestamptz: 'datetime',
+    timestamp: 'datetime',
+    time: 'time',
+    bool: 'boolean',
+  };
+  return names[column.kind] ?? 'string';
+}
+
 /** A name as an SQL identifier: in double quotes, each of its own doubled. */
 export function identifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;

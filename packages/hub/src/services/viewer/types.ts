@@ -59,7 +59,13 @@ export interface ColumnStats {
   name: string;
   type: string;
   missing: number;
+  /** Distinct values other than missing: exact unless `approximate`. */
   distinct: number;
+  /**
+   * Set when `distinct` is DuckDB's HyperLogLog estimate (a table past EXACT_ROWS, a column
+   * with many values): a few per cent off, at most the values there are.
+   */
+  approximate?: true;
   /** As cells are written (ISO dates, numbers as JSON numbers); absent for text and empty columns. */
   min?: Cell;
   max?: Cell;
