@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { queryParams } from '../../packages/hub/src/services/viewer/query-params.js';
-import type { TableQuery } from '../../packages/hub/src/services/viewer/types.js';
+import type {
+  Cell,
+  ColumnStats,
+  TableQuery,
+} from '../../packages/hub/src/services/viewer/types.js';
 import {
   cellHtml,
+  COLUMNS_SHOWN,
   statsHtml,
   tableViewer,
   type TableViewerView,
@@ -53,9 +58,11 @@ function view(change: Partial<TableViewerView> = {}, query: Partial<TableQuery> 
 
 const links = (html: string): Record<string, string> =>
   Object.fromEntries(
-    [...html.matchAll(/<a href="([^"]*)"(?: rel="\w+")?>(First|Previous|Next|Last)<\/a>/g)].map(
-      (found): [string, string] => [found[2] ?? '', (found[1] ?? '').replace(/&amp;/g, '&')],
-    ),
+    [
+      ...html.matchAll(
+        /<a id="page-\w+" href="([^"]*)"(?: rel="\w+")?>(First|Previous|Next|Last)<\/a>/g,
+      ),
+    ].map((found): [string, string] => [found[2] ?? '', (found[1] ?? '').replace(/&amp;/g, '&')]),
   );
 
 describe('the table viewer (rendering)', () => {
@@ -71,7 +78,9 @@ describe('the table viewer (rendering)', () => {
       ['table-tab-0', '/ada/shop?table=prices#table-viewer', 'true', 'Prices'],
       ['table-tab-1', '/ada/shop?table=days#table-viewer', 'false', 'days'],
     ]);
-    expect(html).toContain('<div id="table-viewer" role="tabpanel" aria-labelledby="table-tab-0">');
+    expect(html).toContain(
+      '<div id="table-viewer" role="tabpanel" aria-labelledby="table-tab-0" tabindex="-1">',
+    );
     // One table: no picker, no tabpanel.
     const alone = view({ tables: [{ name: 'prices', title: undefined }] });
     expect(alone).not.toContain('role="tab');
@@ -92,7 +101,7 @@ describe('the table viewer (rendering)', () => {
     expect(heads[0]?.[3]).toContain('<span class="about">The key</span>');
     // The sort link: ascending at first, descending on the column sorted ascending, from row 1.
     const href = (head: RegExpMatchArray | undefined) =>
-      (/<a href="([^"]+)"/.exec(head?.[3] ?? '')?.[1] ?? '').replace(/&amp;/g, '&');
+      (/<a id="sort-\d+" href="([^"]+)"/.exec(head?.[3] ?? '')?.[1] ?? '').replace(/&amp;/g, '&');
     expect(href(heads[0])).toBe('/ada/shop?table=prices&sort=id&order=asc#table-viewer');
     expect(href(heads[1])).toBe('/ada/shop?table=prices&sort=price&order=desc#table-viewer');
     expect(heads[1]?.[3]).toContain('<span class="hidden">, sort descending</span>');
@@ -109,11 +118,11 @@ describe('the table viewer (rendering)', () => {
     expect(cellHtml(2.5, 'number')).toBe('<td class="number">2.5</td>');
     expect(cellHtml('12', 'integer')).toBe('<td class="number">12</td>');
     expect(cellHtml('2024-01-03', 'date')).toBe(
-      '<td class="temporal"><time datetime="2024-01-03">2024-01-03</time></td>',
+      '<td><time datetime="2024-01-03">2024-01-03</time></td>',
     );
     // A moment without milliseconds when it has none; its datetime attribute as written.
     expect(cellHtml('2024-01-03T10:00:00.000Z', 'datetime')).toBe(
-      '<td class="temporal"><time datetime="2024-01-03T10:00:00.000Z">2024-01-03T10:00:00Z</time></td>',
+      '<td><time datetime="2024-01-03T10:00:00.000Z">2024-01-03T10:00:00Z</time></td>',
     );
     expect(cellHtml('2024-01-03T10:00:00.250Z', 'datetime')).toContain(
       '>2024-01-03T10:00:00.250Z<',
@@ -226,7 +235,8 @@ describe('the table viewer (rendering)', () => {
     expect(numbers).toContain(
       'role="img" aria-label="Histogram of price: 2 bins from 0 to 99.5; the most rows, 30, from 50 to 99.5."',
     );
-    expect(numbers.match(/<rect /g)).toHaveLength(2);
+    // The bars are one path: one node whatever the bins.
+    expect(numbers.match(/<path d="M0 28v-9h49.4v9zM50 28v-28h49.4v28z"\/>/g)).toHaveLength(1);
     const text = statsHtml({
       name: HOSTILE,
       type: 'string',
@@ -289,5 +299,227 @@ describe('the table viewer (rendering)', () => {
     expect(html).toContain('<td dir="auto">&lt;img');
     expect(html).toContain('<bdi>&lt;img');
     expect(html).toContain('href="/ada/shop?table=%3Cimg');
+  });
+});
+
+/** A table `width` columns wide, 50 rows, with statistics: numbers, dates and text in turn. */
+function wide(width: number, columns?: string, query: Partial<TableQuery> = {}): string {
+  const types = ['integer', 'number', 'string', 'date'];
+  const fields = Array.from({ length: width }, (_, index) => ({
+    name: `montant_${String(index)}`,
+    type: types[index % types.length] ?? 'string',
+  }));
+  const cell = (type: string, row: number): Cell =>
+    type === 'integer'
+      ? row * 1_000_003
+      : type === 'number'
+        ? row * 31.25
+        : type === 'date'
+          ? `2024-01-${String((row % 28) + 1).padStart(2, '0')}`
+          : `category ${String(row % 13)}`;
+  const stats = fields.map((field): ColumnStats => {
+    const text = field.type === 'string';
+    return {
+      name: field.name,
+      type: field.type,
+      missing: 12,
+      distinct: 953_281,
+      ...(text
+        ? {
+            top: Array.from({ length: 10 }, (_, index) => ({
+              value: `category ${String(index)}`,
+              count: 1000 - index,
+            })),
+          }
+        : {
+            min: cell(field.type, 1),
+            max: cell(field.type, 1000),
+            histogram: Array.from({ length: 20 }, (_, index) => ({
+              from: cell(field.type, index * 50),
+              to: cell(field.type, index * 50 + 50),
+              count: (index * 7919) % 1000,
+            })),
+          }),
+    };
+  });
+  return tableViewer(
+    {
+      base: '/ada/wide',
+      tables: [{ name: 'wide', title: undefined }],
+      query: { table: 'wide', filters: [], offset: 0, limit: 50, ...query },
+      fields,
+      page: {
+        table: 'wide',
+        columns: fields,
+        rows: Array.from({ length: 50 }, (_, row) => fields.map((field) => cell(field.type, row))),
+        offset: 0,
+        matching: 1_000_000,
+        total: 1_000_000,
+      },
+      stats: { table: 'wide', rows: 1_000_000, columns: stats },
+      engine: true,
+      columns,
+    },
+    queryParams,
+  );
+}
+
+const bytes = (html: string): number => Buffer.byteLength(html);
+const decoded = (href: string | undefined) => (href ?? '').replace(/&amp;/g, '&');
+
+describe('the table viewer (a page of bounded weight, that says its view)', () => {
+  it('bounds the bytes a column costs, and shows 20 columns at a time whatever the width', () => {
+    // Each column shown, with its header, statistics, filter and 50 cells: at most 3 KB (4 KB
+    // before the histogram was one path).
+    const ten = bytes(wide(10));
+    const twenty = bytes(wide(20));
+    const all = bytes(wide(300, 'all'));
+    expect((twenty - ten) / 10).toBeLessThan(3_000);
+    expect((all - twenty) / 280).toBeLessThan(3_000);
+    // Past COLUMNS_SHOWN, the page weighs as 20 columns do, whatever the table's width.
+    expect(bytes(wide(300))).toBeLessThan(twenty + 1_000);
+    expect(bytes(wide(300))).toBeLessThan(60_000);
+    const html = wide(300);
+    expect(html.match(/<th scope="col"/g)).toHaveLength(COLUMNS_SHOWN);
+    expect(html.match(/<tbody>(.*?)<\/tr>/s)?.[1]?.match(/<td/g)).toHaveLength(COLUMNS_SHOWN);
+    expect(html.match(/name="(?:eq|has|min)\./g)).toHaveLength(COLUMNS_SHOWN);
+    // The others on demand, the choice in the address.
+    const line = /<p class="columns">(.*?)<\/p>/.exec(html)?.[1] ?? '';
+    expect(line).toMatch(/^Columns 1–20 of 300 · /);
+    const hrefs = Object.fromEntries(
+      [...line.matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].map((found): [string, string] => [
+        found[2] ?? '',
+        decoded(found[1]),
+      ]),
+    );
+    expect(hrefs).toEqual({
+      'Next columns': '/ada/wide?table=wide&cols=21#table-viewer',
+      'Show all 300 columns': '/ada/wide?table=wide&cols=all#table-viewer',
+    });
+    expect(wide(300, 'all').match(/<th scope="col"/g)).toHaveLength(300);
+    expect(wide(300, 'all')).toContain(
+      'All 300 columns shown · <a href="/ada/wide?table=wide#table-viewer">Show 20 at a time</a>',
+    );
+    const next = wide(300, '21');
+    expect(next).toContain('<bdi>montant_20</bdi>');
+    expect(next).not.toContain('<bdi>montant_19</bdi>');
+    expect(next).toContain(
+      '<a href="/ada/wide?table=wide&amp;cols=1#table-viewer">Previous columns</a>',
+    );
+    // The links of the view keep the choice; the form sends it.
+    expect(decoded(/<a id="page-next" href="([^"]+)"/.exec(next)?.[1])).toBe(
+      '/ada/wide?table=wide&rows=50&cols=21#table-viewer',
+    );
+    expect(next).toContain('<input type="hidden" name="cols" value="21">');
+    // The sorted and filtered columns are shown wherever they are, with their filters.
+    const sorted = wide(300, undefined, {
+      sort: { column: 'montant_299', descending: true },
+      filters: [{ column: 'montant_150', kind: 'contains', value: 'x' }],
+    });
+    expect(sorted.match(/<th scope="col"/g)).toHaveLength(COLUMNS_SHOWN + 2);
+    expect(sorted).toContain('aria-sort="descending"><a id="sort-299"');
+    expect(sorted).toContain('name="has.montant_150" value="x"');
+    expect(sorted).toContain('Columns 1–20 of 300, and the sorted or filtered ones · ');
+    // A page of ten columns says nothing of columns.
+    expect(wide(10)).not.toContain('class="columns"');
+  });
+
+  it('says above the table how it is sorted, filtered and searched, each with a link undoing it', () => {
+    const html = view(
+      {},
+      {
+        sort: { column: 'price', descending: true },
+        search: 'lamp "x"',
+        filters: [
+          { column: 'price', kind: 'range', min: '1000', max: '25000.5' },
+          { column: 'open', kind: 'equals', value: 'true' },
+          { column: 'note', kind: 'contains', value: '<b>' },
+        ],
+      },
+    );
+    const line = /<p class="state">(.*?)<\/p>/.exec(html)?.[1] ?? '';
+    // Before the table, after the form.
+    expect(html.indexOf('<p class="state">')).toBeGreaterThan(html.indexOf('</form>'));
+    expect(html.indexOf('<p class="state">')).toBeLessThan(html.indexOf('<table'));
+    const words = line.replace(/ ?<a .*?<\/a>/g, '').replace(/<[^>]+>/g, '');
+    expect(words).toBe(
+      'Sorted by price, descending · price from 1,000 to 25,000.5 · open is true · note contains “&lt;b&gt;” · search “lamp &quot;x&quot;”',
+    );
+    const undo = Object.fromEntries(
+      [
+        ...line.matchAll(
+          /<a class="undo" href="([^"]+)"><span aria-hidden="true">×<\/span><span class="hidden">([^<]+)<\/span><\/a>/g,
+        ),
+      ].map((found): [string, string] => [found[2] ?? '', decoded(found[1])]),
+    );
+    expect(undo).toEqual({
+      'Remove the sort by price':
+        '/ada/shop?table=prices&q=lamp+%22x%22&min.price=1000&max.price=25000.5&eq.open=true&has.note=%3Cb%3E#table-viewer',
+      'Remove the filter on price':
+        '/ada/shop?table=prices&sort=price&order=desc&q=lamp+%22x%22&eq.open=true&has.note=%3Cb%3E#table-viewer',
+      'Remove the filter on open':
+        '/ada/shop?table=prices&sort=price&order=desc&q=lamp+%22x%22&min.price=1000&max.price=25000.5&has.note=%3Cb%3E#table-viewer',
+      'Remove the filter on note':
+        '/ada/shop?table=prices&sort=price&order=desc&q=lamp+%22x%22&min.price=1000&max.price=25000.5&eq.open=true#table-viewer',
+      'Remove the search':
+        '/ada/shop?table=prices&sort=price&order=desc&min.price=1000&max.price=25000.5&eq.open=true&has.note=%3Cb%3E#table-viewer',
+    });
+    // The first view has no such line; nor has a hub without the engine.
+    expect(view()).not.toContain('class="state"');
+    expect(view({ engine: false, deepest: 10_000 }, { search: 'a' })).not.toContain(
+      'class="state"',
+    );
+  });
+
+  it('lists the most frequent values with those as frequent as the last, and says how many more', () => {
+    const top = [
+      { value: 'b', count: 5 },
+      { value: 'a', count: 9 },
+      { value: 'f', count: 3 },
+      { value: 'e', count: 3 },
+      { value: 'd', count: 4 },
+      { value: 'c', count: 4 },
+      { value: 'g', count: 2 },
+    ];
+    const html = statsHtml({ name: 'kind', type: 'string', missing: 0, distinct: 1204, top });
+    const listed = [...html.matchAll(/<li><bdi>(\w+)<\/bdi> \((\d+)\)<\/li>/g)].map(
+      (found) => `${found[1] ?? ''}${found[2] ?? ''}`,
+    );
+    // Equal counts in the order of their text, e (3) as frequent as f (3), the fifth.
+    expect(listed).toEqual(['a9', 'b5', 'c4', 'd4', 'e3', 'f3']);
+    expect(html).toContain('</ol><div>and 1,198 more values</div>');
+    expect(statsHtml({ name: 'kind', type: 'string', missing: 0, distinct: 7, top })).toContain(
+      '<div>and 1 more value</div>',
+    );
+    // All of them listed: nothing more to say.
+    expect(
+      statsHtml({ name: 'kind', type: 'string', missing: 0, distinct: 2, top: top.slice(0, 2) }),
+    ).not.toContain('more value');
+  });
+
+  it('writes every figure with its thousands separated: ranges and histograms as counts', () => {
+    const html = statsHtml({
+      name: 'id',
+      type: 'integer',
+      missing: 0,
+      distinct: 953_281,
+      min: 1,
+      max: 1_000_000,
+      histogram: [
+        { from: 1, to: 500_000.5, count: 1500 },
+        { from: 500_000.5, to: 1_000_000, count: 2500 },
+      ],
+    });
+    expect(html).toContain('<div>0 missing · 953,281 distinct</div><div>1 – 1,000,000</div>');
+    expect(html).toContain(
+      'aria-label="Histogram of id: 2 bins from 1 to 1,000,000; the most rows, 2,500, from 500,000.5 to 1,000,000."',
+    );
+    // A year is a name, not a quantity; negative figures keep their sign.
+    expect(
+      statsHtml({ name: 'y', type: 'year', missing: 0, distinct: 2, min: 1999, max: 2024 }),
+    ).toContain('<div>1999 – 2024</div>');
+    expect(
+      statsHtml({ name: 'n', type: 'number', missing: 0, distinct: 2, min: -12345.678, max: 0 }),
+    ).toContain('<div>-12,345.678 – 0</div>');
   });
 });

@@ -263,6 +263,7 @@ async function shownTable(
       engine: usable,
       notice,
       deepest: usable ? undefined : DEEPEST_ROWS,
+      columns: params.get('cols') ?? undefined,
     },
   };
 }

@@ -28,16 +28,21 @@ export const VIEWER_STYLES = `
 .viewer table.rows td.stats { background: #fafbfc; font-size: 12px; color: var(--muted); min-width: 9em; }
 .viewer td.stats ol { margin: 4px 0 0; padding-left: 18px; }
 .viewer td.stats svg { display: block; width: 100%; max-width: 10em; height: 28px; margin-top: 4px; }
-.viewer td.stats svg rect { fill: var(--accent); opacity: 0.75; }
+.viewer td.stats svg path { fill: var(--accent); opacity: 0.75; }
 .viewer table.rows td { max-width: 24em; overflow-wrap: break-word; }
 .viewer td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.viewer td.temporal { white-space: nowrap; font-variant-numeric: tabular-nums; }
+.viewer td > time { white-space: nowrap; font-variant-numeric: tabular-nums; }
 .viewer .missing { color: var(--muted); }
 .viewer .bool { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; font-weight: 600; }
 .viewer .bool.true { background: #e6f4ea; color: var(--ok); }
 .viewer .bool.false { background: #f1f3f7; color: var(--muted); }
 .viewer .cut { color: var(--muted); font-style: italic; }
 .viewer nav.pager .off { color: var(--muted); }
+.viewer p.state { margin: 0 0 8px; font-weight: 600; overflow-wrap: anywhere; }
+.viewer p.state a.undo { display: inline-block; min-width: 24px; text-align: center; text-decoration: none; font-weight: 400; }
+.viewer p.columns { margin: 0 0 8px; font-size: 13px; color: var(--muted); }
+.viewer #table-viewer:focus { outline: none; }
+.viewer #table-viewer:focus-visible { outline: 3px solid var(--accent); outline-offset: 4px; }
 `;
 
 /**
@@ -61,6 +66,31 @@ export const VIEWER_SCRIPT = `for (const list of document.querySelectorAll('[rol
     next.focus();
   });
 }
+// After a view chosen with the viewer's controls, the focus is on the control used, on the new
+// page: the tab, the header's sort link, the pager's link; else (a search or filters sent, a
+// link the new page has not) on the panel. Remembered for the next page of this tab only.
+const FOCUS = 'data.viewer.focus';
+const remember = (value) => {
+  try { sessionStorage.setItem(FOCUS, JSON.stringify(value)); } catch {}
+};
+for (const viewer of document.querySelectorAll('.viewer')) {
+  viewer.addEventListener('click', (event) => {
+    const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
+    if (link) remember({ href: link.href, id: link.id });
+  });
+  viewer.addEventListener('submit', () => remember({ path: location.pathname, id: '' }));
+}
+try {
+  const stored = JSON.parse(sessionStorage.getItem(FOCUS) ?? 'null');
+  sessionStorage.removeItem(FOCUS);
+  if (stored && (stored.href === location.href || stored.path === location.pathname)) {
+    const control = stored.id ? document.getElementById(stored.id) : null;
+    const panel = document.getElementById('table-viewer');
+    // The sort link brought into sight in the table's own scroll; the others where they are.
+    if (control && control.id.startsWith('sort-')) control.focus();
+    else (control ?? panel)?.focus({ preventScroll: true });
+  }
+} catch {}
 // The address of a view keeps what is set: the filters left empty are not sent.
 for (const form of document.querySelectorAll('form.query')) {
   form.addEventListener('formdata', (event) => {

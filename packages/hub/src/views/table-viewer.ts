@@ -5,16 +5,18 @@
  * form, and paging links to the last row. Pure: from the query, the page of rows and the
  * statistics to HTML, every publisher value escaped.
  */
-import { grouped } from '@data/core';
+import { counted, grouped } from '@data/core';
 import {
   PAGE_ROWS,
   type Cell,
+  type ColumnFilter,
   type ColumnStats,
   type TablePage,
   type TableQuery,
   type TableStats,
 } from '../services/viewer/types.js';
 import { escape } from './escape.js';
+import { figure } from './format.js';
 
 /** A column as the viewer shows it: its name, Table Schema type and description. */
 export interface ViewerField {
@@ -47,6 +49,11 @@ export interface TableViewerView {
   /** Why the view the address asked is not shown (a wrong parameter, a busy hub). */
   problem?: string | undefined;
   deepest?: number | undefined;
+  /**
+   * The address's `cols`: which columns are shown, `all` or the number of the first (from 1);
+   * when absent, the first COLUMNS_SHOWN. The sorted and filtered columns are always shown.
+   */
+  columns?: string | undefined;
 }
 
 const UNAVAILABLE = 'sorting, filtering and searching are unavailable on this hub';
@@ -59,8 +66,13 @@ const sentence = (message: string): string =>
 const PANEL = 'table-viewer';
 /** Characters of a cell shown; a longer value is cut, and says so. */
 const CELL_CHARACTERS = 300;
-/** The most frequent values a header lists. */
+/** The most frequent values a header lists (and those as frequent as the last listed). */
 const TOP_SHOWN = 5;
+/**
+ * The columns a view shows unless the address asks for all: the page's weight is bounded
+ * whatever the table's width (a 300-column table's page was 650 KB, its cells most of it).
+ */
+export const COLUMNS_SHOWN = 20;
 
 const NUMERIC = new Set(['number', 'integer', 'year']);
 const TEMPORAL = new Set(['date', 'datetime', 'time', 'yearmonth']);
@@ -98,21 +110,28 @@ export function cellHtml(value: Cell | undefined, type: string): string {
     return `<td${NUMERIC.has(type) ? ' class="number"' : ''}>${MISSING}</td>`;
   if (NUMERIC.has(type)) return `<td class="number">${cut(text)}</td>`;
   if (TEMPORAL.has(type))
-    return `<td class="temporal"><time datetime="${escape(text)}">${cut(moment(text))}</time></td>`;
+    return `<td><time datetime="${escape(text)}">${cut(moment(text))}</time></td>`;
   if (type === 'boolean' && (text === 'true' || text === 'false'))
     return `<td><span class="bool ${text}">${text === 'true' ? 'true' : 'false'}</span></td>`;
   return `<td dir="auto">${cut(text)}</td>`;
 }
 
-/** A statistic's value, as short as it can be said. */
-function statText(value: Cell | undefined): string {
+/**
+ * A statistic's value, as short as it can be said; a number column's figures with their
+ * thousands separated, as every count of the page (a year as written).
+ */
+function statText(value: Cell | undefined, type = 'string'): string {
   const written = cellText(value);
   if (written === undefined) return 'missing';
+  if (NUMERIC.has(type) && type !== 'year') return figure(written);
   const text = moment(written);
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-const statValue = (value: Cell | undefined): string => escape(statText(value));
+const statValue = (value: Cell | undefined, type?: string): string => escape(statText(value, type));
+
+/** A coordinate of the histogram, short: 4.75, 5, 0.4. */
+const at = (value: number): string => String(Number(value.toFixed(2)));
 
 /** A small histogram, drawn as bars, with the same figures said in words. */
 function histogram(column: ColumnStats): string {
@@ -120,10 +139,14 @@ function histogram(column: ColumnStats): string {
   if (bins.length === 0) return '';
   const most = Math.max(...bins.map((bin) => bin.count), 1);
   const width = 100 / bins.length;
+  const bar = at(Math.max(width - 0.6, 0.4));
+  // One path for the bars: a few hundred bytes and one node a column, whatever the bins.
   const bars = bins
     .map((bin, index) => {
       const height = bin.count === 0 ? 0 : Math.max(1, Math.round((bin.count / most) * 28));
-      return `<rect x="${(index * width).toFixed(2)}" y="${String(28 - height)}" width="${Math.max(width - 0.6, 0.4).toFixed(2)}" height="${String(height)}"/>`;
+      return height === 0
+        ? ''
+        : `M${at(index * width)} 28v-${String(height)}h${bar}v${String(height)}z`;
     })
     .join('');
   const [first] = bins;
@@ -131,8 +154,9 @@ function histogram(column: ColumnStats): string {
     (best, bin) => (best && best.count >= bin.count ? best : bin),
     undefined,
   );
-  const said = `Histogram of ${column.name}: ${String(bins.length)} bins from ${statText(first?.from)} to ${statText(bins.at(-1)?.to)}; the most rows, ${grouped(peak?.count ?? 0)}, from ${statText(peak?.from)} to ${statText(peak?.to)}.`;
-  return `<svg viewBox="0 0 100 28" preserveAspectRatio="none" role="img" aria-label="${escape(said)}">${bars}</svg>`;
+  const type = column.type;
+  const said = `Histogram of ${column.name}: ${String(bins.length)} bins from ${statText(first?.from, type)} to ${statText(bins.at(-1)?.to, type)}; the most rows, ${grouped(peak?.count ?? 0)}, from ${statText(peak?.from, type)} to ${statText(peak?.to, type)}.`;
+  return `<svg viewBox="0 0 100 28" preserveAspectRatio="none" role="img" aria-label="${escape(said)}"><path d="${bars}"/></svg>`;
 }
 
 /** What a column's header says of its values: missing, distinct, range, histogram or top values. */
@@ -142,18 +166,39 @@ export function statsHtml(column: ColumnStats | undefined): string {
     // An estimate is marked as one.
     `${grouped(column.missing)} missing · ${column.approximate ? '≈' : ''}${grouped(column.distinct)} distinct`,
     column.min !== undefined && column.max !== undefined
-      ? `${statValue(column.min)} – ${statValue(column.max)}`
+      ? `${statValue(column.min, column.type)} – ${statValue(column.max, column.type)}`
       : '',
   ].filter(Boolean);
-  const top = (column.top ?? []).slice(0, TOP_SHOWN);
+  const top = topShown(column.top ?? []);
   const list =
     top.length > 0
       ? `<ol aria-label="Most frequent values of ${escape(column.name)}">${top
           .map((entry) => `<li><bdi>${statValue(entry.value)}</bdi> (${grouped(entry.count)})</li>`)
           .join('')}</ol>`
       : '';
-  return `<td class="stats">${lines.map((line) => `<div>${line}</div>`).join('')}${histogram(column)}${list}</td>`;
+  // The values not listed, counted (the distinct count holds every value but the missing).
+  const more = top.length > 0 ? column.distinct - top.length : 0;
+  const rest = more > 0 ? `<div>and ${counted(more, 'more value', 'more values')}</div>` : '';
+  return `<td class="stats">${lines.map((line) => `<div>${line}</div>`).join('')}${histogram(column)}${list}${rest}</td>`;
 }
+
+type Top = NonNullable<ColumnStats['top']>;
+
+/**
+ * The most frequent values a header lists: most frequent first, equal counts in the order of
+ * their text (the same on every page), TOP_SHOWN of them and any as frequent as the last, so
+ * that no value is left out beside one as frequent.
+ */
+export function topShown(top: Top): Top {
+  const ordered = [...top].sort(
+    (a, b) => b.count - a.count || compareText(cellText(a.value), cellText(b.value)),
+  );
+  const last = ordered[TOP_SHOWN - 1];
+  return ordered.filter((entry, index) => index < TOP_SHOWN || entry.count === last?.count);
+}
+
+const compareText = (a: string | undefined, b: string | undefined): number =>
+  a === b ? 0 : a === undefined ? 1 : b === undefined ? -1 : a < b ? -1 : 1;
 
 /** The same query with some of it changed; a new view starts at its first row. */
 function changed(query: TableQuery, change: Partial<TableQuery>): TableQuery {
@@ -162,7 +207,7 @@ function changed(query: TableQuery, change: Partial<TableQuery>): TableQuery {
 
 type Href = (query: TableQuery) => string;
 
-function header(field: ViewerField, view: TableViewerView, href: Href): string {
+function header(field: ViewerField, index: number, view: TableViewerView, href: Href): string {
   const sort = view.query.sort;
   const sorted = sort?.column === field.name;
   const about = field.description ? `<span class="about">${escape(field.description)}</span>` : '';
@@ -173,7 +218,7 @@ function header(field: ViewerField, view: TableViewerView, href: Href): string {
   const descending = sorted && !sort.descending;
   const next = changed(view.query, { sort: { column: field.name, descending } });
   const arrow = sorted ? (sort.descending ? ' ▼' : ' ▲') : '';
-  return `<th scope="col" aria-sort="${state}"><a href="${escape(href(next))}">${name}<span aria-hidden="true">${arrow}</span><span class="hidden">, sort ${descending ? 'descending' : 'ascending'}</span></a>${type}${about}</th>`;
+  return `<th scope="col" aria-sort="${state}"><a id="sort-${String(index)}" href="${escape(href(next))}">${name}<span aria-hidden="true">${arrow}</span><span class="hidden">, sort ${descending ? 'descending' : 'ascending'}</span></a>${type}${about}</th>`;
 }
 
 function tabs(view: TableViewerView, href: Href): string {
@@ -220,7 +265,7 @@ function filterInput(field: ViewerField, query: TableQuery, index: number): stri
   return `<div><label for="${id}"><bdi>${name}</bdi> contains</label><input type="text" id="${id}" name="has.${name}" value="${escape(value)}"></div>`;
 }
 
-function queryForm(view: TableViewerView, href: Href): string {
+function queryForm(view: TableViewerView, shown: Shown[], href: Href): string {
   const { query } = view;
   const hidden = [
     ['table', query.table],
@@ -231,10 +276,11 @@ function queryForm(view: TableViewerView, href: Href): string {
         ]
       : []),
     ...(query.limit !== PAGE_ROWS ? [['size', String(query.limit)]] : []),
+    ...(view.columns ? [['cols', view.columns]] : []),
   ]
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escape(value)}">`)
     .join('');
-  const filters = view.fields.map((field, index) => filterInput(field, query, index)).join('');
+  const filters = shown.map(({ field, index }) => filterInput(field, query, index)).join('');
   const active = query.filters.length;
   const clear =
     active > 0 || query.search !== undefined || query.sort
@@ -271,7 +317,7 @@ function pager(view: TableViewerView, page: TablePage, href: Href): string {
   const link = (label: string, to: number | undefined, rel?: string) =>
     to === undefined
       ? `<span class="off" aria-disabled="true">${label}</span>`
-      : `<a href="${escape(href({ ...query, offset: to }))}"${rel ? ` rel="${rel}"` : ''}>${label}</a>`;
+      : `<a id="page-${label.toLowerCase()}" href="${escape(href({ ...query, offset: to }))}"${rel ? ` rel="${rel}"` : ''}>${label}</a>`;
   const next = offset + limit;
   const links = [
     link('First', offset > 0 ? 0 : undefined),
@@ -289,14 +335,11 @@ function pager(view: TableViewerView, page: TablePage, href: Href): string {
   return `<nav class="pager" aria-label="Pages of ${escape(query.table)}">${links.join('')}</nav>`;
 }
 
-function rowsTable(view: TableViewerView, page: TablePage, href: Href): string {
+function rowsTable(view: TableViewerView, page: TablePage, shown: Shown[], href: Href): string {
   const types = new Map(view.fields.map((field) => [field.name, field.type]));
-  const fields =
-    view.fields.length > 0
-      ? view.fields
-      : page.columns.map((column) => ({ name: column.name, type: column.type }));
+  const fields = shown.map(({ field }) => field);
   const stats = new Map((view.stats?.columns ?? []).map((column) => [column.name, column]));
-  const heads = fields.map((field) => header(field, view, href)).join('');
+  const heads = shown.map(({ field, index }) => header(field, index, view, href)).join('');
   const statsRow = view.stats
     ? `<tr class="stats">${fields.map((field) => statsHtml(stats.get(field.name))).join('')}</tr>`
     : '';
@@ -326,7 +369,9 @@ export function tableViewer(
   view: TableViewerView,
   params: (query: TableQuery) => URLSearchParams,
 ): string {
-  const href: Href = (query) => viewerHref(view.base, params(query));
+  // Every link keeps the column choice but the tabs, whose table has columns of its own.
+  const href: Href = (query) => viewerHref(view.base, withColumns(params(query), view.columns));
+  const shown = shownColumns(view);
   const selected = view.tables.findIndex((table) => table.name === view.query.table);
   const labelled =
     view.tables.length > 1 && selected !== -1
@@ -343,8 +388,137 @@ export function tableViewer(
     ? `<p class="muted"><a href="${escape(`${view.base}/rows?${params(view.query).toString()}`)}">This view as JSON</a></p>`
     : '';
   const rows = view.page
-    ? `${rowsTable(view, view.page, href)}${pager(view, view.page, href)}${json}`
+    ? `${view.engine ? stateLine(view, href) : ''}${columnsLine(view, shown, params)}${rowsTable(view, view.page, shown, href)}${pager(view, view.page, href)}${json}`
     : '<p class="muted">The rows of this table cannot be shown; its download holds them.</p>';
-  return `<section class="viewer">${tabs(view, href)}<div id="${PANEL}"${labelled}>
-${problem}${notice}${view.engine && view.page ? queryForm(view, href) : ''}${rows}</div></section>`;
+  // The panel takes the focus after a view chosen from a control the new page has not.
+  return `<section class="viewer">${tabs(view, (query) => viewerHref(view.base, params(query)))}<div id="${PANEL}"${labelled} tabindex="-1">
+${problem}${notice}${view.engine && view.page ? queryForm(view, shown, href) : ''}${rows}</div></section>`;
+}
+
+/** A column shown, with its place among the table's columns (its controls' ids). */
+interface Shown {
+  field: ViewerField;
+  index: number;
+}
+
+/** The address's parameters with the column choice, when one is made. */
+function withColumns(params: URLSearchParams, columns: string | undefined): URLSearchParams {
+  if (columns) params.set('cols', columns);
+  return params;
+}
+
+/** The table's columns: its fields, else the answer's columns. */
+function allFields(view: TableViewerView): ViewerField[] {
+  return view.fields.length > 0
+    ? view.fields
+    : (view.page?.columns ?? []).map((column) => ({ name: column.name, type: column.type }));
+}
+
+/** The first column of the window `cols` asks (from 0), or all. */
+function columnWindow(view: TableViewerView, total: number): { first: number; all: boolean } {
+  const asked = view.columns ?? '';
+  if (asked === 'all') return { first: 0, all: true };
+  const number = /^[0-9]{1,6}$/.test(asked) ? Number(asked) : 1;
+  return { first: Math.max(0, Math.min(number, total) - 1), all: false };
+}
+
+/**
+ * The columns shown: COLUMNS_SHOWN of them from the one `cols` names (all with `cols=all`),
+ * and the sorted and filtered columns wherever they are, in the table's order.
+ */
+export function shownColumns(view: TableViewerView): Shown[] {
+  const fields = allFields(view);
+  const { first, all } = columnWindow(view, fields.length);
+  const kept = new Set([
+    ...(view.query.sort ? [view.query.sort.column] : []),
+    ...view.query.filters.map((filter) => filter.column),
+  ]);
+  return fields
+    .map((field, index) => ({ field, index }))
+    .filter(
+      ({ field, index }) =>
+        all || (index >= first && index < first + COLUMNS_SHOWN) || kept.has(field.name),
+    );
+}
+
+/** Which columns are shown, when not all, and the links to the others. */
+function columnsLine(
+  view: TableViewerView,
+  shown: Shown[],
+  params: (query: TableQuery) => URLSearchParams,
+): string {
+  const total = allFields(view).length;
+  if (total <= COLUMNS_SHOWN) return '';
+  const { first, all } = columnWindow(view, total);
+  const to = (columns: string | undefined) =>
+    escape(viewerHref(view.base, withColumns(params(view.query), columns)));
+  if (all)
+    return `<p class="columns">All ${grouped(total)} columns shown · <a href="${to(undefined)}">Show ${String(COLUMNS_SHOWN)} at a time</a></p>`;
+  const last = Math.min(first + COLUMNS_SHOWN, total);
+  const others = shown.length - (last - first);
+  const links = [
+    first > 0
+      ? `<a href="${to(String(Math.max(1, first - COLUMNS_SHOWN + 1)))}">Previous columns</a>`
+      : '',
+    last < total ? `<a href="${to(String(last + 1))}">Next columns</a>` : '',
+    `<a href="${to('all')}">Show all ${grouped(total)} columns</a>`,
+  ].filter(Boolean);
+  const said = `Columns ${grouped(first + 1)}–${grouped(last)} of ${grouped(total)}${others > 0 ? `, and the sorted or filtered ${others === 1 ? 'one' : 'ones'}` : ''}`;
+  return `<p class="columns">${said} · ${links.join(' · ')}</p>`;
+}
+
+/** A filter as the line above the table says it. */
+function filterWords(filter: ColumnFilter, type: string): string {
+  const name = `<bdi>${escape(filter.column)}</bdi>`;
+  const value = (text: string) =>
+    `<bdi>${escape(NUMERIC.has(type) && type !== 'year' ? figure(text) : text)}</bdi>`;
+  if (filter.kind === 'equals') return `${name} is ${value(filter.value)}`;
+  if (filter.kind === 'contains') return `${name} contains “${value(filter.value)}”`;
+  if (filter.kind === 'range') {
+    const { min, max } = filter;
+    if (min !== undefined && max !== undefined)
+      return `${name} from ${value(min)} to ${value(max)}`;
+    if (min !== undefined) return `${name} from ${value(min)}`;
+    if (max !== undefined) return `${name} up to ${value(max)}`;
+  }
+  return `${name} filtered`;
+}
+
+/**
+ * What the view does to the table, above it, where a phone shows it when the sorted column is
+ * out of sight: "Sorted by amount, descending · category is gamma · search “x”", each with a
+ * link that undoes it, named by what it undoes.
+ */
+function stateLine(view: TableViewerView, href: Href): string {
+  const { query } = view;
+  const types = new Map(allFields(view).map((field) => [field.name, field.type]));
+  const undo = (label: string, to: TableQuery) =>
+    ` <a class="undo" href="${escape(href(to))}"><span aria-hidden="true">×</span><span class="hidden">${escape(label)}</span></a>`;
+  const without = (change: (query: TableQuery) => TableQuery) => change({ ...query, offset: 0 });
+  const parts: string[] = [];
+  if (query.sort) {
+    const { column, descending } = query.sort;
+    parts.push(
+      `Sorted by <bdi>${escape(column)}</bdi>, ${descending ? 'descending' : 'ascending'}${undo(
+        `Remove the sort by ${column}`,
+        without(({ sort: _sort, ...rest }) => rest),
+      )}`,
+    );
+  }
+  for (const filter of query.filters)
+    parts.push(
+      `${filterWords(filter, types.get(filter.column) ?? 'string')}${undo(
+        `Remove the filter on ${filter.column}`,
+        without((each) => ({ ...each, filters: each.filters.filter((one) => one !== filter) })),
+      )}`,
+    );
+  if (query.search !== undefined)
+    parts.push(
+      `search “<bdi>${escape(query.search)}</bdi>”${undo(
+        'Remove the search',
+        without(({ search: _search, ...rest }) => rest),
+      )}`,
+    );
+  if (parts.length === 0) return '';
+  return `<p class="state">${parts.map((part) => `<span>${part}</span>`).join(' · ')}</p>`;
 }
