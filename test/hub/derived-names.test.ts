@@ -160,4 +160,37 @@ describe('copies of tables whose names share a last part', () => {
       expect((await bytesOf(`${base}/r/t.csv`)).toString()).toBe(csvOf(TABLES[2].rows));
     });
   });
+  it('reads a revision an older hub recorded, whose copy of a/../t has a path with ..', async () => {
+    await withHub({}, async ({ url, hub }) => {
+      const jwt = await browserLogin(url);
+      await waitForState(url, (await publish(url, jwt, dir)).flowId);
+      // As a hub before core's derivedFile recorded it: each copy at _derived/<its name>.<format>.
+      const ada = await hub.store.userByName('ada');
+      const at = { ownerid: String(ada?.userid), dataset: 'same-names', revision: 1 };
+      const revision = await hub.store.revision(at.ownerid, at.dataset, '1');
+      const descriptor = JSON.parse(String(revision?.descriptor)) as { resources: Resource[] };
+      for (const resource of descriptor.resources)
+        if (resource.name.startsWith('a/../t_'))
+          resource.path = `_derived/${resource.name}.${String(resource.path).split('.').at(-1) ?? ''}`;
+      expect(descriptor.resources.map((resource) => resource.path)).toContain(
+        '_derived/a/../t_csv.csv',
+      );
+      await hub.store.updateRevision(at, { descriptor: JSON.stringify(descriptor) });
+      const base = `${url}/ada/same-names`;
+      const index = String(TABLES.findIndex((table) => table.name === 'a/../t'));
+      expect((await bytesOf(`${base}/r/${index}.csv`)).toString()).toBe(csvOf(TABLES[3].rows));
+      expect(JSON.parse((await bytesOf(`${base}/v/1/r/${index}.json`)).toString())).toEqual(
+        jsonOf(TABLES[3].rows),
+      );
+      expect((await bytesOf(`${base}/r/a%2Ft.csv`)).toString()).toBe(csvOf(TABLES[0].rows));
+      // The zip leaves out the copies whose path is a path trick, and holds the others.
+      const zip = await zipEntries(await bytesOf(`${base}/r/same-names_zip.zip`));
+      expect([...zip.keys()].filter((path) => path.includes('..'))).toEqual([]);
+      expect(zip.get('_derived/a/t_csv.csv')?.toString()).toBe(csvOf(TABLES[0].rows));
+      const inside = JSON.parse(zip.get('datapackage.json')?.toString() ?? '') as {
+        resources: Resource[];
+      };
+      expect(inside.resources.map((resource) => resource.name)).not.toContain('a/../t_csv');
+    });
+  });
 });
