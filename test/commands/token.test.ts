@@ -224,6 +224,19 @@ describe('data token create', () => {
     expect(state.made).toEqual([]);
   });
 
+  it('refuses a name with a space at either end before asking the hub, exit 2', async () => {
+    const state = hub();
+    for (const name of [' sp ', 'sp ', ' sp']) {
+      const refused = await data(['token', 'create', name, '--scope', 'read']);
+      expect(refused, JSON.stringify(name)).toEqual({
+        code: 2,
+        out: '',
+        err: 'error: a token name cannot begin or end with a space\n',
+      });
+    }
+    expect(state.made).toEqual([]);
+  });
+
   it('needs a sign-in: exit 4 when the hub refuses the token', async () => {
     const state = tokenHub();
     server.use(signedIn(), ...tokensApi(state));

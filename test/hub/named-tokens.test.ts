@@ -184,6 +184,42 @@ describe('named tokens', () => {
     });
   });
 
+  it('are named without spaces at either end, one name in any case; a too large expiry is said so', async () => {
+    await withHub({}, async (hub) => {
+      const { url } = hub;
+      const ada = await browserLogin(url, 'ada');
+      for (const name of [' sp', 'sp ', '\u00a0sp', 'sp\t']) {
+        const spaced = await makeToken(url, ada, { name, scope: 'read' });
+        expect(spaced.status, JSON.stringify(name)).toBe(400);
+        expect(message(spaced)).toContain('a token name cannot begin or end with a space');
+      }
+      await token(url, ada, { name: 'Rd', scope: 'read' });
+      // "rd", "RD" and the full-width "ｒｄ" are "Rd" again: refused, naming the one kept.
+      for (const name of ['rd', 'RD', 'ｒｄ']) {
+        const again = await makeToken(url, ada, { name, scope: 'read' });
+        expect(again.status, name).toBe(409);
+        expect(again.body).toEqual({
+          error:
+            'you already have a token named "Rd" (names are the same in any case): revoke it first, or choose another name',
+        });
+      }
+      // Another user's names are theirs.
+      const bob = await browserLogin(url, 'bob');
+      expect((await makeToken(url, bob, { name: 'rd', scope: 'read' })).status).toBe(201);
+      // 1e400 is read as Infinity, which JSON would show as null.
+      const huge = await fetch(`${url}/api/tokens`, {
+        method: 'POST',
+        headers: { 'Auth-Token': ada, 'Content-Type': 'application/json' },
+        body: '{"name": "huge", "scope": "read", "expires_days": 1e400}',
+      });
+      expect(huge.status).toBe(400);
+      expect(await huge.json()).toEqual({
+        error:
+          'a token lives from 1 to 365 days on this hub ("expires_days" was a number too large)',
+      });
+    });
+  });
+
   it("may name an organisation's dataset when the maker may publish there, and record their use once a minute", async () => {
     await withHub({}, async (hub) => {
       const { url } = hub;

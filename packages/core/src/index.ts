@@ -113,6 +113,7 @@ export {
   isTokenRecord,
   isTokenScope,
   NAMED_TOKEN,
+  sameTokenName,
   TOKEN_NAME_MAX,
   TOKEN_SCOPES,
   tokenNameProblem,

@@ -20,12 +20,13 @@ export function isTokenScope(value: unknown): value is TokenScope {
 /**
  * Why a token name is refused, or undefined when it is a name: any text of 1 to 100
  * characters but control and format characters, "/" and "\\" (shown escaped wherever it is
- * shown).
+ * shown), and no space at either end (" ci " and "ci" look the same in a list).
  */
 export function tokenNameProblem(name: string): string | undefined {
   // Characters as code points: a name's length is not its UTF-16 units.
   const length = Array.from(name).length;
   if (length === 0 || name.trim() === '') return 'a token name cannot be empty';
+  if (name.trim() !== name) return 'a token name cannot begin or end with a space';
   if (length > TOKEN_NAME_MAX)
     return `a token name is at most ${String(TOKEN_NAME_MAX)} characters long`;
   if (/\p{C}/u.test(name)) return 'a token name cannot hold control or format characters';
@@ -33,6 +34,15 @@ export function tokenNameProblem(name: string): string | undefined {
   if (/[/\\]/.test(name) || name === '.' || name === '..')
     return 'a token name cannot hold "/" or "\\", nor be "." or ".."';
   return undefined;
+}
+
+/**
+ * Whether two token names are one name: a user's names are unique in any case, and in
+ * Unicode's compatibility form ("Rd", "rd" and "ｒｄ" are one name).
+ */
+export function sameTokenName(a: string, b: string): boolean {
+  const folded = (name: string) => name.normalize('NFKC').toUpperCase().toLowerCase();
+  return folded(a) === folded(b);
 }
 
 /** A named token as `GET /api/tokens` lists it: never the token, nor its hash. */

@@ -4,7 +4,7 @@
  * user may (a sign-in, or an `admin` token limited to no dataset) manages tokens.
  */
 import type { ServerResponse } from 'node:http';
-import { DATASET_NAME, tokenNameProblem, type TokenRecord } from '@data/core';
+import { DATASET_NAME, sameTokenName, tokenNameProblem, type TokenRecord } from '@data/core';
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { credentialRefusal, may } from '../services/access.js';
@@ -65,6 +65,12 @@ async function manager(hub: Hub, request: Request): Promise<Caller> {
 
 const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);
 
+/** A value as JSON shows it, but a number too large for one (1e400 is read as Infinity). */
+const shown = (value: unknown): string =>
+  typeof value === 'number' && !Number.isFinite(value)
+    ? 'a number too large'
+    : (JSON.stringify(value) ?? String(value));
+
 /** Days the token lives: the maker's choice, from 1 to the hub's maximum (at most ten years). */
 function daysOf(hub: Hub, value: unknown): number {
   const most = Math.min(hub.options.maxTokenDays, TOKEN_DAYS_LIMIT);
@@ -72,7 +78,7 @@ function daysOf(hub: Hub, value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > most)
     throw new HttpError(
       400,
-      `a token lives from 1 to ${String(most)} days on this hub ("expires_days" was ${JSON.stringify(value)})`,
+      `a token lives from 1 to ${String(most)} days on this hub ("expires_days" was ${shown(value)})`,
     );
   return value;
 }
@@ -150,13 +156,19 @@ export async function create(hub: Hub, request: Request, response: ServerRespons
   sendCredential(response, 201, { token: made.token, record });
 }
 
-/** Why a token's name is taken: by a live token, or by one that expired (listed for a while). */
+/**
+ * Why a token's name is taken: by a live token, or by one that expired (listed for a while);
+ * names are one in any case, so the token that holds it is named as it is kept.
+ */
 async function nameTaken(hub: Hub, userid: string, name: string): Promise<string> {
-  const kept = (await hub.store.namedTokens.list(userid)).find((token) => token.name === name);
+  const kept = (await hub.store.namedTokens.list(userid)).find((token) =>
+    sameTokenName(token.name, name),
+  );
+  const held = JSON.stringify(kept?.name ?? name);
   const expired = kept !== undefined && kept.expires * 1000 <= Date.now();
   return expired
-    ? `your token named ${JSON.stringify(name)} expired on ${new Date(kept.expires * 1000).toISOString().slice(0, 10)}: revoke it to use its name again, or choose another name`
-    : `you already have a token named ${JSON.stringify(name)}: revoke it first, or choose another name`;
+    ? `your token named ${held} expired on ${new Date(kept.expires * 1000).toISOString().slice(0, 10)}: revoke it to use its name again, or choose another name`
+    : `you already have a token named ${held}${kept && kept.name !== name ? ' (names are the same in any case)' : ''}: revoke it first, or choose another name`;
 }
 
 /** `GET /api/tokens`: the caller's tokens' records, never a token nor its hash. */

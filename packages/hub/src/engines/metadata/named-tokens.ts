@@ -1,3 +1,4 @@
+import { sameTokenName } from '@data/core';
 import { numbered } from './numbered.js';
 import type { OrgEngine, OrgRunner } from './organisations.js';
 import type { Scope } from '../../caller.js';
@@ -23,7 +24,10 @@ export interface NamedToken {
   expires: number;
 }
 
-/** What keeping a new token did: kept, or not for a name its user holds, or for the cap. */
+/**
+ * What keeping a new token did: kept, or not for a name its user holds (in any case), or
+ * for the cap.
+ */
 export type TokenAdded = 'added' | 'taken' | 'full';
 
 export interface NamedTokens {
@@ -67,6 +71,7 @@ export function tokensTable(bigint: string): string {
 export const TOKEN_SQL = {
   add: 'insert into tokens (id, userid, name, hash, scope, datasets, created, last_used, expires) values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
   count: 'select count(*) as n from tokens where userid = ? and expires > ?',
+  names: 'select name from tokens where userid = ?',
   dropExpired: 'delete from tokens where userid = ? and expires <= ?',
   byHash:
     'select id, userid, name, scope, datasets, created, last_used, expires from tokens where hash = ?',
@@ -109,6 +114,10 @@ function* addRule(
   yield* answer(runner.run(sql.dropExpired, [token.userid, now - EXPIRED_KEPT_DAYS * 86_400]));
   const [count] = yield* answer(runner.all(sql.count, [token.userid, now]));
   if (Number(count?.n ?? 0) >= most) return 'full';
+  // A name the user holds in another case ("Rd" beside "rd") is taken too: read in the
+  // transaction that holds the user, so that two makers cannot race past it.
+  const names = yield* answer(runner.all(sql.names, [token.userid]));
+  if (names.some((row) => sameTokenName(text(row.name), token.name))) return 'taken';
   const changed = yield* answer(
     runner.run(sql.add, [
       token.id,
