@@ -154,6 +154,25 @@ describe('copies of tables whose names share a last part', () => {
         expect(response.status, trick).toBe(400);
         expect(await response.json()).toEqual({ error: 'malformed path' });
       }
+      // The dataset page links each table's own file and copies: every link answers, and
+      // each original's is its own (`a/t`'s is not `/r/t.csv`, which is `t`'s).
+      const page = await (await fetch(base)).text();
+      const links = [...page.matchAll(/href="(\/ada\/same-names\/r\/[^"]+)"/g)].map(
+        (match) => match[1] ?? '',
+      );
+      for (const [index, table] of TABLES.entries()) {
+        const own =
+          table.path.split('/').at(-1) === `${table.name}.csv` ? 't.csv' : `${String(index)}.csv`;
+        expect(links, table.name).toContain(`/ada/same-names/r/${own}`);
+        if (!table.name.includes('..'))
+          expect(links).toContain(`/ada/same-names/r/${encodeURIComponent(table.name)}.json`);
+        expect((await bytesOf(`${url}/ada/same-names/r/${own}`)).toString()).toBe(
+          csvOf(table.rows),
+        );
+      }
+      expect(links).toContain('/ada/same-names/r/3.json');
+      for (const link of links)
+        expect((await fetch(`${url}${link}`, { method: 'HEAD' })).status, link).toBe(200);
       // `same.csv` is the file name of `x` and `y`: it names neither.
       expect((await fetch(`${base}/r/same.csv`)).status).toBe(404);
       // `t.csv` is the file name of `a/t`, `b/t` and `t`, and `t`'s name in its format.

@@ -17,8 +17,8 @@ import { may, roleOn } from '../services/access.js';
 import { organisationIntro } from '../views/organisation.js';
 import { HttpError } from '../http-error.js';
 import { HTML, sendText, type Request } from './request.js';
-import { visibleDataset } from './published.js';
-import { storedKey, type Published } from '../services/published.js';
+import { hiddenFrom, visibleDataset } from './published.js';
+import { fileAddress, storedKey, type Published } from '../services/published.js';
 import { readAll } from './send-file.js';
 import { packagePath, type Storage } from '../engines/storage/types.js';
 import { searchText } from './metastore.js';
@@ -259,7 +259,7 @@ async function resourceRows(
         format,
         bytes,
         rows: typeof rows === 'number' ? rows : task?.stats.rows,
-        fileName: path.split('/').pop() ?? path,
+        fileName: fileAddress(resources, index),
         copies,
         schema: schemaRows(resource.schema),
       };

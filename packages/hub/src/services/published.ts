@@ -131,34 +131,49 @@ export interface PickedFile {
  * percent-encoded, in one segment (`/r/a%2Ft.csv`).
  */
 export function resourceFile(pkg: Published, fileName: string): PickedFile {
-  const resources = pkg.descriptor.resources;
-  const asked = /^(.+)\.([a-z0-9]+)$/i.exec(fileName);
-  const extension = asked?.[2]?.toLowerCase() ?? '';
-  const byIndex = /^\d+$/.test(asked?.[1] ?? '') ? resources[Number(asked?.[1])] : undefined;
-  const byName = resources.find((candidate) => candidate.name === asked?.[1]);
-  let resource: Resource | undefined;
-  for (const source of [byIndex, byName]) {
-    if (resource || !source) continue;
-    resource =
-      extensionOf(source) === extension
-        ? source
-        : derivedOf(resources, `derived/${extension}`, source.name);
-  }
-  if (!resource) {
-    // Tables `a/t` and `t` may both have a file `t.csv`: a file name that is more than one
-    // resource's names none of them.
-    const named = resources.filter((candidate) => {
-      const path = typeof candidate.path === 'string' ? candidate.path : undefined;
-      return path !== undefined && basename(path) === fileName;
-    });
-    resource = named.length === 1 ? named[0] : undefined;
-  }
+  const resource = resourceNamed(pkg.descriptor.resources, fileName);
   if (!resource || typeof resource.path !== 'string' || /^https?:/i.test(resource.path))
     throw new HttpError(404, 'not found');
   const key = isDerived(resource)
     ? storedKey(pkg.files, pkg.prefix, resource.path)
     : fileOf(pkg, resource.path);
   return { key, name: savedName(resource), resource };
+}
+
+/** The resource `/r/<file name>` names (resourceFile), if any. */
+function resourceNamed(resources: readonly Resource[], fileName: string): Resource | undefined {
+  const asked = /^(.+)\.([a-z0-9]+)$/i.exec(fileName);
+  const extension = asked?.[2]?.toLowerCase() ?? '';
+  const byIndex = /^\d+$/.test(asked?.[1] ?? '') ? resources[Number(asked?.[1])] : undefined;
+  const byName = resources.find((candidate) => candidate.name === asked?.[1]);
+  for (const source of [byIndex, byName]) {
+    if (!source) continue;
+    const resource =
+      extensionOf(source) === extension
+        ? source
+        : derivedOf(resources, `derived/${extension}`, source.name);
+    if (resource) return resource;
+  }
+  // Tables `a/t` and `t` may both have a file `t.csv`: a file name that is more than one
+  // resource's names none of them.
+  const named = resources.filter((candidate) => {
+    const path = typeof candidate.path === 'string' ? candidate.path : undefined;
+    return path !== undefined && basename(path) === fileName;
+  });
+  return named.length === 1 ? named[0] : undefined;
+}
+
+/**
+ * The file name at which `/r/` answers the resource at `index` of a package (resourceFile):
+ * its path's file name where that names it (`cities.csv`), else `<index>.<ext>`, as for table
+ * `a/t` at `a/t.csv` when a table `t` is there too (`/r/t.csv` is `t`'s).
+ */
+export function fileAddress(resources: readonly Resource[], index: number): string {
+  const resource = resources[index];
+  const path = typeof resource?.path === 'string' ? resource.path : undefined;
+  const own = path === undefined ? undefined : basename(path);
+  if (own && resourceNamed(resources, own) === resource) return own;
+  return `${String(index)}.${resource ? extensionOf(resource) : ''}`;
 }
 
 /** A revision's files as the diff reads them: from the store, by their path in the revision. */

@@ -82,11 +82,13 @@ function badge(state: string): string {
 
 function resourcesTable(view: DatasetView, base: string): string {
   const rows = view.resources.map((row) => {
+    // `/r/` refuses a name with an empty, `.` or `..` part (`a/../t`): such a table by index.
+    const named = /(^|\/)(\.\.?)?(\/|$)/.test(row.name) ? String(row.index) : row.name;
     const links = [
       `<a href="${base}/r/${encodeURIComponent(row.fileName)}">${escape(row.format || 'file')}</a>`,
       ...row.copies.map(
         (extension) =>
-          `<a href="${base}/r/${encodeURIComponent(row.name)}.${escape(extension)}">${escape(extension)}</a>`,
+          `<a href="${base}/r/${encodeURIComponent(named)}.${escape(extension)}">${escape(extension)}</a>`,
       ),
     ];
     return `<tr><th scope="row">${escape(row.title ?? row.name)}${row.title ? `<div class="muted">${escape(row.name)}</div>` : ''}</th><td>${escape(row.format)}</td><td class="number">${humanBytes(row.bytes)}</td><td class="number">${count(row.rows)}</td><td>${links.join(' · ')}</td></tr>`;
