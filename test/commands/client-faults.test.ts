@@ -594,13 +594,15 @@ describe('publish against a failing hub', () => {
     expect((await data(['whoami'])).code).toBe(4);
   });
 
-  it('says the token in DATA_TOKEN was refused, not to log in (which cannot help while it is set)', async () => {
+  it('says the token in DATA_TOKEN was refused, not to log in alone (which cannot help while it is set)', async () => {
     server.use(signedOut());
     for (const args of [['whoami'], ['publish', CITIES]]) {
       const { code, err } = await data(args);
       expect(code).toBe(4);
       expect(err).toContain('refused the token in DATA_TOKEN');
-      expect(err).not.toContain('data login');
+      // No sign-in is kept here: to unset it, then sign in.
+      expect(err).toContain('or unset it and run `data login`\n');
+      expect(err).not.toMatch(/hint: run `data login`/);
     }
   });
 

@@ -76,6 +76,7 @@ const COMMANDS: string[][] = [
 
 describe('a token the hub refuses (401)', () => {
   it('in DATA_TOKEN: exit 4 from every command, naming DATA_TOKEN and what to do', async () => {
+    // No sign-in is kept (a fresh configuration folder): unsetting it needs a `data login`.
     for (const args of COMMANDS) {
       const seen = refusingHub();
       const cwd = mkdtempSync(join(tmpdir(), 'data-refused-'));
@@ -89,7 +90,7 @@ describe('a token the hub refuses (401)', () => {
       expect({ code: result.code, out: result.out }, name).toEqual({ code: 4, out: '' });
       expect(result.err, name).toBe(
         `error: ${HUB} refused the token in DATA_TOKEN: it is unknown, revoked or expired\n` +
-          'hint: set DATA_TOKEN to a new token (`data token create` makes one), or unset it to use your sign-in\n',
+          'hint: set DATA_TOKEN to a new token (`data token create` makes one), or unset it and run `data login`\n',
       );
       expect(result.err, name).not.toContain(DEAD);
       const json = await runCli(['--json', ...args], {
@@ -99,6 +100,29 @@ describe('a token the hub refuses (401)', () => {
       });
       expect(json.code, name).toBe(4);
       expect(JSON.parse(json.out), name).toMatchObject({ error: { code: 'E_AUTH' } });
+      server.resetHandlers();
+    }
+  });
+
+  it('in DATA_TOKEN, with a sign-in kept: says to unset it to use the sign-in', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'data-refused-'));
+    writeFileSync(
+      join(config, 'credentials.json'),
+      JSON.stringify({ [HUB]: { token: 'kept', profile: { id: 'u1', username: 'ada' } } }),
+    );
+    for (const args of [['whoami'], ['token', 'list'], ['get', 'ada/private']]) {
+      refusingHub();
+      const result = await runCli(args, {
+        cwd: config,
+        env: { DATA_API: HUB, DATA_CONFIG_DIR: config, DATA_TOKEN: DEAD },
+        fetch: globalThis.fetch,
+      });
+      expect({ code: result.code, err: result.err }, args.join(' ')).toEqual({
+        code: 4,
+        err:
+          `error: ${HUB} refused the token in DATA_TOKEN: it is unknown, revoked or expired\n` +
+          'hint: set DATA_TOKEN to a new token (`data token create` makes one), or unset it to use your sign-in\n',
+      });
       server.resetHandlers();
     }
   });

@@ -305,9 +305,21 @@ describe('data login --with-token and data logout with a named token', () => {
       expect(login).toMatchObject({ code: 0, out: `Logged in to ${HUB} as ada\n` });
       expect(login.out + login.err).not.toContain(named);
       expect(readFileSync(join(config, 'credentials.json'), 'utf8')).toContain(named);
+      // The hub says the token's name, which the note then gives.
+      server.use(
+        http.get(`${HUB}/auth/check`, () =>
+          HttpResponse.json({
+            authenticated: true,
+            profile: { id: 'u1', username: 'ada' },
+            token: { name: "ada's laptop", scope: 'admin', datasets: [], expires: '2027-01-01' },
+          }),
+        ),
+      );
       const logout = await runCli(['logout'], { env, fetch: globalThis.fetch });
       expect(logout).toMatchObject({ code: 0, out: `Logged out of ${HUB}\n` });
-      expect(logout.err).toContain('the named token still works elsewhere until it expires');
+      expect(logout.err).toContain(
+        `note: the named token "ada's laptop" still works elsewhere until it expires: \`data token revoke 'ada'\\''s laptop'\` revokes it\n`,
+      );
       expect(revoked).toEqual([]);
       expect(readFileSync(join(config, 'credentials.json'), 'utf8')).not.toContain(named);
     } finally {

@@ -82,11 +82,18 @@ export async function run(
         : (closedPrompt(error) ??
             fileSystemFailure(error) ??
             (await unreadableTable(error)) ??
-            error),
+            (await refusal(error, context))),
       io,
       globals,
     );
   }
+}
+
+/** A credential the hub refused, said as fits what is kept (commands/auth-common.ts). */
+async function refusal(error: unknown, context: Context | undefined): Promise<unknown> {
+  if (!context || !(error instanceof DataError) || error.kind !== 'auth') return error;
+  const { shownRefusal } = await import('./commands/auth-common.js');
+  return shownRefusal(context, error);
 }
 
 /** `--json` among the options, where commander stopped before it could read it. */

@@ -100,11 +100,24 @@ export async function runLogout(deps: {
   api: HubApi;
   credentials: CredentialStore;
   onNotRevoked: (reason: string) => void;
-}): Promise<{ hub: string; removed: boolean; revoked: boolean; named: boolean }> {
+}): Promise<{
+  hub: string;
+  removed: boolean;
+  revoked: boolean;
+  named: boolean;
+  /** The named token's name, as the hub says it (undefined when it does not, or none). */
+  tokenName?: string | undefined;
+}> {
   const hub = deps.api.api;
   const stored = await deps.credentials.stored(hub);
   // A named token outlives a sign-out: it is revoked by its name (`/api/tokens`), not here.
   const named = stored !== undefined && NAMED_TOKEN.test(stored.token);
+  if (stored && named) {
+    // Its name, for the note that says how to revoke it; a hub out of reach names none.
+    const check = await deps.api.check(stored.token).catch(() => undefined);
+    const removed = await deps.credentials.delete(hub);
+    return { hub, removed, revoked: false, named, tokenName: check?.token?.name };
+  }
   let revoked = false;
   if (stored && !named)
     revoked = await deps.api.logout(stored.token).catch((error: unknown) => {

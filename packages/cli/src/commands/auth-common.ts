@@ -52,6 +52,27 @@ export async function requireToken(ctx: Context): Promise<Found> {
   );
 }
 
+const NEW_ENV_TOKEN = 'set DATA_TOKEN to a new token (`data token create` makes one)';
+
+/** The refusals of a DATA_TOKEN, whose hint depends on a sign-in being kept (see below). */
+const envRefusals = new WeakSet<AuthError>();
+
+/**
+ * A refused DATA_TOKEN's error as shown: "unset it to use your sign-in" only where a sign-in
+ * is kept for the hub, else to unset it and sign in. The store is asked only here, once the
+ * command has failed, never on the way of a run that sets DATA_TOKEN.
+ */
+export async function shownRefusal(ctx: Context, error: unknown): Promise<unknown> {
+  if (!(error instanceof AuthError) || !envRefusals.has(error)) return error;
+  const kept = await ctx.credentials.stored(ctx.hub().api).catch(() => undefined);
+  return kept
+    ? error
+    : new AuthError(error.message, {
+        hint: `${NEW_ENV_TOKEN}, or unset it and run \`data login\``,
+        cause: error.cause,
+      });
+}
+
 /**
  * The hub refused a token (unknown to it, revoked or expired): why, and what to do, in the
  * words that fit where the token came from.
@@ -63,11 +84,14 @@ export function refusedToken(ctx: Context, found: Found): AuthError {
       `${hub} refused the token it gave for ${found.location}: it lives 15 minutes, and ends with its trusted publisher`,
       'run the job again: it trades a new ID token',
     );
-  if (found.source === 'env')
-    return new AuthError(
+  if (found.source === 'env') {
+    const refused = new AuthError(
       `${hub} refused the token in DATA_TOKEN: it is unknown, revoked or expired`,
-      'set DATA_TOKEN to a new token (`data token create` makes one), or unset it to use your sign-in',
+      `${NEW_ENV_TOKEN}, or unset it to use your sign-in`,
     );
+    envRefusals.add(refused);
+    return refused;
+  }
   return new AuthError(
     `${hub} refused the token kept in ${found.location}: it is unknown, revoked or expired`,
     'run `data login` again',
