@@ -85,6 +85,26 @@ async function parquetRows(bytes: Buffer): Promise<unknown[][]> {
   }
 }
 
+describe('derivedFile', () => {
+  it('keeps a plain name as its path and writes every other name as one file of its own', () => {
+    expect(derivedFile('a/t_csv', 'csv')).toBe('a/t_csv.csv');
+    expect(derivedFile('t_csv', 'csv')).toBe('t_csv.csv');
+    expect(derivedFile('a/../t_csv', 'csv')).toBe('~a~2F~2E~2E~2Ft_csv.csv');
+    expect(derivedFile('my table_csv', 'csv')).toBe('~my~20table_csv.csv');
+    expect(derivedFile('Zürich_json', 'json')).toBe('~Z~C3~BCrich_json.json');
+    const names = ['a/t', 'a//t', '/a/t', 'a/t/', './t', 't', '.t', 'a/.t', '~t', '~7Et', '%7Et'];
+    const files = names.map((name) => derivedFile(name, 'csv'));
+    expect(new Set(files).size).toBe(names.length);
+    for (const file of files) {
+      const parts = file.split('/');
+      expect(
+        parts.every((part) => part !== '' && !part.startsWith('.')),
+        file,
+      ).toBe(true);
+    }
+  });
+});
+
 describe('copies of tables whose names share a last part', () => {
   it("answers each table's own rows in every copy, at every address, and in the zip", async () => {
     await withHub({}, async ({ url }) => {
