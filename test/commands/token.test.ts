@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { stripVTControlCharacters } from 'node:util';
+// The width terminals' tools count (string-width, in the tree through ora): not the CLI's own rule.
 import stringWidth from 'string-width';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../helpers/cli.js';

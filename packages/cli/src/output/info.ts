@@ -1,6 +1,6 @@
 import type { DatasetInfo, ResourceInfo } from '../client/info.js';
 import type { Palette } from '@data/core';
-import stringWidth from 'string-width';
+import { displayWidth, graphemes } from './width.js';
 import { humanBytes } from './units.js';
 import { visibleDeep } from '@data/core';
 import { counted, noun } from '@data/core';
@@ -13,11 +13,11 @@ const CELL_WIDTH = 24;
  * emoji or a CJK character takes two columns.
  */
 function cut(text: string, width: number): string {
-  if (stringWidth(text) <= width) return text;
+  if (displayWidth(text) <= width) return text;
   let kept = '';
   let used = 0;
-  for (const { segment } of new Intl.Segmenter().segment(text)) {
-    const next = stringWidth(segment);
+  for (const { segment } of graphemes(text)) {
+    const next = displayWidth(segment);
     if (used + next > width - 1) break;
     kept += segment;
     used += next;
@@ -27,7 +27,7 @@ function cut(text: string, width: number): string {
 
 /** A cell padded with spaces to `width` columns, by its display width (colours not counted). */
 function padded(cell: string, width: number): string {
-  return cell + ' '.repeat(Math.max(0, width - stringWidth(cell)));
+  return cell + ' '.repeat(Math.max(0, width - displayWidth(cell)));
 }
 
 /** A dataset's description keeps its line breaks; every other text is shown on its line. */
@@ -35,14 +35,14 @@ const LAYOUT = new Set(['description']);
 
 /**
  * Rows as columns padded to a common width, each cell cut to CELL_WIDTH: every table the CLI
- * prints on a terminal. Widths are display widths (string-width), not code units.
+ * prints on a terminal. Widths are display widths (output/width.ts), not code units.
  */
 export function alignedTable(rows: string[][], colors: Palette, indent = '  '): string[] {
   const cells = rows.map((row) => row.map((cell) => cut(cell.replace(/\s+/g, ' '), CELL_WIDTH)));
   const widths: number[] = [];
   for (const row of cells)
     for (const [index, cell] of row.entries())
-      widths[index] = Math.max(widths[index] ?? 0, stringWidth(cell));
+      widths[index] = Math.max(widths[index] ?? 0, displayWidth(cell));
   return cells.map((row, number) => {
     const line = row
       .map((cell, index) => padded(cell, widths[index] ?? 0))
