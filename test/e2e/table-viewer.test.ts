@@ -160,6 +160,21 @@ const focused = (page: Page) =>
         .document.activeElement?.textContent,
   );
 
+/** The id of the element that has the focus ('' for the body). */
+const focusedId = (page: Page) =>
+  page.evaluate(
+    () =>
+      (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document
+        .activeElement?.id ?? '',
+  );
+
+/** The line above the table that says the view's order, filters and search, as read. */
+const stateText = async (page: Page) =>
+  ((await page.locator('#table-viewer p.state').textContent()) ?? '')
+    .replace(/×Remove[^·]*/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+
 const pagerText = async (page: Page) =>
   ((await page.textContent('#table-viewer nav.pager')) ?? '').replace(/\s+/g, ' ');
 
@@ -256,6 +271,9 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         expect(await stats.nth(3).getByRole('listitem').allTextContents()).toEqual(
           top.map(([value, count]) => `${value} (${count.toLocaleString('en')})`),
         );
+        expect(await stats.nth(3).textContent()).toContain(
+          `and ${String(counts.size - top.length)} more values`,
+        );
         await checked(page, `first view at ${device}`);
 
         // Picking a table from the keyboard: the arrow moves among the tabs, Enter opens one.
@@ -265,6 +283,8 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         expect(await focused(page)).toBe('Category codes');
         await follow(page, () => page.keyboard.press('Enter'));
         expect(page.url()).toContain('table=codes');
+        // The focus is on the tab chosen, on the new page, as before it (it was on the body).
+        expect(await focusedId(page)).toBe('table-tab-1');
         expect(await codes.getAttribute('aria-selected')).toBe('true');
         // The publisher's markup is text, not markup.
         expect(await shownRows(page)).toEqual(CODES);
@@ -294,24 +314,38 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
           [...order.subarray(from, to)].map(row);
         await follow(page, () => header('amount').getByRole('link').click());
         expect(await header('amount').getAttribute('aria-sort')).toBe('ascending');
+        // The focus on the sorted header's link; above the table, the order said in words.
+        expect(await focusedId(page)).toBe('sort-2');
+        expect(await stateText(page)).toBe('Sorted by amount, ascending');
         expect(await header('id').getAttribute('aria-sort')).toBe('none');
         const ascending = byAmount(false);
         expect(await shownRows(page)).toEqual(sorted(ascending, 0, PAGE));
         await checked(page, `sorted at ${device}`);
-        await follow(page, () => header('amount').getByRole('link').click());
+        await follow(page, () => header('amount').getByRole('link').press('Enter'));
         expect(await header('amount').getAttribute('aria-sort')).toBe('descending');
+        expect(await focusedId(page)).toBe('sort-2');
         expect(await shownRows(page)).toEqual(sorted(byAmount(true), 0, PAGE));
         // The last page of a sort: missing amounts, last whichever the order.
         await follow(page, () => page.getByRole('link', { name: 'Last', exact: true }).click());
         expect(await shownRows(page)).toEqual(sorted(ascending, ROWS - PAGE, ROWS));
+        // The last page has no Last link: the focus is on the panel.
+        expect(await focusedId(page)).toBe('table-viewer');
+        // The sort undone from the line above the table, by its link's name.
+        await follow(page, () =>
+          page.getByRole('link', { name: 'Remove the sort by amount' }).click(),
+        );
+        expect(await header('amount').getAttribute('aria-sort')).toBe('none');
+        expect(await shownRows(page)).toEqual(rows(0, PAGE));
+        expect(await page.locator('#table-viewer p.state').count()).toBe(0);
 
         // Filtering: a category and a range of amounts, labelled by their columns.
-        await follow(page, () => page.getByRole('link', { name: 'Clear', exact: true }).click());
         await page.getByText('Filters', { exact: true }).click();
         await page.getByLabel('category equals').selectOption('gamma');
         await page.getByLabel('amount from').fill('100');
         await page.getByLabel('amount to').fill('200.5');
         await follow(page, () => page.getByRole('button', { name: 'Apply' }).click());
+        expect(await focusedId(page)).toBe('table-viewer');
+        expect(await stateText(page)).toBe('amount from 100 to 200.5 · category is gamma');
         const address = new URL(page.url());
         // Only what is set is in the address, so that a view can be linked.
         expect([...address.searchParams.keys()].sort()).toEqual([
@@ -356,6 +390,8 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         const search = page.getByRole('searchbox', { name: 'Search this table' });
         await search.fill('LIGHTHOUSE');
         await follow(page, () => search.press('Enter'));
+        expect(await focusedId(page)).toBe('table-viewer');
+        expect(await stateText(page)).toBe('search “LIGHTHOUSE”');
         const found = rowsWhere((cells) => Boolean(cells[5]?.toLowerCase().includes('lighthouse')));
         expect(found).toHaveLength(1000);
         expect(await shownRows(page)).toEqual(found.slice(0, PAGE));
@@ -366,7 +402,7 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         expect(await pagerText(page)).toContain('Rows 951–1,000 of 1,000 matching');
 
         // Paging the whole table to its last row, and back.
-        await follow(page, () => page.getByRole('link', { name: 'Clear', exact: true }).click());
+        await follow(page, () => page.getByRole('link', { name: 'Remove the search' }).click());
         const link = (name: string) => page.getByRole('link', { name, exact: true });
         await follow(page, () => link('Last').click());
         expect(await shownRows(page)).toEqual(rows(ROWS - PAGE, ROWS));
@@ -376,10 +412,18 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         await checked(page, `last page at ${device}`);
         await follow(page, () => link('Previous').click());
         expect(await shownRows(page)).toEqual(rows(ROWS - 2 * PAGE, ROWS - PAGE));
+        expect(await focusedId(page)).toBe('page-previous');
         await follow(page, () => link('Next').click());
+        // No Next on the last page: the panel has the focus.
+        expect(await focusedId(page)).toBe('table-viewer');
         expect(await pagerText(page)).toContain('Rows 999,951–1,000,000');
+        await follow(page, () => link('Previous').press('Enter'));
+        expect(await focusedId(page)).toBe('page-previous');
+        await follow(page, () => link('Next').press('Enter'));
         await follow(page, () => link('First').click());
         expect(await shownRows(page)).toEqual(rows(0, PAGE));
+        // No First link on the first page: the panel has the focus.
+        expect(await focusedId(page)).toBe('table-viewer');
         expect(errors).toEqual([]);
       } finally {
         await context.close();

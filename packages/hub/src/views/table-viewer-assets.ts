@@ -69,11 +69,18 @@ export const VIEWER_SCRIPT = `for (const list of document.querySelectorAll('[rol
 // After a view chosen with the viewer's controls, the focus is on the control used, on the new
 // page: the tab, the header's sort link, the pager's link; else (a search or filters sent, a
 // link the new page has not) on the panel. Remembered for the next page of this tab only.
+// The script brings the panel into view itself: its links and form lose the #table-viewer
+// that does it without script, as a page opened at a fragment moves the focus to its target
+// (or to nothing) once loaded, after this script.
 const FOCUS = 'data.viewer.focus';
+const PANEL = '#table-viewer';
 const remember = (value) => {
   try { sessionStorage.setItem(FOCUS, JSON.stringify(value)); } catch {}
 };
+const unanchored = (address) => (address.endsWith(PANEL) ? address.slice(0, -PANEL.length) : address);
 for (const viewer of document.querySelectorAll('.viewer')) {
+  for (const link of viewer.querySelectorAll('a[href]')) link.href = unanchored(link.href);
+  for (const form of viewer.querySelectorAll('form')) form.action = unanchored(form.action);
   viewer.addEventListener('click', (event) => {
     const link = event.target instanceof Element ? event.target.closest('a[href]') : null;
     if (link) remember({ href: link.href, id: link.id });
@@ -83,12 +90,14 @@ for (const viewer of document.querySelectorAll('.viewer')) {
 try {
   const stored = JSON.parse(sessionStorage.getItem(FOCUS) ?? 'null');
   sessionStorage.removeItem(FOCUS);
-  if (stored && (stored.href === location.href || stored.path === location.pathname)) {
+  const panel = document.querySelector(PANEL);
+  if (panel && stored && (stored.href === location.href || stored.path === location.pathname)) {
     const control = stored.id ? document.getElementById(stored.id) : null;
-    const panel = document.getElementById('table-viewer');
-    // The sort link brought into sight in the table's own scroll; the others where they are.
-    if (control && control.id.startsWith('sort-')) control.focus();
-    else (control ?? panel)?.focus({ preventScroll: true });
+    panel.scrollIntoView();
+    (control ?? panel).focus({ preventScroll: true });
+    // A sorted column's header brought into sight in the table's own scroll, on a phone.
+    if (control && control.id.startsWith('sort-'))
+      control.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   }
 } catch {}
 // The address of a view keeps what is set: the filters left empty are not sent.
