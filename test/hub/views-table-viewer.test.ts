@@ -491,6 +491,17 @@ describe('the table viewer (a page of bounded weight, that says its view)', () =
     expect(statsHtml({ name: 'kind', type: 'string', missing: 0, distinct: 7, top })).toContain(
       '<div>and 1 more value</div>',
     );
+    // An estimated distinct count makes an estimate of the rest.
+    expect(
+      statsHtml({
+        name: 'kind',
+        type: 'string',
+        missing: 0,
+        distinct: 1204,
+        approximate: true,
+        top,
+      }),
+    ).toContain('<div>and about 1,198 more values</div>');
     // All of them listed: nothing more to say.
     expect(
       statsHtml({ name: 'kind', type: 'string', missing: 0, distinct: 2, top: top.slice(0, 2) }),

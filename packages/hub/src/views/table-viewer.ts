@@ -178,7 +178,9 @@ export function statsHtml(column: ColumnStats | undefined): string {
       : '';
   // The values not listed, counted (the distinct count holds every value but the missing).
   const more = top.length > 0 ? column.distinct - top.length : 0;
-  const rest = more > 0 ? `<div>and ${counted(more, 'more value', 'more values')}</div>` : '';
+  const about = column.approximate ? 'about ' : '';
+  const rest =
+    more > 0 ? `<div>and ${about}${counted(more, 'more value', 'more values')}</div>` : '';
   return `<td class="stats">${lines.map((line) => `<div>${line}</div>`).join('')}${histogram(column)}${list}${rest}</td>`;
 }
 
