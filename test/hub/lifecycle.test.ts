@@ -234,7 +234,10 @@ describe('read endpoints', () => {
           userid: string;
         }
       ).userid;
-      expect(await (await fetch(`${url}/auth/resolve?username=ada`)).json()).toEqual({ userid });
+      expect(await (await fetch(`${url}/auth/resolve?username=ada`)).json()).toEqual({
+        userid,
+        kind: 'user',
+      });
       expect(await (await fetch(`${url}/auth/resolve?username=nobody`)).json()).toEqual({
         userid: null,
       });
