@@ -7,11 +7,11 @@
  * folder; PostgreSQL and Swift's S3 under --project postgres-swift).
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivedFile } from '../../packages/core/src/model/derived.js';
-import { browserLogin, publish, tempDir, waitForState, withHub } from './helpers.js';
+import { browserLogin, publish, runData, tempDir, waitForState, withHub } from './helpers.js';
 import { zipEntries } from '../helpers/unzip.js';
 
 const dir = tempDir();
@@ -199,6 +199,35 @@ describe('copies of tables whose names share a last part', () => {
       expect((await bytesOf(`${base}/r/t.csv`)).toString()).toBe(csvOf(TABLES[2].rows));
     });
   });
+  it('data get --format csv saves each table at a file of its own', async () => {
+    const work = tempDir();
+    try {
+      await withHub({}, async ({ url }) => {
+        const jwt = await browserLogin(url);
+        await waitForState(url, (await publish(url, jwt, dir)).flowId);
+        const env = { DATA_API: url, DATA_TOKEN: jwt };
+        const got = await runData(['get', 'ada/same-names', '--format', 'csv', '--out', 'got'], {
+          env,
+          cwd: work,
+        });
+        expect(got.code, got.err).toBe(0);
+        const saved = JSON.parse(readFileSync(join(work, 'got', 'datapackage.json'), 'utf8')) as {
+          resources: Resource[];
+        };
+        for (const table of TABLES) {
+          const path = saved.resources.find((each) => each.name === table.name)?.path;
+          expect(path).toBe(`data/${derivedFile(table.name, 'csv')}`);
+          expect(readFileSync(join(work, 'got', String(path)), 'utf8'), table.name).toBe(
+            csvOf(table.rows),
+          );
+        }
+        expect((await runData(['validate', 'got'], { env, cwd: work })).code).toBe(0);
+      });
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
+
   it('reads a revision an older hub recorded, whose copy of a/../t has a path with ..', async () => {
     await withHub({}, async ({ url, hub }) => {
       const jwt = await browserLogin(url);

@@ -4,6 +4,7 @@ import { basename, join, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { ApiError, InvalidDataError, NotFoundError, UsageError } from '@data/core';
 import {
+  derivedFile,
   derivedOf,
   isDerived,
   resourceName,
@@ -61,7 +62,8 @@ function inFormat(resources: Resource[], format: GetFormat): Resource[] {
     return {
       ...kept,
       name: resource.name,
-      path: `data/${resourceName(resource)}.${format}`,
+      // Named as the hub keeps its copies: `a/../t` is no path to `t`'s file.
+      path: `data/${derivedFile(resourceName(resource), format)}`,
       format,
       mediatype: copy.mediatype,
       ...(format === 'parquet' ? {} : { encoding: 'utf-8' }),
