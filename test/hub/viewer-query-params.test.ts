@@ -88,11 +88,11 @@ describe('the table viewer’s address parameters', () => {
   });
 
   it('answers 400 naming an unknown column, without its control characters', () => {
-    expect(refusal('sort=nope')).toEqual({
+    expect(refusal('sort=weight')).toEqual({
       status: 400,
       message: '"sort" names no column of table "prices"',
     });
-    expect(refusal('eq.nope=1').message).toBe('"eq.nope" names no column of table "prices"');
+    expect(refusal('eq.weight=1').message).toBe('"eq.weight" names no column of table "prices"');
     // A name close to a real one is not it: no trimming, no case folding.
     expect(refusal('eq.Name=1').status).toBe(400);
     expect(refusal('eq.name%20=1').status).toBe(400);
@@ -101,8 +101,14 @@ describe('the table viewer’s address parameters', () => {
     expect(bell).toBe('"has.?[31m" names no column of table "prices"');
     // A long unknown name is cut in the message.
     expect(refusal(`eq.${'z'.repeat(10_000)}=1`).message.length).toBeLessThan(120);
-    // Unknown names without a filter prefix are another page's parameters: left alone.
-    expect(read('other=1&eqx=2&.name=3').filters).toEqual([]);
+    // A misspelt column's name is said with the one meant.
+    expect(refusal('eq.Name=1').message).toBe(
+      '"eq.Name" names no column of table "prices" (did you mean "name"?)',
+    );
+    // Unknown names without a filter prefix are refused too (a misspelt filter would be the
+    // whole table unseen).
+    for (const address of ['other=1', 'eqx=2', '.name=3'])
+      expect(refusal(address).message, address).toMatch(/is not a parameter of a table's view/);
   });
 
   it('answers 400 with the reason for a value not of its column’s type', () => {
@@ -152,9 +158,72 @@ describe('the table viewer’s address parameters', () => {
     for (const rows of [String(MAX_OFFSET + 1), '-1', '1.5', '1e3', ' 1', '99999999999999999999'])
       expect(refusal(`rows=${encodeURIComponent(rows)}`).message, rows).toMatch(/"rows" must be/);
     expect(read(`size=${MAX_PAGE_ROWS}`).limit).toBe(MAX_PAGE_ROWS);
-    for (const size of [String(MAX_PAGE_ROWS + 1), '0', '-5', 'all'])
-      expect(refusal(`size=${size}`).message, size).toMatch(/"size" must be/);
+    // Too few and too many in the same words.
+    for (const size of [String(MAX_PAGE_ROWS + 1), '0', '1000', '-5', 'all'])
+      expect(refusal(`size=${size}`).message, size).toBe(
+        `"size" must be a whole number from 1 to ${MAX_PAGE_ROWS}`,
+      );
     expect(refusal('order=up').message).toBe('"order" must be asc or desc');
+  });
+
+  it('refuses a parameter it does not take, naming it and what was meant', () => {
+    const cases: [string, RegExp][] = [
+      ['EQ.ok=true', /^"EQ\.ok" is not a parameter of a table's view \(did you mean "eq\.ok"\?\)/],
+      ['eq_ok=true', /^"eq_ok" is not a parameter .*did you mean "eq\.ok"/],
+      ['Sort=price', /^"Sort" .*did you mean "sort"/],
+      ['limit=5', /^"limit" .*did you mean "size"/],
+      ['offset=10', /^"offset" .*did you mean "rows"/],
+      [
+        'foo=bar',
+        /^"foo" is not a parameter of a table's view: it takes table, sort, order, q, rows, size, and eq\., min\., max\., has\. or is\. before a column's name$/,
+      ],
+      ['cols=all', /^"cols" is not a parameter/],
+    ];
+    for (const [address, message] of cases) {
+      expect(refusal(address), address).toMatchObject({ status: 400, message });
+      // Even empty, as a misspelt parameter's value may be.
+      expect(refusal(address.replace(/=.*/, '=')).status, address).toBe(400);
+    }
+    // What a caller reads itself: the page's cols, the route's v.
+    const others = new URLSearchParams('cols=all&sort=price');
+    expect(tableQuery(others, COLUMNS, 'prices', ['cols']).sort?.column).toBe('price');
+  });
+
+  it('filters missing values, or present ones, of any column', () => {
+    expect(read('is.price=missing&is.a%22b=present').filters).toEqual([
+      { column: 'price', kind: 'missing', present: false },
+      { column: 'a"b', kind: 'missing', present: true },
+    ]);
+    expect(read('is.price=').filters).toEqual([]);
+    expect(refusal('is.price=null')).toMatchObject({
+      status: 400,
+      message: '"is.price" must be missing or present',
+    });
+    expect(refusal('is.nope=missing').message).toMatch(/names no column/);
+  });
+
+  it('takes Table Schema’s true and false values, and values in Unicode NFC', () => {
+    for (const value of ['true', 'True', 'TRUE', '1'])
+      expect(read(`eq.ok=${value}`).filters, value).toEqual([
+        { column: 'ok', kind: 'equals', value: 'true' },
+      ]);
+    for (const value of ['false', 'False', 'FALSE', '0'])
+      expect(read(`eq.ok=${value}`).filters, value).toEqual([
+        { column: 'ok', kind: 'equals', value: 'false' },
+      ]);
+    expect(refusal('eq.ok=yes').message).toBe(
+      '"eq.ok" must be true or false (its column is a boolean)',
+    );
+    // ç written as c and a combining cedilla is looked for as the one character.
+    const decomposed = encodeURIComponent('c\u0327a');
+    const composed = '\u00e7a';
+    expect(read(`q=${decomposed}`).search).toBe(composed);
+    expect(
+      read(`has.name=${decomposed}&eq.${encodeURIComponent('città 🌍')}=${decomposed}`).filters,
+    ).toEqual([
+      { column: 'name', kind: 'contains', value: composed },
+      { column: 'città 🌍', kind: 'equals', value: composed },
+    ]);
   });
 
   it('writes a query back as the parameters it was read from', () => {
@@ -168,6 +237,8 @@ describe('the table viewer’s address parameters', () => {
           ['has.k=v&w', '%_\\'],
           ['eq.città 🌍', 'Roma'],
           ['has.a"b', ' spaced '],
+          ['is.count', 'missing'],
+          ['is.ok', 'present'],
         ]).toString(),
       ),
     ];

@@ -139,7 +139,7 @@ describe('the table viewer’s JSON route', () => {
           400,
           '"min.day" must be a date as YYYY-MM-DD (its column is a date)',
         ],
-        ['?size=101', 400, '"size" must be a whole number up to 100'],
+        ['?size=101', 400, '"size" must be a whole number from 1 to 100'],
       ] as const) {
         const refused = await fetch(`${base}${address}`);
         expect(refused.status, address).toBe(status);
@@ -222,6 +222,151 @@ describe('the table viewer’s JSON route', () => {
       await slow;
       expect(await waiting).toBe('waited');
       expect((await rowsOf(`${url}/ada/shop/rows?size=2`)).rows).toHaveLength(2);
+    });
+  });
+
+  it('refuses a parameter it does not take, and filters missing values', async () => {
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      expect((await waitForState(url, (await publish(url, ada, dir)).flowId)).state).toBe(
+        'SUCCEEDED',
+      );
+      const base = `${url}/ada/shop/rows`;
+      for (const [address, message] of [
+        [
+          'EQ.price=1',
+          '"EQ.price" is not a parameter of a table\'s view (did you mean "eq.price"?)',
+        ],
+        [
+          'eq_price=1',
+          '"eq_price" is not a parameter of a table\'s view (did you mean "eq.price"?)',
+        ],
+        ['Sort=price', '"Sort" is not a parameter of a table\'s view (did you mean "sort"?)'],
+        ['limit=5', '"limit" is not a parameter of a table\'s view (did you mean "size"?)'],
+        ['offset=10', '"offset" is not a parameter of a table\'s view (did you mean "rows"?)'],
+        ['foo=bar', '"foo" is not a parameter of a table\'s view'],
+      ] as const) {
+        const refused = await fetch(`${base}?${address}`);
+        expect(refused.status, address).toBe(400);
+        const { error } = (await refused.json()) as { error: string };
+        expect(error.slice(0, message.length), address).toBe(message);
+        // The page shows its 400 view for the same address.
+        expect((await fetch(`${url}/ada/shop?${address}`)).status, address).toBe(400);
+      }
+      // ?v= names the revision at /rows.
+      expect((await fetch(`${base}?v=1&size=1`)).status).toBe(200);
+      const missing = await rowsOf(`${base}?is.price=missing&size=100`);
+      const none = rows.filter((row) => row.price === null);
+      expect(missing.matching).toBe(none.length);
+      expect(missing.rows.map((row) => row[0])).toEqual(none.slice(0, 100).map((row) => row.id));
+      const present = await rowsOf(`${base}?is.price=present&size=1`);
+      expect(present.matching).toBe(ROWS - none.length);
+      expect(present.next).toContain('is.price=present');
+    });
+  });
+
+  it('types a table without a schema as its Parquet copy does, on the page and at /rows alike', async () => {
+    const raw = join(dir, 'raw');
+    mkdirSync(raw, { recursive: true });
+    writeFileSync(
+      join(raw, 'raw.csv'),
+      `a,b,c\n${Array.from({ length: 30 }, (_, i) => `${String(i + 1)},${i % 3 === 0 ? '' : `w${String(i)}`},2020-01-${String(i + 1).padStart(2, '0')}`).join('\n')}\n`,
+    );
+    writeFileSync(
+      join(raw, 'datapackage.json'),
+      JSON.stringify({ name: 'raw', resources: [{ name: 'raw', path: 'raw.csv' }] }),
+    );
+    await withHub({}, async ({ url, runner }) => {
+      const ada = await browserLogin(url, 'ada');
+      expect((await waitForState(url, (await publish(url, ada, raw)).flowId)).state).toBe(
+        'SUCCEEDED',
+      );
+      await runner.idle();
+      const sorted = await rowsOf(
+        `${url}/ada/raw/rows?sort=a&order=desc&min.c=2020-01-10&is.b=missing`,
+      );
+      expect(sorted.columns).toEqual([
+        { name: 'a', type: 'integer' },
+        { name: 'b', type: 'string' },
+        { name: 'c', type: 'date' },
+      ]);
+      expect(sorted.rows).toEqual([
+        [28, null, '2020-01-28'],
+        [25, null, '2020-01-25'],
+        [22, null, '2020-01-22'],
+        [19, null, '2020-01-19'],
+        [16, null, '2020-01-16'],
+        [13, null, '2020-01-13'],
+        [10, null, '2020-01-10'],
+      ]);
+      // The statistics say the same types.
+      const stats = (await rowsOf(`${url}/ada/raw/rows`)).stats;
+      expect(stats?.columns.map((column) => column.type)).toEqual(['integer', 'string', 'date']);
+      // The page offers the same view, and its JSON link answers it.
+      const page = await fetch(`${url}/ada/raw?sort=a&order=desc&min.c=2020-01-10`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const link = /href="([^"]*\/rows\?[^"]*)">This view as JSON/.exec(html)?.[1];
+      expect(link).toBeDefined();
+      const json = await rowsOf(`${url}${(link ?? '').replaceAll('&amp;', '&')}`);
+      expect(json.rows[0]).toEqual([30, 'w29', '2020-01-30']);
+      // A column's missing values counted link to its rows that miss one, which the form keeps.
+      const missing = /href="(\?[^"]*is\.b=missing[^"]*)">10 missing</.exec(html)?.[1];
+      expect(missing).toBeDefined();
+      const only = await (
+        await fetch(`${url}/ada/raw${(missing ?? '').replaceAll('&amp;', '&')}`)
+      ).text();
+      expect(only).toContain('<bdi>b</bdi> is missing');
+      expect(only).toContain('<input type="hidden" name="is.b" value="missing">');
+      expect(only).toMatch(/Rows 1–7 of 7 matching/);
+    });
+  });
+
+  it('shows the published revision when the newest is private and failed, page and rows alike', async () => {
+    const bad = join(dir, 'bad');
+    mkdirSync(bad, { recursive: true });
+    writeFileSync(join(bad, 'sales.csv'), 'id,kind,price,day\nnot a number,x,1,2021-01-01\n');
+    writeFileSync(
+      join(bad, 'datapackage.json'),
+      JSON.stringify({
+        name: 'shop',
+        resources: [
+          {
+            name: 'sales',
+            path: 'sales.csv',
+            schema: {
+              fields: [
+                { name: 'id', type: 'integer' },
+                { name: 'kind', type: 'string' },
+                { name: 'price', type: 'number' },
+                { name: 'day', type: 'date' },
+              ],
+            },
+          },
+        ],
+      }),
+    );
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      const bob = await browserLogin(url, 'bob');
+      expect((await waitForState(url, (await publish(url, ada, dir)).flowId)).state).toBe(
+        'SUCCEEDED',
+      );
+      const failed = await publish(url, ada, bad, { findability: 'private' });
+      expect((await waitForState(url, failed.flowId, ada)).state).toBe('FAILED');
+      for (const [who, headers] of [
+        ['anyone', {}],
+        ['bob', { 'Auth-Token': bob }],
+        ['ada', { 'Auth-Token': ada }],
+      ] as const) {
+        const rows = await fetch(`${url}/ada/shop/rows?size=1`, { headers });
+        expect(rows.status, who).toBe(200);
+        const page = await fetch(`${url}/ada/shop`, { headers });
+        expect(page.status, who).toBe(200);
+        const html = await page.text();
+        // Others see the published revision only, not the private one's failure.
+        if (who !== 'ada') expect(html, who).not.toContain('not a number');
+      }
     });
   });
 

@@ -30,6 +30,11 @@ export interface TableEngine {
   query(query: TableQuery): Promise<TablePage | { unavailable: string; message: string }>;
   /** The table's stored statistics, once computed. */
   stats(table: string): Promise<TableStats | undefined>;
+  /**
+   * The columns of a table without a schema, as the rows route and the statistics have them
+   * (TableViewer.tableColumns: its Parquet copy's, typed); without it, the preview's, as text.
+   */
+  columns?(table: string): Promise<ViewerColumn[]>;
 }
 
 export interface TableSources {
@@ -224,14 +229,19 @@ async function shownTable(
   const { resource, csv } = picked(tables, params.get('table'));
   const name = resourceName(resource);
   let fields = fieldsOf(csv, resource);
-  if (!fields) {
-    // No schema: the preview's columns, as text.
+  if (!fields && sources.engine.columns) {
+    // No schema: the columns and types the rows route and the statistics have (its Parquet
+    // copy's), so that a view the page offers is one the route answers.
+    fields = await sources.engine.columns(name);
+  } else if (!fields) {
+    // No schema and no viewer: the preview's columns, as text.
     const preview = derivedOf(sources.descriptor.resources, 'derived/preview', name);
     const records = preview ? await sources.preview(preview) : undefined;
     fields = Object.keys(records?.[0] ?? {}).map((column) => ({ name: column, type: 'string' }));
   }
   const columns = fields.map((field) => ({ name: field.name, type: field.type }));
-  const query = tableQuery(params, columns, name);
+  // `cols` is the page's own: which columns it shows.
+  const query = tableQuery(params, columns, name, ['cols']);
   const plain =
     !query.sort && query.filters.length === 0 && query.search === undefined && query.offset === 0;
   const stats = await sources.engine.stats(name).catch(() => undefined);

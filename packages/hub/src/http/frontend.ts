@@ -56,6 +56,7 @@ function viewerEngine(hub: Hub, pkg: Published, response: ServerResponse): Table
   return {
     query: (query) => queryTable(hub, pkg, query, gone.signal),
     stats: (table) => tableStats(hub, pkg, table),
+    columns: (table) => hub.viewer.tableColumns(pkg, table, gone.signal),
   };
 }
 
@@ -490,11 +491,18 @@ export async function dataset(
   const found = await visibleDataset(hub, request, ownerName, name);
   if (!found) throw new HttpError(404, 'not found');
   const { owner: user } = found;
-  const latest = await hub.store.revision(
+  // One rule with the revision's files and rows (published.ts hiddenFrom).
+  const readable = async (revision: Revision) =>
+    !(await hiddenFrom(hub, request, { owner: user, dataset: found.dataset, revision }));
+  let latest = await hub.store.revision(
     user.userid,
     name,
     version === undefined ? 'latest' : String(version),
   );
+  // The newest revision hidden from the asker (a private one that failed, say): the page is
+  // the published revision's, whose files and rows the asker reads.
+  if (latest && version === undefined && !(await readable(latest)))
+    latest = await hub.store.revision(user.userid, name, 'successful');
   const viewer = await userOf(hub, request);
   // The owner and an organisation's members see every revision; others the public ones.
   const isOwner = await may(
@@ -504,14 +512,14 @@ export async function dataset(
     user.userid,
     found.dataset.name,
   );
-  if (!latest || (!isOwner && !visibleToOthers(found.dataset, latest)))
-    throw new HttpError(404, 'not found');
-  const good =
+  if (!latest || !(await readable(latest))) throw new HttpError(404, 'not found');
+  const successful =
     version === undefined
       ? await hub.store.revision(user.userid, name, 'successful')
       : latest.state === 'SUCCEEDED'
         ? latest
         : undefined;
+  const good = successful && (await readable(successful)) ? successful : undefined;
   const shown = good ?? latest;
   const descriptor = shownDescriptor(good, shown);
   const locate = good

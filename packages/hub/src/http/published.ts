@@ -18,7 +18,11 @@ export type Lookups = TokenCheck & Pick<HubParts, 'lookups'>;
  * organisation's members; a trusted publisher's token the one dataset it publishes), and so
  * is a revision published as private, whatever the dataset's findability is now.
  */
-async function hiddenFrom(
+/**
+ * Whether a revision is hidden from the asker: the one rule of its reads, files, rows and
+ * page alike (a private dataset or revision shows to those who may read the dataset only).
+ */
+export async function hiddenFrom(
   hub: TokenCheck,
   request: Request,
   found: { owner: User; dataset: Dataset; revision?: Revision },

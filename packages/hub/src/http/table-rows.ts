@@ -11,7 +11,6 @@ import { isDerived, resourceName, version } from '@data/core';
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
 import { ViewerBusy } from '../services/viewer/duckdb.js';
-import { viewerColumns } from '../services/viewer/engine.js';
 import { tableOf } from '../services/viewer/local-files.js';
 import { queryParams, tableQuery } from '../services/viewer/query-params.js';
 import { tableStats } from '../services/viewer/stats.js';
@@ -47,7 +46,13 @@ export async function tableRows(
   const tableName = params.get('table') ?? (tables[0] ? resourceName(tables[0]) : '');
   const source = tableOf(pkg, tableName);
   if (!source) throw new HttpError(404, `no table named "${tableName.slice(0, 100)}"`);
-  const query = tableQuery(params, viewerColumns(source), tableName);
+  const gone = new AbortController();
+  response.once('close', () => {
+    if (!response.writableFinished) gone.abort();
+  });
+  // `v` names the revision at /rows; the rest is the viewer's.
+  const columns = await hub.viewer.tableColumns(pkg, tableName, gone.signal);
+  const query = tableQuery(params, columns, tableName, revision === null ? ['v'] : []);
   const base = request.url.pathname;
   const stats = await tableStats(hub, pkg, query.table);
   // The same query of the same revision is the same answer, once its statistics have come
@@ -71,10 +76,6 @@ export async function tableRows(
     response.writeHead(304, { ETag: etag, 'Cache-Control': cache }).end();
     return;
   }
-  const gone = new AbortController();
-  response.once('close', () => {
-    if (!response.writableFinished) gone.abort();
-  });
   let page: Awaited<ReturnType<Hub['viewer']['queryTable']>>;
   try {
     page = await hub.viewer.queryTable(pkg, query, gone.signal);

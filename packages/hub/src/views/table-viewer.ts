@@ -160,11 +160,16 @@ function histogram(column: ColumnStats): string {
 }
 
 /** What a column's header says of its values: missing, distinct, range, histogram or top values. */
-export function statsHtml(column: ColumnStats | undefined): string {
+export function statsHtml(column: ColumnStats | undefined, missingHref?: string): string {
   if (!column) return '<td class="stats"></td>';
+  // The missing values counted are a link to the rows that miss one (is.<column>=missing).
+  const missing =
+    missingHref && column.missing > 0
+      ? `<a href="${escape(missingHref)}">${grouped(column.missing)} missing</a>`
+      : `${grouped(column.missing)} missing`;
   const lines = [
     // An estimate is marked as one.
-    `${grouped(column.missing)} missing · ${column.approximate ? '≈' : ''}${grouped(column.distinct)} distinct`,
+    `${missing} · ${column.approximate ? '≈' : ''}${grouped(column.distinct)} distinct`,
     column.min !== undefined && column.max !== undefined
       ? `${statValue(column.min, column.type)} – ${statValue(column.max, column.type)}`
       : '',
@@ -242,7 +247,9 @@ function tabs(view: TableViewerView, href: Href): string {
 function filterInput(field: ViewerField, query: TableQuery, index: number): string {
   const id = `filter-${String(index)}`;
   const name = escape(field.name);
-  const filter = query.filters.find((each) => each.column === field.name);
+  const filter = query.filters.find(
+    (each) => each.column === field.name && each.kind !== 'missing',
+  );
   if (field.type === 'boolean' || (field.values && field.values.length > 0)) {
     const chosen = filter?.kind === 'equals' ? filter.value : '';
     const values = field.type === 'boolean' ? ['true', 'false'] : (field.values ?? []);
@@ -278,6 +285,12 @@ function queryForm(view: TableViewerView, shown: Shown[], href: Href): string {
         ]
       : []),
     ...(query.limit !== PAGE_ROWS ? [['size', String(query.limit)]] : []),
+    // A filter on missing values (chosen by a column's "N missing" link) is kept by the form.
+    ...query.filters.flatMap((filter) =>
+      filter.kind === 'missing'
+        ? [[`is.${filter.column}`, filter.present ? 'present' : 'missing']]
+        : [],
+    ),
     ...(view.columns ? [['cols', view.columns]] : []),
   ]
     .map(([name, value]) => `<input type="hidden" name="${name}" value="${escape(value)}">`)
@@ -337,13 +350,31 @@ function pager(view: TableViewerView, page: TablePage, href: Href): string {
   return `<nav class="pager" aria-label="Pages of ${escape(query.table)}">${links.join('')}</nav>`;
 }
 
+/**
+ * The rows of the view missing a value in `column`, as a link relative to the page (its
+ * address but the query, which keeps a page's weight per column small).
+ */
+function missingHref(view: TableViewerView, column: string, href: Href): string | undefined {
+  if (!view.engine) return undefined;
+  const query: TableQuery = {
+    ...view.query,
+    filters: [
+      ...view.query.filters.filter((each) => each.column !== column || each.kind !== 'missing'),
+      { column, kind: 'missing', present: false },
+    ],
+    offset: 0,
+  };
+  const address = href(query);
+  return address.startsWith(`${view.base}?`) ? address.slice(view.base.length) : address;
+}
+
 function rowsTable(view: TableViewerView, page: TablePage, shown: Shown[], href: Href): string {
   const types = new Map(view.fields.map((field) => [field.name, field.type]));
   const fields = shown.map(({ field }) => field);
   const stats = new Map((view.stats?.columns ?? []).map((column) => [column.name, column]));
   const heads = shown.map(({ field, index }) => header(field, index, view, href)).join('');
   const statsRow = view.stats
-    ? `<tr class="stats">${fields.map((field) => statsHtml(stats.get(field.name))).join('')}</tr>`
+    ? `<tr class="stats">${fields.map((field) => statsHtml(stats.get(field.name), missingHref(view, field.name, href))).join('')}</tr>`
     : '';
   // Cells are placed by the answer's columns, shown in the fields' order.
   const at = new Map(page.columns.map((column, index) => [column.name, index]));
@@ -474,6 +505,7 @@ function filterWords(filter: ColumnFilter, type: string): string {
   const name = `<bdi>${escape(filter.column)}</bdi>`;
   const value = (text: string) =>
     `<bdi>${escape(NUMERIC.has(type) && type !== 'year' ? figure(text) : text)}</bdi>`;
+  if (filter.kind === 'missing') return `${name} is ${filter.present ? 'not missing' : 'missing'}`;
   if (filter.kind === 'equals') return `${name} is ${value(filter.value)}`;
   if (filter.kind === 'contains') return `${name} contains “${value(filter.value)}”`;
   if (filter.kind === 'range') {

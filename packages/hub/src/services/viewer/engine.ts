@@ -205,6 +205,37 @@ export class TableViewer {
     }
   }
 
+  /**
+   * A table's columns and their types, the one rule of the page, the rows route and the
+   * statistics: its schema's fields when it has a schema; else what its Parquet copy holds,
+   * as Table Schema types; else (no engine, the copy not made within copyWaitMs) its CSV
+   * copy's header, as text, which cannot be sorted or filtered then anyway.
+   */
+  async tableColumns(pkg: Published, table: string, signal?: AbortSignal): Promise<ViewerColumn[]> {
+    const source = tableOf(pkg, table);
+    if (!source) return [];
+    const shown = viewerColumns(source);
+    if (shown.length > 0) return shown;
+    if ((await this.engine.available()) === true) {
+      const file = await this.files.acquire(pkg, table, this.copyWaitMs);
+      if (file && file !== 'making')
+        try {
+          const facts =
+            this.facts.get(file.id) ??
+            (await this.engine.run((connection) => this.factsOf(connection, file), signal));
+          return facts.columns.map((column) => ({ name: column.name, type: typeName(column) }));
+        } catch (error) {
+          throw stopped(error);
+        } finally {
+          file.release();
+        }
+    }
+    const csv = derivedOf(pkg.descriptor.resources, 'derived/csv', source.name);
+    if (!csv) return [];
+    const { labels } = await rowsPage(() => this.copies.read(pkg, csv), 0, 0);
+    return labels.map((name) => ({ name, type: 'string' }));
+  }
+
   /** A file's columns and rows, asked once. */
   async factsOf(connection: DuckDBConnection, file: LocalParquet): Promise<FileFacts> {
     const known = this.facts.get(file.id);

@@ -73,6 +73,8 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'making'>
 export class LocalFiles {
   private readonly entries = new Map<string, Entry>();
   private held = 0;
+  /** Stopped: no file is put in the folder any more. */
+  private stopped = false;
 
   constructor(
     private readonly hub: Pick<HubParts, 'storage'>,
@@ -93,7 +95,7 @@ export class LocalFiles {
     waitMs = Infinity,
   ): Promise<LocalParquet | 'making' | undefined> {
     const source = tableOf(pkg, table);
-    if (!source) return undefined;
+    if (!source || this.stopped) return undefined;
     const resources = pkg.descriptor.resources;
     const derived = derivedOf(resources, 'derived/parquet', source.name);
     if (derived) {
@@ -124,8 +126,12 @@ export class LocalFiles {
 
   /** Removes the viewer's files. */
   async stop(): Promise<void> {
+    this.stopped = true;
+    const making = [...this.entries.values()].map((entry) => entry.ready.catch(() => undefined));
     this.entries.clear();
-    await rm(this.folder, { recursive: true, force: true });
+    // A file being put there is waited for, so that the folder goes whole.
+    await Promise.all(making);
+    await rm(this.folder, { recursive: true, force: true, maxRetries: 3 });
   }
 
   private async local(key: string): Promise<LocalParquet> {

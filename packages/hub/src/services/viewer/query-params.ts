@@ -4,11 +4,15 @@
  *
  *   table=<resource name>  sort=<column>  order=asc|desc  q=<search>
  *   eq.<column>=<value>  min.<column>=<value>  max.<column>=<value>  has.<column>=<text>
- *   rows=<offset>  size=<rows wanted>
+ *   is.<column>=missing|present  rows=<offset>  size=<rows wanted>
  *
- * An empty value sets nothing (a form sends its empty inputs). Column names come from
- * publishers: they are looked up among the table's columns, never read as anything else.
+ * An empty value sets nothing (a form sends its empty inputs); any other parameter is refused,
+ * naming it, as a misspelt one would otherwise be a view of the whole table unseen. Column
+ * names come from publishers: they are looked up among the table's columns, never read as
+ * anything else. Values are compared after Unicode NFC normalisation of what the address
+ * gives (the table's cells are as published).
  */
+import { didYouMean } from '@data/core';
 import { HttpError } from '../../http-error.js';
 import {
   type ColumnFilter,
@@ -23,8 +27,32 @@ export const MAX_VALUE_CHARS = 200;
 /** The deepest offset an address may name. */
 export const MAX_OFFSET = 1e12;
 
-const FILTERS = { eq: 'equals', min: 'range', max: 'range', has: 'contains' } as const;
+const FILTERS = {
+  eq: 'equals',
+  min: 'range',
+  max: 'range',
+  has: 'contains',
+  is: 'missing',
+} as const;
 type Prefix = keyof typeof FILTERS;
+
+/** The parameters other than filters. */
+const NAMED = ['table', 'sort', 'order', 'q', 'rows', 'size'];
+/** What other viewers and APIs call a parameter, and ours. */
+const ELSEWHERE: Record<string, string> = {
+  limit: 'size',
+  offset: 'rows',
+  page: 'rows',
+  search: 'q',
+  query: 'q',
+  _sort: 'sort',
+  _size: 'size',
+  _search: 'q',
+};
+
+/** Table Schema's default true and false values, as a boolean filter takes them. */
+const TRUE = new Set(['true', 'True', 'TRUE', '1']);
+const FALSE = new Set(['false', 'False', 'FALSE', '0']);
 
 /** Types whose values have an order a range can bound. */
 const RANGED = new Set(['number', 'integer', 'date', 'datetime', 'year', 'time']);
@@ -65,7 +93,7 @@ function valueProblem(type: string, value: string): string | undefined {
         : 'a date and time as ISO 8601';
     }
     case 'boolean':
-      return value === 'true' || value === 'false' ? undefined : 'true or false';
+      return TRUE.has(value) || FALSE.has(value) ? undefined : 'true or false';
     default:
       return undefined;
   }
@@ -81,7 +109,8 @@ function checkedValue(name: string, column: ViewerColumn, value: string): string
       400,
       `"${name}" must be ${problem} (its column is ${article(column.type)})`,
     );
-  return value;
+  if (column.type === 'boolean') return TRUE.has(value) ? 'true' : 'false';
+  return value.normalize('NFC');
 }
 
 /** A type's name after its article: "an integer", "a date". */
@@ -96,32 +125,62 @@ function shown(name: string): string {
   return plain.length > 60 ? `${plain.slice(0, 60)}…` : plain;
 }
 
-function wholeNumber(name: string, value: string, max: number): number {
-  if (!/^[0-9]{1,13}$/.test(value) || Number(value) > max)
-    throw new HttpError(400, `"${name}" must be a whole number up to ${max}`);
+function wholeNumber(name: string, value: string, min: number, max: number): number {
+  if (!/^[0-9]{1,13}$/.test(value) || Number(value) > max || Number(value) < min)
+    throw new HttpError(400, `"${name}" must be a whole number from ${min} to ${max}`);
   return Number(value);
 }
 
 /**
+ * A parameter the viewer does not take, refused by name: a misspelt filter or paging
+ * parameter (`EQ.flag`, `eq_flag`, `limit`) would otherwise answer the whole table.
+ */
+function unknownParameter(name: string, columns: ViewerColumn[], others: readonly string[]) {
+  const candidates = [
+    ...NAMED,
+    ...others,
+    ...columns.flatMap((column) =>
+      Object.keys(FILTERS).map((prefix) => `${prefix}.${column.name}`),
+    ),
+  ];
+  const meant = ELSEWHERE[name] ?? didYouMean(name, candidates);
+  return new HttpError(
+    400,
+    `"${shown(name)}" is not a parameter of a table's view${meant ? ` (did you mean "${shown(meant)}"?)` : ''}: it takes ${[...NAMED, ...others].join(', ')}, and eq., min., max., has. or is. before a column's name`,
+  );
+}
+
+/**
  * The query an address asks of `table`, whose columns are `columns`; an HttpError 400 saying
- * why when a parameter is not one it can be (an unknown column, a value of the wrong type, a
- * parameter given twice, a value too long).
+ * why when a parameter is not one it can be (an unknown parameter or column, a value of the
+ * wrong type, a parameter given twice, a value too long). `others` are the parameters the
+ * caller reads itself (the page's `cols`, the route's `v`).
  */
 export function tableQuery(
   params: URLSearchParams,
   columns: ViewerColumn[],
   table: string,
+  others: readonly string[] = [],
 ): TableQuery {
   const byName = new Map(columns.map((column) => [column.name, column]));
   const seen = new Set<string>();
   for (const key of params.keys()) {
     if (seen.has(key)) throw new HttpError(400, `"${shown(key)}" is given more than once`);
     seen.add(key);
+    const dot = key.indexOf('.');
+    const filter = dot > 0 && Object.hasOwn(FILTERS, key.slice(0, dot));
+    if (!filter && !NAMED.includes(key) && !others.includes(key))
+      throw unknownParameter(key, columns, others);
   }
   const columnOf = (name: string, column: string): ViewerColumn => {
     const found = byName.get(column);
-    if (!found)
-      throw new HttpError(400, `"${shown(name)}" names no column of table "${shown(table)}"`);
+    if (!found) {
+      const meant = didYouMean(column, [...byName.keys()]);
+      throw new HttpError(
+        400,
+        `"${shown(name)}" names no column of table "${shown(table)}"${meant ? ` (did you mean "${shown(meant)}"?)` : ''}`,
+      );
+    }
     return found;
   };
 
@@ -137,14 +196,11 @@ export function tableQuery(
   const search = params.get('q') ?? '';
   if (search.length > MAX_VALUE_CHARS)
     throw new HttpError(400, `"q" is longer than ${MAX_VALUE_CHARS} characters`);
-  if (search.trim() !== '') query.search = search;
+  if (search.trim() !== '') query.search = search.normalize('NFC');
   const offset = params.get('rows') ?? '';
-  if (offset !== '') query.offset = wholeNumber('rows', offset, MAX_OFFSET);
+  if (offset !== '') query.offset = wholeNumber('rows', offset, 0, MAX_OFFSET);
   const size = params.get('size') ?? '';
-  if (size !== '') {
-    query.limit = wholeNumber('size', size, MAX_PAGE_ROWS);
-    if (query.limit === 0) throw new HttpError(400, `"size" must be from 1 to ${MAX_PAGE_ROWS}`);
-  }
+  if (size !== '') query.limit = wholeNumber('size', size, 1, MAX_PAGE_ROWS);
 
   const ranges = new Map<string, { column: string; kind: 'range'; min?: string; max?: string }>();
   for (const [name, value] of params) {
@@ -154,10 +210,14 @@ export function tableQuery(
     const column = columnOf(name, name.slice(dot + 1));
     if (value === '') continue;
     const kind = FILTERS[prefix as Prefix];
-    if (kind === 'contains') {
+    if (kind === 'missing') {
+      if (value !== 'missing' && value !== 'present')
+        throw new HttpError(400, `"${shown(name)}" must be missing or present`);
+      query.filters.push({ column: column.name, kind, present: value === 'present' });
+    } else if (kind === 'contains') {
       if (value.length > MAX_VALUE_CHARS)
         throw new HttpError(400, `"${shown(name)}" is longer than ${MAX_VALUE_CHARS} characters`);
-      query.filters.push({ column: column.name, kind, value });
+      query.filters.push({ column: column.name, kind, value: value.normalize('NFC') });
     } else if (kind === 'equals') {
       query.filters.push({
         column: column.name,
@@ -197,7 +257,9 @@ export function queryParams(query: TableQuery): URLSearchParams {
 }
 
 function paramsOf(filter: ColumnFilter, params: URLSearchParams): void {
-  if (filter.kind === 'equals') params.set(`eq.${filter.column}`, filter.value);
+  if (filter.kind === 'missing')
+    params.set(`is.${filter.column}`, filter.present ? 'present' : 'missing');
+  else if (filter.kind === 'equals') params.set(`eq.${filter.column}`, filter.value);
   else if (filter.kind === 'contains') params.set(`has.${filter.column}`, filter.value);
   else {
     if (filter.min !== undefined) params.set(`min.${filter.column}`, filter.min);

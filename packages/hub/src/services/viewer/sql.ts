@@ -125,7 +125,9 @@ export class Conditions {
   }
 
   filter(column: FileColumn, filter: ColumnFilter): void {
-    if (filter.kind === 'contains') {
+    if (filter.kind === 'missing') {
+      this.parts.push(`${identifier(column.name)} IS ${filter.present ? 'NOT ' : ''}NULL`);
+    } else if (filter.kind === 'contains') {
       const like = this.param(`%${likeEscaped(filter.value)}%`);
       this.parts.push(`CAST(${identifier(column.name)} AS VARCHAR) ILIKE ${like} ESCAPE '\\'`);
     } else if (filter.kind === 'equals') {
@@ -172,7 +174,8 @@ export function conditionsOf(
   for (const filter of query.filters) {
     const column = byName.get(filter.column);
     // A column of the descriptor missing from the file: no row has a value there.
-    if (!column) conditions.parts.push('false');
+    if (!column)
+      conditions.parts.push(filter.kind === 'missing' && !filter.present ? 'true' : 'false');
     else conditions.filter(column, filter);
   }
   if (query.search !== undefined && query.search !== '') conditions.search(columns, query.search);

@@ -14,7 +14,9 @@ export type ColumnFilter =
   /** Inclusive bounds of a number, integer, date, datetime or year column; either may be absent. */
   | { column: string; kind: 'range'; min?: string; max?: string }
   /** Case-insensitive substring of a text column. */
-  | { column: string; kind: 'contains'; value: string };
+  | { column: string; kind: 'contains'; value: string }
+  /** Rows whose cell is missing (`present` false) or is not (`present` true). */
+  | { column: string; kind: 'missing'; present: boolean };
 
 export interface TableQuery {
   /** The table's resource name. */
