@@ -259,7 +259,10 @@ describe('data publish in CI with no token', () => {
     });
     expect(refused.code).toBe(2);
     expect(refused.err).toContain("trusted publishing needs the dataset's owner");
-    expect(refused.err).toContain('--owner OWNER');
+    // The dataset's name is filled in: only its owner is missing.
+    expect(refused.err).toContain(
+      'hint: data publish --owner OWNER (as `data publisher add OWNER/world-cities` named it)\n',
+    );
     expect(asked).toEqual([]);
     expect(state.trades).toEqual([]);
   });

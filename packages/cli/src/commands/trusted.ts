@@ -22,7 +22,10 @@ export async function publishCredential(ctx: Context, dataset: string | undefine
   if (owner === undefined || name === undefined)
     throw new UsageError(
       "publish: trusted publishing needs the dataset's owner, the user or organisation whose trusted publisher this job is",
-      { hint: 'data publish --owner OWNER (as `data publisher add OWNER/DATASET` named it)' },
+      {
+        // The dataset's name is known (a name alone: no owner); its owner is what is missing.
+        hint: `data publish --owner OWNER (as \`data publisher add OWNER/${visible(owner ?? 'DATASET')}\` named it)`,
+      },
     );
   const where =
     source.kind === 'github'
