@@ -134,6 +134,29 @@ function writePackage(dir: string): void {
   );
 }
 
+/** A table of 45 columns (c0…c44) and 30 rows, cell c<j> of row i being i * 100 + j. */
+const WIDE = 45;
+function writeWide(dir: string): void {
+  const names = Array.from({ length: WIDE }, (_, column) => `c${String(column)}`);
+  const lines = Array.from({ length: 30 }, (_, row) =>
+    names.map((_, column) => String(row * 100 + column)).join(','),
+  );
+  writeFileSync(join(dir, 'wide.csv'), `${names.join(',')}\n${lines.join('\n')}\n`);
+  writeFileSync(
+    join(dir, 'datapackage.json'),
+    JSON.stringify({
+      name: 'wide',
+      resources: [
+        {
+          name: 'wide',
+          path: 'wide.csv',
+          schema: { fields: names.map((name) => ({ name, type: 'integer' })) },
+        },
+      ],
+    }),
+  );
+}
+
 /** The rows of the table shown, each cell's text, null for a cell marked missing. */
 function shownRows(page: Page): Promise<(string | null)[][]> {
   interface Cell {
@@ -188,6 +211,7 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
   let browser: Browser;
   let running: RunningHub;
   const dir = tempDir();
+  const wideDir = tempDir();
   const data = tempDir();
 
   beforeAll(async () => {
@@ -197,6 +221,9 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
     const jwt = await browserLogin(running.url);
     const { flowId } = await publish(running.url, jwt, dir);
     expect((await waitForState(running.url, flowId, jwt)).state).toBe('SUCCEEDED');
+    writeWide(wideDir);
+    const wide = await publish(running.url, jwt, wideDir);
+    expect((await waitForState(running.url, wide.flowId, jwt)).state).toBe('SUCCEEDED');
     browser = await launchChromium();
   }, 300_000);
 
@@ -204,6 +231,7 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
     await browser?.close();
     await running?.close();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(wideDir, { recursive: true, force: true });
     rmSync(data, { recursive: true, force: true });
   });
 
@@ -429,6 +457,45 @@ describe.skipIf(!HAS_CHROMIUM)('the table viewer in Chromium, on a million rows'
         await context.close();
       }
     }, 240_000);
+
+  it('shows a wide table 20 columns at a time, all on demand, the sorted one in sight on a phone', async () => {
+    const context = await browser.newContext({ viewport: WIDTHS.phone });
+    const page = await context.newPage();
+    try {
+      const heads = () => page.locator('#table-viewer thead th').allTextContents();
+      const names = (from: number, to: number) =>
+        Array.from({ length: to - from }, (_, index) => `c${String(from + index)}`);
+      const shownNames = async () => (await heads()).map((text) => /^c\d+/.exec(text)?.[0]);
+      await page.goto(`${running.url}/ada/wide`);
+      expect(await shownNames()).toEqual(names(0, 20));
+      const line = page.locator('#table-viewer p.columns');
+      expect(await line.textContent()).toMatch(/^Columns 1–20 of 45 · /);
+      await follow(page, () => page.getByRole('link', { name: 'Next columns' }).click());
+      expect(await shownNames()).toEqual(names(20, 40));
+      expect((await shownRows(page))[1]?.[0]).toBe('120');
+      await follow(page, () => page.getByRole('link', { name: 'Show all 45 columns' }).click());
+      expect(await shownNames()).toEqual(names(0, WIDE));
+      // Sorting by the last column, far to the right on a phone: its header is brought into
+      // sight in the table's own scroll, its link focused.
+      const last = page.getByRole('columnheader', { name: /^c44\b/ });
+      await follow(page, () => last.getByRole('link').press('Enter'));
+      expect(await focusedId(page)).toBe('sort-44');
+      expect(await last.getAttribute('aria-sort')).toBe('ascending');
+      expect(
+        await page
+          .locator('#table-viewer .scroll')
+          .evaluate((box) => (box as unknown as { scrollLeft: number }).scrollLeft),
+      ).toBeGreaterThan(0);
+      await checked(page, 'wide, all columns, sorted by the last at phone');
+      // 20 at a time again: the sorted column stays, and the line above says the order.
+      await follow(page, () => page.getByRole('link', { name: 'Show 20 at a time' }).click());
+      expect(await shownNames()).toEqual([...names(0, 20), 'c44']);
+      expect(await stateText(page)).toBe('Sorted by c44, ascending');
+      await checked(page, 'wide, 20 columns and the sorted one at phone');
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 
   it('works without script: every tab is a link, and the search form sends its view in the address', async () => {
     const context = await browser.newContext({
