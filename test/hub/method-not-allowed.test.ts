@@ -28,6 +28,8 @@ describe('a method an address does not answer', () => {
         ['GET', '/api/tokens/ci', 'DELETE'],
         ['GET', '/source/ada/cities', 'DELETE'],
         ['HEAD', '/api/orgs', 'POST'],
+        // An organisation is deleted (DELETE), not read, at its address.
+        ['GET', '/api/orgs/acme', 'DELETE'],
       ];
       for (const [method, path, allow] of cases) {
         const response = await fetch(`${url}${path}`, { method });
@@ -40,7 +42,7 @@ describe('a method an address does not answer', () => {
       await missing.arrayBuffer();
       expect(missing.status).toBe(404);
       expect(missing.headers.get('allow')).toBeNull();
-      for (const path of ['/api/orgs/acme', '/auth/nothing', '/rawstore/objects/not-a-key']) {
+      for (const path of ['/api/orgs/acme/nothing', '/auth/nothing', '/rawstore/objects/not-a-key']) {
         const none = await fetch(`${url}${path}`);
         await none.arrayBuffer();
         expect(none.status, path).toBe(404);
