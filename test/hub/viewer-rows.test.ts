@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RowsAnswer } from '../../packages/hub/src/http/table-rows.js';
+import { viewerClient, type RowsAnswer } from '../../packages/hub/src/http/table-rows.js';
 import { browserLogin, publish, tempDir, waitForState, withHub } from './helpers.js';
 
 const dir = tempDir();
@@ -205,21 +205,26 @@ describe('the table viewer’s JSON route', () => {
         'SUCCEEDED',
       );
       await runner.idle();
-      // One query holds the only turn, another waits for it: the next is refused at once.
+      // One query holds the only turn, another the small tables' lane, another waits for
+      // them: the next is refused at once.
       const stop = new AbortController();
-      const slow = hub.viewer.engine
-        .run(
-          (connection) => connection.run('SELECT count(*) FROM range(100000000000)'),
-          stop.signal,
-        )
-        .catch((error: unknown) => error);
+      const hold = (small: boolean) =>
+        hub.viewer.engine
+          .run(
+            (connection) => connection.run('SELECT count(*) FROM range(100000000000)'),
+            stop.signal,
+            undefined,
+            small ? { key: 'address:elsewhere', small } : undefined,
+          )
+          .catch((error: unknown) => error);
+      const slow = [hold(false), hold(true)];
       const waiting = hub.viewer.engine.run(() => Promise.resolve('waited'), undefined);
       const refused = await fetch(`${url}/ada/shop/rows?size=2`);
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('2');
       expect(((await refused.json()) as { error: string }).error).toMatch(/try again in a moment/);
       stop.abort();
-      await slow;
+      await Promise.all(slow);
       expect(await waiting).toBe('waited');
       expect((await rowsOf(`${url}/ada/shop/rows?size=2`)).rows).toHaveLength(2);
     });
@@ -368,6 +373,28 @@ describe('the table viewer’s JSON route', () => {
         if (who !== 'ada') expect(html, who).not.toContain('not a number');
       }
     });
+  });
+
+  it('tells clients apart for their fair share: a local proxy’s X-Forwarded-For, else the peer', async () => {
+    const asking = (peer: string, forwarded?: string) =>
+      viewerClient(
+        {} as never,
+        {
+          raw: {
+            headers: forwarded === undefined ? {} : { 'x-forwarded-for': forwarded },
+            socket: { remoteAddress: peer },
+          },
+          route: '/:owner/:dataset/rows',
+          url: new URL('http://hub.test/ada/shop/rows'),
+        } as never,
+      );
+    expect(await asking('203.0.113.9')).toBe('address:203.0.113.9');
+    // A peer elsewhere could write any X-Forwarded-For: its own address counts.
+    expect(await asking('203.0.113.9', '198.51.100.1')).toBe('address:203.0.113.9');
+    // A proxy on this machine: the client it saw, the last entry.
+    expect(await asking('127.0.0.1', '10.1.1.1, 198.51.100.1')).toBe('address:198.51.100.1');
+    expect(await asking('::ffff:127.0.0.1', '198.51.100.2')).toBe('address:198.51.100.2');
+    expect(await asking('::1')).toBe('address:::1');
   });
 
   it('has the page’s permissions: a private dataset’s rows are not there for others', async () => {

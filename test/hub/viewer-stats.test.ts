@@ -5,6 +5,12 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { version, type Package } from '../../packages/core/src/index.js';
 import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
 import type { Published } from '../../packages/hub/src/services/published.js';
+import { DEFAULT_VIEWER } from '../../packages/hub/src/options.js';
+import {
+  DuckEngine,
+  PER_CLIENT,
+  ViewerBusy,
+} from '../../packages/hub/src/services/viewer/duckdb.js';
 import { TableViewer } from '../../packages/hub/src/services/viewer/engine.js';
 import {
   keepStats,
@@ -236,5 +242,55 @@ describe('column statistics', () => {
     // Each bin begins after the one before ends.
     for (const [index, bin] of bins.slice(1).entries())
       expect(bin.from).toBe(Number(bins[index]?.to) + 1);
+  });
+});
+
+describe('the engine’s fair share', () => {
+  it('gives each client one question running and one waiting, and small tables a lane first', async () => {
+    const engine = new DuckEngine(
+      { ...DEFAULT_VIEWER, queries: 1, queued: 16 },
+      join(folder, 'fair-spill'),
+      [`${folder}/`],
+    );
+    try {
+      // Slow questions, held until the test lets them go: no timing.
+      let release: () => void = () => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const slow = () => gate.then(() => 'slow');
+      const outcome = (promise: Promise<string>) =>
+        promise.then(
+          (answer) => answer,
+          (error: unknown) => (error instanceof ViewerBusy ? 'busy' : String(error)),
+        );
+      // One client looping deep sorts of a large table: 20 at once.
+      const greedy = Array.from({ length: 20 }, () =>
+        outcome(engine.run(slow, undefined, 60, { key: 'address:10.0.0.1' })),
+      );
+      // Others' questions of the large table wait their turn; none is refused for the greedy one.
+      const others = Array.from({ length: 10 }, (_, index) =>
+        outcome(engine.run(slow, undefined, 60, { key: `address:10.0.1.${String(index)}` })),
+      );
+      // A small table's question runs at once, in its own lane, while the others still wait.
+      const small = await outcome(
+        engine.run(() => Promise.resolve('small'), undefined, 60, {
+          key: 'address:10.0.2.1',
+          small: true,
+        }),
+      );
+      expect(small).toBe('small');
+      release();
+      const greedyAnswers = await Promise.all(greedy);
+      expect(greedyAnswers.filter((answer) => answer === 'slow')).toHaveLength(PER_CLIENT);
+      expect(greedyAnswers.filter((answer) => answer === 'busy')).toHaveLength(20 - PER_CLIENT);
+      expect(await Promise.all(others)).toEqual(new Array(10).fill('slow'));
+      // Its share back once its questions are answered.
+      expect(
+        await outcome(
+          engine.run(() => Promise.resolve('again'), undefined, 60, { key: 'address:10.0.0.1' }),
+        ),
+      ).toBe('again');
+    } finally {
+      await engine.stop();
+    }
   });
 });

@@ -25,6 +25,7 @@ import { searchText } from './metastore.js';
 import { shownChanges, visibleToOthers } from './pipeline-store.js';
 import { eachRecord } from '../services/copies/table-rows.js';
 import { datasetTable, type TableEngine } from './dataset-table.js';
+import { viewerClient } from './table-rows.js';
 import { ENGINE_MISSING, queryTable } from '../services/viewer/engine.js';
 import { tableStats } from '../services/viewer/stats.js';
 import { DATASET_SORTS, type DatasetSort, type Revision } from '../engines/metadata/types.js';
@@ -48,13 +49,19 @@ const NO_ENGINE: TableEngine = {
 };
 
 /** The hub's viewer, for one revision: a query stops when its page's client goes. */
-function viewerEngine(hub: Hub, pkg: Published, response: ServerResponse): TableEngine {
+function viewerEngine(
+  hub: Hub,
+  pkg: Published,
+  request: Request,
+  response: ServerResponse,
+): TableEngine {
   const gone = new AbortController();
   response.once('close', () => {
     if (!response.writableFinished) gone.abort();
   });
   return {
-    query: (query) => queryTable(hub, pkg, query, gone.signal),
+    query: async (query) =>
+      queryTable(hub, pkg, query, gone.signal, await viewerClient(hub, request)),
     stats: (table) => tableStats(hub, pkg, table),
     columns: (table) => hub.viewer.tableColumns(pkg, table, gone.signal),
   };
@@ -575,7 +582,7 @@ export async function dataset(
             preview: (resource) =>
               previewRecords(hub.storage, text(resource.path) && locate(String(resource.path))),
             openDerived,
-            engine: pkg ? viewerEngine(hub, pkg, response) : NO_ENGINE,
+            engine: pkg ? viewerEngine(hub, pkg, request, response) : NO_ENGINE,
           },
           request.url.searchParams,
           `/${encodeURIComponent(user.username)}/${encodeURIComponent(name)}${version === undefined ? '' : `/v/${String(version)}`}`,

@@ -15,6 +15,7 @@ import { tableOf } from '../services/viewer/local-files.js';
 import { queryParams, tableQuery } from '../services/viewer/query-params.js';
 import { tableStats } from '../services/viewer/stats.js';
 import type { TablePage, TableQuery, TableStats } from '../services/viewer/types.js';
+import { userOf } from './callers.js';
 import { publishedRevision, revisionParam } from './published.js';
 import { cachePolicy } from './read.js';
 import { sendJson, type Request } from './request.js';
@@ -78,7 +79,7 @@ export async function tableRows(
   }
   let page: Awaited<ReturnType<Hub['viewer']['queryTable']>>;
   try {
-    page = await hub.viewer.queryTable(pkg, query, gone.signal);
+    page = await hub.viewer.queryTable(pkg, query, gone.signal, await viewerClient(hub, request));
   } catch (error) {
     if (error instanceof ViewerBusy) response.setHeader('Retry-After', String(error.retryAfter));
     throw error;
@@ -103,6 +104,22 @@ export async function tableRows(
     response.setHeader('Cache-Control', cache);
   }
   sendJson(response, 200, answer);
+}
+
+/**
+ * Who asks the viewer, for each a fair share of its engine: the signed-in user, else the
+ * client's address: the last X-Forwarded-For entry when the request comes from this machine
+ * (a reverse proxy beside the hub, which writes it), the peer's address otherwise (a peer
+ * elsewhere could write any X-Forwarded-For).
+ */
+export async function viewerClient(hub: Hub, request: Request): Promise<string> {
+  const user = await userOf(hub, request).catch(() => undefined);
+  if (user) return `user:${user.userid}`;
+  const peer = request.raw.socket.remoteAddress ?? '';
+  const local = peer === '::1' || /^(::ffff:)?127\./.test(peer);
+  const forwarded = request.raw.headers['x-forwarded-for'];
+  const last = typeof forwarded === 'string' ? forwarded.split(',').at(-1)?.trim() : undefined;
+  return `address:${local && last ? last.slice(0, 100) : peer}`;
 }
 
 /** The addresses of the pages after and before this one. */

@@ -4,7 +4,10 @@
  * spill, allowed to read only the folders the viewer's Parquet files are in. At most
  * `queries` questions run at once, `queued` more wait their turn and past them the hub
  * answers 503 with Retry-After; each question is interrupted after `querySeconds` and when
- * its request's client goes.
+ * its request's client goes. Each client (its user, else its address) has a fair share: one
+ * question running and one waiting at most, past which its own are refused, not others'; a
+ * question of a small table (SMALL_BYTES) goes before those of large ones, with a lane of its
+ * own beside the `queries`, so that deep sorts of a large table do not hold up small ones.
  */
 import { makeDirectory } from '@data/core';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
@@ -17,6 +20,24 @@ export class ViewerBusy extends HttpError {
   constructor() {
     super(503, 'the hub is answering as many table queries as it can: try again in a moment');
   }
+}
+
+/** Who asks a question, for a fair share of the engine. */
+export interface Asker {
+  /** The signed-in user, else the address the hub sees. */
+  key: string;
+  /** The question reads a small file (under SMALL_BYTES). */
+  small?: boolean;
+}
+
+/** A client's questions at once: one running and one waiting. */
+export const PER_CLIENT = 2;
+/** A Parquet file this small is read at once: its questions take milliseconds. */
+export const SMALL_BYTES = 8 * 1024 * 1024;
+
+interface Waiter {
+  wake: () => void;
+  small: boolean;
 }
 
 /** A question that ran past its time, or whose client went. */
@@ -38,7 +59,9 @@ interface Loaded {
 export class DuckEngine {
   private loading: Promise<Loaded | EngineMissing> | undefined;
   private running = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly waiting: Waiter[] = [];
+  /** Questions asked and not done, by client. */
+  private readonly asked = new Map<string, number>();
   private readonly busy = new Set<DuckDBConnection>();
   private stopped = false;
 
@@ -64,11 +87,32 @@ export class DuckEngine {
     work: (connection: DuckDBConnection) => Promise<T>,
     signal: AbortSignal | undefined,
     seconds = this.options.querySeconds,
+    asker?: Asker,
+  ): Promise<T> {
+    if (!asker) return this.runOne(work, signal, seconds, false);
+    const held = this.asked.get(asker.key) ?? 0;
+    // A client past its share is refused its own question, whatever the queue holds.
+    if (held >= PER_CLIENT) throw new ViewerBusy();
+    this.asked.set(asker.key, held + 1);
+    try {
+      return await this.runOne(work, signal, seconds, asker.small === true);
+    } finally {
+      const left = (this.asked.get(asker.key) ?? 1) - 1;
+      if (left > 0) this.asked.set(asker.key, left);
+      else this.asked.delete(asker.key);
+    }
+  }
+
+  private async runOne<T>(
+    work: (connection: DuckDBConnection) => Promise<T>,
+    signal: AbortSignal | undefined,
+    seconds: number,
+    small: boolean,
   ): Promise<T> {
     const loaded = await this.load();
     if ('missing' in loaded)
       throw new HttpError(503, 'the table engine is unavailable on this hub');
-    await this.turn(signal);
+    await this.turn(signal, small);
     let connection: DuckDBConnection | undefined;
     try {
       if (this.stopped) throw new QueryStopped('the hub is stopping');
@@ -82,14 +126,25 @@ export class DuckEngine {
         else loaded.idle.push(connection);
       }
       this.running--;
-      this.waiting.shift()?.();
+      this.next();
     }
+  }
+
+  /** Whether a question may start now: within `queries`, or a small one in its own lane. */
+  private free(small: boolean): boolean {
+    return this.running < this.options.queries + (small ? 1 : 0);
+  }
+
+  /** Starts the first waiting question that may start. */
+  private next(): void {
+    const at = this.waiting.findIndex((waiter) => this.free(waiter.small));
+    if (at >= 0) this.waiting.splice(at, 1)[0]?.wake();
   }
 
   /** Interrupts what runs and closes the instance: later questions fail. */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const wake of this.waiting.splice(0)) wake();
+    for (const { wake } of this.waiting.splice(0)) wake();
     const loaded = await this.loading?.catch(() => undefined);
     if (!loaded || 'missing' in loaded) return;
     for (const connection of this.busy) connection.interrupt();
@@ -98,8 +153,8 @@ export class DuckEngine {
     loaded.instance.closeSync();
   }
 
-  private async turn(signal: AbortSignal | undefined): Promise<void> {
-    if (this.running < this.options.queries && this.waiting.length === 0) {
+  private async turn(signal: AbortSignal | undefined, small = false): Promise<void> {
+    if (this.free(small) && (small || this.waiting.length === 0)) {
       this.running++;
       return;
     }
@@ -110,14 +165,18 @@ export class DuckEngine {
         this.running++;
         resolve();
       };
+      const waiter: Waiter = { wake, small };
       const gone = () => {
-        const at = this.waiting.indexOf(wake);
+        const at = this.waiting.indexOf(waiter);
         if (at >= 0) this.waiting.splice(at, 1);
         reject(new QueryStopped('the client went'));
       };
       if (signal?.aborted) return gone();
       signal?.addEventListener('abort', gone, { once: true });
-      this.waiting.push(wake);
+      // A small table's question waits before the large ones'.
+      const before = small ? this.waiting.findIndex((each) => !each.small) : -1;
+      if (before >= 0) this.waiting.splice(before, 0, waiter);
+      else this.waiting.push(waiter);
     });
   }
 

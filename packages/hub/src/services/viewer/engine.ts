@@ -7,6 +7,7 @@
  * sorting, filtering and searching are answered as unavailable.
  */
 import { realpathSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { derivedOf, type Resource } from '@data/core';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -17,7 +18,7 @@ import type { Copies } from '../copies/copies.js';
 import { rowsPage } from '../copies/table-rows.js';
 import type { Published } from '../published.js';
 import { DEFAULT_VIEWER, type ViewerOptions } from '../../options.js';
-import { DuckEngine, QueryStopped } from './duckdb.js';
+import { DuckEngine, QueryStopped, SMALL_BYTES } from './duckdb.js';
 import { LocalFiles, tableOf, type LocalParquet } from './local-files.js';
 import {
   cellExpression,
@@ -183,6 +184,8 @@ export class TableViewer {
     pkg: Published,
     query: TableQuery,
     signal?: AbortSignal,
+    /** Who asks (the signed-in user, else the address): a fair share of the engine each. */
+    client?: string,
   ): Promise<TablePage | ViewerUnavailable> {
     const source = tableOf(pkg, query.table);
     if (!source) throw new HttpError(404, `no table named "${query.table}"`);
@@ -192,9 +195,13 @@ export class TableViewer {
     if (!file) return this.fromCsv(pkg, source, query);
     if (file === 'making') return this.fromCsv(pkg, source, query, true);
     try {
+      const small =
+        ((await stat(file.path).catch(() => undefined))?.size ?? Infinity) < SMALL_BYTES;
       const page = await this.engine.run(
         (connection) => this.page(connection, file, viewerColumns(source), query),
         signal,
+        undefined,
+        client === undefined ? undefined : { key: client, small },
       );
       if (page.atLeast) this.countAll(pkg, query, countKey(file, query));
       return page;
@@ -452,6 +459,7 @@ export function queryTable(
   pkg: Published,
   query: TableQuery,
   signal?: AbortSignal,
+  client?: string,
 ): Promise<TablePage | ViewerUnavailable> {
-  return hub.viewer.queryTable(pkg, query, signal);
+  return hub.viewer.queryTable(pkg, query, signal, client);
 }
