@@ -3,7 +3,9 @@
  * this run's engines (SQLite and a folder; PostgreSQL and Swift's S3 under
  * --project postgres-swift, where the Parquet copy is materialized from the bucket).
  */
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewerClient, type RowsAnswer } from '../../packages/hub/src/http/table-rows.js';
@@ -395,6 +397,39 @@ describe('the table viewer’s JSON route', () => {
     expect(await asking('127.0.0.1', '10.1.1.1, 198.51.100.1')).toBe('address:198.51.100.1');
     expect(await asking('::ffff:127.0.0.1', '198.51.100.2')).toBe('address:198.51.100.2');
     expect(await asking('::1')).toBe('address:::1');
+  });
+
+  it('is read into pandas as docs/protocol.md shows, following next', async (context) => {
+    // The first Python with pandas (python3-pandas in Debian); without one, skipped unless CI.
+    const python = ['python3', '/usr/bin/python3'].find(
+      (program) => spawnSync(program, ['-c', 'import pandas']).status === 0,
+    );
+    if (!python) {
+      if (process.env.CI)
+        throw new Error('no python3 with pandas (python3-pandas) on this machine');
+      context.skip();
+      return;
+    }
+    const docs = readFileSync(join(import.meta.dirname, '../../docs/protocol.md'), 'utf8');
+    const example = /A filtered view as a pandas data frame[^]*?```python\n([^]*?)```/.exec(
+      docs,
+    )?.[1];
+    expect(example).toBeDefined();
+    await withHub({}, async ({ url }) => {
+      const ada = await browserLogin(url, 'ada');
+      expect((await waitForState(url, (await publish(url, ada, dir)).flowId)).state).toBe(
+        'SUCCEEDED',
+      );
+      const script = `${(example ?? '').replace('https://hub.example', url)}
+print(json.dumps({"rows": len(table), "columns": list(table.columns), "ids": table["id"].tolist()}))
+`;
+      const { stdout } = await promisify(execFile)(python, ['-c', script]);
+      const read = JSON.parse(stdout) as { rows: number; columns: string[]; ids: number[] };
+      const want = rows.filter((row) => row.price !== null && row.price >= 10);
+      expect(read.columns).toEqual(['id', 'kind', 'price', 'day', WEIRD]);
+      expect(read.rows).toBe(want.length);
+      expect(read.ids).toEqual(want.map((row) => row.id));
+    });
   });
 
   it('has the page’s permissions: a private dataset’s rows are not there for others', async () => {
