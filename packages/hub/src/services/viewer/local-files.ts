@@ -16,6 +16,7 @@ import {
   resourceName,
   type Resource,
 } from '@data/core';
+import { HttpError } from '../../http-error.js';
 import type { HubParts } from '../../parts.js';
 import type { Copies } from '../copies/copies.js';
 import { wantedCopy } from '../copies/copies.js';
@@ -135,6 +136,9 @@ export class LocalFiles {
   }
 
   private async local(key: string): Promise<LocalParquet> {
+    // Asked before the stop, answered after it (a stat, a copy made): nothing goes in the
+    // folder the stop removes.
+    if (this.stopped) throw new HttpError(503, 'the hub is stopping');
     let entry = this.entries.get(key);
     // A link whose copy the copy cache let go is made again.
     if (entry && !entry.dropped) {
