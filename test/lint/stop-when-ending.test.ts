@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const helper = pathToFileURL(join(import.meta.dirname, '../helpers/stop-when-ending.ts')).href;
 
@@ -32,56 +32,52 @@ function holder(marker: string, listenerOfItsOwn: boolean) {
   );
 }
 
-describe('stopWhenEnding', () => {
-  let dir = '';
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+/**
+ * Starts a stand-in, ends it with `end` once it holds its server, and tells how it ended and
+ * whether it stopped the server.
+ */
+async function ending(
+  listenerOfItsOwn: boolean,
+  end: (child: ReturnType<typeof holder>) => void,
+): Promise<{ stopped: boolean; code: number | null; by: NodeJS.Signals | null }> {
+  const dir = mkdtempSync(join(tmpdir(), 'stop-when-ending-'));
+  const marker = join(dir, 'stopped');
+  const child = holder(marker, listenerOfItsOwn);
+  try {
+    await once(child, 'message');
+    const ended = once(child, 'exit');
+    end(child);
+    const [code, by] = (await ended) as [number | null, NodeJS.Signals | null];
+    return { stopped: existsSync(marker), code, by };
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
+describe('stopWhenEnding', () => {
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
     it(`stops the server when the run is ended by ${signal}, and ends as the signal would`, async () => {
-      dir = mkdtempSync(join(tmpdir(), 'stop-when-ending-'));
-      const marker = join(dir, 'stopped');
-      const child = holder(marker, false);
-      try {
-        await once(child, 'message');
-        const ended = once(child, 'exit');
-        child.kill(signal);
-        const [code, by] = (await ended) as [number | null, NodeJS.Signals | null];
-        expect(existsSync(marker)).toBe(true);
-        expect({ code, by }).toEqual({ code: null, by: signal });
-      } finally {
-        child.kill('SIGKILL');
-      }
+      expect(await ending(false, (child) => child.kill(signal))).toEqual({
+        stopped: true,
+        code: null,
+        by: signal,
+      });
     });
 
   it('leaves the ending to a listener the run has of its own', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'stop-when-ending-'));
-    const marker = join(dir, 'stopped');
-    const child = holder(marker, true);
-    try {
-      await once(child, 'message');
-      const ended = once(child, 'exit');
-      child.kill('SIGTERM');
-      const [code] = (await ended) as [number | null];
-      expect(existsSync(marker)).toBe(true);
-      expect(code).toBe(7);
-    } finally {
-      child.kill('SIGKILL');
-    }
+    expect(await ending(true, (child) => child.kill('SIGTERM'))).toEqual({
+      stopped: true,
+      code: 7,
+      by: null,
+    });
   });
 
   it('stops the server when the run ends by itself', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'stop-when-ending-'));
-    const marker = join(dir, 'stopped');
-    const child = holder(marker, false);
-    try {
-      await once(child, 'message');
-      const ended = once(child, 'exit');
-      child.disconnect();
-      const [code] = (await ended) as [number | null];
-      expect(existsSync(marker)).toBe(true);
-      expect(code).toBe(0);
-    } finally {
-      child.kill('SIGKILL');
-    }
+    expect(await ending(false, (child) => child.disconnect())).toEqual({
+      stopped: true,
+      code: 0,
+      by: null,
+    });
   });
 });
