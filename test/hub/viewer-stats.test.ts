@@ -72,6 +72,17 @@ beforeAll(async () => {
        CAST(NULL AS VARCHAR) AS empty
      FROM range(200) t(i) UNION ALL SELECT 1 + 200, 50000, NULL) TO '${join(files, 'ids.parquet')}' (FORMAT parquet)`,
   );
+  // 300 columns of 2,000 rows, of each kind, as a wide table of a publisher's is.
+  const wide = Array.from({ length: 300 }, (_, index) =>
+    index % 3 === 0
+      ? `CAST(i * ${String(index + 1)} AS DOUBLE) AS c${String(index)}`
+      : index % 3 === 1
+        ? `'text ' || CAST((i * ${String(index + 7)}) % 997 AS VARCHAR) AS c${String(index)}`
+        : `DATE '2020-01-01' + CAST(i % 365 AS INTEGER) AS c${String(index)}`,
+  );
+  await connection.run(
+    `COPY (SELECT ${wide.join(', ')} FROM range(2000) t(i)) TO '${join(files, 'wide.parquet')}' (FORMAT parquet)`,
+  );
   connection.closeSync();
   instance.closeSync();
   writeFileSync(join(files, 'broken.parquet'), 'this is not a Parquet file');
@@ -84,6 +95,7 @@ beforeAll(async () => {
         table('clash'),
         table('broken'),
         table('ids'),
+        table('wide'),
         // The CSV copies say how many rows: all few enough for statistics after publication.
         ...[500, 1, 201].map((rows, index) => ({
           name: `copy${String(index)}`,
@@ -101,6 +113,7 @@ beforeAll(async () => {
       'data/clash.parquet': 'clash.parquet',
       'data/broken.parquet': 'broken.parquet',
       'data/ids.parquet': 'ids.parquet',
+      'data/wide.parquet': 'wide.parquet',
     },
     revision: { stats: null },
   } as unknown as Published;
@@ -121,6 +134,15 @@ afterAll(async () => {
 });
 
 describe('column statistics', () => {
+  it('compute a wide table within the memory of statistics (statsMemoryMb)', async () => {
+    const { tables, failed } = await revisionStats(viewer, pkg, undefined, 60, ['wide']);
+    expect(failed).toBeUndefined();
+    const columns = tables[0]?.columns ?? [];
+    expect(columns).toHaveLength(200);
+    expect(columns[1]?.distinct).toBe(997);
+    expect(columns[2]?.histogram?.length).toBeGreaterThan(0);
+  });
+
   it('compute a table whose columns are named as the statistics’ results were', async () => {
     const { tables, failed } = await revisionStats(viewer, pkg, undefined, 60, ['clash']);
     expect(failed).toBeUndefined();
