@@ -214,49 +214,43 @@ export class Runner {
     this.hub.metrics.revision(state);
     this.hub.log(`revision ${state.toLowerCase()}`, { level: 'info', ...work.logFields });
     if (state === 'SUCCEEDED') {
-      this.summarize(revision);
-      this.computeStats(revision);
+      // Off the path of the publication, which the publisher waits for: what the revision
+      // changed since the one published before, and the column statistics of each table
+      // (the table viewer's).
+      this.afterPublication(
+        revision,
+        'the changes of the revision could not be summed up',
+        (signal) =>
+          import('./change-summaries.js').then((module) =>
+            module.summarizeRevision(this.hub, revision, signal),
+          ),
+      );
+      const viewer = this.hub.viewer;
+      if (viewer)
+        this.afterPublication(
+          revision,
+          'the column statistics of the revision could not be computed',
+          (signal) =>
+            import('../viewer/stats.js').then((module) =>
+              module.keepStats({ ...this.hub, viewer }, revision, signal),
+            ),
+        );
     }
   }
 
-  /**
-   * Computes the column statistics of each table of the revision (the table viewer's),
-   * after it was published, as its change summary is.
-   */
-  private computeStats(revision: Revision): void {
-    const viewer = this.hub.viewer;
-    if (!viewer) return;
+  /** Work on a published revision in the background, stopped with the runner; its failure logged. */
+  private afterPublication(
+    revision: Revision,
+    failure: string,
+    work: (signal: AbortSignal) => Promise<void>,
+  ): void {
     const controller = new AbortController();
     this.running.add(controller);
-    const task = import('../viewer/stats.js')
-      .then((module) => module.keepStats({ ...this.hub, viewer }, revision, controller.signal))
+    const task = work(controller.signal)
       .catch((error: unknown) => {
         if (!controller.signal.aborted)
           this.hub.log(
-            `the column statistics of the revision could not be computed: ${error instanceof Error ? error.message : String(error)}`,
-            revisionFields(revision),
-          );
-      })
-      .finally(() => {
-        this.running.delete(controller);
-        this.summaries.delete(task);
-      });
-    this.summaries.add(task);
-  }
-
-  /**
-   * Sums up what the revision changed since the one published before, after it was
-   * published: off the path of the publication, which the publisher waits for.
-   */
-  private summarize(revision: Revision): void {
-    const controller = new AbortController();
-    this.running.add(controller);
-    const task = import('./change-summaries.js')
-      .then((module) => module.summarizeRevision(this.hub, revision, controller.signal))
-      .catch((error: unknown) => {
-        if (!controller.signal.aborted)
-          this.hub.log(
-            `the changes of the revision could not be summed up: ${error instanceof Error ? error.message : String(error)}`,
+            `${failure}: ${error instanceof Error ? error.message : String(error)}`,
             revisionFields(revision),
           );
       })
