@@ -42,7 +42,11 @@ describe('a method an address does not answer', () => {
       await missing.arrayBuffer();
       expect(missing.status).toBe(404);
       expect(missing.headers.get('allow')).toBeNull();
-      for (const path of ['/api/orgs/acme/nothing', '/auth/nothing', '/rawstore/objects/not-a-key']) {
+      for (const path of [
+        '/api/orgs/acme/nothing',
+        '/auth/nothing',
+        '/rawstore/objects/not-a-key',
+      ]) {
         const none = await fetch(`${url}${path}`);
         await none.arrayBuffer();
         expect(none.status, path).toBe(404);
