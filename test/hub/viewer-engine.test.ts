@@ -239,6 +239,67 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
     expect((await ask("q=')%20or%201=1%20--")).matching).toBe(0);
   });
 
+  it('compares text composed (NFC) however a cell or a column name is written', async () => {
+    // Cells as macOS writes them (a letter, then its accent) beside the same words composed,
+    // under a column whose name is written decomposed.
+    const VILLES = ['Gene\u0300ve', 'Gen\u00e8ve', 'Orle\u0301ans', 'Orl\u00e9ans', 'Paris'];
+    const CAFE = 'cafe\u0301';
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    const values = VILLES.map((ville, index) => `('${ville}', ${String(index)})`).join(', ');
+    await connection.run(
+      `COPY (SELECT * FROM (VALUES ${values}) AS t(ville, "${CAFE}"))
+       TO '${join(folder, 'places.parquet')}' (FORMAT parquet)`,
+    );
+    connection.closeSync();
+    instance.closeSync();
+    const columns: ViewerColumn[] = [
+      { name: 'ville', type: 'string' },
+      { name: CAFE, type: 'integer' },
+    ];
+    const places = {
+      descriptor: {
+        name: 'places',
+        resources: [
+          {
+            name: 'places',
+            path: 'data/places.parquet',
+            format: 'parquet',
+            schema: { fields: columns },
+          },
+        ],
+      },
+      prefix: 'packages/u/places/1/',
+      files: { 'data/places.parquet': 'places.parquet' },
+      revision: { stats: null },
+    } as unknown as Published;
+    const found = async (address: string): Promise<Cell[]> => {
+      const query = tableQuery(new URLSearchParams(address), columns, 'places');
+      const answer = await viewer.queryTable(places, query);
+      if ('unavailable' in answer) throw new Error(answer.message);
+      return answer.rows.map((row) => row[1] ?? null);
+    };
+    // Either form of a word finds both of its rows, by equals, contains and search.
+    expect(await found(`eq.ville=${encodeURIComponent('Gene\u0300ve')}`)).toEqual([0, 1]);
+    expect(await found(`eq.ville=${encodeURIComponent('Gen\u00e8ve')}`)).toEqual([0, 1]);
+    expect(await found(`has.ville=${encodeURIComponent('ORLE\u0301')}`)).toEqual([2, 3]);
+    expect(await found(`q=${encodeURIComponent('Orl\u00e9ans')}`)).toEqual([2, 3]);
+    expect(await found(`q=${encodeURIComponent('orle\u0301ans')}`)).toEqual([2, 3]);
+    // A column named decomposed is found by its name typed composed, and sorted by it.
+    expect(await found(`eq.${encodeURIComponent('caf\u00e9')}=4`)).toEqual([4]);
+    expect(await found(`sort=${encodeURIComponent('caf\u00e9')}&order=desc`)).toEqual([
+      4, 3, 2, 1, 0,
+    ]);
+    // The frequent values (the page's "equals" menu) count each word once, composed.
+    const { tables } = await revisionStats(viewer, places, undefined, 60);
+    const top = tables[0]?.columns.find((column) => column.name === 'ville')?.top;
+    expect(top).toEqual([
+      { value: 'Gen\u00e8ve', count: 2 },
+      { value: 'Orl\u00e9ans', count: 2 },
+      { value: 'Paris', count: 1 },
+    ]);
+  });
+
   it('answers a frequent match’s first pages at once, then counts it whole', async () => {
     const query: TableQuery = { table: 'big', filters: [], search: 'EVEN', offset: 0, limit: 50 };
     const first = (await viewer.queryTable(pkg, query)) as TablePage;

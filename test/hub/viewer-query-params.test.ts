@@ -189,6 +189,15 @@ describe('the table viewer’s address parameters', () => {
     expect(tableQuery(others, COLUMNS, 'prices', ['cols']).sort?.column).toBe('price');
   });
 
+  it('refuses an order without the sort it orders', () => {
+    expect(refusal('order=desc')).toMatchObject({
+      status: 400,
+      message: '"order" is given without "sort": give the column to sort by',
+    });
+    expect(refusal('order=desc&sort=').status).toBe(400);
+    expect(tableQuery(new URLSearchParams('order='), COLUMNS, 'prices').sort).toBeUndefined();
+  });
+
   it('filters missing values, or present ones, of any column', () => {
     expect(read('is.price=missing&is.a%22b=present').filters).toEqual([
       { column: 'price', kind: 'missing', present: false },

@@ -262,6 +262,23 @@ describe('the table viewer’s JSON route', () => {
       }
       // ?v= names the revision at /rows.
       expect((await fetch(`${base}?v=1&size=1`)).status).toBe(200);
+      // jQuery's cache-buster `_` and the page's `cols` are taken and ignored, the answer and
+      // its ETag those of the address without them.
+      const plain = await fetch(`${base}?size=2`);
+      for (const extra of ['_=1700000000000', 'cols=price', `_=${String(Date.now())}&cols=`]) {
+        const busted = await fetch(`${base}?size=2&${extra}`);
+        expect(busted.status, extra).toBe(200);
+        expect(busted.headers.get('etag'), extra).toBe(plain.headers.get('etag'));
+      }
+      // At a revision's own address `v` is refused, saying why.
+      const twice = await fetch(`${url}/ada/shop/v/1/rows?v=1`);
+      expect(twice.status).toBe(400);
+      expect(((await twice.json()) as { error: string }).error).toBe(
+        '"v" is not taken at a revision\'s own address: its path names the revision',
+      );
+      // An order without its sort, as other half-given parameters are.
+      const unsorted = await fetch(`${base}?order=desc`);
+      expect(unsorted.status).toBe(400);
       const missing = await rowsOf(`${base}?is.price=missing&size=100`);
       const none = rows.filter((row) => row.price === null);
       expect(missing.matching).toBe(none.length);

@@ -29,6 +29,9 @@ export interface RowsAnswer extends TablePage {
   prev: string | null;
 }
 
+/** Parameters /rows takes and ignores: a cache-buster's, and the page's choice of columns. */
+const IGNORED = ['_', 'cols'];
+
 /** The version of this answer's shape and engine: part of its ETag. */
 const ANSWER_VERSION = 1;
 
@@ -40,9 +43,17 @@ export async function tableRows(
   name: string,
   revision: string | null,
 ): Promise<void> {
+  if (revision !== null && request.url.searchParams.has('v'))
+    throw new HttpError(
+      400,
+      `"v" is not taken at a revision's own address: its path names the revision`,
+    );
   const asked = revision ?? revisionParam(request);
   const pkg = await publishedRevision(hub, request, ownerName, name, asked);
-  const params = request.url.searchParams;
+  // Taken and ignored: `_`, the cache-buster jQuery and others add to an address, and the
+  // page's `cols` (which of its columns the page shows; /rows answers every column).
+  const params = new URLSearchParams(request.url.searchParams);
+  for (const ignored of IGNORED) params.delete(ignored);
   const tables = pkg.descriptor.resources.filter((resource) => !isDerived(resource));
   const tableName = params.get('table') ?? (tables[0] ? resourceName(tables[0]) : '');
   const source = tableOf(pkg, tableName);

@@ -162,7 +162,9 @@ export function tableQuery(
   table: string,
   others: readonly string[] = [],
 ): TableQuery {
-  const byName = new Map(columns.map((column) => [column.name, column]));
+  // A column's name is found in its composed form (NFC), whichever way the address or the
+  // schema writes it: `eq.café` typed composed names a column written decomposed.
+  const byName = new Map(columns.map((column) => [column.name.normalize('NFC'), column]));
   const seen = new Set<string>();
   for (const key of params.keys()) {
     if (seen.has(key)) throw new HttpError(400, `"${shown(key)}" is given more than once`);
@@ -173,9 +175,12 @@ export function tableQuery(
       throw unknownParameter(key, columns, others);
   }
   const columnOf = (name: string, column: string): ViewerColumn => {
-    const found = byName.get(column);
+    const found = byName.get(column.normalize('NFC'));
     if (!found) {
-      const meant = didYouMean(column, [...byName.keys()]);
+      const meant = didYouMean(
+        column,
+        columns.map((each) => each.name),
+      );
       throw new HttpError(
         400,
         `"${shown(name)}" names no column of table "${shown(table)}"${meant ? ` (did you mean "${shown(meant)}"?)` : ''}`,
@@ -190,8 +195,9 @@ export function tableQuery(
   if (order !== '' && order !== 'asc' && order !== 'desc')
     throw new HttpError(400, '"order" must be asc or desc');
   if (sort !== '') {
-    columnOf('sort', sort);
-    query.sort = { column: sort, descending: order === 'desc' };
+    query.sort = { column: columnOf('sort', sort).name, descending: order === 'desc' };
+  } else if (order !== '') {
+    throw new HttpError(400, '"order" is given without "sort": give the column to sort by');
   }
   const search = params.get('q') ?? '';
   if (search.length > MAX_VALUE_CHARS)

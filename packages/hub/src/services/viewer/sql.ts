@@ -46,6 +46,14 @@ export function identifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
 }
 
+/**
+ * A text expression in its composed form (NFC), as the viewer compares text: the request's
+ * values are composed, and a cell may be written either way.
+ */
+export function nfc(expression: string): string {
+  return `nfc_normalize(${expression})`;
+}
+
 /** A value for ILIKE that matches itself only: its %, _ and \ escaped (ESCAPE '\'). */
 export function likeEscaped(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
@@ -119,9 +127,12 @@ export class Conditions {
   private typed(column: FileColumn, value: string): { left: string; right: string } {
     const cast = CAST[column.kind];
     const name = identifier(column.name);
+    // Text is compared in its composed (NFC) form, as the request's value is: a cell written
+    // decomposed (as macOS writes `e` and U+0300) equals the same word composed.
+    if (column.kind === 'text') return { left: nfc(name), right: this.param(value) };
     return cast
       ? { left: name, right: `CAST(${this.param(value)} AS ${cast})` }
-      : { left: `CAST(${name} AS VARCHAR)`, right: this.param(value) };
+      : { left: nfc(`CAST(${name} AS VARCHAR)`), right: this.param(value) };
   }
 
   filter(column: FileColumn, filter: ColumnFilter): void {
@@ -129,7 +140,9 @@ export class Conditions {
       this.parts.push(`${identifier(column.name)} IS ${filter.present ? 'NOT ' : ''}NULL`);
     } else if (filter.kind === 'contains') {
       const like = this.param(`%${likeEscaped(filter.value)}%`);
-      this.parts.push(`CAST(${identifier(column.name)} AS VARCHAR) ILIKE ${like} ESCAPE '\\'`);
+      this.parts.push(
+        `${nfc(`CAST(${identifier(column.name)} AS VARCHAR)`)} ILIKE ${like} ESCAPE '\\'`,
+      );
     } else if (filter.kind === 'equals') {
       const { left, right } = this.typed(column, filter.value);
       this.parts.push(`${left} = ${right}`);
@@ -154,7 +167,7 @@ export class Conditions {
     }
     const like = this.param(`%${likeEscaped(text)}%`);
     this.parts.push(
-      `(${texts.map((column) => `${identifier(column.name)} ILIKE ${like} ESCAPE '\\'`).join(' OR ')})`,
+      `(${texts.map((column) => `${nfc(identifier(column.name))} ILIKE ${like} ESCAPE '\\'`).join(' OR ')})`,
     );
   }
 
@@ -169,10 +182,11 @@ export function conditionsOf(
   columns: FileColumn[],
   params: unknown[],
 ): Conditions {
-  const byName = new Map(columns.map((column) => [column.name, column]));
+  // Names compared composed (NFC): a descriptor's name and its file's may be written either way.
+  const byName = new Map(columns.map((column) => [column.name.normalize('NFC'), column]));
   const conditions = new Conditions(params);
   for (const filter of query.filters) {
-    const column = byName.get(filter.column);
+    const column = byName.get(filter.column.normalize('NFC'));
     // A column of the descriptor missing from the file: no row has a value there.
     if (!column)
       conditions.parts.push(filter.kind === 'missing' && !filter.present ? 'true' : 'false');

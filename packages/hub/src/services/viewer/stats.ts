@@ -19,6 +19,7 @@ import {
   isoText,
   jsonCell,
   kindOf,
+  nfc,
   typeName,
   type FileColumn,
   type Kind,
@@ -320,8 +321,10 @@ async function topValues(
   column: FileColumn,
 ): Promise<ColumnStats['top']> {
   const name = identifier(column.name);
-  const value =
-    column.kind === 'bool' ? name : `left(CAST(${name} AS VARCHAR), ${String(TOP_CHARACTERS)})`;
+  // Text counted in its composed form (NFC): `Genève` written composed and decomposed is one
+  // value, as the viewer's filters compare it.
+  const text = column.kind === 'text' ? nfc(name) : `CAST(${name} AS VARCHAR)`;
+  const value = column.kind === 'bool' ? name : `left(${text}, ${String(TOP_CHARACTERS)})`;
   const result = await connection.runAndReadAll(
     `SELECT ${value}, count(*) FROM read_parquet($1) WHERE ${name} IS NOT NULL
      GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${String(TOP_VALUES)}`,
