@@ -262,3 +262,117 @@ describe('copies of tables whose names share a last part', () => {
     });
   });
 });
+
+/** A package in a folder of its own: each table's file `<index>.csv` holds its rows. */
+function packageOf(name: string, tables: readonly { name: string; rows: unknown[][] }[]): string {
+  const at = join(dir, name);
+  mkdirSync(at, { recursive: true });
+  for (const [index, table] of tables.entries())
+    writeFileSync(join(at, `${String(index)}.csv`), csvOf(table.rows));
+  const fields = [
+    { name: 'id', type: 'integer' },
+    { name: 'name', type: 'string' },
+  ];
+  const resources = tables.map((table, index) => ({
+    name: table.name,
+    path: `${String(index)}.csv`,
+    schema: { fields },
+  }));
+  writeFileSync(join(at, 'datapackage.json'), JSON.stringify({ name, resources }));
+  return at;
+}
+
+/** Each table's CSV, JSON and Parquet copies, asked for by index, and its rows in the viewer. */
+async function expectCopies(
+  base: string,
+  tables: readonly { name: string; rows: unknown[][] }[],
+): Promise<void> {
+  for (const [index, table] of tables.entries()) {
+    const asked = `${base}/r/${String(index)}`;
+    expect((await bytesOf(`${asked}.csv`)).toString(), table.name).toBe(csvOf(table.rows));
+    expect(JSON.parse((await bytesOf(`${asked}.json`)).toString())).toEqual(jsonOf(table.rows));
+    expect(await parquetRows(await bytesOf(`${asked}.parquet`)), table.name).toEqual(table.rows);
+    const page = await fetch(`${base}/rows?table=${encodeURIComponent(table.name)}&sort=id`);
+    expect(page.status, table.name).toBe(200);
+    expect(((await page.json()) as { rows: unknown[][] }).rows, table.name).toEqual(table.rows);
+  }
+}
+
+describe('copies of a table whose copies would be named as other tables', () => {
+  const tables = [
+    { name: 't', rows: [[1, 'from t']] },
+    { name: 't_csv', rows: [[2, 'from t_csv']] },
+    { name: 't_parquet', rows: [[3, 'from t_parquet']] },
+  ];
+  it("gives each table its copies, under names no table has, on the page's tabs", async () => {
+    const at = packageOf('clashing-names', tables);
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const state = await waitForState(url, (await publish(url, jwt, at)).flowId);
+      expect(state.state, JSON.stringify(state)).toBe('SUCCEEDED');
+      const base = `${url}/ada/clashing-names`;
+      const descriptor = (await (await fetch(`${base}/datapackage.json`)).json()) as {
+        resources: (Resource & { datahub?: { derivedFrom?: string[] } })[];
+      };
+      const names = descriptor.resources.map((resource) => resource.name);
+      expect(new Set(names).size, names.join(' ')).toBe(names.length);
+      const copiesOf = (table: string) =>
+        descriptor.resources
+          .filter((resource) => resource.datahub?.derivedFrom?.[0] === table)
+          .map((resource) => [resource.datahub?.type, resource.name]);
+      expect(copiesOf('t')).toEqual([
+        ['derived/csv', 't_csv_2'],
+        ['derived/json', 't_json'],
+        ['derived/preview', 't_csv_preview'],
+        ['derived/parquet', 't_parquet_2'],
+      ]);
+      expect(copiesOf('t_csv').map(([, name]) => name)).toEqual([
+        't_csv_csv',
+        't_csv_json',
+        't_csv_csv_preview',
+        't_csv_parquet',
+      ]);
+      await expectCopies(base, tables);
+      // By name too: `t.parquet` is t's copy, `t_csv.csv` and `t_parquet.csv` the tables.
+      expect(await parquetRows(await bytesOf(`${base}/r/t.parquet`))).toEqual(tables[0]?.rows);
+      expect((await bytesOf(`${base}/r/t_csv.csv`)).toString()).toBe(csvOf(tables[1]?.rows ?? []));
+      expect((await bytesOf(`${base}/r/t_parquet.csv`)).toString()).toBe(
+        csvOf(tables[2]?.rows ?? []),
+      );
+      const page = await (await fetch(base)).text();
+      const tabs = [...page.matchAll(/role="tab"[^>]*><bdi>([^<]*)<\/bdi>/g)].map((m) => m[1]);
+      expect(tabs).toEqual(['t', 't_csv', 't_parquet']);
+    });
+  });
+});
+
+describe('copies of tables whose names are too long for a file name', () => {
+  // 250 letters; 90 dots, which a copy's file name writes as 271 characters.
+  const tables = [
+    { name: 'l'.repeat(250), rows: [[1, 'long']] },
+    { name: '.'.repeat(90), rows: [[2, 'dots']] },
+  ];
+  it('publishes them, each copy at a file of its own', async () => {
+    const at = packageOf('long-names', tables);
+    await withHub({}, async ({ url }) => {
+      const jwt = await browserLogin(url);
+      const state = await waitForState(url, (await publish(url, jwt, at)).flowId);
+      expect(state.state, JSON.stringify(state)).toBe('SUCCEEDED');
+      const base = `${url}/ada/long-names`;
+      await expectCopies(base, tables);
+      const descriptor = (await (await fetch(`${base}/datapackage.json`)).json()) as {
+        resources: Resource[];
+      };
+      for (const resource of descriptor.resources)
+        for (const part of String(resource.path).split('/'))
+          expect(part.length, resource.path).toBeLessThanOrEqual(200);
+      // The preview beside the descriptor, at the path the descriptor names.
+      const preview = descriptor.resources.find(
+        (each) => each.name === `${'l'.repeat(250)}_csv_preview`,
+      );
+      expect(
+        JSON.parse((await bytesOf(`${base}/${String(preview?.path)}`)).toString()),
+      ).toBeTruthy();
+    });
+  });
+});

@@ -1,5 +1,5 @@
 /** The derived resources a published table gets in its descriptor (services/pipeline). */
-import type { Resource } from '@data/core';
+import { derivedNames, type Resource } from '@data/core';
 import { describe, expect, it } from 'vitest';
 import { derivedResources } from '../../packages/hub/src/services/pipeline/derived-resources.js';
 
@@ -20,7 +20,7 @@ describe('the derived resources of a table', () => {
       derivedResources(
         { table: TABLE, preview },
         { name: 't', path: 't.csv', schema } as Resource,
-        new Set(['t']),
+        derivedNames('t', new Set(['t'])),
         undefined,
       );
     const typed = made({ fields: [{ name: 'a', type: 'integer' }], missingValues: ['-'] });

@@ -56,8 +56,11 @@ export {
   DERIVED_COPIES,
   derivedFile,
   derivedName,
+  derivedNames,
   derivedOf,
+  FILE_NAME_BYTES,
   isDerived,
+  unusedName,
   zipName,
 } from './model/derived.js';
 export type { DerivedCopy, DerivedType } from './model/derived.js';

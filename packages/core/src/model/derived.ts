@@ -18,9 +18,36 @@ export const DERIVED_COPIES = [
 export type DerivedCopy = (typeof DERIVED_COPIES)[number];
 export type DerivedType = DerivedCopy['type'] | 'derived/zip';
 
-/** The name of a table's copy: `<table>_csv`, `<table>_csv_preview`… */
+/** The name of a table's copy as the original service named it: `<table>_csv`… */
 export function derivedName(table: string, copy: Pick<DerivedCopy, 'suffix'>): string {
   return `${table}_${copy.suffix}`;
+}
+
+/**
+ * The name a derived resource takes in a package whose resources (its own, and those derived
+ * before) are named `taken`: `wanted` (`t_csv`, as clients of the original service expect)
+ * when no resource has it, else the first of `wanted_2`, `wanted_3`… that none has, so that
+ * a copy of `t` never takes a table `t_csv`'s name, nor is left out for it. The name is added
+ * to `taken`. Readers find a copy by its `datahub` type and `derivedFrom`, never by its name.
+ */
+export function unusedName(wanted: string, taken: Set<string>): string {
+  let name = wanted;
+  for (let count = 2; taken.has(name); count++) name = `${wanted}_${String(count)}`;
+  taken.add(name);
+  return name;
+}
+
+/**
+ * The names of a table's copies in a package whose resources are named `taken` (each added
+ * to it), by their type: `derivedName`'s where free, else `unusedName`'s.
+ */
+export function derivedNames(
+  table: string,
+  taken: Set<string>,
+): Record<DerivedCopy['type'], string> {
+  const names = {} as Record<DerivedCopy['type'], string>;
+  for (const copy of DERIVED_COPIES) names[copy.type] = unusedName(derivedName(table, copy), taken);
+  return names;
 }
 
 /**
@@ -31,13 +58,27 @@ export function derivedName(table: string, copy: Pick<DerivedCopy, 'suffix'>): s
  * digits, `-`, `_` and `.` (`a/../t`, which would be `t`'s file; a Data Package v2 name with
  * spaces), is written `~` and then each of its UTF-8 bytes, all but letters, digits, `-` and
  * `_` as `~XX`: one file name, no folder, that no name kept as itself has (none holds a `~`)
- * and no other name gives.
+ * and no other name gives. A file or folder name longer than FILE_NAME_BYTES (a name of 250
+ * letters, or of 90 `.` written as 271 characters, where file systems stop at 255 bytes) is
+ * written instead as one file `~~h<SHA-256 of the name, hex>~<the first 64 characters of
+ * the name written as above>`: no name kept as itself has a `~`, and no escaped name begins
+ * `~~` and a small letter (a `~` after its first is followed by two capital hex digits);
+ * the hash tells it from every other long name.
  */
 export function derivedFile(name: string, format: string): string {
   const parts = name.split('/');
   const plain = parts.every((part) => /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/.test(part));
-  return `${plain ? name : escapedName(name)}.${format}`;
+  const written = `${plain ? name : escapedName(name)}.${format}`;
+  if (written.split('/').every((part) => part.length <= FILE_NAME_BYTES)) return written;
+  const hash = process.getBuiltinModule('node:crypto').createHash('sha256').update(name);
+  return `~~h${hash.digest('hex')}~${escapedName(name).slice(1, 65)}.${format}`;
 }
+
+/**
+ * The longest file or folder name derivedFile writes as the name itself, in bytes (its
+ * names are ASCII): below the 255 of ext4, APFS and NTFS, with room for a suffix.
+ */
+export const FILE_NAME_BYTES = 200;
 
 function escapedName(name: string): string {
   let written = '~';

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import {
   bomOf,
   DERIVED_COPIES,
+  type DerivedCopy,
   derivedFile,
-  derivedName,
   type DerivedTable,
   fileHead,
   formatOf,
@@ -16,7 +16,6 @@ import {
   textReading,
   typedField,
   writtenFromValue,
-  zipName,
 } from '@data/core';
 import type { FieldDescriptor, Report, SchemaDescriptor } from '@data/core';
 import { DERIVED_FOLDER } from '../../engines/storage/types.js';
@@ -107,23 +106,22 @@ function rowsOf(report: Report | undefined, name: string): number | undefined {
 }
 
 /**
- * The derived resources of a table, named as the original service named them: `<name>_csv`,
- * `<name>_json` and `<name>_csv_preview`, each saying which resource it comes from. A copy
- * made when first asked for has no `bytes` or `hash` here: they are not known until then.
+ * The derived resources of a table, named `names` (core's derivedNames: as the original
+ * service named them, `<name>_csv`, `<name>_json`, `<name>_csv_preview`, unless a resource
+ * has that name), each saying which resource it comes from. A copy made when first asked
+ * for has no `bytes` or `hash` here: they are not known until then.
  */
 export function derivedResources(
   info: TableCopiesInfo,
   source: Resource,
-  taken: ReadonlySet<unknown>,
+  names: Record<DerivedCopy['type'], string>,
   report: Report | undefined,
 ): Resource[] {
   const { table } = info;
   const rows = rowsOf(report, table.name) ?? table.rows;
   const made: Resource[] = [];
   for (const copy of DERIVED_COPIES) {
-    const name = derivedName(table.name, copy);
-    // A resource of the package's own by that name keeps it.
-    if (taken.has(name)) continue;
+    const name = names[copy.type];
     const known =
       copy.type === 'derived/preview'
         ? info.preview
@@ -169,11 +167,11 @@ export function copyPath(name: string, format: string): string {
   return `${DERIVED_FOLDER}${derivedFile(name, format)}`;
 }
 
-/** The zip of the whole revision, `<dataset>_zip`, made when first asked for. */
-export function zipResource(dataset: string): Resource {
+/** The zip of the whole revision, named `name` (`<dataset>_zip`), made when first asked for. */
+export function zipResource(name: string): Resource {
   return {
-    name: zipName(dataset),
-    path: copyPath(zipName(dataset), 'zip'),
+    name,
+    path: copyPath(name, 'zip'),
     format: 'zip',
     mediatype: 'application/zip',
     datahub: { type: 'derived/zip' },

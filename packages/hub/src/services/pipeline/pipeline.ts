@@ -1,6 +1,6 @@
 import {
   counted,
-  derivedName,
+  derivedNames,
   detectVersion,
   fileDigest,
   fileHead,
@@ -19,6 +19,7 @@ import {
   textReading,
   unsafeReason,
   validateAndDeriveIsolated,
+  unusedName,
   zipName,
 } from '@data/core';
 import type { DerivedTable, Report } from '@data/core';
@@ -280,27 +281,24 @@ async function dump(work: Work): Promise<Record<string, unknown>> {
   for (const table of work.derived ?? []) {
     const source = list[table.index];
     if (!source) continue;
-    const previewName = derivedName(table.name, { suffix: 'csv_preview' });
-    const csvName = derivedName(table.name, { suffix: 'csv' });
-    const path = copyPath(previewName, 'json');
+    // Names no resource has, its own or derived: a table `t_csv` leaves `t`'s copy another.
+    const names = derivedNames(table.name, taken);
+    const path = copyPath(names['derived/preview'], 'json');
     const { length, md5 } = await fileDigest(table.preview);
     const hex = Buffer.from(md5, 'base64').toString('hex');
-    if (!taken.has(previewName))
-      previews.push({ key: `${prefix}${path}`, file: table.preview, bytes: length, md5 });
+    previews.push({ key: `${prefix}${path}`, file: table.preview, bytes: length, md5 });
     const sameAsOriginal = await originalAsCopy(work, source);
-    if (sameAsOriginal && !taken.has(csvName))
-      work.files[copyPath(csvName, 'csv')] = sameAsOriginal.key;
+    if (sameAsOriginal) work.files[copyPath(names['derived/csv'], 'csv')] = sameAsOriginal.key;
     added.push(
       ...derivedResources(
         { table, preview: { path, bytes: length, md5: hex }, sameAsOriginal },
         source,
-        taken,
+        names,
         work.report,
       ),
     );
   }
-  list.push(...added);
-  if (!taken.has(zipName(work.dataset))) list.push(zipResource(work.dataset));
+  list.push(...added, zipResource(unusedName(zipName(work.dataset), taken)));
   const descriptor = `${JSON.stringify(work.descriptor, null, 2)}\n`;
   const report = JSON.stringify(work.report);
   const written =
