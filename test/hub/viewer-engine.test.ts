@@ -1,13 +1,18 @@
 import { existsSync, mkdirSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Package } from '../../packages/core/src/index.js';
 import type { Storage } from '../../packages/hub/src/engines/storage/types.js';
 import { HttpError } from '../../packages/hub/src/http-error.js';
 import type { Published } from '../../packages/hub/src/services/published.js';
-import { QueryStopped, ViewerBusy } from '../../packages/hub/src/services/viewer/duckdb.js';
+import {
+  QueryStopped,
+  SMALL_BYTES,
+  SMALL_ROWS,
+  ViewerBusy,
+} from '../../packages/hub/src/services/viewer/duckdb.js';
 import {
   MAKING,
   TableViewer,
@@ -298,6 +303,54 @@ describe('the table viewer’s engine, DuckDB over a table’s Parquet file', ()
       { value: 'Orl\u00e9ans', count: 2 },
       { value: 'Paris', count: 1 },
     ]);
+  });
+
+  it('gives a table’s questions the small lane by its rows, not its file’s bytes', async () => {
+    // 150,000 rows of one integer column: a Parquet file of some hundred kilobytes.
+    const ROWS_LONG = 150_000;
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    await connection.run(
+      `COPY (SELECT i AS id FROM range(${String(ROWS_LONG)}) t(i))
+       TO '${join(folder, 'long.parquet')}' (FORMAT parquet)`,
+    );
+    connection.closeSync();
+    instance.closeSync();
+    expect(statSync(join(folder, 'long.parquet')).size).toBeLessThan(SMALL_BYTES);
+    expect(ROWS_LONG).toBeGreaterThan(SMALL_ROWS);
+    const long = {
+      descriptor: {
+        name: 'long',
+        resources: [
+          {
+            name: 'long',
+            path: 'data/long.parquet',
+            format: 'parquet',
+            schema: { fields: [{ name: 'id', type: 'integer' }] },
+          },
+        ],
+      },
+      prefix: 'packages/u/long/1/',
+      files: { 'data/long.parquet': 'long.parquet' },
+      revision: { stats: null },
+    } as unknown as Published;
+    const engine = (viewer as unknown as { engine: { run: (...args: unknown[]) => unknown } })
+      .engine;
+    const run = vi.spyOn(engine, 'run');
+    try {
+      const lane = async (table: Published, name: string): Promise<unknown> => {
+        const query = tableQuery(new URLSearchParams('sort=id&order=desc'), COLUMNS, name);
+        run.mockClear();
+        await viewer.queryTable(table, query, undefined, 'reader');
+        return (run.mock.calls[0]?.[3] as { small?: boolean } | undefined)?.small;
+      };
+      // Its rows are counted by its first question; every one after it takes the large lane.
+      await lane(long, 'long');
+      expect(await lane(long, 'long')).toBe(false);
+      expect(await lane(pkg, 'sales')).toBe(true);
+    } finally {
+      run.mockRestore();
+    }
   });
 
   it('answers a frequent match’s first pages at once, then counts it whole', async () => {

@@ -6,7 +6,7 @@
  * answers 503 with Retry-After; each question is interrupted after `querySeconds` and when
  * its request's client goes. Each client (its user, else its address) has a fair share: one
  * question running and one waiting at most, past which its own are refused, not others'; a
- * question of a small table (SMALL_BYTES) goes before those of large ones, with a lane of its
+ * question of a small table (SMALL_ROWS) goes before those of large ones, with a lane of its
  * own beside the `queries`, so that deep sorts of a large table do not hold up small ones.
  */
 import { makeDirectory } from '@data/core';
@@ -26,13 +26,15 @@ export class ViewerBusy extends HttpError {
 export interface Asker {
   /** The signed-in user, else the address the hub sees. */
   key: string;
-  /** The question reads a small file (under SMALL_BYTES). */
+  /** The question reads a small table (SMALL_ROWS rows at most). */
   small?: boolean;
 }
 
 /** A client's questions at once: one running and one waiting. */
 export const PER_CLIENT = 2;
-/** A Parquet file this small is read at once: its questions take milliseconds. */
+/** A table of this many rows at most is read at once: its questions take milliseconds. */
+export const SMALL_ROWS = 100_000;
+/** A Parquet file this small is small too, when its rows are not known yet. */
 export const SMALL_BYTES = 8 * 1024 * 1024;
 
 interface Waiter {

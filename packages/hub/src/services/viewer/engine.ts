@@ -18,7 +18,7 @@ import type { Copies } from '../copies/copies.js';
 import { rowsPage } from '../copies/table-rows.js';
 import type { Published } from '../published.js';
 import { DEFAULT_VIEWER, type ViewerOptions } from '../../options.js';
-import { DuckEngine, QueryStopped, SMALL_BYTES } from './duckdb.js';
+import { DuckEngine, QueryStopped, SMALL_BYTES, SMALL_ROWS } from './duckdb.js';
 import { LocalFiles, tableOf, type LocalParquet } from './local-files.js';
 import {
   cellExpression,
@@ -195,8 +195,7 @@ export class TableViewer {
     if (!file) return this.fromCsv(pkg, source, query);
     if (file === 'making') return this.fromCsv(pkg, source, query, true);
     try {
-      const small =
-        ((await stat(file.path).catch(() => undefined))?.size ?? Infinity) < SMALL_BYTES;
+      const small = await this.smallTable(pkg, source, file);
       const page = await this.engine.run(
         (connection) => this.page(connection, file, viewerColumns(source), query),
         signal,
@@ -241,6 +240,20 @@ export class TableViewer {
     if (!csv) return [];
     const { labels } = await rowsPage(() => this.copies.read(pkg, csv), 0, 0);
     return labels.map((name) => ({ name, type: 'string' }));
+  }
+
+  /**
+   * Whether a table's questions take the small lane: by its rows (a million rows of a few
+   * columns are a 4 MB Parquet file, and sort as slowly as any), counted from its file once
+   * asked, else as its CSV copy counts them, else by the file's size alone.
+   */
+  private async smallTable(pkg: Published, source: Resource, file: LocalParquet): Promise<boolean> {
+    const csv = derivedOf(pkg.descriptor.resources, 'derived/csv', source.name);
+    const counted = (csv?.datahub as { rows?: unknown } | undefined)?.rows;
+    const rows =
+      this.facts.get(file.id)?.rows ?? (typeof counted === 'number' ? counted : undefined);
+    if (rows !== undefined) return rows <= SMALL_ROWS;
+    return ((await stat(file.path).catch(() => undefined))?.size ?? Infinity) < SMALL_BYTES;
   }
 
   /** A file's columns and rows, asked once. */
