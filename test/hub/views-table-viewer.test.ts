@@ -259,7 +259,7 @@ describe('the table viewer (rendering)', () => {
       },
     });
     expect(shown).toContain(
-      '<tr class="stats"><td class="stats"><div>0 missing · 2 distinct</div><div>1 – 2</div></td><td class="stats"></td>',
+      '<tr class="stats"><td class="stats"><div>0 missing · all values unique</div><div>1 – 2</div></td><td class="stats"></td>',
     );
   });
 
@@ -501,11 +501,75 @@ describe('the table viewer (a page of bounded weight, that says its view)', () =
         approximate: true,
         top,
       }),
-    ).toContain('<div>and about 1,198 more values</div>');
+    ).toContain('<div>and about 1,200 more values</div>');
     // All of them listed: nothing more to say.
     expect(
       statsHtml({ name: 'kind', type: 'string', missing: 0, distinct: 2, top: top.slice(0, 2) }),
     ).not.toContain('more value');
+  });
+
+  it('rounds an estimate, says when every value is unique, and lists no values each found once', () => {
+    // An estimated distinct count: two significant figures, not seven.
+    const estimate = statsHtml(
+      { name: 'id', type: 'string', missing: 1, distinct: 1_777_999, approximate: true },
+      undefined,
+      { rows: 2_000_000 },
+    );
+    expect(estimate).toContain('<div>1 missing · ≈1.8 million distinct</div>');
+    expect(
+      statsHtml({ name: 'id', type: 'string', missing: 0, distinct: 953_281, approximate: true }),
+    ).toContain('≈950,000 distinct');
+    // Exactly as many distinct values as values present: all unique, and no list of ten
+    // values each found once, nor "and about N more".
+    const once = Array.from({ length: 10 }, (_, index) => ({
+      value: `v${String(index)}`,
+      count: 1,
+    }));
+    const unique = statsHtml(
+      { name: 'id', type: 'string', missing: 3, distinct: 997, top: once },
+      '?is.id=missing',
+      { rows: 1000 },
+    );
+    expect(unique).toContain('3 missing</a> · all values unique</div>');
+    expect(unique).not.toContain('<ol');
+    expect(unique).not.toContain('more value');
+    // Mostly unique: the same, the most frequent found once.
+    const mostly = statsHtml(
+      { name: 'id', type: 'string', missing: 0, distinct: 990, top: once },
+      undefined,
+      { rows: 1000 },
+    );
+    expect(mostly).toContain('990 distinct');
+    expect(mostly).not.toContain('<ol');
+    // An estimate is never said to be all unique.
+    expect(
+      statsHtml(
+        { name: 'id', type: 'string', missing: 0, distinct: 1000, approximate: true },
+        undefined,
+        { rows: 1000 },
+      ),
+    ).toContain('≈1,000 distinct');
+  });
+
+  it('says a column past the first 200 has no statistics, its missing values a link away', () => {
+    const fields = Array.from({ length: 201 }, (_, index) => ({
+      name: `c${String(index)}`,
+      type: 'integer',
+    }));
+    const html = view({
+      fields,
+      // The last columns, 182 to 201.
+      columns: '182',
+      stats: {
+        table: 'prices',
+        rows: 2,
+        columns: fields.slice(0, 200).map((field) => ({ ...field, missing: 0, distinct: 2 })),
+      },
+    } as never);
+    expect(html).toMatch(
+      /<td class="stats"><div>no statistics past the first 200 columns<\/div><div><a href="\?table=prices&amp;is\.c200=missing[^"]*">rows missing a value<\/a><\/div><\/td>/,
+    );
+    expect(html.match(/no statistics past/g)).toHaveLength(1);
   });
 
   it('writes every figure with its thousands separated: ranges and histograms as counts', () => {

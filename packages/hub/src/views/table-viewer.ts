@@ -15,6 +15,7 @@ import {
   type TableQuery,
   type TableStats,
 } from '../services/viewer/types.js';
+import { STATS_COLUMNS } from '../services/viewer/stats.js';
 import { escape } from './escape.js';
 import { figure } from './format.js';
 
@@ -159,22 +160,58 @@ function histogram(column: ColumnStats): string {
   return `<svg viewBox="0 0 100 28" preserveAspectRatio="none" role="img" aria-label="${escape(said)}"><path d="${bars}"/></svg>`;
 }
 
+/** An estimate as a reader takes it in: two significant figures (≈1.8 million, ≈180,000). */
+export function estimated(count: number): string {
+  if (count >= 1_000_000)
+    return new Intl.NumberFormat('en', {
+      notation: 'compact',
+      compactDisplay: 'long',
+      maximumSignificantDigits: 2,
+    }).format(count);
+  return new Intl.NumberFormat('en', { maximumSignificantDigits: 2 }).format(count);
+}
+
+/** The table a column's statistics are of: its rows, and whether they stop short of it. */
+export interface StatsOf {
+  rows: number;
+  /** The column is past the STATS_COLUMNS that have statistics. */
+  past?: boolean;
+}
+
 /** What a column's header says of its values: missing, distinct, range, histogram or top values. */
-export function statsHtml(column: ColumnStats | undefined, missingHref?: string): string {
-  if (!column) return '<td class="stats"></td>';
+export function statsHtml(
+  column: ColumnStats | undefined,
+  missingHref?: string,
+  table?: StatsOf,
+): string {
+  if (!column) {
+    if (!table?.past) return '<td class="stats"></td>';
+    // Its missing values are still a filter away, uncounted.
+    const link = missingHref
+      ? `<div><a href="${escape(missingHref)}">rows missing a value</a></div>`
+      : '';
+    return `<td class="stats"><div>no statistics past the first ${String(STATS_COLUMNS)} columns</div>${link}</td>`;
+  }
   // The missing values counted are a link to the rows that miss one (is.<column>=missing).
   const missing =
     missingHref && column.missing > 0
       ? `<a href="${escape(missingHref)}">${grouped(column.missing)} missing</a>`
       : `${grouped(column.missing)} missing`;
+  // An estimate is marked as one, and rounded: its last figures say nothing.
+  const present = table ? table.rows - column.missing : undefined;
+  const unique = !column.approximate && present !== undefined && present > 0;
+  const distinct =
+    unique && column.distinct === present
+      ? 'all values unique'
+      : `${column.approximate ? `≈${estimated(column.distinct)}` : grouped(column.distinct)} distinct`;
   const lines = [
-    // An estimate is marked as one.
-    `${missing} · ${column.approximate ? '≈' : ''}${grouped(column.distinct)} distinct`,
+    `${missing} · ${distinct}`,
     column.min !== undefined && column.max !== undefined
       ? `${statValue(column.min, column.type)} – ${statValue(column.max, column.type)}`
       : '',
   ].filter(Boolean);
-  const top = topShown(column.top ?? []);
+  // Values that occur once each are no list of the most frequent.
+  const top = (column.top ?? []).some((entry) => entry.count > 1) ? topShown(column.top ?? []) : [];
   const list =
     top.length > 0
       ? `<ol aria-label="Most frequent values of ${escape(column.name)}">${top
@@ -183,9 +220,12 @@ export function statsHtml(column: ColumnStats | undefined, missingHref?: string)
       : '';
   // The values not listed, counted (the distinct count holds every value but the missing).
   const more = top.length > 0 ? column.distinct - top.length : 0;
-  const about = column.approximate ? 'about ' : '';
   const rest =
-    more > 0 ? `<div>and ${about}${counted(more, 'more value', 'more values')}</div>` : '';
+    more <= 0
+      ? ''
+      : column.approximate
+        ? `<div>and about ${estimated(more)} more ${more === 1 ? 'value' : 'values'}</div>`
+        : `<div>and ${counted(more, 'more value', 'more values')}</div>`;
   return `<td class="stats">${lines.map((line) => `<div>${line}</div>`).join('')}${histogram(column)}${list}${rest}</td>`;
 }
 
@@ -373,8 +413,10 @@ function rowsTable(view: TableViewerView, page: TablePage, shown: Shown[], href:
   const fields = shown.map(({ field }) => field);
   const stats = new Map((view.stats?.columns ?? []).map((column) => [column.name, column]));
   const heads = shown.map(({ field, index }) => header(field, index, view, href)).join('');
-  const statsRow = view.stats
-    ? `<tr class="stats">${fields.map((field) => statsHtml(stats.get(field.name), missingHref(view, field.name, href))).join('')}</tr>`
+  const tableStats = view.stats;
+  const cut = (tableStats?.columns.length ?? 0) >= STATS_COLUMNS;
+  const statsRow = tableStats
+    ? `<tr class="stats">${fields.map((field) => statsHtml(stats.get(field.name), missingHref(view, field.name, href), { rows: tableStats.rows, past: cut && !stats.has(field.name) })).join('')}</tr>`
     : '';
   // Cells are placed by the answer's columns, shown in the fields' order.
   const at = new Map(page.columns.map((column, index) => [column.name, index]));
