@@ -565,7 +565,7 @@ describe('the table viewer (a page of bounded weight, that says its view)', () =
         rows: 2,
         columns: fields.slice(0, 200).map((field) => ({ ...field, missing: 0, distinct: 2 })),
       },
-    } as never);
+    });
     expect(html).toMatch(
       /<td class="stats"><div>no statistics past the first 200 columns<\/div><div><a href="\?table=prices&amp;is\.c200=missing[^"]*">rows missing a value<\/a><\/div><\/td>/,
     );
