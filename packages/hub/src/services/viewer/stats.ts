@@ -286,30 +286,44 @@ async function histogram(
   low: number,
   high: number,
 ): Promise<ColumnStats['histogram']> {
-  // An integer column's bins hold whole numbers: each from one integer to another, inclusive.
-  const whole = column.kind === 'int';
+  // An integer or date column's bins hold whole numbers (of days): each from one to another,
+  // inclusive, so that three days are three bins, not 20 each "2020-01-01 to 2020-01-01".
+  const whole = column.kind === 'int' || column.kind === 'date';
+  // A datetime column's bins are whole seconds, from a whole second: a span of a few seconds
+  // is a bin a second, not 20 of a quarter of one.
+  const seconds = column.kind === 'timestamp' || column.kind === 'timestamptz';
+  const start = seconds ? Math.floor(low) : low;
   const width = whole
     ? Math.max(1, Math.ceil((high - low + 1) / HISTOGRAM_BINS))
-    : (high - low) / HISTOGRAM_BINS || 1;
+    : seconds
+      ? Math.max(1, Math.ceil((high - start) / HISTOGRAM_BINS))
+      : (high - low) / HISTOGRAM_BINS || 1;
   const value = binned(column);
   const result = await connection.runAndReadAll(
     `SELECT least(CAST(floor((${value} - $2) / $3) AS INTEGER), ${String(HISTOGRAM_BINS - 1)}), count(*)
      FROM read_parquet($1) WHERE ${value} IS NOT NULL GROUP BY 1`,
-    [file.path, low, width],
+    [file.path, start, width],
   );
   const counts = new Array<number>(HISTOGRAM_BINS).fill(0);
   for (const [bin, n] of result.getRowsJS()) counts[Number(bin)] = Number(n);
   // One value throughout: one bin.
-  const bins = high === low ? 1 : whole ? Math.ceil((high - low + 1) / width) : HISTOGRAM_BINS;
+  const bins =
+    high === low
+      ? 1
+      : whole
+        ? Math.ceil((high - low + 1) / width)
+        : seconds
+          ? Math.min(HISTOGRAM_BINS, Math.floor((high - start) / width) + 1)
+          : HISTOGRAM_BINS;
   return counts.slice(0, bins).map((count, bin) => ({
-    from: edge(column, low + bin * width),
+    from: edge(column, bin === 0 ? low : start + bin * width),
     to: edge(
       column,
       bins === 1
         ? high
         : whole
           ? Math.min(high, low + (bin + 1) * width - 1)
-          : low + (bin + 1) * width,
+          : Math.min(high, start + (bin + 1) * width),
     ),
     count: bins === 1 ? counts.reduce((sum, each) => sum + each, 0) : count,
   }));
