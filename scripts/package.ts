@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 import { coreSlices } from './core-slices.ts';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -20,6 +20,23 @@ const version = (
     version: string;
   }
 ).version;
+
+/** A module whose import fails in the bundle, saying it is not part of it. */
+function withoutModule(name: string): Plugin {
+  return {
+    name: `without ${name}`,
+    setup(bundler) {
+      bundler.onResolve({ filter: new RegExp(`^${name.replace(/[/.]/g, '\\$&')}$`) }, () => ({
+        path: name,
+        namespace: 'without',
+      }));
+      bundler.onLoad({ filter: /.*/, namespace: 'without' }, () => ({
+        contents: `throw new Error(${JSON.stringify(`${name} is not part of the single executable`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+}
 
 rmSync(WORK, { recursive: true, force: true });
 mkdirSync(WORK, { recursive: true });
@@ -43,6 +60,12 @@ await build({
   },
   format: 'cjs',
   outfile: join(WORK, 'data.cjs'),
+  // The table viewer's engine is a native library, which cannot ride inside the executable:
+  // its import fails there, so that its hub pages tables in file order and says sorting,
+  // filtering and searching are unavailable (the engine's typed answer when its module does
+  // not load). Left external, the import would find the node_modules of the folder the
+  // executable was built in, on that machine only.
+  plugins: [...common.plugins, withoutModule('@duckdb/node-api')],
 });
 await build({
   ...common,

@@ -7,6 +7,8 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServe } from '../helpers/serve.js';
+import { browserLogin, publish, waitForState } from '../hub/protocol.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 const EXECUTABLE = join(ROOT, 'dist', 'data');
@@ -60,5 +62,30 @@ describe('the single executable', () => {
       '{"code":"FR","name":"France","continent":"Europe"}',
     );
     expect(data(['--json', 'init', 'cities']).code).toBe(0);
+  });
+});
+
+describe('the hub of the executable', () => {
+  it('serves a table page by page, and says sorting is unavailable, having no table engine', async () => {
+    const hub = await startServe(['--data-dir', join(home, 'hub')], 0, {
+      env,
+      cwd: home,
+      executable: EXECUTABLE,
+    });
+    try {
+      const jwt = await browserLogin(hub.url);
+      const { flowId } = await publish(hub.url, jwt, join(home, 'cities'));
+      expect((await waitForState(hub.url, flowId)).state).toBe('SUCCEEDED');
+      const first = await fetch(`${hub.url}/ada/world-cities/rows?table=cities&size=2`);
+      expect(first.status).toBe(200);
+      expect(((await first.json()) as { rows: unknown[] }).rows).toHaveLength(2);
+      const sorted = await fetch(`${hub.url}/ada/world-cities/rows?table=cities&sort=city`);
+      expect(sorted.status).toBe(501);
+      expect(((await sorted.json()) as { error: string }).error).toMatch(/unavailable/);
+      const page = await fetch(`${hub.url}/ada/world-cities?table=cities&sort=city`);
+      expect(await page.text()).toContain('Sorting, filtering and searching are unavailable');
+    } finally {
+      await hub.stop();
+    }
   });
 });

@@ -19,9 +19,11 @@ export interface ServeProcess {
 export function startServe(
   args: string[],
   port = 0,
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; executable?: string } = {},
 ): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), ...args], {
+  // bin/data with this Node.js, or an executable that is data itself (npm run package's).
+  const [program, ...before] = options.executable ? [options.executable] : [process.execPath, BIN];
+  const child = spawn(program, [...before, 'serve', '--port', String(port), ...args], {
     env: options.env ?? { ...process.env, NO_COLOR: '1' },
     cwd: options.cwd,
   });
