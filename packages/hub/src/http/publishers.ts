@@ -8,9 +8,8 @@ import type { ServerResponse } from 'node:http';
 import { DATASET_NAME, type PublisherRecord, type TrustRefusal } from '@data/core';
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
-import { credentialRefusal, may } from '../services/access.js';
-import type { Caller } from '../caller.js';
-import { managesTokens } from '../services/named-tokens.js';
+import { may } from '../services/access.js';
+import { managingRefusal } from '../services/named-tokens.js';
 import {
   addPublisher,
   removePublisher,
@@ -39,20 +38,8 @@ async function publishable(
     throw new HttpError(403, "a trusted publisher's token may not manage trusted publishers");
   // Nor a named token that only publishes: a publisher it added would publish on once the
   // token is revoked. Saying who may publish is managing, as making tokens is.
-  // Named apart: the guard leaves nothing of its argument's type where it says no.
-  const refused: Caller = caller;
-  if (!managesTokens(caller))
-    throw new HttpError(
-      403,
-      credentialRefusal(
-        refused,
-        'manage',
-        refused.userid,
-        undefined,
-        'trusted publishers',
-        'managing trusted publishers',
-      ) ?? 'managing trusted publishers takes a sign-in or an admin token for no one dataset',
-    );
+  const refusal = managingRefusal(caller, 'trusted publishers');
+  if (refusal) throw new HttpError(403, refusal);
   const ownerid = (await hub.store.userByName(owner))?.userid;
   if (!ownerid || !(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
     throw new HttpError(

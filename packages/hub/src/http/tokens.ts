@@ -7,12 +7,12 @@ import type { ServerResponse } from 'node:http';
 import { DATASET_NAME, sameTokenName, tokenNameProblem, type TokenRecord } from '@data/core';
 import type { Hub } from '../context.js';
 import { HttpError } from '../http-error.js';
-import { credentialRefusal, may } from '../services/access.js';
+import { may } from '../services/access.js';
 import { SCOPES, type Caller, type Scope } from '../caller.js';
 import {
   DEFAULT_TOKEN_DAYS,
   keepNamedToken,
-  managesTokens,
+  managingRefusal,
   prepareNamedToken,
   revokeNamedToken,
   shownRecord,
@@ -39,22 +39,8 @@ import { cookieOf, sameOriginOnly, SESSION_COOKIE } from './sign-in.js';
 async function managing(hub: Hub, request: Request): Promise<Credential> {
   const credential = await requestCredential(hub, request);
   if (!credential) throw new HttpError(401, 'sign in (data login) to manage your tokens');
-  // Named apart: the guard leaves nothing of its argument's type where it says no.
-  const { caller } = credential;
-  const refused: Caller = caller;
-  if (!managesTokens(caller))
-    throw new HttpError(
-      403,
-      credentialRefusal(
-        refused,
-        'manage',
-        refused.userid,
-        undefined,
-        'tokens',
-        'managing tokens',
-      ) ??
-        'this token may not manage tokens: that takes a sign-in or an admin token for no one dataset',
-    );
+  const refusal = managingRefusal(credential.caller, 'tokens');
+  if (refusal) throw new HttpError(403, refusal);
   return credential;
 }
 

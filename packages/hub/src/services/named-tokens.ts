@@ -9,6 +9,7 @@ import { NAMED_TOKEN, type TokenRecord } from '@data/core';
 import type { NamedToken } from '../engines/metadata/named-tokens.js';
 import type { Metadata } from '../engines/metadata/types.js';
 import type { Caller, Scope } from '../caller.js';
+import { credentialRefusal } from './access.js';
 
 /** Days a token lives when its maker names none (capped by the hub's maximum). */
 export const DEFAULT_TOKEN_DAYS = 30;
@@ -191,4 +192,18 @@ export async function shownRecord(
  */
 export function managesTokens(caller: Caller | undefined): caller is Caller {
   return caller?.scope === 'admin' && caller.datasets.length === 0 && caller.via !== 'trusted';
+}
+
+/**
+ * Why a credential may not manage `what` (its tokens, trusted publishers), in the words of
+ * the one access rule; undefined when it may.
+ */
+export function managingRefusal(caller: Caller, what: string): string | undefined {
+  // Named apart: the guard leaves nothing of its argument's type where it says no.
+  const refused = caller;
+  if (managesTokens(caller)) return undefined;
+  return (
+    credentialRefusal(refused, 'manage', refused.userid, undefined, what, `managing ${what}`) ??
+    `managing ${what} takes a sign-in or an admin token for no one dataset`
+  );
 }
