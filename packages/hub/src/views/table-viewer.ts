@@ -333,7 +333,7 @@ function queryForm(view: TableViewerView, shown: Shown[], href: Href): string {
     ),
     ...(view.columns ? [['cols', view.columns]] : []),
   ]
-    .map(([name, value]) => `<input type="hidden" name="${name}" value="${escape(value)}">`)
+    .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
     .join('');
   const filters = shown.map(({ field, index }) => filterInput(field, query, index)).join('');
   const active = query.filters.length;
