@@ -3,7 +3,7 @@
  * run here against the engine of this run: SQLite on the default run, PostgreSQL on the
  * postgres-swift one. The same expectations hold for both.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { runNow } from '../../packages/hub/src/engines/metadata/run.js';
 import type { Metadata } from '../../packages/hub/src/engines/metadata/types.js';
 import { identity, storeOfThisRun } from './helpers.js';
@@ -168,6 +168,18 @@ describe('the metadata rules, on this run’s engine', () => {
     // Asked at once, as two trades of one ID token would: one of them records it.
     const racing = await Promise.all([1, 2, 3, 4, 5].map(() => store.remember('jti-3', later)));
     expect(racing.filter(Boolean)).toHaveLength(1);
+    // Recorded again once its time is over (a file sent again a day later): kept, not
+    // dropped with the expired record it replaces.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const now = Date.now();
+      expect(await store.remember('jti-4', Math.floor(now / 1000) + 5)).toBe(true);
+      vi.setSystemTime(now + 60_000);
+      expect(await store.remember('jti-4', later)).toBe(true);
+      expect(await store.remembers('jti-4')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(await store.sharedValue('rules-test', () => 'first')).toBe('first');
     expect(await store.sharedValue('rules-test', () => 'second')).toBe('first');
   });

@@ -605,8 +605,9 @@ export class PostgresMetadata implements Metadata {
   }
 
   async remember(id: string, expires: number): Promise<boolean> {
-    const { rowCount } = await this.pool.query(POSTGRES_SQL.revoke, [id, expires]);
+    // The expired first: an id recorded again once its time is over is kept anew.
     await this.pool.query(POSTGRES_SQL.dropExpiredRevocations, [Math.floor(Date.now() / 1000)]);
+    const { rowCount } = await this.pool.query(POSTGRES_SQL.revoke, [id, expires]);
     return (rowCount ?? 0) > 0;
   }
 

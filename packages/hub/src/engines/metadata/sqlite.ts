@@ -586,8 +586,9 @@ export class SqliteMetadata implements Metadata {
   }
 
   async remember(id: string, expires: number): Promise<boolean> {
-    const { changes } = this.prepare(SQL.revoke).run(id, expires);
+    // The expired first: an id recorded again once its time is over is kept anew.
     this.prepare(SQL.dropExpiredRevocations).run(Math.floor(Date.now() / 1000));
+    const { changes } = this.prepare(SQL.revoke).run(id, expires);
     return Number(changes) > 0;
   }
 
