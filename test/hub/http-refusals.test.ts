@@ -102,6 +102,11 @@ describe('the JSON bodies the hub takes', () => {
         headers: { 'Auth-Token': ada },
       });
       expect(JSON.parse(publishers.text)).toEqual([]);
+      // The owner in any case, as the tokens' datasets are named.
+      const anyCase = await answer(`${url}/api/publishers/Ada/one`, {
+        headers: { 'Auth-Token': ada },
+      });
+      expect([anyCase.status, JSON.parse(anyCase.text)]).toEqual([200, []]);
       // The body as documented still passes.
       await makeToken(url, ada, { name: 'ok', scope: 'publish', datasets: ['ada/one'] });
     });

@@ -40,7 +40,7 @@ async function publishable(
   // token is revoked. Saying who may publish is managing, as making tokens is.
   const refusal = managingRefusal(caller, 'trusted publishers');
   if (refusal) throw new HttpError(403, refusal);
-  const ownerid = (await hub.store.userByName(owner))?.userid;
+  const ownerid = (await hub.store.userByName(owner.toLowerCase()))?.userid;
   if (!ownerid || !(await may(hub.store.organisations, caller, 'publish', ownerid, dataset)))
     throw new HttpError(
       403,
