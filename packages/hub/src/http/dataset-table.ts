@@ -4,12 +4,13 @@
  * and where its rows come from. The first view (no sort, filter or search, from row 1) reads
  * the table's small preview file and its stored statistics: no work proportional to the table.
  * A query asks the viewer's engine; on a hub without one, rows come from the CSV copy, from
- * its start, no deeper than DEEPEST_ROWS.
+ * its start, no deeper than FALLBACK_DEEPEST.
  */
 import type { Readable } from 'node:stream';
 import { derivedOf, isDerived, resourceName, type Package, type Resource } from '@data/core';
 import { HttpError } from '../http-error.js';
 import { rowsPage } from '../services/copies/table-rows.js';
+import { FALLBACK_DEEPEST, isPlain } from '../services/viewer/engine.js';
 import { tableQuery } from '../services/viewer/query-params.js';
 import type {
   Cell,
@@ -20,8 +21,6 @@ import type {
 } from '../services/viewer/types.js';
 import type { TableViewerView, ViewerField } from '../views/table-viewer.js';
 
-/** How deep the pages of a table's CSV copy go on a hub without the engine. */
-export const DEEPEST_ROWS = 10_000;
 /** The most values of an `enum` constraint a filter offers as choices. */
 const MOST_CHOICES = 50;
 
@@ -171,8 +170,8 @@ async function copyPage(
   columns: ViewerColumn[],
   query: TableQuery,
 ): Promise<TablePage | undefined> {
-  const offset = Math.min(query.offset, DEEPEST_ROWS);
-  const limit = Math.max(0, Math.min(query.limit, DEEPEST_ROWS - offset));
+  const offset = Math.min(query.offset, FALLBACK_DEEPEST);
+  const limit = Math.max(0, Math.min(query.limit, FALLBACK_DEEPEST - offset));
   try {
     const page = await rowsPage(() => sources.openDerived(csv), offset, limit);
     const at = columns.map((column) => page.labels.indexOf(column.name));
@@ -242,8 +241,7 @@ async function shownTable(
   const columns = fields.map((field) => ({ name: field.name, type: field.type }));
   // `cols` is the page's own: which columns it shows.
   const query = tableQuery(params, columns, name, ['cols']);
-  const plain =
-    !query.sort && query.filters.length === 0 && query.search === undefined && query.offset === 0;
+  const plain = isPlain(query) && query.offset === 0;
   const stats = await sources.engine.stats(name).catch(() => undefined);
   // Only a query asks the engine; until one finds it missing, the page offers its controls.
   let notice: string | undefined;
@@ -272,7 +270,7 @@ async function shownTable(
       stats,
       engine: usable,
       notice,
-      deepest: usable ? undefined : DEEPEST_ROWS,
+      deepest: usable ? undefined : FALLBACK_DEEPEST,
       columns: params.get('cols') ?? undefined,
     },
   };

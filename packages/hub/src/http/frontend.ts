@@ -26,7 +26,7 @@ import { shownChanges, visibleToOthers } from './pipeline-store.js';
 import { eachRecord } from '../services/copies/table-rows.js';
 import { datasetTable, type TableEngine } from './dataset-table.js';
 import { viewerClient } from './table-rows.js';
-import { ENGINE_MISSING, queryTable } from '../services/viewer/engine.js';
+import { ENGINE_MISSING } from '../services/viewer/engine.js';
 import { tableStats } from '../services/viewer/stats.js';
 import { DATASET_SORTS, type DatasetSort, type Revision } from '../engines/metadata/types.js';
 import { datasetPage, type DatasetView, type ResourceRow } from '../views/dataset.js';
@@ -61,7 +61,7 @@ function viewerEngine(
   });
   return {
     query: async (query) =>
-      queryTable(hub, pkg, query, gone.signal, await viewerClient(hub, request)),
+      hub.viewer.queryTable(pkg, query, gone.signal, await viewerClient(hub, request)),
     stats: (table) => tableStats(hub, pkg, table),
     columns: (table) => hub.viewer.tableColumns(pkg, table, gone.signal),
   };

@@ -465,14 +465,3 @@ function stopped(error: unknown): unknown {
   if (error instanceof QueryStopped) return new HttpError(503, error.message);
   return error;
 }
-
-/** A page of a table of a revision, by the hub's viewer. */
-export function queryTable(
-  hub: { viewer: TableViewer },
-  pkg: Published,
-  query: TableQuery,
-  signal?: AbortSignal,
-  client?: string,
-): Promise<TablePage | ViewerUnavailable> {
-  return hub.viewer.queryTable(pkg, query, signal, client);
-}
