@@ -15,9 +15,12 @@ export function displayWidth(text: string): number {
   return width;
 }
 
+let segmenter: Intl.Segmenter | undefined;
+
 /** The graphemes of text, as a terminal draws them. */
 export function graphemes(text: string): Iterable<{ segment: string }> {
-  return new Intl.Segmenter().segment(text);
+  // One for every cell and grapheme measured, made when first asked.
+  return (segmenter ??= new Intl.Segmenter()).segment(text);
 }
 
 /** Emoji drawn as emoji: by default, or asked for (U+FE0F), and flags (two regional letters). */
