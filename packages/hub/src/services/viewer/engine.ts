@@ -427,7 +427,8 @@ export class TableViewer {
     if (!csv) return { unavailable: 'copy', message: 'this table has no copy the hub can page' };
     if (query.offset + query.limit > FALLBACK_DEEPEST)
       return {
-        unavailable: 'depth',
+        // Deeper once the Parquet copy is made: for now only.
+        unavailable: making ? 'making' : 'depth',
         message: `${why}; rows past the first ${FALLBACK_DEEPEST.toLocaleString('en')} are in the download`,
       };
     const page = await rowsPage(() => this.copies.read(pkg, csv), query.offset, query.limit);
