@@ -186,6 +186,9 @@ export async function tradeIdToken(
     throw match.refused;
   }
   const { publisher, owner } = match;
+  // Read before the trade is recorded: a failure here leaves the ID token untraded.
+  const [existing] = await hub.store.datasetsInAnyCase(publisher.ownerid, publisher.dataset);
+  const name = existing?.name ?? publisher.dataset;
   // One ID token trades once: a token that leaked from a job's log or a proxy publishes
   // nothing more. Each `data publish` asks GitHub for a new one; GitLab's id_tokens are one
   // per job, so a publication retried within a job is refused, and a re-run job trades anew.
@@ -205,8 +208,6 @@ export async function tradeIdToken(
       'this ID token was traded already: an ID token trades once, ask the CI for a new one',
     );
   }
-  const [existing] = await hub.store.datasetsInAnyCase(publisher.ownerid, publisher.dataset);
-  const name = existing?.name ?? publisher.dataset;
   const exp = Math.floor(Date.now() / 1000) + TRUSTED_TOKEN_SECONDS;
   const hubToken = signToken(hub.keys, {
     kind: 'trusted',
